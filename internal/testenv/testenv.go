@@ -1,0 +1,49 @@
+// Package testenv locates material that tests read from outside the module:
+// the read-only ../shared folder (conformance files, datasets, models) beside
+// the repository root, and the project-local ONNX Runtime library.
+package testenv
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// RepoRoot returns the module root (the nearest folder above the working
+// directory holding go.mod), or "" when there is none.
+func RepoRoot() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// Shared returns the path of rel inside the shared folder: $RAGBENCH_SHARED
+// when set, else ../shared beside the repository root. When the path does not
+// exist the test is skipped, except under CI (CI=true), where it fails: CI
+// always has shared/, so a skip there would hide a broken test.
+func Shared(t testing.TB, rel string) string {
+	t.Helper()
+	base := os.Getenv("RAGBENCH_SHARED")
+	if base == "" {
+		base = filepath.Join(RepoRoot(), "..", "shared")
+	}
+	p := filepath.Join(base, rel)
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("shared material missing under CI: %v", err)
+		}
+		t.Skipf("shared material not found (set RAGBENCH_SHARED): %v", err)
+	}
+	return p
+}
