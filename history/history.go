@@ -1,0 +1,377 @@
+// Package history keeps the history CSV that 'bench run' appends one run to
+// each time it finishes, and reads it back for 'bench history'.
+//
+// # Format
+//
+// The file is CSV (RFC 4180, UTF-8, LF line ends) in long format: one line
+// per (run, cell, metric), so the schema never changes when a config adds,
+// renames or drops cells or metrics. The header is written once, when the
+// file is created:
+//
+//	run,time,config_hash,dataset_hash,cell,metric,value
+//	1,2026-11-30T12:00:00Z,3f2a…,9b1c…,whole/bm25,ndcg@10,0.6789
+//	1,2026-11-30T12:00:00Z,3f2a…,9b1c…,whole/bm25,recall@100,0.9253
+//	2,2026-11-30T13:10:05.5Z,3f2a…,9b1c…,whole/bm25,ndcg@10,0.6801
+//
+// Columns:
+//   - run: the run number, 1 for the first run in the file, then the largest
+//     run number so far + 1 (assigned by Append).
+//   - time: when the run finished, RFC 3339 in UTC with as many fractional
+//     seconds as needed (time.RFC3339Nano).
+//   - config_hash, dataset_hash: opaque strings chosen by the caller
+//     (bench run writes hex sha256 of the resolved config and of the
+//     corpus+queries+qrels); runs are comparable when dataset_hash agrees.
+//   - cell: the sweep cell's name (chunking × retriever), e.g. "whole/bm25".
+//   - metric: the metric's name as bench run reports it, e.g. "ndcg@10".
+//   - value: the metric's value, formatted with strconv 'g' and the shortest
+//     precision that reads back to the same float64.
+//
+// Lines of one run are contiguous and sorted by cell, then metric. A run
+// with no metric at all is stored as one line with empty cell, metric and
+// value, so it is not lost.
+package history
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Header is the history CSV's header line, field by field.
+var Header = []string{"run", "time", "config_hash", "dataset_hash", "cell", "metric", "value"}
+
+// Row is one run of 'bench run': when it finished, what it ran on, and its
+// headline metrics per cell.
+type Row struct {
+	// Run is the run number (≥ 1). Append ignores the caller's value and
+	// assigns the next number; Read fills it from the file.
+	Run int
+	// Time is when the run finished; stored in UTC.
+	Time time.Time
+	// ConfigHash and DatasetHash identify the resolved config and the data
+	// (any string without line breaks; typically hex sha256).
+	ConfigHash  string
+	DatasetHash string
+	// Metrics maps cell name → metric name → value. Values must be finite.
+	Metrics map[string]map[string]float64
+}
+
+// Cells returns the row's cell names, sorted.
+func (r Row) Cells() []string {
+	cells := make([]string, 0, len(r.Metrics))
+	for c := range r.Metrics {
+		cells = append(cells, c)
+	}
+	sort.Strings(cells)
+	return cells
+}
+
+// Value returns the value of metric in cell and whether the row has it.
+func (r Row) Value(cell, metric string) (float64, bool) {
+	v, ok := r.Metrics[cell][metric]
+	return v, ok
+}
+
+// Append adds row to the history CSV at path as the next run (number = the
+// largest run number in the file + 1, or 1). The file is created with its header when it does
+// not exist. The write is atomic: the existing content and the new lines go
+// to a temporary file in the same folder, which is synced and renamed over
+// path, so a crash leaves either the old or the new file, never a partial
+// one. Concurrent Appends to the same path (from several processes too) are
+// serialised by an flock(2) on path+".lock", so no run is lost.
+//
+// Errors: an existing file that is not a valid history CSV (see Read), a
+// cell or metric name that is empty, a hash or name containing a line
+// break, a NaN or infinite value, or any I/O error. Nothing is written then.
+func Append(path string, row Row) error {
+	if err := validate(row); err != nil {
+		return fmt.Errorf("history: %s: %w", path, err)
+	}
+	unlock, err := lock(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("history: %w", err)
+	}
+	next := 1
+	if len(old) > 0 {
+		rows, err := parse(strings.NewReader(string(old)), path)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			if r.Run >= next {
+				next = r.Run + 1
+			}
+		}
+	}
+	row.Run = next
+
+	var b strings.Builder
+	if len(old) > 0 {
+		b.Write(old)
+		if old[len(old)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+	}
+	w := csv.NewWriter(&b)
+	if len(old) == 0 {
+		w.Write(Header)
+	}
+	for _, rec := range records(row) {
+		w.Write(rec)
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("history: %s: %w", path, err)
+	}
+	if err := writeAtomic(path, []byte(b.String())); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Read returns the runs stored in the history CSV at path, in file order
+// (which is run order for files written by Append). A missing file is an
+// error wrapping os.ErrNotExist; an empty file holds no runs.
+//
+// Errors name the file, the line and the field ("file:line: field:
+// message"): a header other than Header, a line with a different number of
+// fields, a run number that is not a positive integer, a time that is not
+// RFC 3339, a value that is not a finite number, a (cell, metric) repeated
+// within a run, lines of one run that are not contiguous or disagree on
+// time or hashes.
+func Read(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer f.Close()
+	return parse(bufio.NewReader(f), path)
+}
+
+// SyntaxError is a malformed history line: File:Line: Field: Msg.
+type SyntaxError struct {
+	File  string
+	Line  int
+	Field string // column name, or "" for the whole line
+	Msg   string
+}
+
+func (e *SyntaxError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+}
+
+func validate(row Row) error {
+	for _, s := range []struct{ name, v string }{{"config_hash", row.ConfigHash}, {"dataset_hash", row.DatasetHash}} {
+		if strings.ContainsAny(s.v, "\r\n") {
+			return fmt.Errorf("%s: contains a line break", s.name)
+		}
+	}
+	for cell, ms := range row.Metrics {
+		if strings.TrimSpace(cell) == "" {
+			return errors.New("cell: empty cell name")
+		}
+		if strings.ContainsAny(cell, "\r\n") {
+			return fmt.Errorf("cell %q: contains a line break", cell)
+		}
+		for m, v := range ms {
+			if strings.TrimSpace(m) == "" {
+				return fmt.Errorf("cell %q: empty metric name", cell)
+			}
+			if strings.ContainsAny(m, "\r\n") {
+				return fmt.Errorf("cell %q: metric %q: contains a line break", cell, m)
+			}
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("cell %q: metric %q: value %v is not finite", cell, m, v)
+			}
+		}
+	}
+	return nil
+}
+
+// records turns row into CSV records, sorted by cell then metric.
+func records(row Row) [][]string {
+	run := strconv.Itoa(row.Run)
+	ts := row.Time.UTC().Format(time.RFC3339Nano)
+	var out [][]string
+	for _, cell := range row.Cells() {
+		ms := row.Metrics[cell]
+		names := make([]string, 0, len(ms))
+		for m := range ms {
+			names = append(names, m)
+		}
+		sort.Strings(names)
+		for _, m := range names {
+			out = append(out, []string{run, ts, row.ConfigHash, row.DatasetHash, cell, m,
+				strconv.FormatFloat(ms[m], 'g', -1, 64)})
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, []string{run, ts, row.ConfigHash, row.DatasetHash, "", "", ""})
+	}
+	return out
+}
+
+func parse(r io.Reader, file string) ([]Row, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	var rows []Row
+	seen := map[int]bool{}
+	first := true
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		line, _ := cr.FieldPos(0)
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return nil, &SyntaxError{File: file, Line: pe.Line, Msg: pe.Err.Error()}
+			}
+			return nil, fmt.Errorf("history: %s: %w", file, err)
+		}
+		if first {
+			first = false
+			h := strings.Join(rec, ",")
+			h = strings.TrimPrefix(h, "\ufeff")
+			if h != strings.Join(Header, ",") {
+				return nil, &SyntaxError{File: file, Line: line, Msg: fmt.Sprintf("header is %q, want %q (not a ragbench history file)", h, strings.Join(Header, ","))}
+			}
+			continue
+		}
+		if len(rec) != len(Header) {
+			return nil, &SyntaxError{File: file, Line: line, Msg: fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(Header), strings.Join(Header, ","))}
+		}
+		serr := func(i int, format string, a ...any) error {
+			return &SyntaxError{File: file, Line: line, Field: Header[i], Msg: fmt.Sprintf(format, a...)}
+		}
+		run, err := strconv.Atoi(rec[0])
+		if err != nil || run < 1 {
+			return nil, serr(0, "%q is not a positive integer", rec[0])
+		}
+		ts, err := time.Parse(time.RFC3339Nano, rec[1])
+		if err != nil {
+			return nil, serr(1, "%q is not an RFC 3339 time", rec[1])
+		}
+		cell, metric, vs := rec[4], rec[5], rec[6]
+		var cur *Row
+		if n := len(rows); n > 0 && rows[n-1].Run == run {
+			cur = &rows[n-1]
+			if !cur.Time.Equal(ts) {
+				return nil, serr(1, "run %d has time %s on an earlier line", run, cur.Time.Format(time.RFC3339Nano))
+			}
+			if cur.ConfigHash != rec[2] {
+				return nil, serr(2, "run %d has config_hash %q on an earlier line", run, cur.ConfigHash)
+			}
+			if cur.DatasetHash != rec[3] {
+				return nil, serr(3, "run %d has dataset_hash %q on an earlier line", run, cur.DatasetHash)
+			}
+		} else {
+			if seen[run] {
+				return nil, serr(0, "run %d appears again after other runs (lines of a run must be contiguous)", run)
+			}
+			seen[run] = true
+			rows = append(rows, Row{Run: run, Time: ts.UTC(), ConfigHash: rec[2], DatasetHash: rec[3], Metrics: map[string]map[string]float64{}})
+			cur = &rows[len(rows)-1]
+		}
+		if cell == "" && metric == "" && vs == "" {
+			continue // a run without metrics
+		}
+		if cell == "" {
+			return nil, serr(4, "empty cell name")
+		}
+		if metric == "" {
+			return nil, serr(5, "empty metric name")
+		}
+		v, err := strconv.ParseFloat(vs, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, serr(6, "%q is not a finite number", vs)
+		}
+		ms := cur.Metrics[cell]
+		if ms == nil {
+			ms = map[string]float64{}
+			cur.Metrics[cell] = ms
+		}
+		if _, dup := ms[metric]; dup {
+			return nil, serr(5, "run %d: cell %q: metric %q repeated", run, cell, metric)
+		}
+		ms[metric] = v
+	}
+	return rows, nil
+}
+
+// lock takes an exclusive flock on path+".lock" and returns its release.
+func lock(path string) (func(), error) {
+	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("history: lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("history: lock %s: %w", f.Name(), err)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// writeAtomic writes data to a temporary file beside path, syncs it and
+// renames it over path. The file keeps path's permissions when it exists.
+func writeAtomic(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			os.Remove(name)
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("history: %w", err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return fmt.Errorf("history: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("history: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	ok = true
+	return nil
+}

@@ -1,0 +1,199 @@
+package history
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAppendCreatesHeaderOnceAndKeepsRows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench-history.csv")
+	a, b := 0.1, 0.2 // variables: Go constant arithmetic would give exactly 0.3
+	t1 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	t2 := time.Date(2026, 11, 30, 13, 10, 5, 500_000_000, time.FixedZone("CET", 3600))
+	r1 := Row{Time: t1, ConfigHash: "c1", DatasetHash: "d1", Metrics: map[string]map[string]float64{
+		"whole/bm25":  {"recall@100": 0.9253, "ndcg@10": 0.6789},
+		"whole/dense": {"ndcg@10": a + b}, // 0.30000000000000004 must round-trip exactly
+	}}
+	// The second run drops a cell and adds one: the long format must not care.
+	r2 := Row{Time: t2, ConfigHash: "c2", DatasetHash: "d1", Metrics: map[string]map[string]float64{
+		"whole/bm25":  {"ndcg@10": 0.6801},
+		"w128/hybrid": {"ndcg@10": 0.7},
+	}}
+	if err := Append(path, r1); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(path, r2); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `run,time,config_hash,dataset_hash,cell,metric,value
+1,2026-11-30T12:00:00Z,c1,d1,whole/bm25,ndcg@10,0.6789
+1,2026-11-30T12:00:00Z,c1,d1,whole/bm25,recall@100,0.9253
+1,2026-11-30T12:00:00Z,c1,d1,whole/dense,ndcg@10,0.30000000000000004
+2,2026-11-30T12:10:05.5Z,c2,d1,w128/hybrid,ndcg@10,0.7
+2,2026-11-30T12:10:05.5Z,c2,d1,whole/bm25,ndcg@10,0.6801
+`
+	if diff := cmp.Diff(want, string(data)); diff != "" {
+		t.Errorf("file content (-want +got):\n%s", diff)
+	}
+	rows, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1.Run, r2.Run = 1, 2
+	r2.Time = r2.Time.UTC()
+	if diff := cmp.Diff([]Row{r1, r2}, rows); diff != "" {
+		t.Errorf("Read (-want +got):\n%s", diff)
+	}
+}
+
+func TestAppendRunWithoutMetricsIsKept(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.csv")
+	ts := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := Append(path, Row{Time: ts, ConfigHash: "c", DatasetHash: "d"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(path, Row{Time: ts, ConfigHash: "c", DatasetHash: "d", Metrics: map[string]map[string]float64{"a": {"m": 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Run != 1 || len(rows[0].Metrics) != 0 || rows[1].Run != 2 {
+		t.Fatalf("rows = %+v, want run 1 without metrics and run 2", rows)
+	}
+}
+
+func TestAppendRejectsBadRowsWithoutWriting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.csv")
+	nan := 0.0
+	nan = nan / nan
+	cases := map[string]Row{
+		"empty cell":        {Metrics: map[string]map[string]float64{"": {"m": 1}}},
+		"empty metric":      {Metrics: map[string]map[string]float64{"c": {"": 1}}},
+		"NaN value":         {Metrics: map[string]map[string]float64{"c": {"m": nan}}},
+		"newline in hash":   {ConfigHash: "a\nb"},
+		"newline in cell":   {Metrics: map[string]map[string]float64{"a\nb": {"m": 1}}},
+		"newline in metric": {Metrics: map[string]map[string]float64{"c": {"a\rb": 1}}},
+	}
+	for name, row := range cases {
+		if err := Append(path, row); err == nil {
+			t.Errorf("%s: Append succeeded, want an error", name)
+		}
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("file exists after rejected appends (err=%v)", err)
+	}
+}
+
+func TestAppendConcurrentLosesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.csv")
+	const n = 20
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = Append(path, Row{Time: time.Unix(int64(i), 0), ConfigHash: "c", DatasetHash: "d",
+				Metrics: map[string]map[string]float64{"cell": {"m": float64(i)}}})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != n {
+		t.Fatalf("%d runs, want %d", len(rows), n)
+	}
+	seen := map[float64]bool{}
+	for i, r := range rows {
+		if r.Run != i+1 {
+			t.Errorf("row %d has run %d", i, r.Run)
+		}
+		seen[r.Metrics["cell"]["m"]] = true
+	}
+	if len(seen) != n {
+		t.Errorf("%d distinct values, want %d", len(seen), n)
+	}
+}
+
+func TestAppendRefusesForeignFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.csv")
+	orig := "a,b,c\n1,2,3\n"
+	os.WriteFile(path, []byte(orig), 0o644)
+	err := Append(path, Row{})
+	if err == nil || !strings.Contains(err.Error(), "h.csv:1: header") {
+		t.Fatalf("err = %v, want a header error naming h.csv:1", err)
+	}
+	got, _ := os.ReadFile(path)
+	if string(got) != orig {
+		t.Errorf("file changed to %q", got)
+	}
+}
+
+func TestReadErrors(t *testing.T) {
+	const h = "run,time,config_hash,dataset_hash,cell,metric,value\n"
+	const ok = "1,2026-11-30T12:00:00Z,c,d,cell,m,0.5\n"
+	cases := []struct{ name, data, want string }{
+		{"bad header", "run,when\n", "h.csv:1: header is"},
+		{"field count", h + "1,2026-11-30T12:00:00Z,c,d,cell,m\n", "h.csv:2: 6 fields, want 7"},
+		{"run not integer", h + "x,2026-11-30T12:00:00Z,c,d,cell,m,0.5\n", `h.csv:2: run: "x" is not a positive integer`},
+		{"run zero", h + "0,2026-11-30T12:00:00Z,c,d,cell,m,0.5\n", `h.csv:2: run: "0" is not a positive integer`},
+		{"bad time", h + "1,yesterday,c,d,cell,m,0.5\n", `h.csv:2: time: "yesterday" is not an RFC 3339 time`},
+		{"bad value", h + ok + "1,2026-11-30T12:00:00Z,c,d,cell,n,abc\n", `h.csv:3: value: "abc" is not a finite number`},
+		{"NaN value", h + "1,2026-11-30T12:00:00Z,c,d,cell,n,NaN\n", `h.csv:2: value: "NaN" is not a finite number`},
+		{"duplicate metric", h + ok + ok, `h.csv:3: metric: run 1: cell "cell": metric "m" repeated`},
+		{"hash disagrees", h + ok + "1,2026-11-30T12:00:00Z,c2,d,cell,n,1\n", `h.csv:3: config_hash: run 1 has config_hash "c"`},
+		{"not contiguous", h + ok + "2,2026-11-30T12:00:00Z,c,d,cell,m,1\n" + "1,2026-11-30T12:00:00Z,c,d,cell,n,1\n", "h.csv:4: run: run 1 appears again"},
+		{"empty cell", h + "1,2026-11-30T12:00:00Z,c,d,,m,1\n", "h.csv:2: cell: empty cell name"},
+		{"quote", h + "1,2026-11-30T12:00:00Z,c,d,\"cell,m,1\n", "h.csv:2:"},
+	}
+	for _, c := range cases {
+		path := filepath.Join(t.TempDir(), "h.csv")
+		os.WriteFile(path, []byte(c.data), 0o644)
+		_, err := Read(path)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestReadAcceptsBOMAndCRLFAndEmptyFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "h.csv")
+	os.WriteFile(path, []byte("\ufeffrun,time,config_hash,dataset_hash,cell,metric,value\r\n1,2026-11-30T12:00:00Z,c,d,cell,m,0.25\r\n"), 0o644)
+	rows, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := rows[0].Value("cell", "m"); !ok || v != 0.25 {
+		t.Errorf("value = %v, %v; want 0.25", v, ok)
+	}
+	empty := filepath.Join(dir, "empty.csv")
+	os.WriteFile(empty, nil, 0o644)
+	rows, err = Read(empty)
+	if err != nil || len(rows) != 0 {
+		t.Errorf("empty file: rows=%v err=%v, want none and no error", rows, err)
+	}
+	if _, err := Read(filepath.Join(dir, "missing.csv")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: err = %v, want os.ErrNotExist", err)
+	}
+}
