@@ -1,0 +1,292 @@
+package corpus
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Chunking strategies for Spec.Strategy.
+const (
+	Whole    = "document" // one chunk per document, id = doc id
+	Fixed    = "fixed"    // windows of Size words, Overlap words shared
+	Sentence = "sentence" // whole sentences packed up to Size words
+)
+
+// Spec says how to cut documents into chunks.
+//
+// Tokens are whitespace words: maximal runs of non-space characters as
+// unicode.IsSpace defines space (strings.Fields), never tokenizer pieces, so
+// a chunking is the same for every retriever and model.
+//
+//   - Strategy "document" (Whole): one chunk per document holding the whole
+//     Text; Size and Overlap must be 0. The chunk id is the doc id.
+//   - Strategy "fixed": windows of Size words starting every Size−Overlap
+//     words (0 ≤ Overlap < Size); the last window ends at the document's
+//     last word, so no window lies inside the previous one.
+//   - Strategy "sentence": sentences (see Sentences) packed greedily, in
+//     order, while the chunk stays ≤ Size words; a sentence longer than Size
+//     words is cut into windows of Size words. Overlap must be 0.
+//
+// Title says whether each chunk's IndexText starts with its document's
+// title. It does not change chunk ids or offsets.
+type Spec struct {
+	Strategy string
+	Size     int // words per chunk (fixed, sentence); 0 for document
+	Overlap  int // words shared by consecutive fixed windows
+	Title    bool
+}
+
+// Validate reports the first problem with s, or nil.
+func (s Spec) Validate() error {
+	switch s.Strategy {
+	case Whole:
+		if s.Size != 0 || s.Overlap != 0 {
+			return fmt.Errorf("chunking %q: size and overlap must be 0 (got %d, %d)", s.Strategy, s.Size, s.Overlap)
+		}
+	case Fixed:
+		if s.Size <= 0 {
+			return fmt.Errorf("chunking %q: size must be > 0 words (got %d)", s.Strategy, s.Size)
+		}
+		if s.Overlap < 0 || s.Overlap >= s.Size {
+			return fmt.Errorf("chunking %q: overlap must be in [0, size) = [0, %d) words (got %d)", s.Strategy, s.Size, s.Overlap)
+		}
+	case Sentence:
+		if s.Size <= 0 {
+			return fmt.Errorf("chunking %q: size must be > 0 words (got %d)", s.Strategy, s.Size)
+		}
+		if s.Overlap != 0 {
+			return fmt.Errorf("chunking %q: overlap is not supported (got %d)", s.Strategy, s.Overlap)
+		}
+	default:
+		return fmt.Errorf("unknown chunking strategy %q (want %q, %q or %q)", s.Strategy, Whole, Fixed, Sentence)
+	}
+	return nil
+}
+
+// Name is the canonical short name of the cut: "doc", "fixed-128o32"
+// (Size 128, Overlap 32), "fixed-128" (no overlap), "sent-256". It names
+// what decides chunk ids and offsets, so Title is not part of it (see Key).
+// ParseSpec reads it back.
+func (s Spec) Name() string {
+	switch s.Strategy {
+	case Whole:
+		return "doc"
+	case Fixed:
+		if s.Overlap == 0 {
+			return fmt.Sprintf("fixed-%d", s.Size)
+		}
+		return fmt.Sprintf("fixed-%do%d", s.Size, s.Overlap)
+	case Sentence:
+		return fmt.Sprintf("sent-%d", s.Size)
+	}
+	return fmt.Sprintf("invalid(%q,%d,%d)", s.Strategy, s.Size, s.Overlap)
+}
+
+// Key is Name plus "+title" when titles are prepended: it names everything
+// that decides the chunks' IndexText, for cache keys and reports.
+func (s Spec) Key() string {
+	if s.Title {
+		return s.Name() + "+title"
+	}
+	return s.Name()
+}
+
+// ParseSpec reads a Name or Key ("doc", "fixed-128o32", "fixed-128",
+// "sent-256", each optionally followed by "+title") and validates it.
+func ParseSpec(name string) (Spec, error) {
+	var s Spec
+	base, title := strings.CutSuffix(name, "+title")
+	s.Title = title
+	switch {
+	case base == "doc":
+		s.Strategy = Whole
+	case strings.HasPrefix(base, "fixed-"):
+		s.Strategy = Fixed
+		size, overlap, hasO := strings.Cut(strings.TrimPrefix(base, "fixed-"), "o")
+		var err error
+		if s.Size, err = strconv.Atoi(size); err != nil {
+			return Spec{}, fmt.Errorf("chunking %q: bad size %q", name, size)
+		}
+		if hasO {
+			if s.Overlap, err = strconv.Atoi(overlap); err != nil {
+				return Spec{}, fmt.Errorf("chunking %q: bad overlap %q", name, overlap)
+			}
+		}
+	case strings.HasPrefix(base, "sent-"):
+		s.Strategy = Sentence
+		var err error
+		if s.Size, err = strconv.Atoi(strings.TrimPrefix(base, "sent-")); err != nil {
+			return Spec{}, fmt.Errorf("chunking %q: bad size", name)
+		}
+	default:
+		return Spec{}, fmt.Errorf("chunking %q: want doc, fixed-N, fixed-NoM or sent-N (optionally +title)", name)
+	}
+	if err := s.Validate(); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+// span is a byte range [start, end) of a text.
+type span struct{ start, end int }
+
+// words returns the byte spans of the whitespace words of text.
+func words(text string) []span {
+	var ws []span
+	start := -1
+	for i, r := range text {
+		if unicode.IsSpace(r) {
+			if start >= 0 {
+				ws = append(ws, span{start, i})
+				start = -1
+			}
+		} else if start < 0 {
+			start = i
+		}
+	}
+	if start >= 0 {
+		ws = append(ws, span{start, len(text)})
+	}
+	return ws
+}
+
+// Chunk cuts docs into chunks, in document order and, within a document, in
+// text order. Every document yields at least one chunk: a document with no
+// words yields one empty chunk (Start = End = 0; id "docid#0", or the doc id
+// for "document"), so its title can still be retrieved when Title is set.
+// Chunk ids are "docid#i", i from 0, and the doc id itself for "document";
+// Start and End are byte offsets into Document.Text, from the first byte of
+// the chunk's first word to the end of its last word (the whole Text for
+// "document"). An invalid Spec, or two documents with the same id, is an
+// error.
+func (s Spec) Chunk(docs []Document) ([]Chunk, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(docs))
+	out := make([]Chunk, 0, len(docs))
+	for _, d := range docs {
+		if seen[d.ID] {
+			return nil, fmt.Errorf("chunking %s: duplicate doc id %q", s.Name(), d.ID)
+		}
+		seen[d.ID] = true
+		if s.Strategy == Whole {
+			out = append(out, Chunk{ID: d.ID, DocID: d.ID, Start: 0, End: len(d.Text),
+				Title: d.Title, Text: d.Text, TitlePrepended: s.Title})
+			continue
+		}
+		var spans []span
+		ws := words(d.Text)
+		switch s.Strategy {
+		case Fixed:
+			spans = fixedWindows(ws, s.Size, s.Overlap)
+		case Sentence:
+			spans = packSentences(d.Text, ws, s.Size)
+		}
+		if len(spans) == 0 {
+			spans = []span{{0, 0}}
+		}
+		for i, sp := range spans {
+			out = append(out, Chunk{ID: d.ID + "#" + strconv.Itoa(i), DocID: d.ID, Index: i,
+				Start: sp.start, End: sp.end, Title: d.Title, Text: d.Text[sp.start:sp.end],
+				TitlePrepended: s.Title})
+		}
+	}
+	return out, nil
+}
+
+// fixedWindows returns windows of size words every size−overlap words; the
+// last one ends at the last word.
+func fixedWindows(ws []span, size, overlap int) []span {
+	var out []span
+	step := size - overlap
+	for first := 0; first < len(ws); first += step {
+		last := min(first+size, len(ws)) - 1
+		out = append(out, span{ws[first].start, ws[last].end})
+		if last == len(ws)-1 {
+			break
+		}
+	}
+	return out
+}
+
+// packSentences packs whole sentences into chunks of at most size words.
+func packSentences(text string, ws []span, size int) []span {
+	var out []span
+	cur := -1 // index of the current chunk's first word, -1 when none
+	n := 0    // words in the current chunk
+	curEnd := 0
+	flush := func() {
+		if cur >= 0 {
+			out = append(out, span{ws[cur].start, curEnd})
+			cur, n = -1, 0
+		}
+	}
+	for _, sent := range sentenceWords(text, ws) { // sent = word index range [a, b)
+		a, b := sent.start, sent.end
+		if b-a > size { // a long sentence: its own windows
+			flush()
+			out = append(out, fixedWindows(ws[a:b], size, 0)...)
+			continue
+		}
+		if n+(b-a) > size {
+			flush()
+		}
+		if cur < 0 {
+			cur = a
+		}
+		n += b - a
+		curEnd = ws[b-1].end
+	}
+	flush()
+	return out
+}
+
+// Sentences splits text into sentences and returns their byte spans as
+// [start, end) pairs, each from a sentence's first word to the end of its
+// last word. The rule: a sentence ends after a whitespace word that ends in
+// '.', '!' or '?' (optionally followed by closing quotes or brackets) when
+// the next word starts with an upper-case letter, a digit, or an opening
+// quote or bracket. Abbreviations before a capitalised word ("Dr. Smith")
+// are split too: the rule is deliberately simple and documented rather than
+// language-aware.
+func Sentences(text string) [][2]int {
+	ws := words(text)
+	var out [][2]int
+	for _, s := range sentenceWords(text, ws) {
+		out = append(out, [2]int{ws[s.start].start, ws[s.end-1].end})
+	}
+	return out
+}
+
+// sentenceWords groups words into sentences; each span is a word index
+// range [start, end).
+func sentenceWords(text string, ws []span) []span {
+	var out []span
+	first := 0
+	for i := range ws {
+		if i+1 < len(ws) && !endsSentence(text[ws[i].start:ws[i].end], text[ws[i+1].start:ws[i+1].end]) {
+			continue
+		}
+		out = append(out, span{first, i + 1})
+		first = i + 1
+	}
+	return out
+}
+
+func endsSentence(word, next string) bool {
+	w := strings.TrimRight(word, `"')]}’”»`)
+	if w == "" {
+		return false
+	}
+	switch w[len(w)-1] {
+	case '.', '!', '?':
+	default:
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(next)
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || strings.ContainsRune(`"'([{‘“«`, r)
+}

@@ -1,0 +1,276 @@
+package corpus
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// maxLine is the longest line (in bytes) Load accepts: 64 MiB.
+const maxLine = 64 << 20
+
+// LineError is a bad line of a corpus file: File:Line: Field: Msg. Line
+// counts from 1; Field is the JSON key or TSV column ("" when the whole line
+// is at fault).
+type LineError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *LineError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
+}
+
+// Load reads a document collection from path. The format follows the file
+// name, after an optional ".gz" suffix (gzip-compressed):
+//
+//   - ".jsonl" or ".json": one JSON object per line. BEIR's corpus.jsonl
+//     keys "_id", "title", "text" are read, and "id" is accepted for "_id"
+//     (plain JSONL). Other keys (BEIR's "metadata") are ignored. "title" may
+//     be missing; "text" must be present (it may be "").
+//   - ".tsv": id<TAB>title<TAB>text per line, no quoting; a first line
+//     "id<TAB>title<TAB>text" (any case; "_id" too) is a header and skipped.
+//
+// Blank lines are skipped. Documents are returned in file order.
+//
+// Errors (as *LineError where a line is at fault): a missing or empty id, a
+// duplicate doc id (naming both lines), malformed JSON, a TSV line without
+// exactly three columns, a file with no documents ("empty corpus"). Empty
+// text is allowed: Summarize counts such documents so reports can show them
+// (Cranfield has two).
+func Load(path string) ([]Document, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	name := path
+	var r io.Reader = f
+	if strings.HasSuffix(strings.ToLower(name), ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		defer gz.Close()
+		r = gz
+		name = name[:len(name)-len(".gz")]
+	}
+	var parse func(line []byte, lineNo int) (Document, error)
+	switch ext := strings.ToLower(filepath.Ext(name)); ext {
+	case ".jsonl", ".json":
+		parse = func(line []byte, n int) (Document, error) { return parseJSONLine(path, n, line) }
+	case ".tsv":
+		parse = func(line []byte, n int) (Document, error) { return parseTSVLine(path, n, line) }
+	default:
+		return nil, fmt.Errorf("%s: unknown corpus format %q (want .jsonl, .json or .tsv, optionally .gz)", path, ext)
+	}
+
+	var docs []Document
+	firstLine := map[string]int{} // doc id → line where it first appeared
+	br := bufio.NewReaderSize(r, 1<<20)
+	for lineNo := 1; ; lineNo++ {
+		line, err := readLine(br)
+		if err != nil && !errors.Is(err, io.EOF) {
+			if errors.Is(err, errLongLine) {
+				return nil, &LineError{File: path, Line: lineNo, Msg: err.Error()}
+			}
+			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+		}
+		eof := errors.Is(err, io.EOF)
+		line = bytes.TrimRight(line, "\r\n")
+		if len(bytes.TrimSpace(line)) > 0 {
+			if lineNo == 1 && isTSVHeader(name, line) {
+				continue
+			}
+			d, perr := parse(line, lineNo)
+			if perr != nil {
+				return nil, perr
+			}
+			if prev, dup := firstLine[d.ID]; dup {
+				return nil, &LineError{File: path, Line: lineNo, Field: "id",
+					Msg: fmt.Sprintf("duplicate doc id %q (first at line %d, again at line %d)", d.ID, prev, lineNo)}
+			}
+			firstLine[d.ID] = lineNo
+			docs = append(docs, d)
+		}
+		if eof {
+			break
+		}
+	}
+	if len(docs) == 0 {
+		return nil, fmt.Errorf("%s: empty corpus: no documents", path)
+	}
+	return docs, nil
+}
+
+var errLongLine = fmt.Errorf("line longer than %d bytes", maxLine)
+
+// readLine returns the next line including its newline; io.EOF with the last
+// (unterminated) line.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		part, err := br.ReadSlice('\n')
+		buf = append(buf, part...)
+		if len(buf) > maxLine {
+			return nil, errLongLine
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return buf, err
+	}
+}
+
+func isTSVHeader(name string, line []byte) bool {
+	if !strings.EqualFold(filepath.Ext(name), ".tsv") {
+		return false
+	}
+	cols := strings.Split(strings.ToLower(string(line)), "\t")
+	return len(cols) == 3 && (cols[0] == "id" || cols[0] == "_id" || cols[0] == "doc_id" || cols[0] == "docid") &&
+		cols[1] == "title" && cols[2] == "text"
+}
+
+func parseJSONLine(file string, n int, line []byte) (Document, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return Document{}, &LineError{File: file, Line: n, Msg: "invalid JSON: " + err.Error()}
+	}
+	str := func(key string) (string, bool, error) {
+		v, ok := raw[key]
+		if !ok {
+			return "", false, nil
+		}
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			// BEIR ids are strings, but some exports write numbers.
+			var num json.Number
+			if key == "_id" || key == "id" {
+				if json.Unmarshal(v, &num) == nil {
+					return num.String(), true, nil
+				}
+			}
+			return "", true, &LineError{File: file, Line: n, Field: key, Msg: "want a string, got " + string(v)}
+		}
+		return s, true, nil
+	}
+	id, hasID, err := str("_id")
+	if err != nil {
+		return Document{}, err
+	}
+	plainID, hasPlain, err := str("id")
+	if err != nil {
+		return Document{}, err
+	}
+	field := "_id"
+	switch {
+	case hasID && hasPlain && id != plainID:
+		return Document{}, &LineError{File: file, Line: n, Field: "_id",
+			Msg: fmt.Sprintf("both _id %q and id %q given", id, plainID)}
+	case !hasID && hasPlain:
+		id, field = plainID, "id"
+	case !hasID:
+		return Document{}, &LineError{File: file, Line: n, Field: "_id", Msg: `missing (want "_id" or "id")`}
+	}
+	if strings.TrimSpace(id) == "" {
+		return Document{}, &LineError{File: file, Line: n, Field: field, Msg: "empty doc id"}
+	}
+	title, _, err := str("title")
+	if err != nil {
+		return Document{}, err
+	}
+	text, hasText, err := str("text")
+	if err != nil {
+		return Document{}, err
+	}
+	if !hasText {
+		return Document{}, &LineError{File: file, Line: n, Field: "text", Msg: "missing"}
+	}
+	return Document{ID: id, Title: title, Text: text}, nil
+}
+
+func parseTSVLine(file string, n int, line []byte) (Document, error) {
+	cols := strings.Split(string(line), "\t")
+	if len(cols) != 3 {
+		return Document{}, &LineError{File: file, Line: n,
+			Msg: fmt.Sprintf("want 3 tab-separated columns (id, title, text), got %d", len(cols))}
+	}
+	if strings.TrimSpace(cols[0]) == "" {
+		return Document{}, &LineError{File: file, Line: n, Field: "id", Msg: "empty doc id"}
+	}
+	return Document{ID: cols[0], Title: cols[1], Text: cols[2]}, nil
+}
+
+// Summary describes a loaded collection for reports.
+type Summary struct {
+	Docs       int      // number of documents
+	EmptyText  []string // ids of documents whose Text is empty or only white space, in corpus order
+	EmptyTitle int      // documents without a title
+	Words      int      // whitespace words in all texts (titles excluded)
+}
+
+// Summarize counts docs, empty texts and titles, and whitespace words (the
+// chunkers' token unit, see Spec).
+func Summarize(docs []Document) Summary {
+	s := Summary{Docs: len(docs)}
+	for _, d := range docs {
+		w := len(strings.Fields(d.Text))
+		if w == 0 {
+			s.EmptyText = append(s.EmptyText, d.ID)
+		}
+		if strings.TrimSpace(d.Title) == "" {
+			s.EmptyTitle++
+		}
+		s.Words += w
+	}
+	return s
+}
+
+// Warnings returns the summary's policy notes for a report, e.g.
+// "2 documents with empty text (kept; only their titles can match): 471, 995".
+func (s Summary) Warnings() []string {
+	if len(s.EmptyText) == 0 {
+		return nil
+	}
+	ids := s.EmptyText
+	more := ""
+	if len(ids) > 5 {
+		ids, more = ids[:5], fmt.Sprintf(", … (%d more)", len(s.EmptyText)-5)
+	}
+	return []string{fmt.Sprintf("%d documents with empty text (kept; only their titles can match): %s%s",
+		len(s.EmptyText), strings.Join(ids, ", "), more)}
+}
+
+// Hash is a SHA-256 (hex) of the documents' ids, titles and texts in order,
+// each length-prefixed, so any change to the collection changes it. Used as
+// a cache key for indexes and embeddings.
+func Hash(docs []Document) string {
+	h := sha256.New()
+	var n [8]byte
+	put := func(s string) {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+		h.Write(n[:])
+		io.WriteString(h, s)
+	}
+	for _, d := range docs {
+		put(d.ID)
+		put(d.Title)
+		put(d.Text)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

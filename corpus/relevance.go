@@ -1,0 +1,159 @@
+package corpus
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ragbench/ragbench/eval"
+)
+
+// MaxP turns a chunk ranking into a document ranking by max-pooling: each
+// document scores the maximum score of its chunks in the query's list (Dai &
+// Callan 2019, "MaxP"). docOf maps a chunk id to its doc id; when it returns
+// "" the id is taken to be a doc id already (whole-document chunks).
+//
+// Duplicates are removed before any cutoff: the returned lists hold every
+// document that had a chunk in the input, once, sorted by score descending
+// and then doc id ascending; cut to k afterwards. To get k documents from a
+// chunk retriever, search deeper than k chunks. Every query of run is kept
+// (an empty list stays empty and non-nil). run is not modified.
+func MaxP(run eval.Run, docOf func(chunkID string) string) eval.Run {
+	out := make(eval.Run, len(run))
+	for qid, results := range run {
+		best := make(map[string]float64, len(results))
+		for _, r := range results {
+			doc := docOf(r.DocID)
+			if doc == "" {
+				doc = r.DocID
+			}
+			if s, ok := best[doc]; !ok || r.Score > s {
+				best[doc] = r.Score
+			}
+		}
+		list := make([]eval.Result, 0, len(best))
+		for doc, s := range best {
+			list = append(list, eval.Result{DocID: doc, Score: s})
+		}
+		slices.SortFunc(list, func(a, b eval.Result) int {
+			if c := cmp.Compare(b.Score, a.Score); c != 0 {
+				return c
+			}
+			return strings.Compare(a.DocID, b.DocID)
+		})
+		out[qid] = list
+	}
+	return out
+}
+
+// DocOf returns a docOf function for MaxP over chunks: chunk id → doc id,
+// "" for ids not among chunks.
+func DocOf(chunks []Chunk) func(chunkID string) string {
+	m := make(map[string]string, len(chunks))
+	for _, c := range chunks {
+		m[c.ID] = c.DocID
+	}
+	return func(id string) string { return m[id] }
+}
+
+// Level says what the ids in a set of qrels name.
+type Level int
+
+const (
+	// DocLevel qrels judge documents: rank documents by MaxP over chunks.
+	DocLevel Level = iota
+	// ChunkLevel qrels judge chunks of the current chunking: score chunk
+	// rankings directly.
+	ChunkLevel
+)
+
+func (l Level) String() string {
+	if l == ChunkLevel {
+		return "chunk"
+	}
+	return "document"
+}
+
+// StaleLabelsError reports qrels that name chunk ids the current chunking
+// does not produce: the labels were made with another chunking (or another
+// version of the corpus) and cannot be scored against this one.
+type StaleLabelsError struct {
+	Chunking string   // the current chunking's Key
+	Missing  []string // judged ids not produced, sorted
+	Total    int      // judged ids in the qrels
+}
+
+func (e *StaleLabelsError) Error() string {
+	ids := e.Missing
+	more := ""
+	if len(ids) > 5 {
+		ids, more = ids[:5], fmt.Sprintf(", … (%d more)", len(e.Missing)-5)
+	}
+	return fmt.Sprintf("stale chunk labels: %d of %d judged ids are not chunks of chunking %s (%s%s); "+
+		"the qrels were labelled with another chunking or corpus — use the chunking recorded with them or re-label",
+		len(e.Missing), e.Total, e.Chunking, strings.Join(ids, ", "), more)
+}
+
+// CheckLabels decides whether qrels are document-level or chunk-level for
+// docs cut by spec into chunks, and refuses stale chunk labels. A judged id
+// (any grade, any query) "looks like a chunk" when it is a chunk id of chunks
+// but not a doc id, or has the form "docid#i" (i a decimal integer) for a doc
+// id of docs.
+//
+//   - No judged id looks like a chunk → DocLevel. (Judged doc ids missing
+//     from the corpus stay relevant-but-unretrieved, as in trec_eval.)
+//   - Otherwise every judged id must be a chunk id of chunks → ChunkLevel;
+//     if some are not, the error is a *StaleLabelsError listing them, so
+//     they are never scored as silent misses.
+//
+// For "document" chunking chunk ids equal doc ids and the answer is
+// DocLevel.
+func CheckLabels(qrels eval.Qrels, docs []Document, spec Spec, chunks []Chunk) (Level, error) {
+	docIDs := make(map[string]bool, len(docs))
+	for _, d := range docs {
+		docIDs[d.ID] = true
+	}
+	chunkIDs := make(map[string]bool, len(chunks))
+	for _, c := range chunks {
+		chunkIDs[c.ID] = true
+	}
+	judged := map[string]bool{}
+	for _, m := range qrels {
+		for id := range m {
+			judged[id] = true
+		}
+	}
+	chunky := false
+	for id := range judged {
+		if docIDs[id] {
+			continue
+		}
+		if chunkIDs[id] {
+			chunky = true
+			break
+		}
+		if i := strings.LastIndexByte(id, '#'); i > 0 && docIDs[id[:i]] {
+			if _, err := strconv.Atoi(id[i+1:]); err == nil {
+				chunky = true
+				break
+			}
+		}
+	}
+	if !chunky {
+		return DocLevel, nil
+	}
+	var missing []string
+	for id := range judged {
+		if !chunkIDs[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return ChunkLevel, nil
+	}
+	sort.Strings(missing)
+	return ChunkLevel, &StaleLabelsError{Chunking: spec.Key(), Missing: missing, Total: len(judged)}
+}
