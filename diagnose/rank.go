@@ -1,0 +1,74 @@
+package diagnose
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/ragbench/ragbench/eval"
+)
+
+// DefaultDepth is the number of top results searched for a gold doc id when
+// an option leaves Depth at 0: the number of passages a typical RAG prompt
+// holds.
+const DefaultDepth = 6
+
+// ranked returns a copy of results in trec_eval's order: score descending,
+// ties by doc id in descending byte order.
+func ranked(results []eval.Result) []eval.Result {
+	out := append([]eval.Result(nil), results...)
+	eval.Sort(out, eval.TieDocIDDesc)
+	return out
+}
+
+// hasGold reports whether qrels judges any doc id of q relevant (grade > 0).
+func hasGold(judged map[string]int) bool {
+	for _, g := range judged {
+		if g > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// goldInTop reports whether one of the first depth results of the ranked
+// list is relevant in judged.
+func goldInTop(list []eval.Result, judged map[string]int, depth int) bool {
+	for i, r := range list {
+		if i >= depth {
+			break
+		}
+		if judged[r.DocID] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// checkScores returns an error naming the first non-finite score of query q.
+func checkScores(q string, results []eval.Result) error {
+	for _, r := range results {
+		if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
+			return fmt.Errorf("run: query %q: doc %q: score %v is not finite", q, r.DocID, r.Score)
+		}
+	}
+	return nil
+}
+
+// sortedKeys returns the keys of m in ascending order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// ratio returns num/den, or NaN when den is 0.
+func ratio(num, den int) float64 {
+	if den == 0 {
+		return math.NaN()
+	}
+	return float64(num) / float64(den)
+}
