@@ -1,0 +1,246 @@
+package stats
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"strings"
+)
+
+// Test names a paired significance test; the string values are the ones
+// accepted on the command line (bench compare --test).
+type Test string
+
+// The tests of this package. See the package documentation for definitions.
+const (
+	TTest         Test = "t"
+	Randomization Test = "randomization"
+	Bootstrap     Test = "bootstrap"
+	Wilcoxon      Test = "wilcoxon"
+	Sign          Test = "sign"
+	Tukey         Test = "tukey"
+)
+
+// Tests lists every Test in the order shown in help texts.
+var Tests = []Test{Randomization, TTest, Bootstrap, Wilcoxon, Sign, Tukey}
+
+// ParseTest returns the Test named s (case-insensitive; "ttest", "t-test"
+// and "fisher" are accepted as aliases), or an error listing the valid names.
+func ParseTest(s string) (Test, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "t", "ttest", "t-test", "student":
+		return TTest, nil
+	case "randomization", "permutation", "fisher":
+		return Randomization, nil
+	case "bootstrap":
+		return Bootstrap, nil
+	case "wilcoxon":
+		return Wilcoxon, nil
+	case "sign":
+		return Sign, nil
+	case "tukey", "tukey-hsd", "hsd":
+		return Tukey, nil
+	}
+	return "", fmt.Errorf("unknown test %q (want one of t, randomization, bootstrap, wilcoxon, sign, tukey)", s)
+}
+
+// Description returns a one-line human description of t for reports, such
+// as "paired randomization test (sign flips, statistic = mean difference)".
+func (t Test) Description() string {
+	switch t {
+	case TTest:
+		return "paired Student t-test (two-sided)"
+	case Randomization:
+		return "paired randomization test (sign flips of per-query differences, statistic = mean difference, two-sided)"
+	case Bootstrap:
+		return "paired bootstrap test (shift method, statistic = mean difference, two-sided)"
+	case Wilcoxon:
+		return "Wilcoxon signed-rank test (scipy 1.10 defaults, two-sided)"
+	case Sign:
+		return "sign test (two-sided binomial test on wins vs losses)"
+	case Tukey:
+		return "randomized Tukey HSD (all systems at once, two-sided)"
+	}
+	return string(t)
+}
+
+// Options configures the tests. The zero value is usable: SetDefaults fills
+// unset fields, and every test calls it on its own copy.
+type Options struct {
+	// Permutations is the number B of Monte Carlo sign-flip (or, for Tukey,
+	// row-permutation) samples; default 10,000.
+	Permutations int
+	// Resamples is the number B of bootstrap resamples; default 10,000.
+	Resamples int
+	// ExactMaxN is the largest n for which the randomization test enumerates
+	// all 2^n sign vectors exactly; default 20, at most 30.
+	ExactMaxN int
+	// Alpha is the significance level used by the minimum detectable
+	// difference (two-sided); default 0.05, must be in (0, 1).
+	Alpha float64
+	// Power is the power at which the minimum detectable difference is
+	// computed; default 0.8, must be in (Alpha, 1).
+	Power float64
+	// Confidence is the level of the confidence intervals of the mean
+	// difference; default 0.95, must be in (0, 1).
+	Confidence float64
+	// Seed and Stream seed the PCG generator of the Monte Carlo tests. Use
+	// Stream(seed, names...) to derive Stream from the comparison's names.
+	Seed, Stream uint64
+}
+
+// SetDefaults fills the zero fields of o with the defaults documented on
+// each field.
+func (o *Options) SetDefaults() {
+	if o.Permutations == 0 {
+		o.Permutations = 10000
+	}
+	if o.Resamples == 0 {
+		o.Resamples = 10000
+	}
+	if o.ExactMaxN == 0 {
+		o.ExactMaxN = 20
+	}
+	if o.Alpha == 0 {
+		o.Alpha = 0.05
+	}
+	if o.Power == 0 {
+		o.Power = 0.8
+	}
+	if o.Confidence == 0 {
+		o.Confidence = 0.95
+	}
+}
+
+func (o Options) validate() error {
+	switch {
+	case o.Permutations < 1:
+		return fmt.Errorf("permutations: must be ≥ 1, got %d", o.Permutations)
+	case o.Resamples < 1:
+		return fmt.Errorf("resamples: must be ≥ 1, got %d", o.Resamples)
+	case o.ExactMaxN < 0 || o.ExactMaxN > 30:
+		return fmt.Errorf("exact max n: must be in [0, 30], got %d", o.ExactMaxN)
+	case !(o.Alpha > 0 && o.Alpha < 1):
+		return fmt.Errorf("alpha: must be in (0, 1), got %g", o.Alpha)
+	case !(o.Power > o.Alpha && o.Power < 1):
+		return fmt.Errorf("power: must be in (alpha, 1), got %g", o.Power)
+	case !(o.Confidence > 0 && o.Confidence < 1):
+		return fmt.Errorf("confidence: must be in (0, 1), got %g", o.Confidence)
+	}
+	return nil
+}
+
+// Stream derives a generator stream from a global seed and names (for
+// example the two system names and the metric), so that every comparison
+// draws its own reproducible random numbers whatever the order in which
+// comparisons run. It hashes seed and names with 64-bit FNV-1a.
+func Stream(seed uint64, names ...string) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for i := range b {
+		b[i] = byte(seed >> (8 * i))
+	}
+	h.Write(b[:])
+	for _, n := range names {
+		h.Write([]byte(n))
+		h.Write([]byte{0})
+	}
+	return h.Sum64()
+}
+
+// Sample holds the per-query scores of two systems A and B on the same
+// queries: A[i] and B[i] are the scores of query QueryIDs[i]. QueryIDs may
+// be nil (errors then name the index); otherwise it has the length of A.
+type Sample struct {
+	QueryIDs []string
+	A, B     []float64
+}
+
+func (s Sample) id(i int) string {
+	if i < len(s.QueryIDs) {
+		return fmt.Sprintf("query %q", s.QueryIDs[i])
+	}
+	return fmt.Sprintf("query #%d", i+1)
+}
+
+// diffs validates s and returns d_i = A[i] − B[i]. Errors: length mismatch,
+// no queries, and NaN or ±Inf scores (naming the query id and the system).
+func (s Sample) diffs() ([]float64, error) {
+	if len(s.A) != len(s.B) {
+		return nil, fmt.Errorf("paired sample: A has %d scores, B has %d", len(s.A), len(s.B))
+	}
+	if s.QueryIDs != nil && len(s.QueryIDs) != len(s.A) {
+		return nil, fmt.Errorf("paired sample: %d query ids for %d scores", len(s.QueryIDs), len(s.A))
+	}
+	if len(s.A) == 0 {
+		return nil, errors.New("paired sample: no queries")
+	}
+	d := make([]float64, len(s.A))
+	for i := range s.A {
+		if math.IsNaN(s.A[i]) || math.IsInf(s.A[i], 0) {
+			return nil, fmt.Errorf("%s: score of system A is %v", s.id(i), s.A[i])
+		}
+		if math.IsNaN(s.B[i]) || math.IsInf(s.B[i], 0) {
+			return nil, fmt.Errorf("%s: score of system B is %v", s.id(i), s.B[i])
+		}
+		d[i] = s.A[i] - s.B[i]
+	}
+	return d, nil
+}
+
+// Result is the outcome of one paired test of A against B.
+type Result struct {
+	// Test is the test that produced P.
+	Test Test
+	// N is the number of queries (pairs), including zero differences.
+	N int
+	// MeanA and MeanB are the mean scores of A and B over the N queries.
+	MeanA, MeanB float64
+	// Statistic is the test statistic: t for TTest; mean(d) for
+	// Randomization, Bootstrap and Tukey; scipy's min(R+, R−) for Wilcoxon;
+	// the number of wins (d > 0) for Sign.
+	Statistic float64
+	// P is the two-sided p-value in (0, 1] (it is 0 only for the t-test when
+	// all differences are equal and non-zero, as in scipy).
+	P float64
+	// Exact reports whether P comes from an exact distribution (exact
+	// enumeration, exact Wilcoxon or binomial distribution) rather than
+	// Monte Carlo sampling or a normal approximation.
+	Exact bool
+	// Samples is the number of Monte Carlo permutations or bootstrap
+	// resamples behind P (0 when P is exact or analytic).
+	Samples int
+	// Effect holds the effect sizes of A − B.
+	Effect Effect
+	// Warnings lists statistical caveats (n = 1, all differences zero,
+	// normal approximation with small n, ...). They do not make P invalid
+	// but should be shown with it.
+	Warnings []string
+}
+
+// Effect describes the size of the difference A − B over paired queries.
+type Effect struct {
+	// MeanDiff is mean(d) = MeanA − MeanB, in the metric's units.
+	MeanDiff float64
+	// CILow and CIHigh bound the Options.Confidence (95%) confidence
+	// interval of MeanDiff: the Student-t interval mean ± t·sd/√n, or the
+	// bootstrap percentile interval when the test is Bootstrap (CIMethod
+	// says which). Both equal MeanDiff when n = 1 or sd = 0.
+	CILow, CIHigh float64
+	// CIMethod is "t" or "bootstrap percentile".
+	CIMethod string
+	// DZ is Cohen's d_z = mean(d)/sd(d) (sd with n−1; Cohen 1988, Lakens
+	// 2013). 0 when all differences are zero, ±Inf when they are constant
+	// and non-zero, NaN when n = 1.
+	DZ float64
+	// Wins, Ties and Losses count queries with d > 0, d = 0 and d < 0.
+	Wins, Ties, Losses int
+	// SD is the sample standard deviation of d (n−1 denominator; NaN for n = 1).
+	SD float64
+	// MDD is the minimum detectable difference: the smallest |mean(d)| that
+	// a two-sided paired t-test at level Options.Alpha detects with
+	// probability Options.Power (default 80%) given n and the observed
+	// SD, from the noncentral t distribution. NaN when n < 2.
+	MDD float64
+}
