@@ -2,10 +2,173 @@ package main
 
 import (
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"regexp"
+	"strings"
+
+	"github.com/ragbench/ragbench/eval"
 )
 
-// cmdEval implements 'bench eval'. Not implemented yet.
+const evalUsage = `usage: bench eval [flags] QRELS RUN
+
+Score a retrieval run against relevance judgements with trec_eval-exact
+measures.
+
+QRELS: TREC qrels ("qid iter docid grade"), BEIR qrels TSV (header
+"query-id corpus-id score") or labelled-query JSONL ({"id","question","gold":[..]}
+or {"qid","text","gold":{"doc":grade}}); ".gz" is decompressed.
+RUN: TREC run ("qid Q0 docid rank score tag") or ranx JSON {"q":{"doc":score}}.
+
+Results are re-sorted by score, ties broken by doc id in descending byte order
+as trec_eval does (--ties input keeps the run's order instead).
+
+Defaults of the table, json and csv formats: a qrels query missing from the run
+scores 0 (trec_eval -c), and unanswerable queries (no relevant doc) are counted
+and listed but not averaged. --format trec follows trec_eval's defaults exactly
+(missing queries skipped unless -c, every query averaged).
+
+Measures (-m, repeatable, comma lists as trec_eval): trec_eval names map gm_map
+Rprec bpref gm_bpref recip_rank num_q num_ret num_rel num_rel_ret
+num_nonrel_judged_ret P.K recall.K ndcg ndcg_cut.K map_cut.K relative_P.K
+success.K iprec_at_recall.X Rprec_mult.X 11pt_avg utility set_P set_recall
+set_relative_P set_map set_F relstring runid, groups official and all_trec;
+ragbench's recip_rank_cut.K ndcg_exp_cut.K judged.K; ranx-style ndcg@10
+ndcg_burges@10 hit_rate@5 mrr@10 recall@100 precision@5 map@100 judged@10.
+Default: map ndcg_cut.10 P.10 recall.100 recip_rank (trec format: official).
+
+Examples:
+  bench eval qrels.test results.test
+  bench eval -m ndcg@10 -m hit_rate@5 -q data/qrels.tsv run.trec
+  bench eval --format trec -m all_trec -q -c qrels.test results.test
+  bench eval --format json -m map -m P.5,10 qrels.jsonl run.json > scores.json
+
+Flags:
+`
+
+// trecShortFlag matches trec_eval's glued short options (-M100, -l2,
+// -mP.5) so that trec_eval command lines work unchanged.
+var trecShortFlag = regexp.MustCompile(`^-([mMl])([^=-].*)$`)
+
+type measureList []string
+
+func (l *measureList) String() string     { return strings.Join(*l, " ") }
+func (l *measureList) Set(s string) error { *l = append(*l, s); return nil }
+
+// cmdEval implements 'bench eval'.
 func cmdEval(stdout, stderr io.Writer, args []string) error {
-	return errors.New("not implemented yet")
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		measures measureList
+		perQuery = fs.Bool("q", false, "print per-query values as well as the summary")
+		complete = fs.Bool("c", false, "average over every qrels query, missing ones scoring 0 (trec_eval -c; default of table/json/csv)")
+		skipMiss = fs.Bool("skip-missing", false, "table/json/csv: skip qrels queries missing from the run instead of scoring them 0")
+		avgUnans = fs.Bool("average-unanswerable", false, "table/json/csv: average queries with no relevant doc too (trec_eval does)")
+		maxRes   = fs.Int("M", 0, "read at most `N` results per query after sorting (trec_eval -M; 0 = all)")
+		level    = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l)")
+		format   = fs.String("format", "table", "output `format`: table, trec, json or csv")
+		ties     = fs.String("ties", "docid", "tie order of equal scores: docid (trec_eval) or input (run order)")
+		workers  = fs.Int("workers", 0, "goroutines evaluating queries (0 = all CPUs; results do not depend on it)")
+	)
+	fs.Var(&measures, "m", "measure `name` (repeatable; see above)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, evalUsage)
+		fs.PrintDefaults()
+	}
+	norm := make([]string, len(args))
+	for i, a := range args {
+		if m := trecShortFlag.FindStringSubmatch(a); m != nil {
+			a = "-" + m[1] + "=" + m[2]
+		}
+		norm[i] = a
+	}
+	if err := fs.Parse(norm); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usagef("%v", err)
+	}
+	if fs.NArg() != 2 {
+		return usagef("need QRELS and RUN, got %d argument(s); see 'bench eval --help'", fs.NArg())
+	}
+	if *level < 1 {
+		return usagef("-l %d: the relevance level must be ≥ 1", *level)
+	}
+	if *maxRes < 0 {
+		return usagef("-M %d: must be ≥ 0", *maxRes)
+	}
+	var opts eval.Options
+	switch *format {
+	case "trec":
+		opts = eval.TrecEvalOptions()
+		opts.CompleteQueries = *complete
+	case "table", "json", "csv":
+		opts = eval.DefaultOptions()
+		opts.CompleteQueries = !*skipMiss
+		opts.AverageUnanswerable = *avgUnans
+	default:
+		return usagef("--format %q: want table, trec, json or csv", *format)
+	}
+	switch *ties {
+	case "docid":
+		opts.TieBreak = eval.TieDocIDDesc
+	case "input":
+		opts.TieBreak = eval.TieInputOrder
+	default:
+		return usagef("--ties %q: want docid or input", *ties)
+	}
+	opts.RelevanceLevel = *level
+	opts.MaxResults = *maxRes
+	opts.Workers = *workers
+
+	names := []string(measures)
+	if len(names) == 0 {
+		if *format == "trec" {
+			names = []string{"official"}
+		} else {
+			names = []string{"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"}
+		}
+	}
+	ms, err := eval.ParseMeasures(names)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	if *format == "trec" {
+		ms = eval.TrecOrder(ms)
+	}
+
+	qrels, _, err := eval.ReadQrels(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	run, info, err := eval.ReadRunInfo(fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	opts.RunTag = info.Tag
+	e, err := eval.Evaluate(qrels, run, ms, opts)
+	if err != nil {
+		return err
+	}
+	switch *format {
+	case "trec":
+		return eval.WriteTrec(stdout, e, *perQuery)
+	case "json":
+		err = eval.WriteJSON(stdout, e, *perQuery)
+	case "csv":
+		err = eval.WriteCSV(stdout, e, *perQuery)
+	default:
+		err = eval.WriteTable(stdout, e, *perQuery)
+	}
+	if err != nil {
+		return err
+	}
+	if *format != "table" {
+		for _, w := range e.Warnings() {
+			fmt.Fprintf(stderr, "bench eval: note: %s\n", w)
+		}
+	}
+	return nil
 }

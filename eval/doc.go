@@ -1,0 +1,32 @@
+// Package eval is ragbench's evaluation core: readers and writers for qrels
+// and runs, and retrieval measures with trec_eval's exact semantics.
+//
+// The data flow is: ReadQrels / ReadRun → ParseMeasures → Evaluate →
+// Evaluation (per-query matrix, means, counted policies) → WriteTrec,
+// WriteTable, WriteJSON or WriteCSV.
+//
+//	qrels, meta, err := eval.ReadQrels("qrels.tsv")    // TREC, BEIR TSV or JSONL
+//	run, err := eval.ReadRun("run.trec")                // TREC or ranx JSON
+//	ms, err := eval.ParseMeasures([]string{"map", "ndcg@10", "P.5,10"})
+//	e, err := eval.Evaluate(qrels, run, ms, eval.DefaultOptions())
+//	ndcg := e.Column("ndcg_cut_10")                     // aligned with e.Queries
+//
+// Conventions (trec_eval's, see ../shared/conformance/README.md): results are
+// re-sorted by score descending with ties broken by doc id in descending
+// byte order (Options.TieBreak offers input order instead); the rank column of
+// a TREC run is ignored; grades ≤ 0 are non-relevant and a relevance level
+// (Options.RelevanceLevel, trec_eval -l) applies to binary measures but not to
+// nDCG's gain; Options.MaxResults is trec_eval -M; Options.CompleteQueries is
+// trec_eval -c.
+//
+// ragbench's own defaults (DefaultOptions): qrels queries missing from the run
+// score 0, and unanswerable queries (no relevant judged doc, e.g. a JSONL
+// query with "gold": []) are counted and listed in Evaluation.Unanswerable
+// but not averaged. TrecEvalOptions reproduces trec_eval's defaults.
+//
+// Measure names are trec_eval's output names (Measure.Name), e.g. "map",
+// "P_10", "ndcg_cut_10", "recip_rank", "success_5"; ranx-style names such as
+// "ndcg@10" or "hit_rate@5" are parsed to the same measures.
+//
+// Bad input gives a *SyntaxError naming file, line and field; it never panics.
+package eval

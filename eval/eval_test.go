@@ -1,0 +1,117 @@
+package eval
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// TestHandComputed checks the required measures on a ranking small enough to
+// score by hand (written out below).
+func TestHandComputed(t *testing.T) {
+	// Query q1: judged d1=2, d2=1, d3=0, d4=1 (R=3 at level 1).
+	// Run (scores): d5 .9 (unjudged), d1 .8, d3 .7, d2 .6, d6 .5.
+	// Ranks: 1 d5 (-), 2 d1 (2), 3 d3 (0), 4 d2 (1), 5 d6 (-).
+	qrels := Qrels{"q1": {"d1": 2, "d2": 1, "d3": 0, "d4": 1}}
+	run := Run{"q1": {{"d5", .9}, {"d1", .8}, {"d3", .7}, {"d2", .6}, {"d6", .5}}}
+	ms, err := ParseMeasures([]string{"map", "P.5", "recall.5", "recip_rank", "success.1,2", "ndcg_cut.3", "ndcg", "bpref", "Rprec", "judged.5", "ndcg_exp_cut.3", "mrr@1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Evaluate(qrels, run, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l2 := math.Log2
+	want := map[string]float64{
+		// AP = (1/2 + 2/4) / 3
+		"map": (1.0/2 + 2.0/4) / 3,
+		// P@5 = 2/5, recall@5 = 2/3
+		"P_5": 0.4, "recall_5": 2.0 / 3,
+		"recip_rank": 0.5, "success_1": 0, "success_2": 1,
+		// DCG@3 = 2/log2(3); IDCG@3 = 2/1 + 1/log2(3) + 1/2
+		"ndcg_cut_3": (2 / l2(3)) / (2 + 1/l2(3) + 0.5),
+		// full: DCG = 2/log2(3) + 1/log2(5); IDCG = 2 + 1/log2(3) + 1/2
+		"ndcg": (2/l2(3) + 1/l2(5)) / (2 + 1/l2(3) + 0.5),
+		// bpref: N = 1 judged non-rel; d1: no nonrel above → 1; d2: 1 nonrel
+		// above → 1 − min(1,3)/min(3,1) = 0. (1+0)/3
+		"bpref": 1.0 / 3,
+		// Rprec: rel in top 3 = 1 → 1/3
+		"Rprec": 1.0 / 3,
+		// judged@5: d1, d3, d2 judged → 3/5
+		"judged_5": 0.6,
+		// exp gain: DCG@3 = 3/log2(3); IDCG@3 = 3 + 1/log2(3) + 1/2
+		"ndcg_exp_cut_3":   (3 / l2(3)) / (3 + 1/l2(3) + 0.5),
+		"recip_rank_cut_1": 0,
+	}
+	for name, w := range want {
+		got, ok := e.Mean(name)
+		if !ok {
+			t.Errorf("%s: not evaluated", name)
+			continue
+		}
+		if math.Abs(got-w) > 1e-12 {
+			t.Errorf("%s = %.15g, want %.15g", name, got, w)
+		}
+	}
+}
+
+func TestTieBreak(t *testing.T) {
+	// Equal scores: trec_eval puts "b" before "a" (doc id descending).
+	qrels := Qrels{"q": {"a": 1}}
+	run := Run{"q": {{"a", 1}, {"b", 1}}}
+	ms, _ := ParseMeasures([]string{"recip_rank"})
+	for _, tc := range []struct {
+		tb   TieBreak
+		want float64
+	}{{TieDocIDDesc, 0.5}, {TieInputOrder, 1}} {
+		o := DefaultOptions()
+		o.TieBreak = tc.tb
+		e, err := Evaluate(qrels, run, ms, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Means[0] != tc.want {
+			t.Errorf("tie %v: recip_rank = %v, want %v", tc.tb, e.Means[0], tc.want)
+		}
+	}
+}
+
+func TestPolicies(t *testing.T) {
+	qrels, meta, err := ParseQrels(strings.NewReader(
+		`{"id":"a","question":"A?","gold":["d1"],"kind":"simple"}
+{"id":"b","question":"B?","gold":[],"kind":"unanswerable"}
+{"id":"c","question":"C?","gold":["d3"],"kind":"simple"}
+`), "q.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["b"].Slice != "unanswerable" || meta["a"].Text != "A?" {
+		t.Errorf("meta = %+v", meta)
+	}
+	if m, ok := qrels["b"]; !ok || m == nil || len(m) != 0 {
+		t.Errorf("unanswerable query b: %#v, %v; want empty non-nil map", m, ok)
+	}
+	run := Run{"a": {{"d1", 1}}, "b": {{"d9", 1}}, "zz": {{"d1", 1}}}
+	ms, _ := ParseMeasures([]string{"success.1"})
+	e, err := Evaluate(qrels, run, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a = 1, c missing → 0; b unanswerable not averaged: mean 1/2.
+	if e.NumQ != 2 || e.Means[0] != 0.5 {
+		t.Errorf("num_q = %d, success_1 = %v; want 2, 0.5", e.NumQ, e.Means[0])
+	}
+	if len(e.NotInQrels) != 1 || e.NotInQrels[0] != "zz" || len(e.NotInRun) != 1 || e.NotInRun[0] != "c" ||
+		len(e.Unanswerable) != 1 || e.Unanswerable[0] != "b" {
+		t.Errorf("policies: notInQrels %v notInRun %v unanswerable %v", e.NotInQrels, e.NotInRun, e.Unanswerable)
+	}
+	// trec_eval defaults: c skipped, b averaged: (1 + 0)/2.
+	e, err = Evaluate(qrels, run, ms, TrecEvalOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.NumQ != 2 || e.Means[0] != 0.5 || len(e.Queries) != 2 {
+		t.Errorf("trec defaults: num_q = %d, success_1 = %v, queries %v", e.NumQ, e.Means[0], e.Queries)
+	}
+}

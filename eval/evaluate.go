@@ -1,0 +1,308 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// Options control Evaluate. Start from DefaultOptions (ragbench's honest
+// defaults) or TrecEvalOptions (trec_eval's own defaults); the zero value is
+// TrecEvalOptions without AverageUnanswerable.
+type Options struct {
+	// RelevanceLevel is the smallest grade counted as relevant by binary
+	// measures (trec_eval -l; default 1; values < 1 mean 1). nDCG's gain
+	// ignores it, as in trec_eval.
+	RelevanceLevel int
+	// MaxResults reads at most this many results per query, after sorting
+	// (trec_eval -M); 0 means no limit.
+	MaxResults int
+	// CompleteQueries scores every qrels query: a query missing from the run
+	// is evaluated with an empty result list (0 for every measure) and
+	// averaged in (trec_eval -c, ranx make_comparable). When false such
+	// queries are skipped, as trec_eval does by default.
+	CompleteQueries bool
+	// AverageUnanswerable includes queries whose qrels hold no relevant doc
+	// (grade ≥ RelevanceLevel) in the means, as trec_eval does. When false
+	// they still get a row but are left out of the means and of num_q, and
+	// are listed in Evaluation.Unanswerable.
+	AverageUnanswerable bool
+	// TieBreak orders equal scores (default TieDocIDDesc, trec_eval's).
+	TieBreak TieBreak
+	// RunTag is reported by the runid measure.
+	RunTag string
+	// Workers is the number of goroutines evaluating queries (0 =
+	// GOMAXPROCS). Results do not depend on it.
+	Workers int
+}
+
+// DefaultOptions are ragbench's defaults for its own report formats: a qrels
+// query missing from the run scores 0 (CompleteQueries), unanswerable queries
+// are reported apart and not averaged, relevance level 1, trec_eval's tie
+// order, no result limit.
+func DefaultOptions() Options {
+	return Options{RelevanceLevel: 1, CompleteQueries: true}
+}
+
+// TrecEvalOptions are trec_eval's defaults: queries missing from the run are
+// skipped (no -c), every evaluated query is averaged, relevance level 1.
+func TrecEvalOptions() Options {
+	return Options{RelevanceLevel: 1, AverageUnanswerable: true}
+}
+
+// Evaluation holds per-query values and their means.
+type Evaluation struct {
+	// Measures are the measures evaluated, in the order requested.
+	Measures []Measure
+	// Queries are the ids of the queries with a row, in byte order.
+	Queries []string
+	// Values[i][j] is Measures[j] for Queries[i].
+	Values [][]float64
+	// InMean[i] reports whether Queries[i] is averaged into Means (false only
+	// for unanswerable queries when !Options.AverageUnanswerable).
+	InMean []bool
+	// Means[j] is the summary of Measures[j] over the queries averaged:
+	// the sum for counts (Measure.Integer), the geometric mean for gm_map and
+	// gm_bpref (trec_eval's), else the arithmetic mean. NaN when no query is
+	// averaged.
+	Means []float64
+	// NumQ is the number of queries averaged.
+	NumQ int
+	// Unanswerable lists the qrels queries with no relevant doc that have a
+	// row, in byte order.
+	Unanswerable []string
+	// NotInQrels lists run queries absent from the qrels; they are ignored,
+	// as trec_eval does, and counted here.
+	NotInQrels []string
+	// NotInRun lists qrels queries with no result in the run; with
+	// CompleteQueries they have rows of zeros, otherwise no row.
+	NotInRun []string
+	// RelStrings holds trec_eval's relstring per query (only when the
+	// relstring measure was requested).
+	RelStrings map[string]string
+	// Options are the options used (after defaults).
+	Options Options
+}
+
+// Index returns the position of the measure named name in e.Measures, or -1.
+func (e *Evaluation) Index(name string) int {
+	for j, m := range e.Measures {
+		if m.Name == name {
+			return j
+		}
+	}
+	return -1
+}
+
+// Mean returns the summary value of the measure named name.
+func (e *Evaluation) Mean(name string) (float64, bool) {
+	j := e.Index(name)
+	if j < 0 {
+		return 0, false
+	}
+	return e.Means[j], true
+}
+
+// Column returns the per-query values of the measure named name, aligned
+// with e.Queries, or nil if there is no such measure.
+func (e *Evaluation) Column(name string) []float64 {
+	j := e.Index(name)
+	if j < 0 {
+		return nil
+	}
+	col := make([]float64, len(e.Queries))
+	for i := range e.Queries {
+		col[i] = e.Values[i][j]
+	}
+	return col
+}
+
+// PerQuery returns query id → measure name → value for every query with a
+// row.
+func (e *Evaluation) PerQuery() map[string]map[string]float64 {
+	out := make(map[string]map[string]float64, len(e.Queries))
+	for i, q := range e.Queries {
+		m := make(map[string]float64, len(e.Measures))
+		for j, ms := range e.Measures {
+			m[ms.Name] = e.Values[i][j]
+		}
+		out[q] = m
+	}
+	return out
+}
+
+// Warnings describes, in words, the counted policies applied: run queries
+// absent from the qrels, qrels queries missing from the run, unanswerable
+// queries left out of the means.
+func (e *Evaluation) Warnings() []string {
+	var w []string
+	if n := len(e.NotInQrels); n > 0 {
+		w = append(w, fmt.Sprintf("%d run quer%s not in the qrels (ignored), e.g. %q", n, plural(n), e.NotInQrels[0]))
+	}
+	if n := len(e.NotInRun); n > 0 {
+		if e.Options.CompleteQueries {
+			w = append(w, fmt.Sprintf("%d qrels quer%s missing from the run (scored 0), e.g. %q", n, plural(n), e.NotInRun[0]))
+		} else {
+			w = append(w, fmt.Sprintf("%d qrels quer%s missing from the run (skipped: not averaged), e.g. %q", n, plural(n), e.NotInRun[0]))
+		}
+	}
+	if n := len(e.Unanswerable); n > 0 {
+		if e.Options.AverageUnanswerable {
+			w = append(w, fmt.Sprintf("%d unanswerable quer%s (no relevant doc) averaged in", n, plural(n)))
+		} else {
+			w = append(w, fmt.Sprintf("%d unanswerable quer%s (no relevant doc) not averaged", n, plural(n)))
+		}
+	}
+	return w
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return "y"
+	}
+	return "ies"
+}
+
+// Evaluate scores run against qrels with the given measures. Each run query
+// that is in the qrels is evaluated (results sorted as by Sort with
+// opts.TieBreak, then cut at opts.MaxResults); qrels queries missing from the
+// run are evaluated with no results when opts.CompleteQueries. Queries are
+// evaluated in parallel (opts.Workers) into fixed slots, and means are summed
+// in query id order, so the numbers do not depend on the number of workers.
+// The run is not modified. Errors: no measure, or no query to evaluate.
+func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluation, error) {
+	if len(measures) == 0 {
+		return nil, fmt.Errorf("eval: no measure given")
+	}
+	if opts.RelevanceLevel < 1 {
+		opts.RelevanceLevel = 1
+	}
+	e := &Evaluation{Measures: measures, Options: opts}
+	for q := range run {
+		if _, ok := qrels[q]; ok {
+			e.Queries = append(e.Queries, q)
+		} else {
+			e.NotInQrels = append(e.NotInQrels, q)
+		}
+	}
+	for q := range qrels {
+		if _, ok := run[q]; !ok {
+			e.NotInRun = append(e.NotInRun, q)
+			if opts.CompleteQueries {
+				e.Queries = append(e.Queries, q)
+			}
+		}
+	}
+	sort.Strings(e.Queries)
+	sort.Strings(e.NotInQrels)
+	sort.Strings(e.NotInRun)
+	if len(e.Queries) == 0 {
+		return nil, fmt.Errorf("eval: no query has both qrels and results (run queries not in qrels: %d)", len(e.NotInQrels))
+	}
+	wantRelString := false
+	for _, m := range measures {
+		if m.Kind == RelString {
+			wantRelString = true
+		}
+	}
+	e.Values = make([][]float64, len(e.Queries))
+	flat := make([]float64, len(e.Queries)*len(measures))
+	numRel := make([]int, len(e.Queries))
+	var relStrings []string
+	if wantRelString {
+		relStrings = make([]string, len(e.Queries))
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(e.Queries))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r ranking
+			var buf []Result
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(e.Queries) {
+					return
+				}
+				q := e.Queries[i]
+				buf = append(buf[:0], run[q]...)
+				Sort(buf, opts.TieBreak)
+				if opts.MaxResults > 0 && len(buf) > opts.MaxResults {
+					buf = buf[:opts.MaxResults]
+				}
+				r.prepare(qrels[q], buf, opts.RelevanceLevel)
+				row := flat[i*len(measures) : (i+1)*len(measures)]
+				for j, m := range measures {
+					row[j] = r.value(m)
+				}
+				e.Values[i] = row
+				numRel[i] = r.numRel
+				if wantRelString {
+					relStrings[i] = r.relString()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if wantRelString {
+		e.RelStrings = make(map[string]string, len(e.Queries))
+		for i, q := range e.Queries {
+			e.RelStrings[q] = relStrings[i]
+		}
+	}
+	e.InMean = make([]bool, len(e.Queries))
+	for i, q := range e.Queries {
+		e.InMean[i] = true
+		if numRel[i] == 0 {
+			e.Unanswerable = append(e.Unanswerable, q)
+			e.InMean[i] = opts.AverageUnanswerable
+		}
+		if e.InMean[i] {
+			e.NumQ++
+		}
+	}
+	e.Means = summarize(e.Measures, e.Values, e.InMean, e.NumQ)
+	return e, nil
+}
+
+// summarize computes the means as documented at Evaluation.Means, summing in
+// row order.
+func summarize(ms []Measure, values [][]float64, in []bool, numQ int) []float64 {
+	means := make([]float64, len(ms))
+	for j, m := range ms {
+		geo := m.Kind == GMAP || m.Kind == GMBpref
+		s := 0.0
+		for i, row := range values {
+			if !in[i] {
+				continue
+			}
+			if geo {
+				s += math.Log(row[j])
+			} else {
+				s += row[j]
+			}
+		}
+		switch {
+		case m.Kind == NumQ:
+			means[j] = float64(numQ)
+		case m.Integer():
+			means[j] = s
+		case numQ == 0:
+			means[j] = math.NaN()
+		case geo:
+			means[j] = math.Exp(s / float64(numQ))
+		default:
+			means[j] = s / float64(numQ)
+		}
+	}
+	return means
+}

@@ -1,0 +1,285 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// trecRank is the position of a measure's family in trec_eval's output order
+// (measures.c), ragbench extensions last.
+func trecRank(m Measure) int {
+	base := m.Name
+	switch {
+	case m.Kind == NDCG && m.K > 0:
+		base = "ndcg_cut"
+	case m.Kind == NDCGExp:
+		return 1000
+	case m.Kind == RecipRank && m.K > 0:
+		return 1001
+	case m.Kind == Judged:
+		return 1002
+	case m.K > 0 || m.Kind == IPrecAtRecall || m.Kind == RPrecMult:
+		base = m.Name[:strings.LastIndexByte(m.Name, '_')]
+	}
+	if i := slices.Index(allTrecMeasures, base); i >= 0 {
+		return i
+	}
+	return 999
+}
+
+// TrecOrder returns ms sorted as trec_eval prints measures: by family in
+// trec_eval's order, then by parameter ascending (trec_eval sorts the
+// parameters of "P.10,5" to P_5, P_10). ragbench extensions come last.
+func TrecOrder(ms []Measure) []Measure {
+	out := slices.Clone(ms)
+	slices.SortStableFunc(out, func(a, b Measure) int {
+		if d := trecRank(a) - trecRank(b); d != 0 {
+			return d
+		}
+		if a.K != b.K {
+			return a.K - b.K
+		}
+		switch {
+		case a.X < b.X:
+			return -1
+		case a.X > b.X:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// trecPerQuery reports whether trec_eval prints the measure on per-query
+// lines (runid, num_q and the geometric means are summary-only).
+func trecPerQuery(m Measure) bool {
+	switch m.Kind {
+	case RunID, NumQ, GMAP, GMBpref:
+		return false
+	}
+	return true
+}
+
+func trecValue(m Measure, v float64) string {
+	if m.Integer() {
+		return strconv.FormatInt(int64(math.Round(v)), 10)
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+// WriteTrec writes e in trec_eval's relational layout: lines
+// "%-22s\t%s\t%s" (measure name, query id or "all", value with 4 decimals,
+// counts as integers), per-query lines first when perQuery (queries in byte
+// order, measures in e.Measures order), then the summary lines. Measures are
+// printed in the order of e.Measures; use TrecOrder for trec_eval's order.
+func WriteTrec(w io.Writer, e *Evaluation, perQuery bool) error {
+	bw := bufio.NewWriter(w)
+	line := func(name, q, v string) {
+		fmt.Fprintf(bw, "%-22s\t%s\t%s\n", name, q, v)
+	}
+	if perQuery {
+		for i, q := range e.Queries {
+			for j, m := range e.Measures {
+				if !trecPerQuery(m) {
+					continue
+				}
+				if m.Kind == RelString {
+					line(m.Name, q, e.RelStrings[q])
+					continue
+				}
+				line(m.Name, q, trecValue(m, e.Values[i][j]))
+			}
+		}
+	}
+	for j, m := range e.Measures {
+		switch m.Kind {
+		case RelString:
+			continue
+		case RunID:
+			line(m.Name, "all", e.Options.RunTag)
+			continue
+		}
+		line(m.Name, "all", trecValue(m, e.Means[j]))
+	}
+	return bw.Flush()
+}
+
+// numericMeasures drops runid and relstring, which have no numeric value.
+func numericMeasures(e *Evaluation) []int {
+	var idx []int
+	for j, m := range e.Measures {
+		if m.Kind != RunID && m.Kind != RelString {
+			idx = append(idx, j)
+		}
+	}
+	return idx
+}
+
+func fmtValue(m Measure, v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	if m.Integer() {
+		return strconv.FormatInt(int64(math.Round(v)), 10)
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+// WriteTable writes e as Markdown tables that also read well in a terminal:
+// a summary line (queries averaged and the counted policies), one row per
+// measure with its mean, and, when perQuery, a table with one row per query.
+func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
+	bw := bufio.NewWriter(w)
+	idx := numericMeasures(e)
+	fmt.Fprintf(bw, "queries averaged: %d", e.NumQ)
+	if e.Options.RunTag != "" {
+		fmt.Fprintf(bw, " · run: %s", e.Options.RunTag)
+	}
+	fmt.Fprintln(bw)
+	for _, s := range e.Warnings() {
+		fmt.Fprintf(bw, "note: %s\n", s)
+	}
+	fmt.Fprintln(bw)
+	width := len("measure")
+	for _, j := range idx {
+		width = max(width, len(e.Measures[j].Name))
+	}
+	fmt.Fprintf(bw, "| %-*s | %10s |\n", width, "measure", "value")
+	fmt.Fprintf(bw, "|-%s-|-%s:|\n", strings.Repeat("-", width), strings.Repeat("-", 10))
+	for _, j := range idx {
+		fmt.Fprintf(bw, "| %-*s | %10s |\n", width, e.Measures[j].Name, fmtValue(e.Measures[j], e.Means[j]))
+	}
+	if perQuery {
+		fmt.Fprintln(bw)
+		qw := len("query")
+		for _, q := range e.Queries {
+			qw = max(qw, len(q))
+		}
+		fmt.Fprintf(bw, "| %-*s |", qw, "query")
+		for _, j := range idx {
+			fmt.Fprintf(bw, " %*s |", max(6, len(e.Measures[j].Name)), e.Measures[j].Name)
+		}
+		fmt.Fprintf(bw, "\n|-%s-|", strings.Repeat("-", qw))
+		for _, j := range idx {
+			fmt.Fprintf(bw, "-%s:|", strings.Repeat("-", max(6, len(e.Measures[j].Name))))
+		}
+		fmt.Fprintln(bw)
+		for i, q := range e.Queries {
+			label := q
+			if !e.InMean[i] {
+				label += "*"
+			}
+			fmt.Fprintf(bw, "| %-*s |", qw, label)
+			for _, j := range idx {
+				fmt.Fprintf(bw, " %*s |", max(6, len(e.Measures[j].Name)), fmtValue(e.Measures[j], e.Values[i][j]))
+			}
+			fmt.Fprintln(bw)
+		}
+		if len(e.Queries) > e.NumQ {
+			fmt.Fprintln(bw, "\n* not averaged (unanswerable)")
+		}
+	}
+	return bw.Flush()
+}
+
+// jsonEvaluation is the --format json document.
+type jsonEvaluation struct {
+	Run           string                        `json:"run,omitempty"`
+	NumQ          int                           `json:"num_q"`
+	Measures      []string                      `json:"measures"`
+	Means         map[string]*float64           `json:"means"`
+	PerQuery      map[string]map[string]float64 `json:"per_query,omitempty"`
+	Unanswerable  []string                      `json:"unanswerable"`
+	NotInQrels    []string                      `json:"run_queries_not_in_qrels"`
+	NotInRun      []string                      `json:"qrels_queries_not_in_run"`
+	MissingScored bool                          `json:"missing_queries_scored_zero"`
+	Warnings      []string                      `json:"warnings"`
+}
+
+// WriteJSON writes e as one indented JSON object with keys run, num_q,
+// measures (names in order), means (name → value; null when undefined),
+// per_query (query → name → value; only when perQuery), unanswerable,
+// run_queries_not_in_qrels, qrels_queries_not_in_run,
+// missing_queries_scored_zero and warnings.
+func WriteJSON(w io.Writer, e *Evaluation, perQuery bool) error {
+	idx := numericMeasures(e)
+	doc := jsonEvaluation{
+		Run: e.Options.RunTag, NumQ: e.NumQ, Means: map[string]*float64{},
+		Unanswerable: nonNil(e.Unanswerable), NotInQrels: nonNil(e.NotInQrels), NotInRun: nonNil(e.NotInRun),
+		MissingScored: e.Options.CompleteQueries, Warnings: nonNil(e.Warnings()),
+	}
+	for _, j := range idx {
+		m := e.Measures[j]
+		doc.Measures = append(doc.Measures, m.Name)
+		if v := e.Means[j]; !math.IsNaN(v) {
+			doc.Means[m.Name] = &v
+		} else {
+			doc.Means[m.Name] = nil
+		}
+	}
+	if perQuery {
+		doc.PerQuery = make(map[string]map[string]float64, len(e.Queries))
+		for i, q := range e.Queries {
+			row := make(map[string]float64, len(idx))
+			for _, j := range idx {
+				row[e.Measures[j].Name] = e.Values[i][j]
+			}
+			doc.PerQuery[q] = row
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// WriteCSV writes e as CSV: a header "query,<measure names…>,averaged", one
+// row per query when perQuery (averaged = true/false), then a row "all" with
+// the means (averaged empty). Values use the shortest exact representation.
+func WriteCSV(w io.Writer, e *Evaluation, perQuery bool) error {
+	cw := csv.NewWriter(w)
+	idx := numericMeasures(e)
+	head := []string{"query"}
+	for _, j := range idx {
+		head = append(head, e.Measures[j].Name)
+	}
+	head = append(head, "averaged")
+	cw.Write(head)
+	f := func(v float64) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	if perQuery {
+		for i, q := range e.Queries {
+			row := []string{q}
+			for _, j := range idx {
+				row = append(row, f(e.Values[i][j]))
+			}
+			row = append(row, strconv.FormatBool(e.InMean[i]))
+			cw.Write(row)
+		}
+	}
+	row := []string{"all"}
+	for _, j := range idx {
+		row = append(row, f(e.Means[j]))
+	}
+	row = append(row, "")
+	cw.Write(row)
+	cw.Flush()
+	return cw.Error()
+}

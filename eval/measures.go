@@ -1,0 +1,303 @@
+package eval
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Kind identifies a family of measures (one trec_eval measure name before
+// its parameters). See Measure and ParseMeasures.
+type Kind int
+
+// Measure kinds. The comment of each gives its trec_eval name, its range and
+// definition; "rel" means a judged grade ≥ Options.RelevanceLevel, R is the
+// number of relevant judged docs of the query, ranks start at 1, and results
+// are ordered as described at Sort (after truncation at Options.MaxResults).
+const (
+	NumQ               Kind = iota // num_q: number of queries evaluated (summed).
+	NumRet                         // num_ret: number of results retrieved (summed).
+	NumRel                         // num_rel: R, relevant judged docs (summed).
+	NumRelRet                      // num_rel_ret: relevant docs retrieved (summed).
+	AP                             // map: average precision, Σ_{rel ranks i} P@i / R; 0 when R = 0.
+	GMAP                           // gm_map: per query max(AP, 1e-5); the mean is geometric (exp of the mean log).
+	RPrec                          // Rprec: precision after R results (rel in top R / R).
+	Bpref                          // bpref: Buckley & Voorhees 2004 as trec_eval: (1/R) Σ_{rel r} (1 − min(n_r, R)/min(R, N)), n_r judged non-rel above r, N judged non-rel.
+	RecipRank                      // recip_rank: 1/rank of the first rel result, 0 if none; with K > 0 only the top K count (RR@k, "recip_rank_cut_K", ragbench's extension = ranx mrr@k).
+	IPrecAtRecall                  // iprec_at_recall_X: interpolated precision at recall X (max precision at any rank whose recall ≥ X).
+	P                              // P_K: rel in top K / K (K counts even when fewer results exist).
+	RelString                      // relstring: the grades of the top 10 results as text (per query only).
+	Recall                         // recall_K: rel in top K / R; 0 when R = 0.
+	GMBpref                        // gm_bpref: per query max(bpref, 1e-5); geometric mean.
+	RPrecMult                      // Rprec_mult_X: precision after ⌊X·R + 0.5⌋ results... (trec_eval's definition, see code).
+	Utility                        // utility: a·relret + b·nonrelret + c·relnotret + d·nonrelnotret (trec_eval default 1,−1,0,0).
+	ElevenPtAvg                    // 11pt_avg: mean of interpolated precision at recall 0.0, 0.1, …, 1.0.
+	BinG                           // binG: binary gain (Kishida), as trec_eval.
+	G                              // G: gain (Kishida), as trec_eval.
+	NDCG                           // ndcg (K = 0) and ndcg_cut_K: DCG/IDCG, linear gain = grade (grades ≤ 0 gain 0), discount log2(rank+1), ideal from all judgements of the query (cut at K for ndcg_cut); 0 when the ideal is 0. The relevance level does not apply.
+	NDCGRel                        // ndcg_rel: nDCG normalised by the ideal over the R relevant docs, as trec_eval.
+	RNDCG                          // Rndcg: nDCG at cutoff R, as trec_eval.
+	NDCGExp                        // ndcg_exp (K = 0), ndcg_exp_cut_K: nDCG with exponential gain 2^grade − 1 (Burges et al. 2005); ragbench extension, = ranx ndcg_burges.
+	MAPCut                         // map_cut_K: Σ_{rel ranks i ≤ K} P@i / R.
+	RelativeP                      // relative_P_K: rel in top K / min(K, R).
+	Success                        // success_K: 1 if a rel result is in the top K, else 0 (hit rate@K).
+	SetP                           // set_P: rel retrieved / retrieved.
+	SetRelativeP                   // set_relative_P: rel retrieved / min(retrieved, R).
+	SetRecall                      // set_recall: rel retrieved / R.
+	SetMAP                         // set_map: set_P · set_recall.
+	SetF                           // set_F: F-measure (β = 1) of set_P and set_recall.
+	NumNonrelJudgedRet             // num_nonrel_judged_ret: judged non-relevant docs retrieved (summed).
+	Judged                         // judged_K: share of the top K results that have any judgement in the qrels (any grade); ragbench extension (ir_measures Judged@k), divided by K.
+	RunID                          // runid: the run tag (summary line only).
+	numKinds
+)
+
+// Measure is one evaluation measure at given parameters. Name is its stable
+// display name, which is trec_eval's output name ("map", "P_10",
+// "ndcg_cut_10", "iprec_at_recall_0.10", "success_5") or, for ragbench's
+// extensions, a name in the same style ("recip_rank_cut_10", "ndcg_exp_cut_10",
+// "judged_10"). K is the cutoff (0 = none) and X the real parameter of
+// iprec_at_recall and Rprec_mult.
+type Measure struct {
+	Name string
+	Kind Kind
+	K    int
+	X    float64
+}
+
+// Integer reports whether the measure is a count printed as an integer
+// (num_q, num_ret, num_rel, num_rel_ret, num_nonrel_judged_ret), summed rather
+// than averaged over queries.
+func (m Measure) Integer() bool {
+	switch m.Kind {
+	case NumQ, NumRet, NumRel, NumRelRet, NumNonrelJudgedRet:
+		return true
+	}
+	return false
+}
+
+// String returns m.Name.
+func (m Measure) String() string { return m.Name }
+
+var (
+	defaultCutoffs     = []int{5, 10, 15, 20, 30, 100, 200, 500, 1000}
+	defaultSuccess     = []int{1, 5, 10}
+	defaultIPrec       = []float64{0, .1, .2, .3, .4, .5, .6, .7, .8, .9, 1}
+	defaultRPrecMult   = []float64{.2, .4, .6, .8, 1, 1.2, 1.4, 1.6, 1.8, 2}
+	defaultJudged      = []int{5, 10, 20}
+	officialMeasures   = []string{"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"}
+	allTrecMeasures    = []string{"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"}
+	trecNotImplemented = []string{"binG", "G", "ndcg_rel", "Rndcg", "infAP", "rbp", "rbp_resid", "unj", "utility (with parameters)", "11pt_avg (with parameters)", "ndcg (with gain parameters)", "dcg", "ideal_dcg", "prefs_*", "*_avgjg", "yaap"}
+)
+
+// NotImplementedTrecMeasures lists the trec_eval measures (trec_eval
+// v10.0-rc3 names) that ragbench does not compute. "all_trec" selects every
+// implemented one.
+func NotImplementedTrecMeasures() []string {
+	return append([]string(nil), trecNotImplemented...)
+}
+
+// OfficialMeasures are trec_eval's default measures (printed when no -m is
+// given): runid num_q num_ret num_rel num_rel_ret map gm_map Rprec bpref
+// recip_rank iprec_at_recall_* P_*.
+func OfficialMeasures() []Measure {
+	ms, err := ParseMeasures([]string{"official"})
+	if err != nil {
+		panic(err) // static input
+	}
+	return ms
+}
+
+// ParseMeasures parses measure names into Measures, in the order given,
+// without duplicates (the first occurrence wins). Accepted names:
+//
+//   - trec_eval names, optionally with parameters after a dot:
+//     num_q num_ret num_rel num_rel_ret num_nonrel_judged_ret runid map
+//     gm_map Rprec bpref gm_bpref recip_rank relstring utility 11pt_avg binG
+//     G ndcg ndcg_rel Rndcg set_P set_relative_P set_recall set_map set_F,
+//     and the cutoff families P recall ndcg_cut map_cut relative_P success
+//     (e.g. "P.5,10", "recall.100", "success.1,5,10"; without parameters
+//     trec_eval's defaults 5,10,15,20,30,100,200,500,1000 — success 1,5,10),
+//     iprec_at_recall ("iprec_at_recall.0.1,.5"; default 0,.1,…,1) and
+//     Rprec_mult (default .2,.4,…,2). Output names use "_" as trec_eval:
+//     "P.5" → "P_5". The groups "official" and "all_trec" (every implemented
+//     trec_eval measure, in trec_eval's order) are accepted.
+//   - ragbench extensions in trec_eval style: recip_rank_cut.K (RR@K),
+//     ndcg_exp and ndcg_exp_cut.K (exponential gain), judged.K.
+//   - ranx-style names with "@k": ndcg@k, ndcg_burges@k, hit_rate@k (=
+//     success), hits@k is not accepted (ambiguous), mrr@k (RR@k; "mrr" alone
+//     = recip_rank), recall@k, precision@k (= P), map@k (= map_cut), r-precision
+//     (= Rprec), bpref, judged@k, and "name" without @k for map, mrr, ndcg.
+//
+// An unknown name or a bad parameter gives an error naming it. Cutoffs must be
+// positive integers.
+func ParseMeasures(names []string) ([]Measure, error) {
+	var out []Measure
+	seen := map[string]bool{}
+	add := func(m Measure) {
+		if !seen[m.Name] {
+			seen[m.Name] = true
+			out = append(out, m)
+		}
+	}
+	for _, raw := range names {
+		for _, name := range splitMeasureList(raw) {
+			ms, err := parseMeasure(name)
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range ms {
+				add(m)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("eval: no measure given")
+	}
+	return out, nil
+}
+
+// splitMeasureList splits "map ndcg@10" style lists on white space; commas
+// stay (they separate trec_eval parameters).
+func splitMeasureList(s string) []string {
+	return strings.Fields(s)
+}
+
+func parseMeasure(name string) ([]Measure, error) {
+	switch name {
+	case "official":
+		return expandGroup(officialMeasures)
+	case "all_trec":
+		return expandGroup(allTrecMeasures)
+	}
+	if base, ks, ok := strings.Cut(name, "@"); ok {
+		return parseRanx(name, strings.ToLower(base), ks)
+	}
+	base, params, hasParams := strings.Cut(name, ".")
+	switch lower := strings.ToLower(name); lower {
+	case "mrr":
+		return one("recip_rank", RecipRank, 0, 0), nil
+	case "r-precision", "r_precision", "rprec":
+		return one("Rprec", RPrec, 0, 0), nil
+	}
+	simple := map[string]Kind{
+		"runid": RunID, "num_q": NumQ, "num_ret": NumRet, "num_rel": NumRel, "num_rel_ret": NumRelRet,
+		"map": AP, "gm_map": GMAP, "Rprec": RPrec, "bpref": Bpref, "gm_bpref": GMBpref,
+		"recip_rank": RecipRank, "relstring": RelString, "utility": Utility, "11pt_avg": ElevenPtAvg,
+		"ndcg": NDCG, "ndcg_exp": NDCGExp,
+		"set_P": SetP, "set_relative_P": SetRelativeP, "set_recall": SetRecall, "set_map": SetMAP,
+		"set_F": SetF, "num_nonrel_judged_ret": NumNonrelJudgedRet,
+	}
+	if k, ok := simple[base]; ok {
+		if hasParams {
+			return nil, fmt.Errorf("eval: measure %q: parameters for %s are not supported", name, base)
+		}
+		return one(base, k, 0, 0), nil
+	}
+	cutoff := map[string]Kind{
+		"P": P, "recall": Recall, "ndcg_cut": NDCG, "map_cut": MAPCut, "relative_P": RelativeP,
+		"success": Success, "recip_rank_cut": RecipRank, "ndcg_exp_cut": NDCGExp, "judged": Judged,
+	}
+	if k, ok := cutoff[base]; ok {
+		ks := defaultCutoffs
+		switch base {
+		case "success":
+			ks = defaultSuccess
+		case "judged":
+			ks = defaultJudged
+		case "recip_rank_cut", "ndcg_exp_cut":
+			ks = []int{10}
+		}
+		if hasParams {
+			var err error
+			if ks, err = parseCutoffs(name, params); err != nil {
+				return nil, err
+			}
+		}
+		var out []Measure
+		for _, c := range ks {
+			out = append(out, Measure{Name: fmt.Sprintf("%s_%d", base, c), Kind: k, K: c})
+		}
+		return out, nil
+	}
+	real := map[string]Kind{"iprec_at_recall": IPrecAtRecall, "Rprec_mult": RPrecMult}
+	if k, ok := real[base]; ok {
+		xs := defaultIPrec
+		if k == RPrecMult {
+			xs = defaultRPrecMult
+		}
+		if hasParams {
+			xs = nil
+			for _, p := range strings.Split(params, ",") {
+				x, err := strconv.ParseFloat(p, 64)
+				if err != nil || x < 0 || (k == IPrecAtRecall && x > 1) {
+					return nil, fmt.Errorf("eval: measure %q: bad parameter %q", name, p)
+				}
+				xs = append(xs, x)
+			}
+		}
+		var out []Measure
+		for _, x := range xs {
+			out = append(out, Measure{Name: fmt.Sprintf("%s_%.2f", base, x), Kind: k, X: x})
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("eval: unknown measure %q (see 'bench eval --help' for the names)", name)
+}
+
+func one(name string, k Kind, c int, x float64) []Measure {
+	return []Measure{{Name: name, Kind: k, K: c, X: x}}
+}
+
+func expandGroup(names []string) ([]Measure, error) {
+	var out []Measure
+	for _, n := range names {
+		ms, err := parseMeasure(n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ms...)
+	}
+	return out, nil
+}
+
+func parseCutoffs(name, params string) ([]int, error) {
+	var ks []int
+	for _, p := range strings.Split(params, ",") {
+		c, err := strconv.Atoi(p)
+		if err != nil || c <= 0 {
+			return nil, fmt.Errorf("eval: measure %q: cutoff %q is not a positive integer", name, p)
+		}
+		ks = append(ks, c)
+	}
+	return ks, nil
+}
+
+func parseRanx(name, base, ks string) ([]Measure, error) {
+	k, err := strconv.Atoi(ks)
+	if err != nil || k <= 0 {
+		return nil, fmt.Errorf("eval: measure %q: cutoff %q is not a positive integer", name, ks)
+	}
+	var trecBase string
+	switch base {
+	case "ndcg":
+		trecBase = "ndcg_cut"
+	case "ndcg_burges", "ndcg_exp":
+		trecBase = "ndcg_exp_cut"
+	case "hit_rate", "success", "hitrate":
+		trecBase = "success"
+	case "mrr", "rr", "recip_rank":
+		trecBase = "recip_rank_cut"
+	case "recall", "r":
+		trecBase = "recall"
+	case "precision", "p":
+		trecBase = "P"
+	case "map", "ap":
+		trecBase = "map_cut"
+	case "judged":
+		trecBase = "judged"
+	default:
+		return nil, fmt.Errorf("eval: unknown measure %q (ranx-style names: ndcg@k ndcg_burges@k hit_rate@k mrr@k recall@k precision@k map@k judged@k)", name)
+	}
+	return parseMeasure(fmt.Sprintf("%s.%d", trecBase, k))
+}

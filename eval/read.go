@@ -1,0 +1,610 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// SyntaxError reports bad input at a place in a file: File is the path (or
+// the name given to a Parse function), Line is 1-based (0 when the error
+// concerns the whole file), Field names the column or JSON key at fault.
+// Its message reads "file:line: field: message".
+type SyntaxError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *SyntaxError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// QueryMeta is what a labelled-query JSONL file says about a query besides
+// its judgements: Text is the query text ("question" or "text" key) and Slice
+// its slice label ("kind" or "slice" key, e.g. "multi-hop",
+// "unanswerable"). Both are "" when absent or when the qrels format carries
+// no such information (TREC and BEIR qrels).
+type QueryMeta struct {
+	Text  string
+	Slice string
+}
+
+// RunInfo describes a run file as read by ReadRunInfo: Tag is the run tag
+// (6th column of the first line of a TREC run; "" for JSON runs), Format is
+// "trec" or "json", and Results counts the (query, doc) pairs read.
+type RunInfo struct {
+	Tag     string
+	Format  string
+	Results int
+}
+
+// openMaybeGzip opens path, transparently decompressing it when its name ends
+// in ".gz".
+func openMaybeGzip(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasSuffix(path, ".gz") {
+		return f, nil
+	}
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, &SyntaxError{File: path, Msg: "not a gzip file: " + err.Error()}
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{zr, closeBoth{zr, f}}, nil
+}
+
+type closeBoth struct{ a, b io.Closer }
+
+func (c closeBoth) Close() error {
+	err := c.a.Close()
+	if err2 := c.b.Close(); err == nil {
+		err = err2
+	}
+	return err
+}
+
+// lineScanner yields the lines of a text file without BOM, trailing CR or
+// trailing spaces, counting line numbers. Lines may be up to 64 MiB long.
+type lineScanner struct {
+	sc   *bufio.Scanner
+	line int
+	name string
+}
+
+func newLineScanner(r io.Reader, name string) *lineScanner {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	return &lineScanner{sc: sc, name: name}
+}
+
+func (s *lineScanner) Scan() bool {
+	return s.sc.Scan()
+}
+
+// Bytes returns the current line; it is valid until the next Scan.
+func (s *lineScanner) Bytes() []byte {
+	s.line++
+	b := s.sc.Bytes()
+	if s.line == 1 {
+		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	}
+	return bytes.TrimRight(b, "\r")
+}
+
+func (s *lineScanner) Err() error {
+	if err := s.sc.Err(); err != nil {
+		return &SyntaxError{File: s.name, Line: s.line + 1, Msg: err.Error()}
+	}
+	return nil
+}
+
+func (s *lineScanner) errf(field, format string, a ...any) error {
+	return &SyntaxError{File: s.name, Line: s.line, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+// ReadQrels reads relevance judgements from path and returns them with any
+// per-query metadata (query text and slice; entries exist only for JSONL
+// input). A ".gz" suffix means gzip. UTF-8 with or without BOM, LF or CRLF.
+// The format is recognised from the content:
+//
+//   - TREC qrels: "qid iter docid grade" separated by white space; iter is
+//     ignored; grade is an integer (≤ 0 non-relevant, < 0 "in pool but not
+//     judged" as trec_eval).
+//   - BEIR qrels TSV: a header line "query-id<TAB>corpus-id<TAB>score", then
+//     one judgement per line with an integer score.
+//   - Labelled-query JSONL, one query per line, in either shape:
+//     {"id":..,"question":..,"gold":["p-1","p-2"],"kind":..} (binary: each
+//     gold id gets grade 1) or {"qid":..,"text":..,"gold":{"c1":2},"slice":..}
+//     (graded). An empty gold list or object keeps the query in the Qrels
+//     with an empty, non-nil map: the query is unanswerable.
+//
+// Errors are *SyntaxError values naming file, line and field: malformed
+// lines, non-integer grades, a (query, doc) pair judged twice, a query id
+// given twice in JSONL, or a file with no judgement at all.
+func ReadQrels(path string) (Qrels, map[string]QueryMeta, error) {
+	rc, err := openMaybeGzip(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rc.Close()
+	return ParseQrels(rc, path)
+}
+
+// ParseQrels is ReadQrels on an open reader; name is used in error messages.
+func ParseQrels(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(64)
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	head = bytes.TrimLeft(head, " \t\r\n")
+	if len(head) > 0 && head[0] == '{' {
+		return parseQrelsJSONL(br, name)
+	}
+	q, err := parseQrelsText(br, name)
+	return q, map[string]QueryMeta{}, err
+}
+
+func parseQrelsText(r io.Reader, name string) (Qrels, error) {
+	s := newLineScanner(r, name)
+	qrels := Qrels{}
+	beir := false
+	n := 0
+	for s.Scan() {
+		line := s.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var qid, did, grade string
+		if s.line == 1 || (n == 0 && !beir) {
+			if f := strings.Split(string(line), "\t"); len(f) == 3 && strings.TrimSpace(f[0]) == "query-id" {
+				beir = true
+				if strings.TrimSpace(f[1]) != "corpus-id" || strings.TrimSpace(f[2]) != "score" {
+					return nil, s.errf("header", "BEIR qrels header must be \"query-id\\tcorpus-id\\tscore\", got %q", line)
+				}
+				continue
+			}
+		}
+		if beir {
+			f := strings.Split(string(line), "\t")
+			if len(f) != 3 {
+				return nil, s.errf("line", "BEIR qrels line needs 3 tab-separated fields (query-id, corpus-id, score), got %d", len(f))
+			}
+			qid, did, grade = strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])
+		} else {
+			f := strings.Fields(string(line))
+			if len(f) != 4 {
+				return nil, s.errf("line", "TREC qrels line needs 4 fields (qid iter docid grade), got %d", len(f))
+			}
+			qid, did, grade = f[0], f[2], f[3]
+		}
+		if qid == "" {
+			return nil, s.errf("query id", "empty")
+		}
+		if did == "" {
+			return nil, s.errf("doc id", "empty")
+		}
+		g, err := strconv.Atoi(grade)
+		if err != nil {
+			field := "grade"
+			if beir {
+				field = "score"
+			}
+			return nil, s.errf(field, "not an integer: %q", grade)
+		}
+		m := qrels[qid]
+		if m == nil {
+			m = map[string]int{}
+			qrels[qid] = m
+		}
+		if _, dup := m[did]; dup {
+			return nil, s.errf("doc id", "query %q judges doc %q twice", qid, did)
+		}
+		m[did] = g
+		n++
+	}
+	if err := s.Err(); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, &SyntaxError{File: name, Msg: "no judgements found (empty qrels file)"}
+	}
+	return qrels, nil
+}
+
+type jsonlQuery struct {
+	ID       *json.RawMessage `json:"id"`
+	QID      *json.RawMessage `json:"qid"`
+	Question *string          `json:"question"`
+	Text     *string          `json:"text"`
+	Gold     json.RawMessage  `json:"gold"`
+	Kind     *string          `json:"kind"`
+	Slice    *string          `json:"slice"`
+}
+
+// jsonID accepts a string or an integer id.
+func jsonID(raw *json.RawMessage) (string, bool) {
+	if raw == nil {
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(*raw, &s); err == nil {
+		return s, s != ""
+	}
+	var n json.Number
+	if err := json.Unmarshal(*raw, &n); err == nil {
+		if _, err := n.Int64(); err == nil {
+			return n.String(), true
+		}
+	}
+	return "", false
+}
+
+func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
+	s := newLineScanner(r, name)
+	qrels := Qrels{}
+	meta := map[string]QueryMeta{}
+	for s.Scan() {
+		line := s.Bytes()
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var q jsonlQuery
+		dec := json.NewDecoder(bytes.NewReader(line))
+		if err := dec.Decode(&q); err != nil {
+			return nil, nil, s.errf("json", "%v", err)
+		}
+		idField, raw := "id", q.ID
+		if raw == nil {
+			idField, raw = "qid", q.QID
+		}
+		qid, ok := jsonID(raw)
+		if !ok {
+			return nil, nil, s.errf(idField, "missing or not a non-empty string/integer query id (need \"id\" or \"qid\")")
+		}
+		if _, dup := qrels[qid]; dup {
+			return nil, nil, s.errf(idField, "query %q given twice", qid)
+		}
+		if len(q.Gold) == 0 || string(q.Gold) == "null" {
+			return nil, nil, s.errf("gold", "missing (use [] or {} for an unanswerable query)")
+		}
+		m := map[string]int{}
+		switch q.Gold[0] {
+		case '[':
+			var ids []string
+			if err := json.Unmarshal(q.Gold, &ids); err != nil {
+				return nil, nil, s.errf("gold", "must be a list of doc id strings: %v", err)
+			}
+			for _, d := range ids {
+				if d == "" {
+					return nil, nil, s.errf("gold", "empty doc id")
+				}
+				if _, dup := m[d]; dup {
+					return nil, nil, s.errf("gold", "doc %q listed twice", d)
+				}
+				m[d] = 1
+			}
+		case '{':
+			var grades map[string]json.Number
+			dec := json.NewDecoder(bytes.NewReader(q.Gold))
+			dec.UseNumber()
+			if err := dec.Decode(&grades); err != nil {
+				return nil, nil, s.errf("gold", "must map doc id to integer grade: %v", err)
+			}
+			for d, v := range grades {
+				g, err := strconv.Atoi(v.String())
+				if err != nil {
+					return nil, nil, s.errf("gold", "grade of doc %q is not an integer: %s", d, v)
+				}
+				if d == "" {
+					return nil, nil, s.errf("gold", "empty doc id")
+				}
+				m[d] = g
+			}
+		default:
+			return nil, nil, s.errf("gold", "must be a list of doc ids or an object doc id → grade")
+		}
+		qrels[qid] = m
+		var qm QueryMeta
+		if q.Question != nil {
+			qm.Text = *q.Question
+		} else if q.Text != nil {
+			qm.Text = *q.Text
+		}
+		if q.Kind != nil {
+			qm.Slice = *q.Kind
+		} else if q.Slice != nil {
+			qm.Slice = *q.Slice
+		}
+		meta[qid] = qm
+	}
+	if err := s.Err(); err != nil {
+		return nil, nil, err
+	}
+	if len(qrels) == 0 {
+		return nil, nil, &SyntaxError{File: name, Msg: "no queries found (empty qrels file)"}
+	}
+	return qrels, meta, nil
+}
+
+// ReadRun reads a run from path: a TREC run ("qid Q0 docid rank score tag",
+// white-space separated, at least 6 columns, extra columns ignored as
+// trec_eval does; the rank column is ignored) or a ranx-style JSON object
+// {"q1": {"d1": 0.9, ...}, ...}. A ".gz" suffix means gzip; BOM and CRLF
+// are accepted. Results keep file order (see Options.TieBreak).
+//
+// Errors are *SyntaxError values naming file, line and field: malformed
+// lines, a score that is not a finite number (NaN and ±Inf are rejected), a
+// (query, doc) pair retrieved twice (an error, as in trec_eval), or a file
+// with no result.
+func ReadRun(path string) (Run, error) {
+	run, _, err := ReadRunInfo(path)
+	return run, err
+}
+
+// ReadRunInfo is ReadRun that also returns the run tag and format.
+func ReadRunInfo(path string) (Run, RunInfo, error) {
+	rc, err := openMaybeGzip(path)
+	if err != nil {
+		return nil, RunInfo{}, err
+	}
+	defer rc.Close()
+	return ParseRun(rc, path)
+}
+
+// ParseRun is ReadRunInfo on an open reader; name is used in error messages.
+func ParseRun(r io.Reader, name string) (Run, RunInfo, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	head, _ := br.Peek(64)
+	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
+	head = bytes.TrimLeft(head, " \t\r\n")
+	if len(head) > 0 && head[0] == '{' {
+		return parseRunJSON(br, name)
+	}
+	return parseRunTREC(br, name)
+}
+
+func parseRunTREC(r io.Reader, name string) (Run, RunInfo, error) {
+	s := newLineScanner(r, name)
+	run := Run{}
+	info := RunInfo{Format: "trec"}
+	// seen detects duplicate docs per query; reset when the query changes
+	// and, for files that revisit a query, rebuilt lazily.
+	seen := map[string]map[string]struct{}{}
+	var fields [6][]byte
+	for s.Scan() {
+		line := s.Bytes()
+		nf := splitFields(line, fields[:])
+		if nf == 0 {
+			continue
+		}
+		if nf < 6 {
+			return nil, info, s.errf("line", "TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d", nf)
+		}
+		sc, err := strconv.ParseFloat(string(fields[4]), 64)
+		if err != nil {
+			return nil, info, s.errf("score", "not a number: %q", fields[4])
+		}
+		if math.IsNaN(sc) || math.IsInf(sc, 0) {
+			return nil, info, s.errf("score", "not finite: %q", fields[4])
+		}
+		qid := string(fields[0])
+		did := string(fields[2])
+		if info.Results == 0 {
+			info.Tag = string(fields[5])
+		}
+		set := seen[qid]
+		if set == nil {
+			set = map[string]struct{}{}
+			seen[qid] = set
+		}
+		if _, dup := set[did]; dup {
+			return nil, info, s.errf("doc id", "query %q retrieves doc %q twice (trec_eval rejects duplicate docs)", qid, did)
+		}
+		set[did] = struct{}{}
+		run[qid] = append(run[qid], Result{DocID: did, Score: sc})
+		info.Results++
+	}
+	if err := s.Err(); err != nil {
+		return nil, info, err
+	}
+	if info.Results == 0 {
+		return nil, info, &SyntaxError{File: name, Msg: "no results found (empty run file)"}
+	}
+	return run, info, nil
+}
+
+// splitFields splits line on spaces and tabs into at most len(dst) leading
+// fields and returns how many fields the line has (counting past len(dst)
+// only up to len(dst)+1).
+func splitFields(line []byte, dst [][]byte) int {
+	n := 0
+	i := 0
+	for i < len(line) {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i >= len(line) {
+			break
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' {
+			j++
+		}
+		if n < len(dst) {
+			dst[n] = line[i:j]
+		} else {
+			return n + 1
+		}
+		n++
+		i = j
+	}
+	return n
+}
+
+func parseRunJSON(r io.Reader, name string) (Run, RunInfo, error) {
+	info := RunInfo{Format: "json"}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, info, &SyntaxError{File: name, Msg: err.Error()}
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	lineOf := func(off int64) int {
+		if off > int64(len(data)) {
+			off = int64(len(data))
+		}
+		return 1 + bytes.Count(data[:off], []byte("\n"))
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	fail := func(field, format string, a ...any) (Run, RunInfo, error) {
+		return nil, info, &SyntaxError{File: name, Line: lineOf(dec.InputOffset()), Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('{') {
+		return fail("json", "a ranx run must be an object {\"query id\": {\"doc id\": score}}")
+	}
+	run := Run{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fail("json", "%v", err)
+		}
+		qid := tok.(string)
+		if _, dup := run[qid]; dup {
+			return fail("query id", "query %q given twice", qid)
+		}
+		if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+			return fail("query id", "query %q: value must be an object {\"doc id\": score}", qid)
+		}
+		res := []Result{}
+		seen := map[string]struct{}{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return fail("json", "%v", err)
+			}
+			did := tok.(string)
+			tok, err = dec.Token()
+			if err != nil {
+				return fail("json", "%v", err)
+			}
+			num, ok := tok.(json.Number)
+			if !ok {
+				return fail("score", "query %q doc %q: score is not a number: %v", qid, did, tok)
+			}
+			sc, err := strconv.ParseFloat(num.String(), 64)
+			if err != nil || math.IsInf(sc, 0) || math.IsNaN(sc) {
+				return fail("score", "query %q doc %q: score not finite: %s", qid, did, num)
+			}
+			if _, dup := seen[did]; dup {
+				return fail("doc id", "query %q retrieves doc %q twice", qid, did)
+			}
+			seen[did] = struct{}{}
+			res = append(res, Result{DocID: did, Score: sc})
+		}
+		if _, err := dec.Token(); err != nil {
+			return fail("json", "%v", err)
+		}
+		run[qid] = res
+		info.Results += len(res)
+	}
+	if _, err := dec.Token(); err != nil {
+		return fail("json", "%v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fail("json", "unexpected data after the run object")
+	}
+	if info.Results == 0 {
+		return nil, info, &SyntaxError{File: name, Msg: "no results found (empty run)"}
+	}
+	return run, info, nil
+}
+
+// WriteRunTREC writes run in TREC format, one "qid Q0 docid rank score tag"
+// line per result, queries in byte order of their ids and results in the
+// order of Sort (score descending, ties by doc id descending; rank from 1).
+// Scores are printed with the shortest representation that round-trips.
+// tag must be non-empty and contain no white space.
+func WriteRunTREC(w io.Writer, run Run, tag string) error {
+	if tag == "" || strings.ContainsAny(tag, " \t\r\n") {
+		return fmt.Errorf("eval: run tag %q must be non-empty and contain no white space", tag)
+	}
+	bw := bufio.NewWriter(w)
+	for _, qid := range sortedKeys(run) {
+		if strings.ContainsAny(qid, " \t\r\n") || qid == "" {
+			return fmt.Errorf("eval: query id %q cannot be written in TREC format", qid)
+		}
+		res := append([]Result(nil), run[qid]...)
+		Sort(res, TieDocIDDesc)
+		for i, r := range res {
+			if strings.ContainsAny(r.DocID, " \t\r\n") || r.DocID == "" {
+				return fmt.Errorf("eval: doc id %q cannot be written in TREC format", r.DocID)
+			}
+			if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
+				return fmt.Errorf("eval: query %q doc %q: score %v not finite", qid, r.DocID, r.Score)
+			}
+			fmt.Fprintf(bw, "%s Q0 %s %d %s %s\n", qid, r.DocID, i+1, strconv.FormatFloat(r.Score, 'g', -1, 64), tag)
+		}
+	}
+	return bw.Flush()
+}
+
+// WriteQrelsTREC writes qrels in TREC format ("qid 0 docid grade"), queries
+// and docs in byte order of their ids. Unanswerable queries (no judgement at
+// all) cannot be represented in TREC qrels and are skipped; the number
+// skipped is returned.
+func WriteQrelsTREC(w io.Writer, qrels Qrels) (skipped int, err error) {
+	bw := bufio.NewWriter(w)
+	for _, qid := range sortedKeys(qrels) {
+		m := qrels[qid]
+		if len(m) == 0 {
+			skipped++
+			continue
+		}
+		if strings.ContainsAny(qid, " \t\r\n") {
+			return skipped, fmt.Errorf("eval: query id %q cannot be written in TREC format", qid)
+		}
+		for _, did := range sortedKeys(m) {
+			if strings.ContainsAny(did, " \t\r\n") {
+				return skipped, fmt.Errorf("eval: doc id %q cannot be written in TREC format", did)
+			}
+			fmt.Fprintf(bw, "%s 0 %s %d\n", qid, did, m[did])
+		}
+	}
+	return skipped, bw.Flush()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
