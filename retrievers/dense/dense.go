@@ -1,0 +1,455 @@
+// Package dense is ragbench's dense (bi-encoder) retriever: chunk texts are
+// embedded once by an EmbedFunc (the ONNX layer, cached), stored in a
+// chromem-go v0.7.0 collection, and searched exhaustively by cosine
+// similarity (exact, no approximate index).
+//
+// chromem-go is used with precomputed embeddings only (documents are added
+// with Embedding set, so chromem never calls an embedder). Three of its
+// behaviours are handled here: asking for more results than documents is an
+// error in chromem (k is clamped to the collection size); results with equal
+// similarity come back in nondeterministic order, and the top-k cut may pick
+// any of them (results are re-sorted by score, then id, and the cut is widened
+// until no tie crosses it); NewPersistentDB writes one file per document
+// (Save and Load use one Export file instead).
+package dense
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	chromem "github.com/philippgille/chromem-go"
+
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/retrievers"
+)
+
+// EmbedFunc embeds texts with a bi-encoder: one vector per text, in order,
+// all of the same dimension. query tells whether the texts are queries (true)
+// or passages (false), for models that embed them differently (e5's
+// "query: "/"passage: " prefixes, bge's query instruction). Vectors need not
+// be normalised (they are L2-normalised before cosine search) but must be
+// finite and non-zero.
+type EmbedFunc func(ctx context.Context, texts []string, query bool) ([][]float32, error)
+
+// Defaults for Options' zero values.
+const (
+	DefaultBatchSize   = 64
+	DefaultConcurrency = 4
+	collectionName     = "ragbench"
+)
+
+// Options configure a dense retriever. The zero value is usable.
+type Options struct {
+	// BatchSize is the most texts per EmbedFunc call (chunks when building,
+	// queries when searching), > 0; 0 means DefaultBatchSize (64).
+	BatchSize int
+	// Concurrency is how many goroutines add documents to the chromem
+	// collection, > 0; 0 means DefaultConcurrency (4). It does not affect
+	// results.
+	Concurrency int
+	// Model identifies the embedding model (e.g. "use-lite" or a model
+	// folder's hash). It is recorded by Save and, when both are non-empty,
+	// Load refuses an index saved with another model.
+	Model string
+}
+
+func (o Options) resolve() (Options, error) {
+	if o.BatchSize == 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.BatchSize < 0 {
+		return o, fmt.Errorf("dense: batch size: must be > 0, got %d", o.BatchSize)
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = DefaultConcurrency
+	}
+	if o.Concurrency < 0 {
+		return o, fmt.Errorf("dense: concurrency: must be > 0, got %d", o.Concurrency)
+	}
+	return o, nil
+}
+
+// Retriever is a dense retriever over a chromem-go collection; it implements
+// retrievers.Retriever. Search is safe for concurrent use.
+type Retriever struct {
+	db    *chromem.DB
+	coll  *chromem.Collection
+	embed EmbedFunc
+	opts  Options
+	dim   int
+	n     int
+	bytes int64
+	build time.Duration
+
+	mu        sync.Mutex      // guards latencies
+	latencies []time.Duration // per query: embedding share + search
+}
+
+// New embeds every chunk's IndexText (title prepended or not, as the chunk
+// says) with embed(…, false) in batches of opts.BatchSize and builds the
+// collection, keyed by chunk id.
+//
+// Errors: no chunks ("empty corpus"); two chunks with one id (naming both
+// positions); an EmbedFunc error, wrong vector count, a vector of another
+// dimension, or a zero, NaN or infinite vector (naming the chunk id).
+func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Options) (*Retriever, error) {
+	start := time.Now()
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if embed == nil {
+		return nil, errors.New("dense: embed function is nil")
+	}
+	if len(chunks) == 0 {
+		return nil, errors.New("dense: empty corpus: no chunks to index")
+	}
+	pos := make(map[string]int, len(chunks))
+	for i, c := range chunks {
+		if c.ID == "" {
+			return nil, fmt.Errorf("dense: chunk %d: empty id", i)
+		}
+		if j, dup := pos[c.ID]; dup {
+			return nil, fmt.Errorf("dense: chunks %d and %d: duplicate id %q", j, i, c.ID)
+		}
+		pos[c.ID] = i
+	}
+	docs := make([]chromem.Document, 0, len(chunks))
+	texts := make([]string, 0, o.BatchSize)
+	dim := 0
+	for b := 0; b < len(chunks); b += o.BatchSize {
+		batch := chunks[b:min(b+o.BatchSize, len(chunks))]
+		texts = texts[:0]
+		for _, c := range batch {
+			texts = append(texts, c.IndexText())
+		}
+		vecs, err := embed(ctx, texts, false)
+		if err != nil {
+			return nil, fmt.Errorf("dense: embedding chunks %d–%d: %w", b, b+len(batch)-1, err)
+		}
+		if len(vecs) != len(batch) {
+			return nil, fmt.Errorf("dense: embedding chunks %d–%d: got %d vectors for %d texts", b, b+len(batch)-1, len(vecs), len(batch))
+		}
+		for i, v := range vecs {
+			if dim == 0 {
+				dim = len(v)
+			}
+			if err := checkVector(v, dim); err != nil {
+				return nil, fmt.Errorf("dense: chunk %q: %w", batch[i].ID, err)
+			}
+			docs = append(docs, chromem.Document{ID: batch[i].ID, Embedding: normalized(v)})
+		}
+	}
+	r, err := fromDocuments(ctx, docs, dim, embed, o)
+	if err != nil {
+		return nil, err
+	}
+	r.build = time.Since(start)
+	return r, nil
+}
+
+// fromDocuments builds the chromem collection from normalised documents.
+func fromDocuments(ctx context.Context, docs []chromem.Document, dim int, embed EmbedFunc, o Options) (*Retriever, error) {
+	db := chromem.NewDB()
+	meta := map[string]string{"ragbench.model": o.Model, "ragbench.dim": strconv.Itoa(dim)}
+	coll, err := db.CreateCollection(collectionName, meta, refuseEmbedding)
+	if err != nil {
+		return nil, fmt.Errorf("dense: %w", err)
+	}
+	if err := coll.AddDocuments(ctx, docs, o.Concurrency); err != nil {
+		return nil, fmt.Errorf("dense: %w", err)
+	}
+	r := &Retriever{db: db, coll: coll, embed: embed, opts: o, dim: dim, n: len(docs)}
+	for _, d := range docs {
+		r.bytes += int64(4*len(d.Embedding) + len(d.ID))
+	}
+	return r, nil
+}
+
+// refuseEmbedding is the collection's chromem.EmbeddingFunc: every document
+// and query arrives with its embedding, so a call means a bug.
+func refuseEmbedding(context.Context, string) ([]float32, error) {
+	return nil, errors.New("dense: chromem asked to embed text; ragbench passes precomputed embeddings only")
+}
+
+// checkVector reports a vector chromem cannot search with: wrong dimension,
+// NaN or infinite components, or zero length.
+func checkVector(v []float32, dim int) error {
+	if len(v) != dim {
+		return fmt.Errorf("embedding has dimension %d, want %d", len(v), dim)
+	}
+	var ss float64
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("embedding component %d is %v", i, x)
+		}
+		ss += float64(x) * float64(x)
+	}
+	if ss == 0 {
+		return errors.New("embedding is the zero vector (no direction for cosine)")
+	}
+	return nil
+}
+
+// normalized returns v / ‖v‖₂, computed in float64 (v unchanged).
+func normalized(v []float32) []float32 {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	n := math.Sqrt(ss)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) / n)
+	}
+	return out
+}
+
+// Search implements retrievers.Retriever: queries are embedded with
+// embed(…, true) in batches of BatchSize, and each gets the min(k, N) chunks
+// of highest cosine similarity (in [−1, 1], as float64), sorted by score
+// descending, ties by chunk id ascending — the same whatever chromem's
+// internal order. A query whose embedding is the zero vector gets an empty
+// list (it has no direction). k ≤ 0 is an error, as are EmbedFunc errors and
+// NaN, infinite or wrong-dimension query vectors (naming the query id).
+func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k int) (eval.Run, error) {
+	if k <= 0 {
+		return nil, fmt.Errorf("dense: k must be > 0, got %d", k)
+	}
+	out := make(eval.Run, len(queries))
+	lat := make([]time.Duration, 0, len(queries))
+	texts := make([]string, 0, r.opts.BatchSize)
+	for b := 0; b < len(queries); b += r.opts.BatchSize {
+		batch := queries[b:min(b+r.opts.BatchSize, len(queries))]
+		texts = texts[:0]
+		for _, q := range batch {
+			texts = append(texts, q.Text)
+		}
+		t0 := time.Now()
+		vecs, err := r.embed(ctx, texts, true)
+		if err != nil {
+			return nil, fmt.Errorf("dense: embedding queries %q–%q: %w", batch[0].ID, batch[len(batch)-1].ID, err)
+		}
+		if len(vecs) != len(batch) {
+			return nil, fmt.Errorf("dense: embedding queries %q–%q: got %d vectors for %d texts", batch[0].ID, batch[len(batch)-1].ID, len(vecs), len(batch))
+		}
+		share := time.Since(t0) / time.Duration(len(batch))
+		for i, q := range batch {
+			t1 := time.Now()
+			l, err := r.searchVector(ctx, vecs[i], k)
+			if err != nil {
+				return nil, fmt.Errorf("dense: query %q: %w", q.ID, err)
+			}
+			out[q.ID] = l
+			lat = append(lat, share+time.Since(t1))
+		}
+	}
+	r.mu.Lock()
+	r.latencies = append(r.latencies, lat...)
+	r.mu.Unlock()
+	return out, nil
+}
+
+// searchVector returns the top min(k, N) chunks for one query vector.
+func (r *Retriever) searchVector(ctx context.Context, v []float32, k int) ([]eval.Result, error) {
+	if len(v) == r.dim {
+		allZero := true
+		for _, x := range v {
+			if x != 0 {
+				allZero = false
+				break
+			}
+		}
+		if allZero {
+			return []eval.Result{}, nil
+		}
+	}
+	if err := checkVector(v, r.dim); err != nil {
+		return nil, err
+	}
+	v = normalized(v)
+	k = min(k, r.n)
+	// Ask for one more than k; while the last fetched result ties with the
+	// k-th, chromem may have cut among equal scores, so fetch more.
+	for m := min(k+1, r.n); ; m = min(2*m, r.n) {
+		res, err := r.coll.QueryEmbedding(ctx, v, m, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		l := make([]eval.Result, len(res))
+		for i, x := range res {
+			l[i] = eval.Result{DocID: x.ID, Score: float64(x.Similarity)}
+		}
+		slices.SortFunc(l, func(a, b eval.Result) int {
+			if c := cmp.Compare(b.Score, a.Score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.DocID, b.DocID)
+		})
+		if m == r.n || len(l) <= k || l[len(l)-1].Score < l[k-1].Score {
+			return l[:min(k, len(l)):min(k, len(l))], nil
+		}
+	}
+}
+
+// Stats implements retrievers.Retriever. IndexBytes is the vectors (4 bytes
+// per component) plus ids; latencies are per query: that query's share of
+// its batch's embedding time plus its search time (nearest-rank
+// percentiles).
+func (r *Retriever) Stats() retrievers.Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return retrievers.Stats{
+		Build:      r.build,
+		IndexBytes: r.bytes,
+		Queries:    len(r.latencies),
+		LatencyP50: percentile(r.latencies, 0.50),
+		LatencyP95: percentile(r.latencies, 0.95),
+	}
+}
+
+// Len returns the number of indexed chunks; Dim their embedding dimension.
+func (r *Retriever) Len() int { return r.n }
+
+// Dim returns the embedding dimension.
+func (r *Retriever) Dim() int { return r.dim }
+
+// fileMagic starts every file Save writes; a JSON header line follows it,
+// then chromem's Export stream.
+const fileMagic = "ragbench-dense v1 "
+
+// header is the JSON line before the chromem stream in a saved index.
+type header struct {
+	Model string `json:"model"`
+	Dim   int    `json:"dim"`
+	Count int    `json:"count"`
+}
+
+// Save writes the index to one file at path, atomically (a temporary file in
+// the same folder is written, synced and renamed over path): a header line
+// ("ragbench-dense v1 " + JSON of model, dimension, count), then chromem's
+// Export stream (gob, gzip-compressed) — one file, not NewPersistentDB's one
+// file per document.
+func (r *Retriever) Save(path string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("dense: save: %w", err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	fail := func(err error) error {
+		f.Close()
+		return fmt.Errorf("dense: save %s: %w", path, err)
+	}
+	h, err := json.Marshal(header{Model: r.opts.Model, Dim: r.dim, Count: r.n})
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := fmt.Fprintf(f, "%s%s\n", fileMagic, h); err != nil {
+		return fail(err)
+	}
+	if err := r.db.ExportToWriter(f, true, "", collectionName); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("dense: save %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("dense: save %s: %w", path, err)
+	}
+	return nil
+}
+
+// Load reads an index written by Save; embed is used for queries only, and
+// opts.BatchSize for query batches. Errors: unreadable file or not written by
+// Save; opts.Model and the saved model both non-empty and different; a
+// collection whose size or vector dimensions disagree with the header.
+func Load(ctx context.Context, path string, embed EmbedFunc, opts Options) (*Retriever, error) {
+	start := time.Now()
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if embed == nil {
+		return nil, errors.New("dense: embed function is nil")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dense: load: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	line, err := br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, fileMagic) {
+		return nil, fmt.Errorf("dense: load %s:1: not a ragbench dense index (want a %q header)", path, strings.TrimSpace(fileMagic))
+	}
+	var h header
+	if err := json.Unmarshal([]byte(line[len(fileMagic):]), &h); err != nil {
+		return nil, fmt.Errorf("dense: load %s:1: header: %w", path, err)
+	}
+	if h.Dim <= 0 || h.Count <= 0 {
+		return nil, fmt.Errorf("dense: load %s:1: header: dim %d, count %d (want both > 0)", path, h.Dim, h.Count)
+	}
+	if o.Model != "" && h.Model != "" && o.Model != h.Model {
+		return nil, fmt.Errorf("dense: load %s: index built with model %q, not %q", path, h.Model, o.Model)
+	}
+	if o.Model == "" {
+		o.Model = h.Model
+	}
+	db := chromem.NewDB()
+	body := io.NewSectionReader(f, int64(len(line)), math.MaxInt64-int64(len(line)))
+	if err := db.ImportFromReader(body, "", collectionName); err != nil {
+		return nil, fmt.Errorf("dense: load %s: %w", path, err)
+	}
+	coll := db.GetCollection(collectionName, refuseEmbedding)
+	if coll == nil {
+		return nil, fmt.Errorf("dense: load %s: no %q collection", path, collectionName)
+	}
+	if n := coll.Count(); n != h.Count {
+		return nil, fmt.Errorf("dense: load %s: %d vectors, header says %d", path, n, h.Count)
+	}
+	r := &Retriever{db: db, coll: coll, embed: embed, opts: o, dim: h.Dim, n: h.Count}
+	// One full query checks every vector's dimension (chromem fails on a
+	// length mismatch) and sizes the index.
+	probe := make([]float32, h.Dim)
+	probe[0] = 1
+	all, err := coll.QueryEmbedding(ctx, probe, h.Count, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("dense: load %s: %w", path, err)
+	}
+	for _, d := range all {
+		r.bytes += int64(4*len(d.Embedding) + len(d.ID))
+	}
+	r.build = time.Since(start)
+	return r, nil
+}
+
+// percentile returns the nearest-rank p-quantile of d (the ⌈p·n⌉-th
+// smallest), or 0 for an empty d.
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(math.Ceil(p*float64(len(s)))) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
