@@ -1,0 +1,486 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ragbench/ragbench/stats"
+)
+
+// Format is an output format of Report.Write; the string values are the
+// ones accepted by bench compare --format.
+type Format string
+
+// The formats of Report.Write.
+const (
+	// Table is an aligned plain-text table for terminals (Unicode
+	// superscript letters), followed by the notes and the pairwise table.
+	Table Format = "table"
+	// Markdown renders the same content as GitHub-flavoured Markdown tables
+	// (<sup> letters, best mean per metric in bold).
+	Markdown Format = "md"
+	// LaTeX renders a booktabs tabular with $^{ab}$ letters and the best mean
+	// per metric in bold, preceded by the notes as % comments.
+	LaTeX Format = "latex"
+	// CSV writes one row per comparison with the JSON pair fields as header.
+	CSV Format = "csv"
+	// JSON writes the whole report; "pairs" holds one object per comparison
+	// (a, b, metric, n, mean_a, mean_b, statistic, p, p_adjusted,
+	// significant, ci_low, ci_high, …). Undefined numbers are null.
+	JSON Format = "json"
+)
+
+// ParseFormat returns the Format named s ("markdown" and "tex" are aliases),
+// or an error listing the valid names.
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "table", "text", "":
+		return Table, nil
+	case "md", "markdown":
+		return Markdown, nil
+	case "latex", "tex":
+		return LaTeX, nil
+	case "csv":
+		return CSV, nil
+	case "json":
+		return JSON, nil
+	}
+	return "", fmt.Errorf("unknown format %q (want one of table, md, latex, csv, json)", s)
+}
+
+// Write renders r to w in format f. Errors come from w or an unknown format.
+func (r *Report) Write(w io.Writer, f Format) error {
+	switch f {
+	case Table, "":
+		return r.writeText(w, false)
+	case Markdown:
+		return r.writeText(w, true)
+	case LaTeX:
+		return r.writeLaTeX(w)
+	case CSV:
+		return r.writeCSV(w)
+	case JSON:
+		return r.writeJSON(w)
+	}
+	return fmt.Errorf("unknown format %q", f)
+}
+
+var superscripts = map[rune]string{
+	'a': "ᵃ", 'b': "ᵇ", 'c': "ᶜ", 'd': "ᵈ", 'e': "ᵉ", 'f': "ᶠ", 'g': "ᵍ", 'h': "ʰ", 'i': "ⁱ",
+	'j': "ʲ", 'k': "ᵏ", 'l': "ˡ", 'm': "ᵐ", 'n': "ⁿ", 'o': "ᵒ", 'p': "ᵖ", 'r': "ʳ", 's': "ˢ",
+	't': "ᵗ", 'u': "ᵘ", 'v': "ᵛ", 'w': "ʷ", 'x': "ˣ", 'y': "ʸ", 'z': "ᶻ",
+}
+
+// beatLetters returns the letters of the systems that system s beats on
+// metric m, joined ("ab") or comma-separated when a label is longer than
+// one character.
+func (r *Report) beatLetters(s, m int) string {
+	var ls []string
+	long := false
+	for _, j := range r.Beats[s][m] {
+		ls = append(ls, r.Letters[j])
+		long = long || len(r.Letters[j]) > 1
+	}
+	if long {
+		return strings.Join(ls, ",")
+	}
+	return strings.Join(ls, "")
+}
+
+func superscript(s string) string {
+	var b strings.Builder
+	for _, c := range s {
+		if sup, ok := superscripts[c]; ok {
+			b.WriteString(sup)
+		} else {
+			b.WriteString("^" + string(c))
+		}
+	}
+	return b.String()
+}
+
+// best returns, per metric, the index of the system with the highest mean
+// (-1 when tied at the top).
+func (r *Report) best() []int {
+	out := make([]int, len(r.Metrics))
+	for m := range r.Metrics {
+		out[m] = -1
+		top := math.Inf(-1)
+		for s := range r.Systems {
+			switch v := r.Means[s][m]; {
+			case v > top:
+				top, out[m] = v, s
+			case v == top:
+				out[m] = -1
+			}
+		}
+	}
+	return out
+}
+
+func fmtP(p float64) string {
+	if p < 1e-4 {
+		return strconv.FormatFloat(p, 'e', 1, 64)
+	}
+	return strconv.FormatFloat(p, 'f', 4, 64)
+}
+
+func fmtF(v float64, prec int) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Notes returns the report's explanatory sentences: the test, the
+// correction and how many comparisons it covered, how to read the letters,
+// one minimum-detectable-difference sentence per metric, then warnings.
+func (r *Report) Notes() []string {
+	o := r.Options
+	var notes []string
+	test := "Test: " + o.Test.Description()
+	switch o.Test {
+	case stats.Randomization:
+		test += fmt.Sprintf(", exact enumeration when ≤ 20 queries differ, else %s random sign flips (p = (b+1)/(B+1))", thousands(o.Permutations))
+	case stats.Tukey:
+		test += fmt.Sprintf(", %s permutations", thousands(o.Permutations))
+	case stats.Bootstrap:
+		test += fmt.Sprintf(", %s resamples", thousands(o.Resamples))
+	}
+	if o.Test == stats.Randomization || o.Test == stats.Tukey || o.Test == stats.Bootstrap {
+		test += fmt.Sprintf(", seed %d", o.Seed)
+	}
+	notes = append(notes, test+".")
+	mode := "all pairs"
+	if o.Baseline != "" {
+		mode = "each system against baseline " + o.Baseline
+	}
+	pairs := 0
+	if len(r.Metrics) > 0 {
+		pairs = r.Comparisons / len(r.Metrics)
+	}
+	notes = append(notes, fmt.Sprintf("Correction: %s over %d comparisons (%s: %d pairs × %d metrics); significant when the adjusted p ≤ %g.",
+		o.Correction.Description(), r.Comparisons, mode, pairs, len(r.Metrics), o.Alpha))
+	notes = append(notes, "A superscript letter marks a system that is significantly better than the system with that letter.")
+	for _, m := range r.MDD {
+		if m.Pairs == 0 {
+			continue
+		}
+		s := fmt.Sprintf("With %d queries, differences in %s below %.3f are noise: that is the minimum detectable difference at 80%% power (paired t, α = %g)", m.N, m.Metric, m.Median, o.Alpha)
+		if m.Pairs > 1 {
+			s += fmt.Sprintf(", median over %d pairs, range %.3f–%.3f", m.Pairs, m.Min, m.Max)
+		}
+		notes = append(notes, s+".")
+	}
+	return notes
+}
+
+// pairWarnings returns the distinct warnings of the pairs, each with the
+// number of pairs it applies to.
+func (r *Report) allWarnings() []string {
+	out := append([]string(nil), r.Warnings...)
+	count := map[string]int{}
+	var order []string
+	for _, p := range r.Pairs {
+		for _, w := range p.Warnings {
+			if count[w] == 0 {
+				order = append(order, w)
+			}
+			count[w]++
+		}
+	}
+	for _, w := range order {
+		out = append(out, fmt.Sprintf("%s (%d of %d comparisons)", w, count[w], len(r.Pairs)))
+	}
+	return out
+}
+
+func (r *Report) writeText(w io.Writer, md bool) error {
+	var buf bytes.Buffer
+	best := r.best()
+	cell := func(s, m int) string {
+		v := fmtF(r.Means[s][m], 4)
+		l := r.beatLetters(s, m)
+		if md {
+			if best[m] == s {
+				v = "**" + v + "**"
+			}
+			if l != "" {
+				v += "<sup>" + l + "</sup>"
+			}
+			return v
+		}
+		return v + superscript(l)
+	}
+	if md {
+		buf.WriteString("| | System |")
+		for _, m := range r.Metrics {
+			buf.WriteString(" " + m + " |")
+		}
+		buf.WriteString("\n|---|---|" + strings.Repeat("---:|", len(r.Metrics)) + "\n")
+		for s, name := range r.Systems {
+			fmt.Fprintf(&buf, "| %s | %s |", r.Letters[s], mdEscape(name))
+			for m := range r.Metrics {
+				buf.WriteString(" " + cell(s, m) + " |")
+			}
+			buf.WriteString("\n")
+		}
+		buf.WriteString("\n")
+		for _, n := range r.Notes() {
+			buf.WriteString(n + "\n\n")
+		}
+		if ws := r.allWarnings(); len(ws) > 0 {
+			buf.WriteString("Warnings:\n\n")
+			for _, x := range ws {
+				buf.WriteString("- " + x + "\n")
+			}
+			buf.WriteString("\n")
+		}
+		if len(r.Pairs) > 0 {
+			buf.WriteString("| Metric | A | B | Mean A | Mean B | A − B | 95% CI | d_z | W/T/L | p | p adj. | Sig. |\n")
+			buf.WriteString("|---|---|---|---:|---:|---:|---|---:|---|---:|---:|---|\n")
+			for _, p := range r.Pairs {
+				fmt.Fprintf(&buf, "| %s |\n", strings.Join(pairCells(p), " | "))
+			}
+		}
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "\tSystem")
+	for _, m := range r.Metrics {
+		fmt.Fprint(tw, "\t"+m)
+	}
+	fmt.Fprintln(tw, "\t")
+	for s, name := range r.Systems {
+		fmt.Fprintf(tw, "%s\t%s", r.Letters[s], name)
+		for m := range r.Metrics {
+			fmt.Fprint(tw, "\t"+cell(s, m))
+		}
+		fmt.Fprintln(tw, "\t")
+	}
+	tw.Flush()
+	buf.WriteString("\n")
+	for _, n := range r.Notes() {
+		buf.WriteString(n + "\n")
+	}
+	if ws := r.allWarnings(); len(ws) > 0 {
+		buf.WriteString("\nWarnings:\n")
+		for _, x := range ws {
+			buf.WriteString("  - " + x + "\n")
+		}
+	}
+	if len(r.Pairs) > 0 {
+		buf.WriteString("\n")
+		tw = tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "Metric\tA\tB\tMean A\tMean B\tA − B\t95% CI\td_z\tW/T/L\tp\tp adj.\tSig.\t")
+		for _, p := range r.Pairs {
+			fmt.Fprintln(tw, strings.Join(pairCells(p), "\t")+"\t")
+		}
+		tw.Flush()
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func pairCells(p Pair) []string {
+	e := p.Effect
+	sig := ""
+	if p.Significant {
+		sig = "yes"
+	}
+	return []string{
+		p.Metric, p.A, p.B, fmtF(p.MeanA, 4), fmtF(p.MeanB, 4), fmtSigned(e.MeanDiff),
+		"[" + fmtSigned(e.CILow) + ", " + fmtSigned(e.CIHigh) + "]", fmtF(e.DZ, 2),
+		fmt.Sprintf("%d/%d/%d", e.Wins, e.Ties, e.Losses), fmtP(p.P), fmtP(p.PAdjusted), sig,
+	}
+}
+
+func fmtSigned(v float64) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', 4, 64)
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+func latexEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`, "{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`)
+	return r.Replace(s)
+}
+
+func (r *Report) writeLaTeX(w io.Writer) error {
+	var b bytes.Buffer
+	for _, n := range r.Notes() {
+		b.WriteString("% " + n + "\n")
+	}
+	for _, x := range r.allWarnings() {
+		b.WriteString("% Warning: " + x + "\n")
+	}
+	best := r.best()
+	b.WriteString("\\begin{tabular}{ll" + strings.Repeat("r", len(r.Metrics)) + "}\n\\toprule\n & System")
+	for _, m := range r.Metrics {
+		b.WriteString(" & " + latexEscape(m))
+	}
+	b.WriteString(" \\\\\n\\midrule\n")
+	for s, name := range r.Systems {
+		fmt.Fprintf(&b, "%s & %s", r.Letters[s], latexEscape(name))
+		for m := range r.Metrics {
+			v := fmtF(r.Means[s][m], 4)
+			if best[m] == s {
+				v = "\\textbf{" + v + "}"
+			}
+			if l := r.beatLetters(s, m); l != "" {
+				v += "$^{" + l + "}$"
+			}
+			b.WriteString(" & " + v)
+		}
+		b.WriteString(" \\\\\n")
+	}
+	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// jsonPair is the JSON (and CSV) form of a Pair; NaN and ±Inf become null.
+type jsonPair struct {
+	A           string   `json:"a"`
+	B           string   `json:"b"`
+	Metric      string   `json:"metric"`
+	N           int      `json:"n"`
+	MeanA       *float64 `json:"mean_a"`
+	MeanB       *float64 `json:"mean_b"`
+	MeanDiff    *float64 `json:"mean_diff"`
+	Statistic   *float64 `json:"statistic"`
+	P           *float64 `json:"p"`
+	PAdjusted   *float64 `json:"p_adjusted"`
+	Significant bool     `json:"significant"`
+	CILow       *float64 `json:"ci_low"`
+	CIHigh      *float64 `json:"ci_high"`
+	CIMethod    string   `json:"ci_method"`
+	DZ          *float64 `json:"d_z"`
+	Wins        int      `json:"wins"`
+	Ties        int      `json:"ties"`
+	Losses      int      `json:"losses"`
+	MDD         *float64 `json:"mdd"`
+	Exact       bool     `json:"exact"`
+	Samples     int      `json:"samples"`
+	Warnings    []string `json:"warnings,omitempty"`
+}
+
+func num(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func toJSONPair(p Pair) jsonPair {
+	e := p.Effect
+	return jsonPair{
+		A: p.A, B: p.B, Metric: p.Metric, N: p.N, MeanA: num(p.MeanA), MeanB: num(p.MeanB),
+		MeanDiff: num(e.MeanDiff), Statistic: num(p.Statistic), P: num(p.P), PAdjusted: num(p.PAdjusted),
+		Significant: p.Significant, CILow: num(e.CILow), CIHigh: num(e.CIHigh), CIMethod: e.CIMethod,
+		DZ: num(e.DZ), Wins: e.Wins, Ties: e.Ties, Losses: e.Losses, MDD: num(e.MDD),
+		Exact: p.Exact, Samples: p.Samples, Warnings: p.Warnings,
+	}
+}
+
+func (r *Report) writeJSON(w io.Writer) error {
+	type system struct {
+		Name   string              `json:"name"`
+		Letter string              `json:"letter"`
+		Means  map[string]*float64 `json:"means"`
+		Beats  map[string][]string `json:"beats"`
+	}
+	doc := struct {
+		Test         stats.Test       `json:"test"`
+		Correction   stats.Correction `json:"correction"`
+		Alpha        float64          `json:"alpha"`
+		Permutations int              `json:"permutations"`
+		Resamples    int              `json:"resamples"`
+		Seed         uint64           `json:"seed"`
+		Baseline     string           `json:"baseline,omitempty"`
+		Comparisons  int              `json:"comparisons"`
+		Metrics      []string         `json:"metrics"`
+		Queries      map[string]int   `json:"queries"`
+		Systems      []system         `json:"systems"`
+		Pairs        []jsonPair       `json:"pairs"`
+		Notes        []string         `json:"notes"`
+		Warnings     []string         `json:"warnings"`
+	}{
+		Test: r.Options.Test, Correction: r.Options.Correction, Alpha: r.Options.Alpha,
+		Permutations: r.Options.Permutations, Resamples: r.Options.Resamples, Seed: r.Options.Seed,
+		Baseline: r.Options.Baseline, Comparisons: r.Comparisons, Metrics: r.Metrics,
+		Queries: map[string]int{}, Pairs: []jsonPair{}, Notes: r.Notes(), Warnings: r.allWarnings(),
+	}
+	if doc.Warnings == nil {
+		doc.Warnings = []string{}
+	}
+	for m, name := range r.Metrics {
+		doc.Queries[name] = r.Queries[m]
+	}
+	for s, name := range r.Systems {
+		sys := system{Name: name, Letter: r.Letters[s], Means: map[string]*float64{}, Beats: map[string][]string{}}
+		for m, metric := range r.Metrics {
+			sys.Means[metric] = num(r.Means[s][m])
+			beats := []string{}
+			for _, j := range r.Beats[s][m] {
+				beats = append(beats, r.Systems[j])
+			}
+			sys.Beats[metric] = beats
+		}
+		doc.Systems = append(doc.Systems, sys)
+	}
+	for _, p := range r.Pairs {
+		doc.Pairs = append(doc.Pairs, toJSONPair(p))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// csvHeader lists the CSV columns, named as the JSON pair fields.
+var csvHeader = []string{"a", "b", "metric", "n", "mean_a", "mean_b", "mean_diff", "statistic", "p", "p_adjusted",
+	"significant", "ci_low", "ci_high", "ci_method", "d_z", "wins", "ties", "losses", "mdd", "exact", "samples", "test", "correction", "warnings"}
+
+func (r *Report) writeCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	f := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*v, 'g', -1, 64)
+	}
+	for _, p := range r.Pairs {
+		j := toJSONPair(p)
+		rec := []string{j.A, j.B, j.Metric, strconv.Itoa(j.N), f(j.MeanA), f(j.MeanB), f(j.MeanDiff), f(j.Statistic),
+			f(j.P), f(j.PAdjusted), strconv.FormatBool(j.Significant), f(j.CILow), f(j.CIHigh), j.CIMethod, f(j.DZ),
+			strconv.Itoa(j.Wins), strconv.Itoa(j.Ties), strconv.Itoa(j.Losses), f(j.MDD), strconv.FormatBool(j.Exact),
+			strconv.Itoa(j.Samples), string(r.Options.Test), string(r.Options.Correction), strings.Join(j.Warnings, "; ")}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
