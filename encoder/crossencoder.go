@@ -1,0 +1,172 @@
+package encoder
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// CrossEncoder scores (query, passage) pairs with one transformer reading
+// both: one logit per pair, higher = more relevant (the scale is the
+// model's own; ms-marco-MiniLM-L-6-v2 gives roughly -11..11). Its methods
+// are safe for concurrent use.
+type CrossEncoder struct {
+	m *model
+
+	// passage ids are cached in memory (Unigram tokenization can cost tens
+	// of milliseconds per abstract and a reranker sees the same passages for
+	// many queries).
+	mu    sync.Mutex // guards ids
+	ids   map[string][]int
+	limit int
+
+	texts, tokens, truncated atomic.Int64
+}
+
+// passageIDCacheLimit bounds the in-memory passage-id cache (entries).
+const passageIDCacheLimit = 200_000
+
+// LoadCrossEncoder loads a cross-encoder from dir (see LoadEmbedder for
+// the folder layout and errors). The graph must output one logit per pair
+// ([batch] or [batch, 1]).
+func LoadCrossEncoder(dir string, opts Options) (*CrossEncoder, error) {
+	m, err := loadModel(dir, opts, KindCrossEncoder)
+	if err != nil {
+		return nil, err
+	}
+	return &CrossEncoder{m: m, ids: map[string][]int{}, limit: passageIDCacheLimit}, nil
+}
+
+// Config returns the resolved model config.
+func (c *CrossEncoder) Config() ResolvedConfig { return c.m.cfg }
+
+// Fingerprint identifies the scores this model produces (see
+// Embedder.Fingerprint).
+func (c *CrossEncoder) Fingerprint() string { return c.m.fingerprint }
+
+// Stats returns the counters since load (Texts counts pairs).
+func (c *CrossEncoder) Stats() Stats {
+	return Stats{Texts: c.texts.Load(), Tokens: c.tokens.Load(), Truncated: c.truncated.Load()}
+}
+
+// Close releases the ONNX session.
+func (c *CrossEncoder) Close() error { return c.m.close() }
+
+// Score returns one logit per passage for the pair (query, passages[i]), in
+// input order. Each pair is laid out with the pair template (for BERT
+// "[CLS] q [SEP] p [SEP]" with token_type_ids 0 then 1; for
+// ce-scifact-tiny "<s> q </s> p </s>"); the query is capped at
+// MaxQueryTokens and the passage truncated to what is left of MaxLength, so
+// the closing special token is always kept. An empty query or passage or
+// invalid UTF-8 is an error naming it.
+func (c *CrossEncoder) Score(ctx context.Context, query string, passages []string) ([]float32, error) {
+	q := normalizeText(query, c.m.cfg.TextNormalization)
+	if q == "" {
+		return nil, fmt.Errorf("query: %w", ErrEmptyText)
+	}
+	qids, err := c.m.tok.encode(c.m.cfg.QueryPrefix + q)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	if len(qids) == 0 {
+		return nil, fmt.Errorf("query: %w (no tokens)", ErrEmptyText)
+	}
+	qTrunc := len(qids) > c.m.cfg.MaxQueryTokens
+	if qTrunc {
+		qids = qids[:c.m.cfg.MaxQueryTokens]
+	}
+	pids, err := c.passageIDs(passages)
+	if err != nil {
+		return nil, err
+	}
+	budget := c.m.cfg.MaxLength - c.m.tok.pair.specials() - len(qids)
+	ids := make([][]int64, len(passages))
+	types := make([][]int64, len(passages))
+	lens := make([]int, len(passages))
+	var ntok, ntr int64
+	for i, p := range pids {
+		tr := len(p) > budget
+		if tr {
+			p = p[:budget]
+		}
+		if tr || qTrunc {
+			ntr++
+		}
+		ids[i], types[i] = c.m.tok.pair.build(qids, p)
+		lens[i] = len(ids[i])
+		ntok += int64(lens[i])
+	}
+	out := make([]float32, len(passages))
+	order := lengthOrder(lens)
+	bs := c.m.opts.BatchSize
+	for start := 0; start < len(order); start += bs {
+		idx := order[start:min(start+bs, len(order))]
+		bi := make([][]int64, len(idx))
+		bt := make([][]int64, len(idx))
+		for j, i := range idx {
+			bi[j], bt[j] = ids[i], types[i]
+		}
+		data, shape, err := c.m.run(ctx, bi, bt)
+		if err != nil {
+			return nil, err
+		}
+		if len(data) != len(idx) {
+			return nil, fmt.Errorf("output %s: shape %v, want one logit per pair (%d)", c.m.cfg.Output, shape, len(idx))
+		}
+		for j, i := range idx {
+			out[i] = data[j]
+		}
+	}
+	c.texts.Add(int64(len(passages)))
+	c.tokens.Add(ntok)
+	c.truncated.Add(ntr)
+	return out, nil
+}
+
+// passageIDs tokenizes passages (normalised, passage prefix applied,
+// without special tokens), reusing cached ids, in parallel.
+func (c *CrossEncoder) passageIDs(passages []string) ([][]int, error) {
+	out := make([][]int, len(passages))
+	keys := make([]string, len(passages))
+	var missIdx []int
+	var missText []string
+	c.mu.Lock()
+	for i, p := range passages {
+		n := normalizeText(p, c.m.cfg.TextNormalization)
+		if n == "" {
+			c.mu.Unlock()
+			return nil, fmt.Errorf("passage %d: %w", i, ErrEmptyText)
+		}
+		keys[i] = c.m.cfg.PassagePrefix + n
+		if ids, ok := c.ids[keys[i]]; ok {
+			out[i] = ids
+		} else {
+			missIdx = append(missIdx, i)
+			missText = append(missText, keys[i])
+		}
+	}
+	c.mu.Unlock()
+	if len(missIdx) == 0 {
+		return out, nil
+	}
+	got, errs := c.m.tok.encodeAll(missText, c.m.opts.TokenizeWorkers)
+	for j, i := range missIdx {
+		if errs[j] != nil {
+			return nil, fmt.Errorf("passage %d: %w", i, errs[j])
+		}
+		if len(got[j]) == 0 {
+			return nil, fmt.Errorf("passage %d: %w (no tokens)", i, ErrEmptyText)
+		}
+		out[i] = got[j]
+	}
+	c.mu.Lock()
+	if len(c.ids)+len(missIdx) > c.limit {
+		c.ids = map[string][]int{}
+	}
+	for j, i := range missIdx {
+		c.ids[missText[j]] = out[i]
+	}
+	c.mu.Unlock()
+	return out, nil
+}

@@ -1,0 +1,456 @@
+package encoder
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/sugarme/tokenizer"
+	"github.com/sugarme/tokenizer/normalizer"
+	"github.com/sugarme/tokenizer/pretrained"
+)
+
+// textTokenizer wraps a sugarme tokenizer.json, avoiding the paths of
+// sugarme/tokenizer v0.3.0 known to be wrong or fatal:
+//
+//   - BertNormalizer with lowercase=true and strip_accents=null: Hugging
+//     Face strips accents (NFD, drop marks) in that case; sugarme does not,
+//     so "café" becomes [UNK]. We install NFD + accent stripping explicitly.
+//   - Truncation and padding set in tokenizer.json: sugarme's LongestFirst
+//     pair truncation cuts too much and its OnlyFirst/OnlySecond strategies
+//     and EncodeBatch can call log.Fatal, ending the process. We clear both
+//     and encode each text alone without special tokens
+//     (EncodeSingle(text, false)); truncation and special tokens are applied
+//     here, by hand, from the template.
+//
+// Each text is encoded by its own sugarme Tokenizer instance taken from a
+// free list, so parallel encoding shares no mutable tokenizer state.
+type textTokenizer struct {
+	path   string
+	raw    []byte
+	guards []string // guards applied, for Check
+
+	mu   sync.Mutex // guards free
+	free []*tokenizer.Tokenizer
+
+	vocab     map[string]int // token → id, with added tokens
+	maxID     int            // largest id the tokenizer can emit
+	single    template
+	pair      template
+	padID     int
+	hasPad    bool
+	truncLen  int // tokenizer.json truncation.max_length (0: none)
+	hasTrunc  bool
+	padConfig bool
+}
+
+// tokenizerJSON is the subset of tokenizer.json inspected here.
+type tokenizerJSON struct {
+	Truncation *struct {
+		MaxLength int `json:"max_length"`
+	} `json:"truncation"`
+	Padding *struct {
+		PadID int `json:"pad_id"`
+	} `json:"padding"`
+	Normalizer    json.RawMessage `json:"normalizer"`
+	PostProcessor json.RawMessage `json:"post_processor"`
+}
+
+func loadTokenizer(path string) (tt *textTokenizer, err error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var meta tokenizerJSON
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return nil, fmt.Errorf("%s:%s", path, jsonErr(raw, err))
+	}
+	tt = &textTokenizer{path: path, raw: raw}
+	if meta.Truncation != nil {
+		tt.truncLen = meta.Truncation.MaxLength
+		tt.hasTrunc = true
+	}
+	first, err := tt.newInstance()
+	if err != nil {
+		return nil, err
+	}
+	tt.vocab = first.GetVocab(true)
+	for _, id := range tt.vocab {
+		tt.maxID = max(tt.maxID, id)
+	}
+	if meta.Padding != nil {
+		tt.padID, tt.hasPad, tt.padConfig = meta.Padding.PadID, true, true
+	} else {
+		for _, name := range []string{"[PAD]", "<pad>"} {
+			if id, ok := tt.vocab[name]; ok {
+				tt.padID, tt.hasPad = id, true
+				break
+			}
+		}
+	}
+	if tt.needsAccentFix() {
+		tt.guards = append(tt.guards, "BertNormalizer lowercase without strip_accents: added NFD + accent stripping (as Hugging Face does)")
+	}
+	if tt.hasTrunc {
+		tt.guards = append(tt.guards, "tokenizer.json truncation ignored: truncation is done by ragbench, keeping the closing special token")
+	}
+	tt.single, tt.pair, err = templatesFromPostProcessor(meta.PostProcessor, tt.vocab)
+	if err != nil {
+		return nil, fmt.Errorf("%s: post_processor: %w", path, err)
+	}
+	tt.free = append(tt.free, first)
+	return tt, nil
+}
+
+// newInstance parses tokenizer.json into a fresh sugarme Tokenizer with
+// truncation and padding cleared and the accent guard installed. A panic
+// inside sugarme's loader (it type-asserts JSON without checks) becomes an
+// error.
+func (tt *textTokenizer) newInstance() (tk *tokenizer.Tokenizer, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: unsupported or malformed tokenizer: %v", tt.path, r)
+		}
+	}()
+	tk, err = pretrained.FromReader(bytes.NewReader(tt.raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", tt.path, err)
+	}
+	tk.WithTruncation(nil)
+	tk.WithPadding(nil)
+	if tt.needsAccentFix() {
+		var meta struct {
+			Normalizer struct {
+				CleanText          bool `json:"clean_text"`
+				HandleChineseChars bool `json:"handle_chinese_chars"`
+			} `json:"normalizer"`
+		}
+		_ = json.Unmarshal(tt.raw, &meta)
+		tk.WithNormalizer(normalizer.NewSequence([]normalizer.Normalizer{
+			normalizer.NewBertNormalizer(meta.Normalizer.CleanText, true, meta.Normalizer.HandleChineseChars, false),
+			normalizer.NewNFD(),
+			normalizer.NewStripAccents(),
+		}))
+	}
+	return tk, nil
+}
+
+// needsAccentFix reports a BertNormalizer with lowercase true and
+// strip_accents null or absent (Hugging Face then strips accents).
+func (tt *textTokenizer) needsAccentFix() bool {
+	var meta struct {
+		Normalizer *struct {
+			Type         string `json:"type"`
+			Lowercase    bool   `json:"lowercase"`
+			StripAccents *bool  `json:"strip_accents"`
+		} `json:"normalizer"`
+	}
+	if json.Unmarshal(tt.raw, &meta) != nil || meta.Normalizer == nil {
+		return false
+	}
+	n := meta.Normalizer
+	return n.Type == "BertNormalizer" && n.Lowercase && n.StripAccents == nil
+}
+
+func (tt *textTokenizer) get() (*tokenizer.Tokenizer, error) {
+	tt.mu.Lock()
+	if n := len(tt.free); n > 0 {
+		tk := tt.free[n-1]
+		tt.free = tt.free[:n-1]
+		tt.mu.Unlock()
+		return tk, nil
+	}
+	tt.mu.Unlock()
+	return tt.newInstance()
+}
+
+func (tt *textTokenizer) put(tk *tokenizer.Tokenizer) {
+	tt.mu.Lock()
+	tt.free = append(tt.free, tk)
+	tt.mu.Unlock()
+}
+
+// encode returns the ids of one text without special tokens or truncation.
+// Invalid UTF-8 is an error (never silently replaced); a panic inside
+// sugarme becomes an error.
+func (tt *textTokenizer) encode(text string) (ids []int, err error) {
+	if !utf8.ValidString(text) {
+		for i := 0; i < len(text); {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			if r == utf8.RuneError && size == 1 {
+				return nil, fmt.Errorf("invalid UTF-8 at byte %d", i)
+			}
+			i += size
+		}
+	}
+	tk, err := tt.get()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("tokenizer failed: %v", r)
+			return // drop the instance: its state is unknown
+		}
+		tt.put(tk)
+	}()
+	enc, err := tk.EncodeSingle(text, false)
+	if err != nil {
+		return nil, fmt.Errorf("tokenizer: %w", err)
+	}
+	return enc.Ids, nil
+}
+
+// encodeAll encodes texts in parallel (workers goroutines, each filling its
+// own slots), so the result does not depend on the worker count. errs[i] is
+// the error of texts[i].
+func (tt *textTokenizer) encodeAll(texts []string, workers int) ([][]int, []error) {
+	out := make([][]int, len(texts))
+	errs := make([]error, len(texts))
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(texts))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = tt.encode(texts[i])
+			}
+		}()
+	}
+	for i := range texts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, errs
+}
+
+// piece is one element of a template: a special token (seq < 0) or the
+// text A (seq 0) or B (seq 1), with its token type id.
+type piece struct {
+	seq    int
+	id     int
+	typeID int
+}
+
+// template places special tokens around one or two sequences.
+type template []piece
+
+// specials counts the special tokens of the template.
+func (t template) specials() int {
+	n := 0
+	for _, p := range t {
+		if p.seq < 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// build lays out a and b (b may be nil for a single template) with the
+// template's special tokens, returning ids and token type ids.
+func (t template) build(a, b []int) (ids, types []int64) {
+	n := len(a) + len(b) + t.specials()
+	ids = make([]int64, 0, n)
+	types = make([]int64, 0, n)
+	for _, p := range t {
+		switch p.seq {
+		case -1:
+			ids = append(ids, int64(p.id))
+			types = append(types, int64(p.typeID))
+		case 0, 1:
+			s := a
+			if p.seq == 1 {
+				s = b
+			}
+			for _, id := range s {
+				ids = append(ids, int64(id))
+				types = append(types, int64(p.typeID))
+			}
+		}
+	}
+	return ids, types
+}
+
+// String renders the template in Hugging Face TemplateProcessing syntax.
+func (t template) String(idToken func(int) string) string {
+	var parts []string
+	for _, p := range t {
+		var s string
+		switch p.seq {
+		case -1:
+			s = idToken(p.id)
+		case 0:
+			s = "$A"
+		case 1:
+			s = "$B"
+		}
+		if p.typeID != 0 {
+			s += ":" + strconv.Itoa(p.typeID)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, " ")
+}
+
+// parseTemplate parses "[CLS] $A [SEP]" / "[CLS] $A [SEP] $B:1 [SEP]:1";
+// each special token must be in vocab. wantB says whether $B must appear.
+func parseTemplate(s string, vocab map[string]int, wantB bool) (template, error) {
+	var t template
+	seen := [2]bool{}
+	for _, f := range strings.Fields(s) {
+		name, typ := f, 0
+		if i := strings.LastIndex(f, ":"); i > 0 {
+			if n, err := strconv.Atoi(f[i+1:]); err == nil {
+				name, typ = f[:i], n
+			}
+		}
+		switch name {
+		case "$A", "$a", "$0":
+			t = append(t, piece{seq: 0, typeID: typ})
+			seen[0] = true
+		case "$B", "$b", "$1":
+			t = append(t, piece{seq: 1, typeID: typ})
+			seen[1] = true
+		default:
+			id, ok := vocab[name]
+			if !ok {
+				return nil, fmt.Errorf("template %q: token %q is not in the tokenizer's vocabulary", s, name)
+			}
+			t = append(t, piece{seq: -1, id: id, typeID: typ})
+		}
+	}
+	if !seen[0] {
+		return nil, fmt.Errorf("template %q: no $A", s)
+	}
+	if seen[1] != wantB {
+		if wantB {
+			return nil, fmt.Errorf("pair template %q: no $B", s)
+		}
+		return nil, fmt.Errorf("single template %q: has $B", s)
+	}
+	return t, nil
+}
+
+// templatesFromPostProcessor derives the single and pair templates from a
+// tokenizer.json post_processor: TemplateProcessing, BertProcessing,
+// RobertaProcessing, or none (no special tokens).
+func templatesFromPostProcessor(raw json.RawMessage, vocab map[string]int) (single, pair template, err error) {
+	none := func() (template, template, error) {
+		return template{{seq: 0}}, template{{seq: 0}, {seq: 1}}, nil
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return none()
+	}
+	var pp struct {
+		Type   string `json:"type"`
+		Single []struct {
+			SpecialToken *struct {
+				ID     string `json:"id"`
+				TypeID int    `json:"type_id"`
+			} `json:"SpecialToken"`
+			Sequence *struct {
+				ID     string `json:"id"`
+				TypeID int    `json:"type_id"`
+			} `json:"Sequence"`
+		} `json:"single"`
+		Pair          json.RawMessage `json:"pair"`
+		SpecialTokens map[string]struct {
+			IDs []int `json:"ids"`
+		} `json:"special_tokens"`
+		Sep []any `json:"sep"`
+		Cls []any `json:"cls"`
+	}
+	if err := json.Unmarshal(raw, &pp); err != nil {
+		return nil, nil, err
+	}
+	switch pp.Type {
+	case "TemplateProcessing":
+		conv := func(raw json.RawMessage) (template, error) {
+			var items []struct {
+				SpecialToken *struct {
+					ID     string `json:"id"`
+					TypeID int    `json:"type_id"`
+				} `json:"SpecialToken"`
+				Sequence *struct {
+					ID     string `json:"id"`
+					TypeID int    `json:"type_id"`
+				} `json:"Sequence"`
+			}
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return nil, err
+			}
+			var t template
+			for _, it := range items {
+				switch {
+				case it.Sequence != nil:
+					seq := 0
+					if it.Sequence.ID == "B" {
+						seq = 1
+					}
+					t = append(t, piece{seq: seq, typeID: it.Sequence.TypeID})
+				case it.SpecialToken != nil:
+					st, ok := pp.SpecialTokens[it.SpecialToken.ID]
+					if !ok || len(st.IDs) == 0 {
+						id, ok := vocab[it.SpecialToken.ID]
+						if !ok {
+							return nil, fmt.Errorf("special token %q has no id", it.SpecialToken.ID)
+						}
+						st.IDs = []int{id}
+					}
+					for _, id := range st.IDs {
+						t = append(t, piece{seq: -1, id: id, typeID: it.SpecialToken.TypeID})
+					}
+				}
+			}
+			return t, nil
+		}
+		sraw, _ := json.Marshal(pp.Single)
+		if single, err = conv(sraw); err != nil {
+			return nil, nil, err
+		}
+		if pair, err = conv(pp.Pair); err != nil {
+			return nil, nil, err
+		}
+		return single, pair, nil
+	case "BertProcessing", "RobertaProcessing":
+		tokID := func(v []any, field string) (int, error) {
+			if len(v) != 2 {
+				return 0, fmt.Errorf("%s: want [token, id]", field)
+			}
+			f, ok := v[1].(float64)
+			if !ok {
+				return 0, fmt.Errorf("%s: id is not a number", field)
+			}
+			return int(f), nil
+		}
+		cls, err := tokID(pp.Cls, "cls")
+		if err != nil {
+			return nil, nil, err
+		}
+		sep, err := tokID(pp.Sep, "sep")
+		if err != nil {
+			return nil, nil, err
+		}
+		single = template{{seq: -1, id: cls}, {seq: 0}, {seq: -1, id: sep}}
+		if pp.Type == "BertProcessing" {
+			pair = template{{seq: -1, id: cls}, {seq: 0}, {seq: -1, id: sep}, {seq: 1, typeID: 1}, {seq: -1, id: sep, typeID: 1}}
+		} else {
+			pair = template{{seq: -1, id: cls}, {seq: 0}, {seq: -1, id: sep}, {seq: -1, id: sep}, {seq: 1}, {seq: -1, id: sep}}
+		}
+		return single, pair, nil
+	default:
+		return nil, nil, fmt.Errorf("type %q not supported: set single_template and pair_template in %s", pp.Type, ConfigFile)
+	}
+}
