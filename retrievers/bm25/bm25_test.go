@@ -1,0 +1,327 @@
+package bm25
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/retrievers"
+)
+
+func chunksOf(t testing.TB, title bool, docs ...corpus.Document) []corpus.Chunk {
+	t.Helper()
+	cs, err := corpus.Spec{Strategy: corpus.Whole, Title: title}.Chunk(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func newRetriever(t testing.TB, chunks []corpus.Chunk, o Options) *Retriever {
+	t.Helper()
+	r, err := New(context.Background(), chunks, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+func search(t testing.TB, r *Retriever, k int, texts ...string) eval.Run {
+	t.Helper()
+	var qs []retrievers.Query
+	for i, s := range texts {
+		qs = append(qs, retrievers.Query{ID: fmt.Sprint("q", i), Text: s})
+	}
+	run, err := r.Search(context.Background(), qs, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+var approx = cmpopts.EquateApprox(0, 1e-12)
+
+// TestHandComputed checks Lucene BM25 (k1 = 0.9, b = 0.4) by hand.
+//
+// Analysed ("en": lower-case, stop words, Porter): d1 "cat cat dog" (dl 3),
+// d2 "cat bird" (dl 2), d3 "fish" (dl 1); N = 3, avgdl = 6/3 = 2.
+//
+//	idf(cat) = ln(1 + (3 − 2 + 0.5)/(2 + 0.5)) = ln 1.6     ≈ 0.470004
+//	idf(dog) = ln(1 + (3 − 1 + 0.5)/(1 + 0.5)) = ln(8/3)   ≈ 0.980829
+//	denom(d1) = 0.9·(1 − 0.4 + 0.4·3/2) = 1.08
+//	denom(d2) = 0.9·(1 − 0.4 + 0.4·2/2) = 0.9
+//
+// Query "The cats!" → {cat}: d1 = ln1.6·2/(2+1.08) ≈ 0.305197,
+// d2 = ln1.6·1/(1+0.9) ≈ 0.247370. Query "dog dog cats" → {cat:1, dog:2}:
+// d1 = ln1.6·2/3.08 + 2·ln(8/3)·1/(1+1.08) ≈ 1.248302, d2 as before.
+func TestHandComputed(t *testing.T) {
+	docs := []corpus.Document{
+		{ID: "d1", Text: "Cat cat, dog."},
+		{ID: "d2", Text: "the cat and a bird"},
+		{ID: "d3", Text: "Fish"},
+	}
+	r := newRetriever(t, chunksOf(t, false, docs...), Options{})
+	if got := r.Terms("dog dog cats"); !cmp.Equal(got, []TermCount{{"cat", 1}, {"dog", 2}}) {
+		t.Fatalf("Terms = %v", got)
+	}
+	idfCat, idfDog := math.Log(1.6), math.Log(8.0/3)
+	want := eval.Run{
+		"q0": {{DocID: "d1", Score: idfCat * 2 / (2 + 1.08)}, {DocID: "d2", Score: idfCat * 1 / (1 + 0.9)}},
+		"q1": {{DocID: "d1", Score: idfCat*2/(2+1.08) + 2*idfDog*1/(1+1.08)}, {DocID: "d2", Score: idfCat / 1.9}},
+	}
+	got := search(t, r, 10, "The cats!", "dog dog cats")
+	if diff := cmp.Diff(want, got, approx); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if math.Abs(got["q1"][0].Score-1.248302) > 1e-6 {
+		t.Errorf("d1 score %.6f, hand value 1.248302", got["q1"][0].Score)
+	}
+	// k cuts the list.
+	if got := search(t, r, 1, "cat"); len(got["q0"]) != 1 || got["q0"][0].DocID != "d1" {
+		t.Errorf("k=1: %v", got)
+	}
+}
+
+// TestLengthEncoding: Lucene's SmallFloat.intToByte4 keeps lengths < 24
+// exactly and 4 significant bits above: 24 + (76 → 9·8 = 72) → 100 is
+// stored as 96, 41 as 40 (24 + 16), 40 as 40, 32 as 32.
+func TestLengthEncoding(t *testing.T) {
+	for in, want := range map[int]int{0: 0, 1: 1, 23: 23, 24: 24, 25: 25, 31: 31, 32: 32, 40: 40, 41: 40, 100: 96} {
+		if got := byte4ToInt(intToByte4(in)); got != want {
+			t.Errorf("byte4ToInt(intToByte4(%d)) = %d, want %d", in, got, want)
+		}
+	}
+	if b := intToByte4(1<<31 - 1); b != 255 {
+		t.Errorf("intToByte4(MaxInt32) = %d, want 255", b)
+	}
+	prev := 0
+	for i := 0; i < 1<<20; i++ { // monotone and never above the length
+		got := byte4ToInt(intToByte4(i))
+		if got > i || got < prev {
+			t.Fatalf("length %d decodes to %d (previous %d)", i, got, prev)
+		}
+		prev = got
+	}
+
+	// A 100-token document is scored with dl = 96 unless ExactLengths.
+	// N = 2, avgdl = (100 + 2)/2 = 51, idf(apple) = ln(1 + 0.5/2.5) = ln 1.2.
+	var long []string
+	for i := 0; i < 99; i++ {
+		long = append(long, fmt.Sprintf("x%d", i))
+	}
+	docs := []corpus.Document{{ID: "long", Text: "apple " + strings.Join(long, " ")}, {ID: "short", Text: "apple pear"}}
+	chunks := chunksOf(t, false, docs...)
+	idf := math.Log(1.2)
+	for _, exact := range []bool{false, true} {
+		dl := 96.0
+		if exact {
+			dl = 100
+		}
+		r := newRetriever(t, chunks, Options{ExactLengths: exact})
+		got := search(t, r, 10, "apple")["q0"]
+		want := []eval.Result{
+			{DocID: "short", Score: idf / (1 + 0.9*(0.6+0.4*2/51.0))},
+			{DocID: "long", Score: idf / (1 + 0.9*(0.6+0.4*dl/51.0))},
+		}
+		if diff := cmp.Diff(want, got, approx); diff != "" {
+			t.Errorf("exact=%v (-want +got):\n%s", exact, diff)
+		}
+	}
+}
+
+// TestMultiField: with Fields "multi", title and body are scored as two
+// fields, each with its own N, df and avgdl, and summed.
+//
+// Titles "cat" (dl 1), "" (none): title N = 1, avgdl 1, df(cat) = 1,
+// idf = ln(1 + 0.5/1.5) = ln(4/3), denom = 0.9. Bodies "cat dog" (2),
+// "cat" (1): N = 2, avgdl 1.5, df = 2, idf = ln(1 + 0.5/2.5) = ln 1.2,
+// denom(a) = 0.9·(0.6 + 0.4·2/1.5), denom(b) = 0.9·(0.6 + 0.4/1.5).
+func TestMultiField(t *testing.T) {
+	docs := []corpus.Document{{ID: "a", Title: "Cat", Text: "cat dog"}, {ID: "b", Text: "cat"}}
+	r := newRetriever(t, chunksOf(t, true, docs...), Options{Fields: FieldsMulti})
+	got := search(t, r, 10, "cat")["q0"]
+	want := []eval.Result{
+		{DocID: "a", Score: math.Log(4.0/3)/(1+0.9) + math.Log(1.2)/(1+0.9*(0.6+0.4*2/1.5))},
+		{DocID: "b", Score: math.Log(1.2) / (1 + 0.9*(0.6+0.4/1.5))},
+	}
+	if diff := cmp.Diff(want, got, approx); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	ctx := context.Background()
+	if _, err := New(ctx, nil, Options{}); err == nil || !strings.Contains(err.Error(), "empty") {
+		t.Errorf("empty corpus: err = %v", err)
+	}
+	dup := []corpus.Chunk{{ID: "a", Text: "x"}, {ID: "b", Text: "y"}, {ID: "a", Text: "z"}}
+	if _, err := New(ctx, dup, Options{}); err == nil || !strings.Contains(err.Error(), `duplicate chunk id "a" (chunks 0 and 2)`) {
+		t.Errorf("duplicate ids: err = %v", err)
+	}
+	for _, o := range []Options{{K1: -1}, {B: 1.5}, {Scoring: "tfidf"}, {Fields: "all"}, {Analyzer: "fr"}, {B: 0.3, NoLengthNorm: true}} {
+		if _, err := New(ctx, dup[:1], o); err == nil {
+			t.Errorf("options %+v accepted", o)
+		}
+	}
+
+	docs := []corpus.Document{
+		{ID: "lease", Title: "Tenancy", Text: "The deposit covers fair wear and tear under s. 38(2)."},
+		{ID: "empty", Title: "", Text: ""},
+		{ID: "titled", Title: "Wear", Text: ""},
+		{ID: "ru", Text: "Привет, мир! Мир большой."},
+		{ID: "ja", Text: "日本語のテキスト"},
+		{ID: "el", Text: "Καλημέρα κόσμε"},
+	}
+	for _, scoring := range []string{ScoringLucene, ScoringBleve} {
+		r := newRetriever(t, chunksOf(t, true, docs...), Options{Scoring: scoring})
+		if _, err := r.Search(ctx, []retrievers.Query{{ID: "q", Text: "x"}}, 0); err == nil {
+			t.Errorf("%s: k = 0 accepted", scoring)
+		}
+		if _, err := r.Search(ctx, []retrievers.Query{{ID: "q", Text: "x"}, {ID: "q", Text: "y"}}, 5); err == nil {
+			t.Errorf("%s: duplicate query ids accepted", scoring)
+		}
+		run := search(t, r, 10,
+			"the and of a",                   // stop words only
+			"?!... & -- ()",                  // punctuation only
+			"",                               // empty
+			"s. 38(2) deposit: wear & tear?", // query syntax characters are just text
+			"мир",                            // Cyrillic
+			"Καλημέρα",                       // Greek
+		)
+		for _, q := range []string{"q0", "q1", "q2"} {
+			if res, ok := run[q]; !ok || res == nil || len(res) != 0 {
+				t.Errorf("%s: %s: got %#v, want an empty non-nil list", scoring, q, res)
+			}
+		}
+		if ids := idsOf(run["q3"]); len(ids) != 2 || ids[0] != "lease" || ids[1] != "titled" {
+			t.Errorf("%s: legal query: %v, want [lease titled]", scoring, ids)
+		}
+		if ids := idsOf(run["q4"]); !cmp.Equal(ids, []string{"ru"}) {
+			t.Errorf("%s: Cyrillic query: %v", scoring, ids)
+		}
+		if ids := idsOf(run["q5"]); !cmp.Equal(ids, []string{"el"}) {
+			t.Errorf("%s: Greek query: %v", scoring, ids)
+		}
+	}
+}
+
+func idsOf(res []eval.Result) []string {
+	var ids []string
+	for _, r := range res {
+		ids = append(ids, r.DocID)
+	}
+	return ids
+}
+
+// synthetic returns n documents of Zipf-distributed words from a fixed seed.
+func synthetic(n int, seed uint64) []corpus.Document {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	zipf := rand.NewZipf(rng, 1.1, 1, 20000)
+	docs := make([]corpus.Document, n)
+	var sb strings.Builder
+	for i := range docs {
+		sb.Reset()
+		for w := 0; w < 20+rng.IntN(180); w++ {
+			fmt.Fprintf(&sb, "w%d ", zipf.Uint64())
+		}
+		docs[i] = corpus.Document{ID: fmt.Sprintf("doc%05d", i), Title: fmt.Sprintf("w%d", zipf.Uint64()), Text: sb.String()}
+	}
+	return docs
+}
+
+// TestDeterminism: segment layout (batch size) and worker count never change
+// Lucene-scored results, bit for bit.
+func TestDeterminism(t *testing.T) {
+	docs := synthetic(3000, 7)
+	chunks, err := corpus.Spec{Strategy: corpus.Fixed, Size: 64, Overlap: 16, Title: true}.Chunk(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queries []string
+	for i := 0; i < 50; i++ {
+		queries = append(queries, fmt.Sprintf("w%d w%d w%d w1", i, i*7+3, i*31+11))
+	}
+	base := search(t, newRetriever(t, chunks, Options{BatchSize: 5000, Workers: 1}), 100, queries...)
+	for _, o := range []Options{{BatchSize: 37, Workers: 4}, {BatchSize: 1, Workers: 3}} {
+		if o.BatchSize == 1 {
+			chunks := chunks[:len(chunks)/4]
+			a := search(t, newRetriever(t, chunks, Options{BatchSize: 5000, Workers: 1}), 100, queries...)
+			b := search(t, newRetriever(t, chunks, o), 100, queries...)
+			if !cmp.Equal(a, b) {
+				t.Errorf("batch size 1: results differ")
+			}
+			continue
+		}
+		if got := search(t, newRetriever(t, chunks, o), 100, queries...); !cmp.Equal(base, got) {
+			t.Errorf("%+v: results differ from batch 5000, 1 worker", o)
+		}
+	}
+	for q, res := range base {
+		for i := 1; i < len(res); i++ {
+			a, b := res[i-1], res[i]
+			if a.Score < b.Score || (a.Score == b.Score && a.DocID > b.DocID) {
+				t.Fatalf("%s: results %d and %d out of order: %v %v", q, i-1, i, a, b)
+			}
+		}
+	}
+}
+
+// TestDiskCache: an on-disk index is reused for the same chunks and options
+// and rebuilt for others; results equal the in-memory index's.
+func TestDiskCache(t *testing.T) {
+	dir := t.TempDir()
+	docs := synthetic(300, 3)
+	chunks := chunksOf(t, true, docs...)
+	mem := search(t, newRetriever(t, chunks, Options{}), 20, "w1 w2", "w3 w10 w100")
+	r1 := newRetriever(t, chunks, Options{Dir: dir})
+	if got := search(t, r1, 20, "w1 w2", "w3 w10 w100"); !cmp.Equal(mem, got) {
+		t.Error("disk index results differ from memory")
+	}
+	if r1.Stats().IndexBytes <= 0 {
+		t.Error("disk index size not reported")
+	}
+	r2 := newRetriever(t, chunks, Options{Dir: dir, K1: 1.2}) // k1 is not part of the index
+	_ = r2
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("%d entries in cache dir after two builds of one index, want 1", len(entries))
+	}
+	if got := search(t, newRetriever(t, chunks, Options{Dir: dir}), 20, "w1 w2", "w3 w10 w100"); !cmp.Equal(mem, got) {
+		t.Error("cached index results differ")
+	}
+	newRetriever(t, chunksOf(t, false, docs...), Options{Dir: dir}) // no titles: another index
+	entries, _ = os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("%d entries in cache dir, want 2", len(entries))
+	}
+	// A corrupt record is an error, not a silent rebuild over it.
+	var idxDir string
+	for _, e := range entries {
+		idxDir = filepath.Join(dir, e.Name())
+	}
+	os.WriteFile(filepath.Join(idxDir, metaFile), []byte(`{"format":1,"key":"nope"}`), 0o644)
+	_, err1 := New(context.Background(), chunks, Options{Dir: dir})
+	_, err2 := New(context.Background(), chunksOf(t, false, docs...), Options{Dir: dir})
+	if err1 == nil && err2 == nil {
+		t.Error("corrupt cache record accepted")
+	}
+}
+
+func TestStats(t *testing.T) {
+	r := newRetriever(t, chunksOf(t, false, synthetic(100, 1)...), Options{})
+	search(t, r, 5, "w1", "w2", "w3")
+	s := r.Stats()
+	if s.Queries != 3 || s.Build <= 0 || s.LatencyP50 <= 0 || s.LatencyP95 < s.LatencyP50 || s.IndexBytes <= 0 {
+		t.Errorf("Stats = %+v", s)
+	}
+}

@@ -1,0 +1,182 @@
+// Package bm25 is ragbench's lexical retriever: Okapi BM25 over a bleve v2
+// index, scored by ragbench itself with Lucene's formula so that the numbers
+// match Lucene/Anserini/Pyserini and do not depend on how bleve happened to
+// lay out its segments.
+//
+// # Why not bleve's own BM25
+//
+// bleve (v2.6.3) indexes and analyses; its "bm25" scoring model is not
+// textbook BM25 (idf applied twice, √tf, avgdl from per-segment counts, k1
+// and b process-wide globals), and bleve.NewMemOnly ignores the scoring
+// model. So Search reads postings from bleve's term field readers (term
+// frequency per document) and scores
+//
+//	score(d, q) = Σ_{t ∈ q} qtf(t) · idf(t) · tf / (tf + k1 · (1 − b + b · dl/avgdl))
+//	idf(t)      = ln(1 + (N − n(t) + 0.5) / (n(t) + 0.5))
+//
+// as Lucene ≥ 8's BM25Similarity does (no (k1+1) factor in the numerator:
+// it does not change rankings). N is the number of indexed items with at
+// least one token in the field, n(t) the number of them containing t, dl the
+// item's length in tokens after analysis (recorded by ragbench at indexing),
+// avgdl the mean of dl over the N items, qtf(t) how often t occurs in the
+// analysed query (Anserini boosts repeated query terms this way). Like
+// Lucene, dl is by default stored lossily in one byte (SmallFloat.intToByte4:
+// exact below 24 tokens, 4 significant bits above), which is part of why
+// Pyserini reports SciFact nDCG@10 = 0.6789; Options.ExactLengths uses exact
+// lengths instead. With Fields "multi" the score is the sum of the per-field
+// scores (title and body, each with its own N, n(t) and avgdl), like a
+// Lucene BooleanQuery over both fields.
+//
+// Options.Scoring "bleve" instead runs a bleve match query with bleve's
+// native bm25 model (bleve's global k1 = 1.2, b = 0.75 — Options.K1 and B are
+// not applied), for comparison only.
+//
+// Query text is analysed with the index's analyzer and never parsed as query
+// syntax: "s. 38(2) deposit: wear & tear?" is just words. A query whose
+// tokens are all stop words or punctuation gets an empty result.
+package bm25
+
+import (
+	"fmt"
+	"runtime"
+)
+
+// Scoring models for Options.Scoring.
+const (
+	ScoringLucene = "lucene" // ragbench's exact Lucene BM25 (default)
+	ScoringBleve  = "bleve"  // bleve's native bm25 model, for comparison
+)
+
+// Field layouts for Options.Fields.
+const (
+	FieldsFlat  = "flat"  // one field: Chunk.IndexText() (title + " " + text) (default)
+	FieldsMulti = "multi" // two fields, "title" (when prepended) and "body", scores summed
+)
+
+// Analyzers for Options.Analyzer.
+const (
+	// AnalyzerEn is bleve's English analyzer "en": Unicode word
+	// segmentation, English possessive removal, lower-casing, bleve's
+	// English stop list (Snowball's, 174 words) and the Porter stemmer.
+	AnalyzerEn = "en"
+	// AnalyzerLuceneEn is "en" with Lucene's 33-word English stop set
+	// (EnglishAnalyzer.ENGLISH_STOP_WORDS_SET) instead of Snowball's — the
+	// analysis Anserini/Pyserini use for BEIR.
+	AnalyzerLuceneEn = "lucene-en"
+)
+
+// Options configure a BM25 retriever. The zero value of every field selects
+// its default, so Options{} is Anserini's BM25 (k1 = 0.9, b = 0.4) over a
+// flat in-memory index with the "en" analyzer.
+type Options struct {
+	// K1 is BM25's term-frequency saturation, > 0; 0 selects 0.9
+	// (Anserini/Pyserini's default).
+	K1 float64
+	// B is BM25's length normalisation in [0, 1]; 0 selects 0.4
+	// (Anserini/Pyserini's default). Use NoLengthNorm for b = 0.
+	B float64
+	// NoLengthNorm sets b = 0 (B must then be 0).
+	NoLengthNorm bool
+	// Scoring is ScoringLucene (default) or ScoringBleve.
+	Scoring string
+	// Fields is FieldsFlat (default) or FieldsMulti.
+	Fields string
+	// Analyzer is AnalyzerEn (default) or AnalyzerLuceneEn.
+	Analyzer string
+	// ExactLengths scores with exact document lengths instead of Lucene's
+	// one-byte SmallFloat lengths.
+	ExactLengths bool
+	// Dir, when not empty, keeps the index on disk under Dir, in a folder
+	// named by a hash of (chunk ids and texts — so corpus and chunking —,
+	// analyzer, field layout); New reuses it when it exists. "" builds the
+	// index in memory.
+	Dir string
+	// BatchSize is documents per bleve batch while indexing; 0 selects 1000.
+	// It changes bleve's segment layout, never ragbench's scores.
+	BatchSize int
+	// Workers bounds concurrent query evaluation and length counting; 0
+	// selects runtime.GOMAXPROCS(0). Results do not depend on it.
+	Workers int
+}
+
+// withDefaults returns o with defaults filled in, or an error naming the
+// bad field.
+func (o Options) withDefaults() (Options, error) {
+	if o.K1 == 0 {
+		o.K1 = 0.9
+	}
+	if o.NoLengthNorm {
+		if o.B != 0 {
+			return o, fmt.Errorf("bm25: B = %g with NoLengthNorm", o.B)
+		}
+	} else if o.B == 0 {
+		o.B = 0.4
+	}
+	if o.K1 < 0 || o.K1 != o.K1 {
+		return o, fmt.Errorf("bm25: K1 = %g, want > 0", o.K1)
+	}
+	if o.B < 0 || o.B > 1 || o.B != o.B {
+		return o, fmt.Errorf("bm25: B = %g, want in [0, 1]", o.B)
+	}
+	switch o.Scoring {
+	case "":
+		o.Scoring = ScoringLucene
+	case ScoringLucene, ScoringBleve:
+	default:
+		return o, fmt.Errorf("bm25: scoring %q, want %q or %q", o.Scoring, ScoringLucene, ScoringBleve)
+	}
+	switch o.Fields {
+	case "":
+		o.Fields = FieldsFlat
+	case FieldsFlat, FieldsMulti:
+	default:
+		return o, fmt.Errorf("bm25: fields %q, want %q or %q", o.Fields, FieldsFlat, FieldsMulti)
+	}
+	switch o.Analyzer {
+	case "":
+		o.Analyzer = AnalyzerEn
+	case AnalyzerEn, AnalyzerLuceneEn:
+	default:
+		return o, fmt.Errorf("bm25: analyzer %q, want %q or %q", o.Analyzer, AnalyzerEn, AnalyzerLuceneEn)
+	}
+	if o.BatchSize == 0 {
+		o.BatchSize = 1000
+	}
+	if o.BatchSize < 0 {
+		return o, fmt.Errorf("bm25: batch size %d, want > 0", o.BatchSize)
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Workers < 0 {
+		return o, fmt.Errorf("bm25: workers %d, want > 0", o.Workers)
+	}
+	return o, nil
+}
+
+// Name is a short label for reports, e.g. "bm25(k1=0.9,b=0.4)",
+// "bm25(k1=0.9,b=0.4,multi,lucene-en)", "bm25-bleve".
+func (o Options) Name() string {
+	d, err := o.withDefaults()
+	if err != nil {
+		return "bm25(invalid)"
+	}
+	if d.Scoring == ScoringBleve {
+		s := "bm25-bleve"
+		if d.Fields == FieldsMulti {
+			s += "(multi)"
+		}
+		return s
+	}
+	s := fmt.Sprintf("bm25(k1=%g,b=%g", d.K1, d.B)
+	if d.Fields == FieldsMulti {
+		s += ",multi"
+	}
+	if d.Analyzer != AnalyzerEn {
+		s += "," + d.Analyzer
+	}
+	if d.ExactLengths {
+		s += ",exact-dl"
+	}
+	return s + ")"
+}
