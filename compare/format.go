@@ -125,6 +125,13 @@ func (r *Report) best() []int {
 	return out
 }
 
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 func fmtP(p float64) string {
 	if p < 1e-4 {
 		return strconv.FormatFloat(p, 'e', 1, 64)
@@ -174,8 +181,8 @@ func (r *Report) Notes() []string {
 	if len(r.Metrics) > 0 {
 		pairs = r.Comparisons / len(r.Metrics)
 	}
-	notes = append(notes, fmt.Sprintf("Correction: %s over %d comparisons (%s: %d pairs × %d metrics); significant when the adjusted p ≤ %g.",
-		o.Correction.Description(), r.Comparisons, mode, pairs, len(r.Metrics), o.Alpha))
+	notes = append(notes, fmt.Sprintf("Correction: %s over %d comparison%s (%s: %d pair%s × %d metric%s); significant when the adjusted p ≤ %g.",
+		o.Correction.Description(), r.Comparisons, plural(r.Comparisons), mode, pairs, plural(pairs), len(r.Metrics), plural(len(r.Metrics)), o.Alpha))
 	notes = append(notes, "A superscript letter marks a system that is significantly better than the system with that letter.")
 	for _, m := range r.MDD {
 		if m.Pairs == 0 {

@@ -2,10 +2,229 @@ package main
 
 import (
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/ragbench/ragbench/compare"
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/stats"
 )
 
-// cmdCompare implements 'bench compare'. Not implemented yet.
+const compareUsage = `usage: bench compare --qrels QRELS [flags] RUN...
+
+Compare retrieval runs on the same queries with paired significance tests and
+print a ranx-style table: a row per run, a column per measure, and superscript
+letters marking the runs that a run beats significantly after correcting for
+multiple comparisons (Holm by default, over every comparison in the report).
+Below the table: the test, the correction and how many comparisons it
+covered, the minimum detectable difference at 80% power per measure, and one
+row per comparison (mean difference with 95% CI, Cohen's d_z, wins/ties/losses,
+p, adjusted p).
+
+RUN is a TREC run or ranx JSON file (see 'bench eval --help'); its name is
+its file name, or NAME when given as NAME=PATH. Runs must cover the same
+queries: a qrels query missing from a run is an error listing the missing
+queries, unless -c (then it scores 0, as trec_eval -c). Queries with no
+relevant document in the qrels are left out, as in bench eval's means.
+
+Tests (--test): randomization (default; paired sign-flip test of the mean
+difference, exact when ≤ 20 queries differ, else --permutations Monte Carlo
+samples with p = (b+1)/(B+1)), t (paired Student t), bootstrap (paired
+bootstrap, --resamples), tukey (randomized Tukey HSD over all runs at once;
+no further correction), wilcoxon and sign (available, not recommended for IR:
+Smucker, Allan & Carterette, CIKM 2007). Random tests are reproducible: each
+comparison draws from a stream derived from --seed and its names.
+
+Examples:
+  bench compare --qrels qrels.test bm25.trec dense.trec hybrid.trec
+  bench compare --qrels qrels.tsv -m ndcg@10 -m recall@100 --baseline bm25 \
+      bm25=runs/bm25.trec hybrid=runs/hybrid.trec rerank=runs/rerank.trec
+  bench compare --qrels qrels.tsv --test t --correction bh --format md a.trec b.trec
+  bench compare --qrels qrels.tsv -c --format json a.trec b.trec > compare.json
+
+Flags:
+`
+
+// cmdCompare implements 'bench compare'.
 func cmdCompare(stdout, stderr io.Writer, args []string) error {
-	return errors.New("not implemented yet")
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var measures measureList
+	var (
+		qrelsPath    = fs.String("qrels", "", "qrels `file` (TREC, BEIR TSV or JSONL; required)")
+		testName     = fs.String("test", "randomization", "significance `test`: randomization, t, bootstrap, tukey, wilcoxon or sign")
+		corrName     = fs.String("correction", "holm", "multiple-comparison `correction`: holm, bonferroni, bh or none")
+		alpha        = fs.Float64("alpha", 0.05, "significance level: significant when the adjusted p ≤ `alpha`")
+		permutations = fs.Int("permutations", 10000, "Monte Carlo permutations (randomization, tukey)")
+		resamples    = fs.Int("resamples", 10000, "bootstrap resamples")
+		seed         = fs.Uint64("seed", 42, "random seed (results depend only on it, not on CPUs)")
+		baseline     = fs.String("baseline", "", "compare every run against this run `name` only (default: all pairs)")
+		complete     = fs.Bool("c", false, "score 0 for qrels queries missing from a run instead of failing")
+		level        = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l)")
+		format       = fs.String("format", "table", "output `format`: table, md, latex, csv or json")
+		workers      = fs.Int("workers", 0, "comparisons run at once (0 = all CPUs; results do not depend on it)")
+	)
+	fs.Var(&measures, "m", "measure `name` as in bench eval (repeatable; default ndcg@10)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, compareUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usagef("%v", err)
+	}
+	if *qrelsPath == "" {
+		return usagef("--qrels is required; see 'bench compare --help'")
+	}
+	if fs.NArg() == 0 {
+		return usagef("no runs given; see 'bench compare --help'")
+	}
+	test, err := stats.ParseTest(*testName)
+	if err != nil {
+		return usagef("--test: %v", err)
+	}
+	corr, err := stats.ParseCorrection(*corrName)
+	if err != nil {
+		return usagef("--correction: %v", err)
+	}
+	f, err := compare.ParseFormat(*format)
+	if err != nil {
+		return usagef("--format: %v", err)
+	}
+	if !(*alpha > 0 && *alpha < 1) {
+		return usagef("--alpha %g: must be in (0, 1)", *alpha)
+	}
+	if *permutations < 1 || *resamples < 1 {
+		return usagef("--permutations and --resamples must be ≥ 1")
+	}
+	if *level < 1 {
+		return usagef("-l %d: the relevance level must be ≥ 1", *level)
+	}
+	labels, ms, err := compareMeasures(measures)
+	if err != nil {
+		return usagef("%v", err)
+	}
+
+	type runArg struct{ name, path string }
+	var runs []runArg
+	seen := map[string]string{}
+	for _, a := range fs.Args() {
+		name, path, ok := strings.Cut(a, "=")
+		if !ok {
+			name, path = filepath.Base(a), a
+		}
+		if name == "" || path == "" {
+			return usagef("run %q: want PATH or NAME=PATH", a)
+		}
+		if prev, dup := seen[name]; dup {
+			return usagef("two runs named %q (%s and %s): name them with NAME=PATH", name, prev, path)
+		}
+		seen[name] = path
+		runs = append(runs, runArg{name, path})
+	}
+	if *baseline != "" {
+		if _, ok := seen[*baseline]; !ok {
+			return usagef("--baseline %q is not one of the runs", *baseline)
+		}
+	}
+
+	qrels, _, err := eval.ReadQrels(*qrelsPath)
+	if err != nil {
+		return err
+	}
+	in := compare.Input{Metrics: labels, Scores: compare.Scores{}}
+	var evalWarnings []string
+	for _, ra := range runs {
+		run, info, err := eval.ReadRunInfo(ra.path)
+		if err != nil {
+			return err
+		}
+		opts := eval.DefaultOptions()
+		opts.CompleteQueries = *complete
+		opts.RelevanceLevel = *level
+		opts.RunTag = info.Tag
+		e, err := eval.Evaluate(qrels, run, ms, opts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", ra.path, err)
+		}
+		for _, w := range e.Warnings() {
+			evalWarnings = append(evalWarnings, ra.name+": "+w)
+		}
+		byMetric := map[string]map[string]float64{}
+		for j, label := range labels {
+			col := map[string]float64{}
+			for i, q := range e.Queries {
+				if e.InMean[i] {
+					col[q] = e.Values[i][j]
+				}
+			}
+			byMetric[label] = col
+		}
+		in.Systems = append(in.Systems, ra.name)
+		in.Scores[ra.name] = byMetric
+	}
+	rep, err := compare.Compare(in, compare.Options{
+		Test: test, Correction: corr, Alpha: *alpha, Permutations: *permutations, Resamples: *resamples,
+		Seed: *seed, Baseline: *baseline, MissingAsZero: *complete, Workers: *workers,
+	})
+	if err != nil {
+		return err
+	}
+	rep.Warnings = append(rep.Warnings, evalWarnings...)
+	return rep.Write(stdout, f)
+}
+
+// compareMeasures parses -m names (default ndcg@10) into measures and their
+// column labels: the name as typed when it denotes one measure, else the
+// measures' trec_eval names. Counts and text measures cannot be compared.
+func compareMeasures(names []string) ([]string, []eval.Measure, error) {
+	if len(names) == 0 {
+		names = []string{"ndcg@10"}
+	}
+	var labels []string
+	var ms []eval.Measure
+	seen := map[string]bool{}
+	for _, n := range names {
+		for _, part := range splitMeasureList(n) {
+			got, err := eval.ParseMeasures([]string{part})
+			if err != nil {
+				return nil, nil, fmt.Errorf("-m %s: %v", part, err)
+			}
+			for _, m := range got {
+				if m.Integer() || m.Kind == eval.RelString || m.Kind == eval.RunID {
+					return nil, nil, fmt.Errorf("-m %s: %s is not a per-query score and cannot be compared", part, m.Name)
+				}
+				if seen[m.Name] {
+					continue
+				}
+				seen[m.Name] = true
+				label := m.Name
+				if len(got) == 1 {
+					label = part
+				}
+				labels = append(labels, label)
+				ms = append(ms, m)
+			}
+		}
+	}
+	return labels, ms, nil
+}
+
+// splitMeasureList splits "ndcg@10,recall@100" at commas that start a new
+// measure name, keeping trec_eval parameter lists such as "P.5,10" whole.
+func splitMeasureList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if len(out) > 0 && p != "" && (p[0] >= '0' && p[0] <= '9' || p[0] == '.') {
+			out[len(out)-1] += "," + p
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeCompareData writes qrels with one relevant doc per query (q1..q6)
+// and three runs: good ranks it first everywhere, bad never retrieves it,
+// partial lacks queries q5 and q6.
+func writeCompareData(t *testing.T) (dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	var qrels, good, bad, partial strings.Builder
+	for q := 1; q <= 6; q++ {
+		fmt.Fprintf(&qrels, "q%d 0 rel%d 1\nq%d 0 non%d 0\n", q, q, q, q)
+		fmt.Fprintf(&good, "q%d Q0 rel%d 1 2.0 good\nq%d Q0 non%d 2 1.0 good\n", q, q, q, q)
+		fmt.Fprintf(&bad, "q%d Q0 non%d 1 2.0 bad\nq%d Q0 other%d 2 1.0 bad\n", q, q, q, q)
+		if q <= 4 {
+			fmt.Fprintf(&partial, "q%d Q0 rel%d 1 2.0 partial\n", q, q)
+		}
+	}
+	for name, s := range map[string]string{"qrels.txt": qrels.String(), "good.trec": good.String(), "bad.trec": bad.String(), "partial.trec": partial.String()} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func runBench(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(&o, &e, args)
+	return code, o.String(), e.String()
+}
+
+// TestCompareCLI: good vs bad differ on all 6 queries by success@1 = 1, so
+// the exact sign-flip test gives p = 2/2^6 = 0.03125 (only the all-plus and
+// all-minus sign vectors reach |mean| = 1), computed by hand.
+func TestCompareCLI(t *testing.T) {
+	dir := writeCompareData(t)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	code, out, errOut := runBench("compare", "--qrels", p("qrels.txt"), "-m", "success@1", "--format", "json", "G="+p("good.trec"), p("bad.trec"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Comparisons int `json:"comparisons"`
+		Pairs       []struct {
+			A, B        string
+			N           int
+			P           float64 `json:"p"`
+			PAdj        float64 `json:"p_adjusted"`
+			Significant bool
+			MeanA       float64 `json:"mean_a"`
+			MeanB       float64 `json:"mean_b"`
+		} `json:"pairs"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Comparisons != 1 || len(doc.Pairs) != 1 {
+		t.Fatalf("comparisons %d, pairs %d", doc.Comparisons, len(doc.Pairs))
+	}
+	pr := doc.Pairs[0]
+	if pr.A != "G" || pr.B != "bad.trec" || pr.N != 6 || pr.MeanA != 1 || pr.MeanB != 0 {
+		t.Errorf("pair = %+v, want G vs bad.trec, n 6, means 1 and 0", pr)
+	}
+	if pr.P != 0.03125 || pr.PAdj != 0.03125 || !pr.Significant {
+		t.Errorf("p = %v adj %v significant %v, want 0.03125 (exact), significant", pr.P, pr.PAdj, pr.Significant)
+	}
+
+	// Missing queries: an error naming them (exit 1); with -c they score 0.
+	code, _, errOut = runBench("compare", "--qrels", p("qrels.txt"), p("good.trec"), p("partial.trec"))
+	if code != 1 || !strings.Contains(errOut, "q5, q6") {
+		t.Errorf("missing queries: exit %d, stderr %q; want exit 1 naming q5, q6", code, errOut)
+	}
+	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "-c", "--format", "md", p("good.trec"), p("partial.trec"))
+	if code != 0 || !strings.Contains(out, "| partial.trec | 0.6667 |") {
+		t.Errorf("-c: exit %d, stderr %q, stdout:\n%s\nwant partial.trec mean nDCG@10 4/6", code, errOut, out)
+	}
+
+	// Usage errors exit 2.
+	for _, args := range [][]string{
+		{"compare", p("good.trec")},
+		{"compare", "--qrels", p("qrels.txt")},
+		{"compare", "--qrels", p("qrels.txt"), "--test", "anova", p("good.trec"), p("bad.trec")},
+		{"compare", "--qrels", p("qrels.txt"), "--baseline", "nope", p("good.trec"), p("bad.trec")},
+		{"compare", "--qrels", p("qrels.txt"), p("good.trec"), "good.trec=" + p("bad.trec")},
+		{"compare", "--qrels", p("qrels.txt"), "-m", "num_q", p("good.trec"), p("bad.trec")},
+	} {
+		if code, _, errOut := runBench(args...); code != 2 {
+			t.Errorf("%q: exit %d (%s), want 2", args[1:], code, errOut)
+		}
+	}
+	if code, _, errOut := runBench("compare", "--help"); code != 0 || !strings.Contains(errOut, "Examples:") {
+		t.Errorf("--help: exit %d, stderr %q", code, errOut)
+	}
+	// A single run is not an error: the report says there is nothing to compare.
+	if code, out, errOut := runBench("compare", "--qrels", p("qrels.txt"), p("good.trec")); code != 0 || !strings.Contains(out, "only one system") {
+		t.Errorf("single run: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+}
