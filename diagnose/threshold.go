@@ -60,29 +60,29 @@ type ThresholdPoint struct {
 // Histogram counts top-1 scores in equal-width bins. Bin i covers
 // [Edges[i], Edges[i+1]); the last bin also holds Edges[len(Edges)-1].
 type Histogram struct {
-	Edges        []float64 // len = bins + 1, ascending
-	Answerable   []int     // per bin, answerable queries with results
-	Unanswerable []int     // per bin, unanswerable queries with results
+	Edges        []float64 `json:"edges"`        // len = bins + 1, ascending
+	Answerable   []int     `json:"answerable"`   // per bin, answerable queries with results
+	Unanswerable []int     `json:"unanswerable"` // per bin, unanswerable queries with results
 }
 
 // ThresholdReport is the result of Threshold for one run (one retriever).
 type ThresholdReport struct {
-	Depth        int
-	Answerable   ScoreSummary // queries with at least one judgement of grade > 0
-	Unanswerable ScoreSummary // qrels queries with no judgement of grade > 0
-	Histogram    Histogram
+	Depth        int          `json:"depth"`
+	Answerable   ScoreSummary `json:"answerable"`   // queries with at least one judgement of grade > 0
+	Unanswerable ScoreSummary `json:"unanswerable"` // qrels queries with no judgement of grade > 0
+	Histogram    Histogram    `json:"histogram"`
 	// Curve holds one point per distinct top-1 score observed, ascending by
 	// threshold. Empty when there is no score at all.
-	Curve []ThresholdPoint
+	Curve []ThresholdPoint `json:"curve"`
 	// Suggested is the point of Curve with the largest J, ties broken by the
 	// lowest threshold; nil when either group has no query (no trade-off to
 	// make) or no query has a result.
-	Suggested *ThresholdPoint
+	Suggested *ThresholdPoint `json:"suggested"`
 	// NotInQrels counts run queries absent from the qrels; they are left out.
-	NotInQrels int
+	NotInQrels int `json:"not_in_qrels"`
 	// Warnings explain a missing suggestion or left-out queries, one
 	// sentence each.
-	Warnings []string
+	Warnings []string `json:"warnings"`
 }
 
 // Threshold compares the top-1 scores of unanswerable and answerable queries
@@ -124,7 +124,7 @@ func Threshold(run eval.Run, qrels eval.Qrels, opt ThresholdOptions) (*Threshold
 			return nil, fmt.Errorf("diagnose: %w", err)
 		}
 	}
-	rep := &ThresholdReport{Depth: depth}
+	rep := &ThresholdReport{Depth: depth, Curve: []ThresholdPoint{}, Warnings: []string{}}
 	type query struct {
 		top        float64 // top-1 score; valid when scored
 		scored     bool
@@ -216,7 +216,7 @@ func Threshold(run eval.Run, qrels eval.Qrels, opt ThresholdOptions) (*Threshold
 		rep.Suggested = &s
 	}
 	if rep.NotInQrels > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d run queries are not in the qrels and were left out", rep.NotInQrels))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d run %s not in the qrels and left out", rep.NotInQrels, plural(rep.NotInQrels, "query is", "queries are")))
 	}
 	rep.Histogram = histogram(rep.Answerable.topScores, rep.Unanswerable.topScores, bins)
 	return rep, nil

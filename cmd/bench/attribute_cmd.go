@@ -1,11 +1,149 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"strings"
+
+	"github.com/ragbench/ragbench/diagnose"
+	"github.com/ragbench/ragbench/eval"
 )
 
-// cmdAttribute implements 'bench attribute'. Not implemented yet.
+const attributeUsage = `usage: bench attribute --run RUN --qrels QRELS --answers ANSWERS [flags]
+
+Join retrieval hits with answer verdicts (RAG failure attribution). For each
+query with a verdict, "retrieved" means a gold doc id (grade > 0) is in the
+run's top --depth results (trec_eval order: score descending, ties by doc id
+descending). Prints the 2×2 table retrieved × answer correct, hit rate@depth,
+answer accuracy, P(correct | retrieved) and P(correct | missed), overall and
+per slice, and which failure cell dominates. Then the top-1 scores of
+answerable vs unanswerable queries (no gold in the qrels) and a suggested
+score threshold below which the retriever should return nothing.
+
+ANSWERS is JSONL, one verdict per query: {"qid": "q000", "correct": true}.
+RUN is a TREC run or ranx-style JSON; QRELS is TREC or BEIR qrels or a
+labelled-query JSONL (its "kind"/"slice" key gives the slices).
+
+Examples:
+  bench attribute --run runs/bm25.trec --qrels qrels/test.tsv --answers answers.jsonl
+  bench attribute --run run.trec --qrels labelled.jsonl --answers answers.jsonl --depth 5 --format md
+  bench attribute --run run.trec --qrels qrels.tsv --queries queries.jsonl --slice-field topic --answers a.jsonl --format json
+
+Flags:
+`
+
+// cmdAttribute implements 'bench attribute'.
 func cmdAttribute(stdout, stderr io.Writer, args []string) error {
-	return errors.New("not implemented yet")
+	fs := flag.NewFlagSet("attribute", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	runPath := fs.String("run", "", "run `file` (TREC or JSON)")
+	qrelsPath := fs.String("qrels", "", "qrels `file` (TREC, BEIR TSV or labelled-query JSONL)")
+	answersPath := fs.String("answers", "", "answer verdicts `file` (JSONL: {\"qid\": ..., \"correct\": true|false})")
+	depth := fs.Int("depth", diagnose.DefaultDepth, "top `k` results searched for a gold doc id (the passages the prompt holds)")
+	sliceField := fs.String("slice-field", "", "JSONL `field` naming each query's slice (default: the qrels' \"kind\" or \"slice\")")
+	queriesPath := fs.String("queries", "", "queries JSONL `file` holding --slice-field (default: the qrels file)")
+	format := fs.String("format", "table", "output `format`: table, md or json")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, attributeUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (all inputs are flags; see --help)", fs.Arg(0))
+	}
+	var missing []string
+	for _, f := range []struct{ name, v string }{{"--run", *runPath}, {"--qrels", *qrelsPath}, {"--answers", *answersPath}} {
+		if f.v == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return usagef("missing %s (see --help)", strings.Join(missing, ", "))
+	}
+	if *depth < 1 {
+		return usagef("--depth must be ≥ 1, got %d", *depth)
+	}
+	if *queriesPath != "" && *sliceField == "" {
+		return usagef("--queries is only read for --slice-field")
+	}
+	var f diagnose.Format
+	switch *format {
+	case "table":
+		f = diagnose.Text
+	case "md":
+		f = diagnose.Markdown
+	case "json":
+	default:
+		return usagef("--format must be table, md or json, got %q", *format)
+	}
+
+	qrels, meta, err := eval.ReadQrels(*qrelsPath)
+	if err != nil {
+		return err
+	}
+	run, err := eval.ReadRun(*runPath)
+	if err != nil {
+		return err
+	}
+	verdicts, err := diagnose.ReadVerdicts(*answersPath)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(meta))
+	slices := map[string]string{}
+	for q, m := range meta {
+		ids = append(ids, q)
+		if m.Slice != "" {
+			slices[q] = m.Slice
+		}
+	}
+	qrels = diagnose.WithQueries(qrels, ids)
+	if *sliceField != "" {
+		src := *queriesPath
+		if src == "" {
+			src = *qrelsPath
+		}
+		if slices, err = diagnose.ReadSlices(src, *sliceField); err != nil {
+			return err
+		}
+	}
+	attr, err := diagnose.Attribute(diagnose.AttributeInput{Run: run, Qrels: qrels, Slices: slices,
+		Verdicts: verdicts, VerdictsFile: *answersPath}, diagnose.AttributeOptions{Depth: *depth})
+	if err != nil {
+		return err
+	}
+	thr, err := diagnose.Threshold(run, qrels, diagnose.ThresholdOptions{Depth: *depth})
+	if err != nil {
+		return err
+	}
+
+	if *format == "json" {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Run         string                    `json:"run"`
+			Qrels       string                    `json:"qrels"`
+			Answers     string                    `json:"answers"`
+			Attribution *diagnose.Attribution     `json:"attribution"`
+			Threshold   *diagnose.ThresholdReport `json:"threshold"`
+		}{*runPath, *qrelsPath, *answersPath, attr, thr})
+	}
+	if f == diagnose.Markdown {
+		fmt.Fprintf(stdout, "## bench attribute\n\nrun `%s`, qrels `%s`, answers `%s`\n\n", *runPath, *qrelsPath, *answersPath)
+	} else {
+		fmt.Fprintf(stdout, "bench attribute: run %s, qrels %s, answers %s\n\n", *runPath, *qrelsPath, *answersPath)
+	}
+	if err := attr.Write(stdout, f); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout)
+	return thr.Write(stdout, f)
 }

@@ -1,11 +1,262 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ragbench/ragbench/history"
 )
 
-// cmdHistory implements 'bench history'. Not implemented yet.
+const historyUsage = `usage: bench history [flags] [FILE]
+
+Show the history CSV that 'bench run' appends one run to (default FILE:
+bench-history.csv in the current folder): one row per run and cell, each
+metric with its change against the previous run of the same cell. A change
+marked † compares runs on different datasets (dataset_hash differs), and
+one marked * runs with a different config. --chart draws a metric over runs,
+one line per cell, as SVG.
+
+Examples:
+  bench history
+  bench history configs/bench-history.csv --metric ndcg@10
+  bench history --metric recall@100 --chart recall.svg --format md bench-history.csv
+
+Flags:
+`
+
+// cmdHistory implements 'bench history'.
 func cmdHistory(stdout, stderr io.Writer, args []string) error {
-	return errors.New("not implemented yet")
+	fs := flag.NewFlagSet("history", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	metric := fs.String("metric", "", "show only this `metric` (and chart it); default all metrics, chart ndcg@10 if present")
+	chart := fs.String("chart", "", "write an SVG chart of the metric over runs, one line per cell, to `file`")
+	format := fs.String("format", "table", "output `format`: table or md")
+	last := fs.Int("last", 0, "show only the last `n` runs (0: all)")
+	fs.Usage = func() {
+		fmt.Fprint(stderr, historyUsage)
+		fs.PrintDefaults()
+	}
+	// Accept FILE before or after the flags.
+	var files []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return errHelp
+			}
+			return usagef("%v", err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	if len(files) > 1 {
+		return usagef("one history file at most, got %d: %s", len(files), strings.Join(files, " "))
+	}
+	path := "bench-history.csv"
+	if len(files) == 1 {
+		path = files[0]
+	}
+	if *format != "table" && *format != "md" {
+		return usagef("--format must be table or md, got %q", *format)
+	}
+	if *last < 0 {
+		return usagef("--last must be ≥ 0, got %d", *last)
+	}
+	rows, err := history.Read(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s: no such history file ('bench run' writes one beside its config; give its path)", path)
+		}
+		return err
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(stdout, "%s: no runs yet\n", path)
+		return nil
+	}
+	all := history.Metrics(rows)
+	metrics := all
+	if *metric != "" {
+		if !slices.Contains(all, *metric) {
+			return fmt.Errorf("%s: no run has metric %q (metrics present: %s)", path, *metric, strings.Join(all, ", "))
+		}
+		metrics = []string{*metric}
+	}
+
+	// Changes are computed over all runs, then the last n are shown.
+	header := append([]string{"run", "time (UTC)", "config", "dataset", "cell"}, metrics...)
+	var table [][]string
+	type key struct{ cell, metric string }
+	prev := map[key]history.Row{} // previous run holding (cell, metric)
+	marks := map[string]bool{}
+	for _, r := range rows {
+		shown := *last == 0 || r.Run > rows[len(rows)-1].Run-*last
+		for _, cell := range r.Cells() {
+			line := []string{fmt.Sprint(r.Run), r.Time.UTC().Format(time.DateTime), histShort(r.ConfigHash), histShort(r.DatasetHash), cell}
+			for _, m := range metrics {
+				v, ok := r.Value(cell, m)
+				if !ok {
+					line = append(line, "-")
+					continue
+				}
+				s := fmt.Sprintf("%.4f", v)
+				if p, seen := prev[key{cell, m}]; seen {
+					pv, _ := p.Value(cell, m)
+					s += fmt.Sprintf(" (%+.4f", v-pv)
+					switch {
+					case p.DatasetHash != r.DatasetHash:
+						s += "†"
+						marks["†"] = true
+					case p.ConfigHash != r.ConfigHash:
+						s += "*"
+						marks["*"] = true
+					}
+					s += ")"
+				}
+				prev[key{cell, m}] = r
+				line = append(line, s)
+			}
+			if shown {
+				table = append(table, line)
+			}
+		}
+		if len(r.Metrics) == 0 && shown {
+			line := []string{fmt.Sprint(r.Run), r.Time.UTC().Format(time.DateTime), histShort(r.ConfigHash), histShort(r.DatasetHash), "(no cells)"}
+			for range metrics {
+				line = append(line, "-")
+			}
+			table = append(table, line)
+		}
+	}
+	var b strings.Builder
+	if *format == "md" {
+		fmt.Fprintf(&b, "## Run history: `%s`\n\n", path)
+		histMarkdownTable(&b, header, table)
+	} else {
+		fmt.Fprintf(&b, "Run history: %s (%d runs)\n\n", path, len(rows))
+		histTextTable(&b, header, table)
+	}
+	if marks["†"] || marks["*"] {
+		b.WriteString("\n")
+	}
+	if marks["†"] {
+		b.WriteString("† the dataset changed since the previous run of this cell: the change is not comparable.\n")
+	}
+	if marks["*"] {
+		b.WriteString("* the config changed since the previous run of this cell.\n")
+	}
+	if _, err := io.WriteString(stdout, b.String()); err != nil {
+		return err
+	}
+
+	if *chart != "" {
+		cm := *metric
+		if cm == "" {
+			cm = all[0]
+			if slices.Contains(all, "ndcg@10") {
+				cm = "ndcg@10"
+			}
+		}
+		var svg bytes.Buffer
+		if err := history.WriteSVG(&svg, rows, cm, history.ChartOptions{}); err != nil {
+			return err
+		}
+		if err := histWriteFileAtomic(*chart, svg.Bytes()); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s (%s over %d runs)\n", *chart, cm, len(rows))
+	}
+	return nil
+}
+
+// histShort abbreviates a hash to its first 8 characters.
+func histShort(h string) string {
+	if len(h) > 8 {
+		return h[:8]
+	}
+	if h == "" {
+		return "-"
+	}
+	return h
+}
+
+// histTextTable aligns columns: the first five (run, time, hashes, cell)
+// left, the metric columns right.
+func histTextTable(b *strings.Builder, header []string, rows [][]string) {
+	widths := make([]int, len(header))
+	for _, r := range append([][]string{header}, rows...) {
+		for i, c := range r {
+			widths[i] = max(widths[i], len([]rune(c)))
+		}
+	}
+	for _, r := range append([][]string{header}, rows...) {
+		var s strings.Builder
+		for i, c := range r {
+			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
+			if i > 0 {
+				s.WriteString("  ")
+			}
+			if i < 5 {
+				s.WriteString(c + pad)
+			} else {
+				s.WriteString(pad + c)
+			}
+		}
+		b.WriteString(strings.TrimRight(s.String(), " ") + "\n")
+	}
+}
+
+func histMarkdownTable(b *strings.Builder, header []string, rows [][]string) {
+	esc := func(r []string) string {
+		out := make([]string, len(r))
+		for i, c := range r {
+			out[i] = strings.ReplaceAll(c, "|", `\|`)
+		}
+		return "| " + strings.Join(out, " | ") + " |\n"
+	}
+	b.WriteString(esc(header))
+	b.WriteString("|")
+	for i := range header {
+		if i < 5 {
+			b.WriteString("---|")
+		} else {
+			b.WriteString("---:|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		b.WriteString(esc(r))
+	}
+}
+
+// histWriteFileAtomic writes data to a temporary file beside path and renames
+// it over path, so readers never see a partial file.
+func histWriteFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

@@ -1,0 +1,96 @@
+package diagnose
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// ReadSlices reads query slice labels from a JSONL file of queries (a
+// labelled-query file or a BEIR queries.jsonl with extra fields): the query
+// id is the first present of "id", "qid" and "_id" (a string or a number),
+// the label is field's value (a string, number or boolean, rendered as
+// text). Lines without field, or with null, get no label. Blank lines are
+// skipped; a BOM and CRLF are accepted.
+//
+// Errors name file, line and field: a line that is not a JSON object, a
+// line without a query id, a label that is an object or array, a query id
+// given twice, or a file in which no line has field (a misspelt
+// --slice-field should not silently give "no slices").
+func ReadSlices(path, field string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	out := map[string]string{}
+	labelled := 0
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Bytes()
+		if line == 1 {
+			text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
+		}
+		text = bytes.TrimSpace(text)
+		if len(text) == 0 {
+			continue
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(text, &obj); err != nil || obj == nil {
+			return nil, fmt.Errorf("%s:%d: not a JSON object", path, line)
+		}
+		id := ""
+		for _, k := range []string{"id", "qid", "_id"} {
+			if raw, ok := obj[k]; ok {
+				if id, err = scalar(raw); err != nil || id == "" {
+					return nil, fmt.Errorf("%s:%d: %s: want a non-empty string or number, got %s", path, line, k, raw)
+				}
+				break
+			}
+		}
+		if id == "" {
+			return nil, fmt.Errorf("%s:%d: query id: none of \"id\", \"qid\", \"_id\" present", path, line)
+		}
+		if _, dup := out[id]; dup {
+			return nil, fmt.Errorf("%s:%d: query id: %q given twice", path, line, id)
+		}
+		label := ""
+		if raw, ok := obj[field]; ok && string(raw) != "null" {
+			if label, err = scalar(raw); err != nil {
+				return nil, fmt.Errorf("%s:%d: %s: want a string, number or boolean, got %s", path, line, field, raw)
+			}
+			labelled++
+		}
+		out[id] = label
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if labelled == 0 {
+		return nil, fmt.Errorf("%s: %s: no line has this field", path, field)
+	}
+	return out, nil
+}
+
+// scalar renders a JSON string, number or boolean as text.
+func scalar(raw json.RawMessage) (string, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber() // keep numbers as written: 31715818, not 3.1715818e+07
+	if err := dec.Decode(&v); err != nil {
+		return "", err
+	}
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case json.Number:
+		return x.String(), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	return "", fmt.Errorf("not a scalar")
+}
