@@ -51,17 +51,22 @@ const (
 	gradeUnjudged   = math.MinInt32 + 1 // in qrels with a negative grade: RELVALUE_UNJUDGED
 )
 
+// levelCount is how many judged docs of a query have a grade (≥ 0).
+type levelCount struct{ level, count int }
+
 // ranking is one query's retrieved list reduced to what the measures need.
 type ranking struct {
-	grades     []int     // grade at each rank (0-based), or a sentinel
-	numRel     int       // R: judged docs with grade ≥ level
-	numNonrel  int       // judged docs with 0 ≤ grade < level
-	numRelRet  int       // retrieved docs with grade ≥ level
-	idealGains []float64 // positive grades of all judged docs, descending
-	level      int
+	grades    []int        // grade at each rank (0-based), or a sentinel
+	numRel    int          // R: judged docs with grade ≥ level
+	numNonrel int          // judged docs with 0 ≤ grade < level
+	numRelRet int          // retrieved docs with grade ≥ level
+	levels    []levelCount // judged grades ≥ 0 and their counts, ascending
+	level     int
+	table     []gainEntry // scratch for gain tables
 }
 
-func (r *ranking) rel(i int) bool { return r.grades[i] >= r.level }
+// isRel reports whether grade g counts as relevant at the relevance level.
+func (r *ranking) isRel(g int) bool { return g >= r.level && g >= 0 }
 
 // prepare fills r from the query's judgements and its results (already
 // sorted and truncated).
@@ -77,13 +82,13 @@ func (r *ranking) prepare(judg map[string]int, res []Result, level int) {
 		case g < 0:
 			g = gradeUnjudged
 		}
-		if g >= level && g >= 0 {
+		if r.isRel(g) {
 			r.numRelRet++
 		}
 		r.grades = append(r.grades, g)
 	}
 	r.numRel, r.numNonrel = 0, 0
-	r.idealGains = r.idealGains[:0]
+	r.levels = r.levels[:0]
 	for _, g := range judg {
 		if g < 0 {
 			continue
@@ -93,25 +98,25 @@ func (r *ranking) prepare(judg map[string]int, res []Result, level int) {
 		} else {
 			r.numNonrel++
 		}
-		if g > 0 {
-			r.idealGains = append(r.idealGains, float64(g))
+		found := false
+		for i := range r.levels {
+			if r.levels[i].level == g {
+				r.levels[i].count++
+				found = true
+				break
+			}
+		}
+		if !found {
+			r.levels = append(r.levels, levelCount{g, 1})
 		}
 	}
-	slices.SortFunc(r.idealGains, func(a, b float64) int {
-		switch {
-		case a > b:
-			return -1
-		case a < b:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(r.levels, func(a, b levelCount) int { return a.level - b.level })
 }
 
 func (r *ranking) relInTop(k int) int {
 	n := 0
 	for i := 0; i < k && i < len(r.grades); i++ {
-		if r.grades[i] >= r.level && r.grades[i] >= 0 {
+		if r.isRel(r.grades[i]) {
 			n++
 		}
 	}
@@ -125,8 +130,15 @@ func div(a, b float64) float64 {
 	return a / b
 }
 
-// value computes measure m on r. tag is the run tag (only for runid, which
-// has no numeric value; 0 is returned).
+// minGeoMean is trec_eval's MIN_GEO_MEAN: per-query values below it are
+// raised to it before geometric averaging.
+const minGeoMean = 0.00001
+
+// infAPEpsilon is trec_eval's INFAP_EPSILON.
+const infAPEpsilon = 0.00001
+
+// value computes measure m on r (runid and relstring have no numeric value:
+// 0).
 func (r *ranking) value(m Measure) float64 {
 	n := len(r.grades)
 	R := float64(r.numRel)
@@ -146,7 +158,7 @@ func (r *ranking) value(m Measure) float64 {
 		}
 		sum, rels := 0.0, 0
 		for i := 0; i < k; i++ {
-			if r.grades[i] >= r.level && r.grades[i] >= 0 {
+			if r.isRel(r.grades[i]) {
 				rels++
 				sum += float64(rels) / float64(i+1)
 			}
@@ -159,8 +171,7 @@ func (r *ranking) value(m Measure) float64 {
 	case RPrec:
 		return div(float64(r.relInTop(r.numRel)), R)
 	case RPrecMult:
-		// trec_eval m_Rprec_mult.c: cutoff = (long)(X * R + 0.9), precision
-		// at that cutoff.
+		// trec_eval m_Rprec_mult.c: cutoff (long)(X·R + 0.9).
 		c := int(m.X*R + 0.9)
 		return div(float64(r.relInTop(c)), float64(c))
 	case Bpref, GMBpref:
@@ -175,7 +186,7 @@ func (r *ranking) value(m Measure) float64 {
 			k = m.K
 		}
 		for i := 0; i < k; i++ {
-			if r.grades[i] >= r.level && r.grades[i] >= 0 {
+			if r.isRel(r.grades[i]) {
 				return 1 / float64(i+1)
 			}
 		}
@@ -183,11 +194,15 @@ func (r *ranking) value(m Measure) float64 {
 	case IPrecAtRecall:
 		return r.iprec(m.X)
 	case ElevenPtAvg:
-		s := 0.0
-		for i := 0; i <= 10; i++ {
-			s += r.iprec(float64(i) / 10)
+		levels := defaultIPrec
+		if m.params != nil && len(m.params.levels) > 0 {
+			levels = m.params.levels
 		}
-		return s / 11
+		s := 0.0
+		for _, x := range levels {
+			s += r.iprec(x)
+		}
+		return s / float64(len(levels))
 	case P:
 		return float64(r.relInTop(m.K)) / float64(m.K)
 	case Recall:
@@ -199,28 +214,53 @@ func (r *ranking) value(m Measure) float64 {
 			return 1
 		}
 		return 0
-	case NDCG, NDCGExp:
-		k := n
-		ik := len(r.idealGains)
-		if m.K > 0 {
-			k = min(k, m.K)
-			ik = min(ik, m.K)
-		}
-		gain := func(g float64) float64 { return g }
-		if m.Kind == NDCGExp {
-			gain = func(g float64) float64 { return math.Exp2(g) - 1 }
-		}
-		dcg := 0.0
-		for i := 0; i < k; i++ {
-			if g := r.grades[i]; g > 0 {
-				dcg += gain(float64(g)) / math.Log2(float64(i+2))
+	case NDCG:
+		return r.ndcg(m)
+	case NDCGExp:
+		return r.ndcgExp(m.K)
+	case NDCGRel:
+		return r.ndcgRel(m)
+	case RNDCG:
+		return r.rndcg(m)
+	case G:
+		return r.g(m)
+	case BinG:
+		sum, rels := 0.0, 0
+		for i, g := range r.grades {
+			if r.isRel(g) {
+				rels++
+				sum += 1 / math.Log2(float64(3+i-rels))
 			}
 		}
-		idcg := 0.0
-		for i := 0; i < ik; i++ {
-			idcg += gain(r.idealGains[i]) / math.Log2(float64(i+2))
+		return div(sum, R)
+	case InfAP:
+		return r.infAP()
+	case RBP:
+		return r.rbp(m)
+	case RBPResid:
+		p, cur, sum, unj := 0.9, 1.0, 0.0, 0
+		for _, g := range r.grades {
+			if g < 0 {
+				unj++
+				sum += cur
+			}
+			cur *= p
 		}
-		return div(dcg, idcg)
+		if unj == 0 {
+			return 0
+		}
+		return cur + (1-p)*sum
+	case Unjudged, Judged:
+		c := 0
+		for i := 0; i < m.K && i < n; i++ {
+			if r.grades[i] < 0 {
+				c++
+			}
+		}
+		if m.Kind == Judged {
+			c = min(m.K, n) - c
+		}
+		return float64(c) / float64(m.K)
 	case SetP:
 		return div(float64(r.numRelRet), float64(n))
 	case SetRelativeP:
@@ -234,14 +274,13 @@ func (r *ranking) value(m Measure) float64 {
 		rc := div(float64(r.numRelRet), R)
 		return div(2*p*rc, p+rc)
 	case Utility:
-		// trec_eval defaults a=1, b=-1, c=0, d=0.
-		nonrelRet := 0
-		for _, g := range r.grades {
-			if !(g >= r.level && g >= 0) {
-				nonrelRet++
-			}
+		c := [4]float64{1, -1, 0, 0}
+		if m.params != nil {
+			c = m.params.coef
 		}
-		return float64(r.numRelRet) - float64(nonrelRet)
+		// trec_eval m_utility.c; the collection size (-N) is taken as 0.
+		relRet := float64(r.numRelRet)
+		return c[0]*relRet + c[1]*(float64(n)-relRet) + c[2]*(R-relRet) + c[3]*(relRet-float64(n)-R)
 	case NumNonrelJudgedRet:
 		c := 0
 		for _, g := range r.grades {
@@ -250,23 +289,9 @@ func (r *ranking) value(m Measure) float64 {
 			}
 		}
 		return float64(c)
-	case Judged:
-		c := 0
-		for i := 0; i < m.K && i < n; i++ {
-			if r.grades[i] != gradeNotInQrels {
-				c++
-			}
-		}
-		return float64(c) / float64(m.K)
-	case NDCGRel, RNDCG, BinG, G:
-		return r.trecGainMeasure(m)
 	}
 	return 0
 }
-
-// minGeoMean is trec_eval's MIN_GEO_MEAN: per-query values below it are
-// raised to it before geometric averaging.
-const minGeoMean = 0.00001
 
 // bpref follows trec_eval m_bpref.c.
 func (r *ranking) bpref() float64 {
@@ -294,6 +319,33 @@ func (r *ranking) bpref() float64 {
 	return sum / R
 }
 
+// infAP follows trec_eval m_infap.c (Yilmaz & Aslam, CIKM 2006).
+func (r *ranking) infAP() float64 {
+	nonrel, rel, unjudged := 0, 0, 0
+	sum := 0.0
+	for j, g := range r.grades {
+		switch {
+		case g == gradeNotInQrels:
+			continue
+		case g == gradeUnjudged:
+			unjudged++
+			continue
+		case g < r.level:
+			nonrel++
+			continue
+		}
+		rel++
+		if j == 0 {
+			sum++
+			continue
+		}
+		fj := float64(j)
+		sum += 1/(fj+1) + (fj/(fj+1))*(float64(rel-1+nonrel+unjudged)/fj)*
+			((float64(rel-1)+infAPEpsilon)/(float64(rel-1+nonrel)+2*infAPEpsilon))
+	}
+	return div(sum, float64(r.numRel))
+}
+
 // iprec is interpolated precision at recall level x as trec_eval
 // m_iprec_at_recall.c computes it: the level becomes a number of relevant
 // docs c = round(x·R) (half away from zero); the value is the highest
@@ -310,7 +362,7 @@ func (r *ranking) iprec(x float64) float64 {
 	best := 0.0
 	rels := 0
 	for i, g := range r.grades {
-		if g >= r.level && g >= 0 {
+		if r.isRel(g) {
 			rels++
 		}
 		if rels >= c {
@@ -322,23 +374,342 @@ func (r *ranking) iprec(x float64) float64 {
 	return best
 }
 
-// trecGainMeasure: measures not yet implemented exactly.
-func (r *ranking) trecGainMeasure(m Measure) float64 {
-	return math.NaN()
+// gainEntry is one row of trec_eval's gain table (setup_gains in m_ndcg.c):
+// a relevance level, its gain and the number of judged docs at it.
+type gainEntry struct {
+	level int
+	gain  float64
+	count int
 }
 
-// relString returns trec_eval's relstring: the grades of the top 10 results,
-// '-' for docs not in the qrels.
-func (r *ranking) relString() string {
+// gainTable builds the gain table of a query for measure m: custom gains
+// first (trec_eval "ndcg.1=3,2=9"), then every level from 0 to the highest
+// judged grade with gain = level; sorted by gain ascending (ties by level).
+func (r *ranking) gainTable(m Measure) []gainEntry {
+	t := r.table[:0]
+	if m.params != nil {
+		for _, lg := range m.params.gains {
+			t = append(t, gainEntry{level: lg.level, gain: lg.gain})
+		}
+	}
+	maxLevel := -1
+	if len(r.levels) > 0 {
+		maxLevel = r.levels[len(r.levels)-1].level
+	}
+	li := 0
+	for lv := 0; lv <= maxLevel; lv++ {
+		cnt := 0
+		if li < len(r.levels) && r.levels[li].level == lv {
+			cnt = r.levels[li].count
+			li++
+		}
+		j := slices.IndexFunc(t, func(e gainEntry) bool { return e.level == lv })
+		if j >= 0 {
+			t[j].count = cnt
+		} else {
+			t = append(t, gainEntry{level: lv, gain: float64(lv), count: cnt})
+		}
+	}
+	slices.SortStableFunc(t, func(a, b gainEntry) int {
+		switch {
+		case a.gain < b.gain:
+			return -1
+		case a.gain > b.gain:
+			return 1
+		}
+		return a.level - b.level
+	})
+	r.table = t
+	return t
+}
+
+func gainOf(t []gainEntry, grade int) float64 {
+	for _, e := range t {
+		if e.level == grade {
+			return e.gain
+		}
+	}
+	return 0
+}
+
+// idealWalk steps through the ideal ranking of a gain table, best gain first,
+// as trec_eval's nDCG-family code does.
+type idealWalk struct {
+	t     []gainEntry
+	cur   int
+	numAt int
+	gain  float64
+}
+
+func newIdealWalk(t []gainEntry) idealWalk {
+	w := idealWalk{t: t, cur: len(t) - 1}
+	if w.cur >= 0 {
+		w.gain = t[w.cur].gain
+	}
+	return w
+}
+
+// next returns the gain of the next ideal position (≤ 0 once exhausted).
+func (w *idealWalk) next() float64 {
+	w.numAt++
+	for w.cur >= 0 && w.numAt > w.t[w.cur].count {
+		w.numAt = 1
+		w.cur--
+		if w.cur >= 0 {
+			w.gain = w.t[w.cur].gain
+		} else {
+			w.gain = 0
+		}
+	}
+	return w.gain
+}
+
+// ndcg is trec_eval's ndcg (m.K = 0) and ndcg_cut_K: DCG with gain per the
+// gain table and discount log2(rank+1), over the top K results, divided by
+// the DCG of the ideal ranking over its top K positions.
+func (r *ranking) ndcg(m Measure) float64 {
+	t := r.gainTable(m)
+	n := len(r.grades)
+	if m.K > 0 {
+		n = min(n, m.K)
+	}
+	dcg := 0.0
+	for i := 0; i < n; i++ {
+		if g := gainOf(t, r.grades[i]); g != 0 {
+			dcg += g / math.Log2(float64(i+2))
+		}
+	}
+	w := newIdealWalk(t)
+	idcg := 0.0
+	for i := 0; (m.K == 0 || i < m.K) && w.gain > 0; i++ {
+		if g := w.next(); g > 0 {
+			idcg += g / math.Log2(float64(i+2))
+		}
+	}
+	if idcg <= 0 {
+		return 0
+	}
+	return dcg / idcg
+}
+
+// ndcgExp is nDCG@K (K = 0: all) with exponential gain 2^grade − 1 (Burges
+// et al., ICML 2005), grades ≤ 0 gaining 0, ideal from all judgements.
+func (r *ranking) ndcgExp(k int) float64 {
+	n := len(r.grades)
+	if k > 0 {
+		n = min(n, k)
+	}
+	dcg := 0.0
+	for i := 0; i < n; i++ {
+		if g := r.grades[i]; g > 0 {
+			dcg += (math.Exp2(float64(g)) - 1) / math.Log2(float64(i+2))
+		}
+	}
+	idcg := 0.0
+	pos := 0
+	for li := len(r.levels) - 1; li >= 0; li-- {
+		lc := r.levels[li]
+		if lc.level <= 0 {
+			break
+		}
+		gain := math.Exp2(float64(lc.level)) - 1
+		for c := 0; c < lc.count && (k == 0 || pos < k); c++ {
+			idcg += gain / math.Log2(float64(pos+2))
+			pos++
+		}
+	}
+	return div(dcg, idcg)
+}
+
+// ndcgRel follows trec_eval m_ndcg_rel.c: nDCG averaged at each relevant
+// (positive-gain) doc, unretrieved ones contributing the final nDCG.
+func (r *ranking) ndcgRel(m Measure) float64 {
+	t := r.gainTable(m)
+	w := newIdealWalk(t)
+	n := len(r.grades)
+	dcg, idcg, sum := 0.0, 0.0, 0.0
+	numRel, numRelRet := 0, 0
+	i := 0
+	for ; i < n || w.gain > 0; i++ {
+		rg := 0.0
+		if i < n {
+			rg = gainOf(t, r.grades[i])
+			if rg != 0 {
+				dcg += rg / math.Log2(float64(i+2))
+			}
+		}
+		if w.gain > 0 {
+			if g := w.next(); g > 0 {
+				numRel++
+				idcg += g / math.Log2(float64(i+2))
+			}
+		}
+		if i < n && rg > 0 {
+			sum += dcg / idcg
+			numRelRet++
+		}
+	}
+	if numRel == 0 {
+		return 0
+	}
+	sum += float64(numRel-numRelRet) * dcg / idcg
+	if sum > 0 {
+		return sum / float64(numRel)
+	}
+	return 0
+}
+
+// rndcg follows trec_eval m_Rndcg.c: nDCG averaged at the ranks where the
+// ideal gain changes.
+func (r *ranking) rndcg(m Measure) float64 {
+	t := r.gainTable(m)
+	if r.numRel == 0 {
+		return 0
+	}
+	w := newIdealWalk(t)
+	old := w.gain
+	n := len(r.grades)
+	dcg, idcg, sum := 0.0, 0.0, 0.0
+	cnt := 0
+	i := 0
+	for ; i < n && w.gain > 0; i++ {
+		rg := gainOf(t, r.grades[i])
+		ig := w.next()
+		if old != ig {
+			if idcg > 0 {
+				sum += dcg / idcg
+				cnt++
+			}
+			old = ig
+		}
+		if rg != 0 {
+			dcg += rg / math.Log2(float64(i+2))
+		}
+		if ig > 0 {
+			idcg += ig / math.Log2(float64(i+2))
+		}
+	}
+	if i < n {
+		for ; i < n; i++ {
+			if rg := gainOf(t, r.grades[i]); rg != 0 {
+				dcg += rg / math.Log2(float64(i+2))
+			}
+		}
+		if idcg > 0 {
+			sum += dcg / idcg
+			cnt++
+		}
+	}
+	for ; w.gain > 0; i++ {
+		ig := w.next()
+		if old != ig {
+			if idcg > 0 {
+				sum += dcg / idcg
+				cnt++
+			}
+			old = ig
+		}
+		if ig > 0 {
+			idcg += ig / math.Log2(float64(i+2))
+		}
+	}
+	return div(sum, float64(cnt))
+}
+
+// g follows trec_eval m_G.c (experimental gain measure).
+func (r *ranking) g(m Measure) float64 {
+	t := r.gainTable(m)
+	w := newIdealWalk(t)
+	const minCost = 1.0
+	n := len(r.grades)
+	resG, sumRes, sumIdeal, sumCost := 0.0, 0.0, 0.0, 0.0
+	i := 0
+	for ; i < n && w.gain > 0; i++ {
+		rg := gainOf(t, r.grades[i])
+		sumRes += rg
+		ig := w.next()
+		if ig > 0 {
+			sumIdeal += ig
+		}
+		if ig >= minCost {
+			sumCost += ig
+		} else {
+			sumCost += minCost
+		}
+		if rg != 0 {
+			resG += rg / math.Log2(2+sumCost-sumRes)
+		}
+	}
+	for ; i < n; i++ {
+		rg := gainOf(t, r.grades[i])
+		sumRes += rg
+		sumCost += minCost
+		if rg != 0 {
+			resG += rg / math.Log2(2+sumCost-sumRes)
+		}
+	}
+	for w.gain > 0 {
+		if ig := w.next(); ig > 0 {
+			sumIdeal += ig
+		}
+	}
+	if sumIdeal > 0 {
+		return resG / sumIdeal
+	}
+	return 0
+}
+
+// rbp is rank-biased precision (Moffat & Zobel, TOIS 2008) as trec_eval
+// m_rbp.c: (1−p) Σ gain_i p^(i−1), persistence p = 0.9 by default, gains
+// from the gain table rescaled to [0, 1] when any lies outside it.
+func (r *ranking) rbp(m Measure) float64 {
+	t := r.gainTable(m)
+	p := 0.9
+	if m.params != nil && m.params.p > 0 {
+		p = m.params.p
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, e := range t {
+		lo = math.Min(lo, e.gain)
+		hi = math.Max(hi, e.gain)
+	}
+	scale := lo < 0 || hi > 1
+	sum, cur := 0.0, 1.0
+	for _, grade := range r.grades {
+		g := 0.0
+		found := false
+		for _, e := range t {
+			if e.level == grade {
+				g, found = e.gain, true
+				break
+			}
+		}
+		if found && scale {
+			g = (g - lo) / (hi - lo)
+		}
+		if g != 0 {
+			sum += g * cur
+		}
+		cur *= p
+	}
+	return (1 - p) * sum
+}
+
+// relString returns trec_eval's relstring: the grades of the top k results,
+// one character each: the digit, '>' above 9, '-' not in the qrels, '.' in
+// the qrels with a negative grade.
+func (r *ranking) relString(k int) string {
 	var b strings.Builder
 	b.WriteByte('\'')
-	for i := 0; i < 10 && i < len(r.grades); i++ {
+	for i := 0; i < k && i < len(r.grades); i++ {
 		g := r.grades[i]
 		switch {
 		case g == gradeNotInQrels:
 			b.WriteByte('-')
 		case g == gradeUnjudged:
-			b.WriteByte('?')
+			b.WriteByte('.')
+		case g > 9:
+			b.WriteByte('>')
 		default:
 			b.WriteString(strconv.Itoa(g))
 		}

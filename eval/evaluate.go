@@ -202,12 +202,13 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 	if len(e.Queries) == 0 {
 		return nil, fmt.Errorf("eval: no query has both qrels and results (run queries not in qrels: %d)", len(e.NotInQrels))
 	}
-	wantRelString := false
+	relStringLen := 0
 	for _, m := range measures {
 		if m.Kind == RelString {
-			wantRelString = true
+			relStringLen = m.K
 		}
 	}
+	wantRelString := relStringLen > 0
 	e.Values = make([][]float64, len(e.Queries))
 	flat := make([]float64, len(e.Queries)*len(measures))
 	numRel := make([]int, len(e.Queries))
@@ -247,7 +248,7 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 				e.Values[i] = row
 				numRel[i] = r.numRel
 				if wantRelString {
-					relStrings[i] = r.relString()
+					relStrings[i] = r.relString(relStringLen)
 				}
 			}
 		}()

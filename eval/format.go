@@ -12,26 +12,34 @@ import (
 	"strings"
 )
 
-// trecRank is the position of a measure's family in trec_eval's output order
-// (measures.c), ragbench extensions last.
+// kindFamily is the trec_eval family name of each kind.
+var kindFamily = map[Kind]string{
+	RunID: "runid", NumQ: "num_q", NumRet: "num_ret", NumRel: "num_rel", NumRelRet: "num_rel_ret",
+	AP: "map", GMAP: "gm_map", RPrec: "Rprec", Bpref: "bpref", RecipRank: "recip_rank",
+	IPrecAtRecall: "iprec_at_recall", P: "P", RelString: "relstring", Recall: "recall", InfAP: "infAP",
+	GMBpref: "gm_bpref", RPrecMult: "Rprec_mult", Utility: "utility", ElevenPtAvg: "11pt_avg",
+	BinG: "binG", G: "G", NDCG: "ndcg", NDCGRel: "ndcg_rel", RNDCG: "Rndcg", MAPCut: "map_cut",
+	RelativeP: "relative_P", Success: "success", SetP: "set_P", SetRelativeP: "set_relative_P",
+	SetRecall: "set_recall", SetMAP: "set_map", SetF: "set_F", NumNonrelJudgedRet: "num_nonrel_judged_ret",
+	RBP: "rbp", RBPResid: "rbp_resid", Unjudged: "unj",
+}
+
+// trecRank is the position of a measure's family in trec_eval's output order,
+// ragbench extensions last.
 func trecRank(m Measure) int {
-	base := m.Name
+	fam, ok := kindFamily[m.Kind]
 	switch {
 	case m.Kind == NDCG && m.K > 0:
-		base = "ndcg_cut"
-	case m.Kind == NDCGExp:
-		return 1000
+		fam = "ndcg_cut"
 	case m.Kind == RecipRank && m.K > 0:
-		return 1001
-	case m.Kind == Judged:
-		return 1002
-	case m.K > 0 || m.Kind == IPrecAtRecall || m.Kind == RPrecMult:
-		base = m.Name[:strings.LastIndexByte(m.Name, '_')]
+		ok = false
 	}
-	if i := slices.Index(allTrecMeasures, base); i >= 0 {
-		return i
+	if ok {
+		if i := slices.Index(allTrecMeasures, fam); i >= 0 {
+			return i
+		}
 	}
-	return 999
+	return 1000 + int(m.Kind)
 }
 
 // TrecOrder returns ms sorted as trec_eval prints measures: by family in

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -10,46 +12,51 @@ import (
 // its parameters). See Measure and ParseMeasures.
 type Kind int
 
-// Measure kinds. The comment of each gives its trec_eval name, its range and
-// definition; "rel" means a judged grade ≥ Options.RelevanceLevel, R is the
-// number of relevant judged docs of the query, ranks start at 1, and results
-// are ordered as described at Sort (after truncation at Options.MaxResults).
+// Measure kinds, in trec_eval's output order. The comment of each gives its
+// trec_eval name, its definition and its source; "rel" means a judged grade ≥
+// Options.RelevanceLevel, R is the number of relevant judged docs of the
+// query, ranks start at 1, results are ordered as described at Sort (after
+// truncation at Options.MaxResults), and a ratio with a zero denominator is
+// 0. All values lie in [0, 1] except counts, utility and unbounded gains.
 const (
-	NumQ               Kind = iota // num_q: number of queries evaluated (summed).
-	NumRet                         // num_ret: number of results retrieved (summed).
-	NumRel                         // num_rel: R, relevant judged docs (summed).
+	RunID              Kind = iota // runid: the run tag (summary line only; no numeric value).
+	NumQ                           // num_q: number of queries averaged.
+	NumRet                         // num_ret: results retrieved (summed over queries).
+	NumRel                         // num_rel: R (summed).
 	NumRelRet                      // num_rel_ret: relevant docs retrieved (summed).
-	AP                             // map: average precision, Σ_{rel ranks i} P@i / R; 0 when R = 0.
-	GMAP                           // gm_map: per query max(AP, 1e-5); the mean is geometric (exp of the mean log).
-	RPrec                          // Rprec: precision after R results (rel in top R / R).
-	Bpref                          // bpref: Buckley & Voorhees 2004 as trec_eval: (1/R) Σ_{rel r} (1 − min(n_r, R)/min(R, N)), n_r judged non-rel above r, N judged non-rel.
-	RecipRank                      // recip_rank: 1/rank of the first rel result, 0 if none; with K > 0 only the top K count (RR@k, "recip_rank_cut_K", ragbench's extension = ranx mrr@k).
-	IPrecAtRecall                  // iprec_at_recall_X: interpolated precision at recall X (max precision at any rank whose recall ≥ X).
-	P                              // P_K: rel in top K / K (K counts even when fewer results exist).
-	RelString                      // relstring: the grades of the top 10 results as text (per query only).
-	Recall                         // recall_K: rel in top K / R; 0 when R = 0.
+	AP                             // map: average precision Σ_{rel ranks i} P@i / R.
+	GMAP                           // gm_map: per query max(AP, 1e-5); the summary is the geometric mean.
+	RPrec                          // Rprec: rel in the top R / R.
+	Bpref                          // bpref: (1/R) Σ_{rel r} (1 − min(n_r, R)/min(R, N)), n_r judged non-rel above r, N judged non-rel (Buckley & Voorhees 2004; trec_eval m_bpref.c).
+	RecipRank                      // recip_rank: 1/rank of the first rel result; with K > 0 only the top K count (RR@K, ragbench's "recip_rank_cut_K" = ranx mrr@K).
+	IPrecAtRecall                  // iprec_at_recall_X: interpolated precision at recall X (trec_eval m_iprec_at_recall.c: X·R rounded to a count of rel docs).
+	P                              // P_K: rel in the top K / K (K counts even when fewer results exist).
+	RelString                      // relstring (relstring_K with a parameter): the grades of the top K (default 10) results as text, per query only.
+	Recall                         // recall_K: rel in the top K / R.
+	InfAP                          // infAP: inferred AP (Yilmaz & Aslam, CIKM 2006; trec_eval m_infap.c); equals AP when nothing retrieved is unjudged.
 	GMBpref                        // gm_bpref: per query max(bpref, 1e-5); geometric mean.
-	RPrecMult                      // Rprec_mult_X: precision after ⌊X·R + 0.5⌋ results... (trec_eval's definition, see code).
-	Utility                        // utility: a·relret + b·nonrelret + c·relnotret + d·nonrelnotret (trec_eval default 1,−1,0,0).
-	ElevenPtAvg                    // 11pt_avg: mean of interpolated precision at recall 0.0, 0.1, …, 1.0.
-	BinG                           // binG: binary gain (Kishida), as trec_eval.
-	G                              // G: gain (Kishida), as trec_eval.
-	NDCG                           // ndcg (K = 0) and ndcg_cut_K: DCG/IDCG, linear gain = grade (grades ≤ 0 gain 0), discount log2(rank+1), ideal from all judgements of the query (cut at K for ndcg_cut); 0 when the ideal is 0. The relevance level does not apply.
-	NDCGRel                        // ndcg_rel: nDCG normalised by the ideal over the R relevant docs, as trec_eval.
-	RNDCG                          // Rndcg: nDCG at cutoff R, as trec_eval.
-	NDCGExp                        // ndcg_exp (K = 0), ndcg_exp_cut_K: nDCG with exponential gain 2^grade − 1 (Burges et al. 2005); ragbench extension, = ranx ndcg_burges.
+	RPrecMult                      // Rprec_mult_X: precision at rank ⌊X·R + 0.9⌋ (trec_eval m_Rprec_mult.c).
+	Utility                        // utility: a·relret + b·nonrelret + c·relnotret + d·nonrelnotret, default 1,−1,0,0 (trec_eval m_utility.c; collection size taken as 0).
+	ElevenPtAvg                    // 11pt_avg: mean interpolated precision at recall 0, .1, …, 1 (or the levels given).
+	BinG                           // binG: (1/R) Σ_{rel i} 1/log2(2 + non-rel above i) (trec_eval m_binG.c, experimental).
+	G                              // G: trec_eval m_G.c gain measure (experimental).
+	NDCG                           // ndcg (K = 0) and ndcg_cut_K: DCG/IDCG with gain = grade (or the gains given, "ndcg.1=3,2=9"), discount log2(rank+1), ideal from all judgements cut at K (Järvelin & Kekäläinen 2002; trec_eval m_ndcg.c). The relevance level does not apply.
+	NDCGRel                        // ndcg_rel: nDCG averaged over the relevant docs (trec_eval m_ndcg_rel.c, experimental).
+	RNDCG                          // Rndcg: nDCG averaged at the R-level boundaries of the ideal ranking (trec_eval m_Rndcg.c, experimental).
 	MAPCut                         // map_cut_K: Σ_{rel ranks i ≤ K} P@i / R.
-	RelativeP                      // relative_P_K: rel in top K / min(K, R).
+	RelativeP                      // relative_P_K: rel in the top K / min(K, R).
 	Success                        // success_K: 1 if a rel result is in the top K, else 0 (hit rate@K).
 	SetP                           // set_P: rel retrieved / retrieved.
 	SetRelativeP                   // set_relative_P: rel retrieved / min(retrieved, R).
 	SetRecall                      // set_recall: rel retrieved / R.
 	SetMAP                         // set_map: set_P · set_recall.
-	SetF                           // set_F: F-measure (β = 1) of set_P and set_recall.
+	SetF                           // set_F: harmonic mean of set_P and set_recall (β = 1).
 	NumNonrelJudgedRet             // num_nonrel_judged_ret: judged non-relevant docs retrieved (summed).
-	Judged                         // judged_K: share of the top K results that have any judgement in the qrels (any grade); ragbench extension (ir_measures Judged@k), divided by K.
-	RunID                          // runid: the run tag (summary line only).
-	numKinds
+	RBP                            // rbp: rank-biased precision, p = 0.9 (Moffat & Zobel, TOIS 2008; trec_eval m_rbp.c).
+	RBPResid                       // rbp_resid: RBP residual from unjudged docs (trec_eval m_rbp_resid.c).
+	Unjudged                       // unj_K: share of the top K not judged (trec_eval m_unjudged.c), divided by K.
+	NDCGExp                        // ndcg_exp (K = 0), ndcg_exp_cut_K: nDCG with gain 2^grade − 1 (Burges et al., ICML 2005); ragbench extension = ranx ndcg_burges.
+	Judged                         // judged_K: share of the top K with a judgement (any grade ≥ 0), divided by K; ragbench extension = ir_measures Judged@K.
 )
 
 // Measure is one evaluation measure at given parameters. Name is its stable
@@ -63,6 +70,21 @@ type Measure struct {
 	Kind Kind
 	K    int
 	X    float64
+	// params holds parsed trec_eval parameters that are not a cutoff
+	// (gains, utility coefficients, recall levels); nil means defaults.
+	params *measureParams
+}
+
+type levelGain struct {
+	level int
+	gain  float64
+}
+
+type measureParams struct {
+	gains  []levelGain // ndcg, ndcg_rel, Rndcg, G, rbp
+	coef   [4]float64  // utility
+	levels []float64   // 11pt_avg
+	p      float64     // rbp persistence
 }
 
 // Integer reports whether the measure is a count printed as an integer
@@ -86,8 +108,8 @@ var (
 	defaultRPrecMult   = []float64{.2, .4, .6, .8, 1, 1.2, 1.4, 1.6, 1.8, 2}
 	defaultJudged      = []int{5, 10, 20}
 	officialMeasures   = []string{"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P"}
-	allTrecMeasures    = []string{"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "ndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret"}
-	trecNotImplemented = []string{"binG", "G", "ndcg_rel", "Rndcg", "infAP", "rbp", "rbp_resid", "unj", "utility (with parameters)", "11pt_avg (with parameters)", "ndcg (with gain parameters)", "dcg", "ideal_dcg", "prefs_*", "*_avgjg", "yaap"}
+	allTrecMeasures    = []string{"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F", "num_nonrel_judged_ret", "rbp", "rbp_resid", "unj"}
+	trecNotImplemented = []string{"dcg", "ideal_dcg", "prefs_*", "*_avgjg", "yaap", "ndcg_p", "num_nonjudged_ret", "Runj"}
 )
 
 // NotImplementedTrecMeasures lists the trec_eval measures (trec_eval
@@ -135,6 +157,18 @@ func ParseMeasures(names []string) ([]Measure, error) {
 	var out []Measure
 	seen := map[string]bool{}
 	add := func(m Measure) {
+		if singleValued(m) {
+			// trec_eval keeps one instance of such a family: a later
+			// specification (e.g. relstring.20 after all_trec) replaces it.
+			for i, o := range out {
+				if singleValued(o) && o.Kind == m.Kind {
+					delete(seen, o.Name)
+					seen[m.Name] = true
+					out[i] = m
+					return
+				}
+			}
+		}
 		if !seen[m.Name] {
 			seen[m.Name] = true
 			out = append(out, m)
@@ -183,27 +217,97 @@ func parseMeasure(name string) ([]Measure, error) {
 	simple := map[string]Kind{
 		"runid": RunID, "num_q": NumQ, "num_ret": NumRet, "num_rel": NumRel, "num_rel_ret": NumRelRet,
 		"map": AP, "gm_map": GMAP, "Rprec": RPrec, "bpref": Bpref, "gm_bpref": GMBpref,
-		"recip_rank": RecipRank, "relstring": RelString, "utility": Utility, "11pt_avg": ElevenPtAvg,
-		"ndcg": NDCG, "ndcg_exp": NDCGExp,
-		"set_P": SetP, "set_relative_P": SetRelativeP, "set_recall": SetRecall, "set_map": SetMAP,
-		"set_F": SetF, "num_nonrel_judged_ret": NumNonrelJudgedRet,
+		"recip_rank": RecipRank, "infAP": InfAP, "binG": BinG, "rbp_resid": RBPResid,
+		"ndcg_exp": NDCGExp, "set_P": SetP, "set_relative_P": SetRelativeP, "set_recall": SetRecall,
+		"set_map": SetMAP, "set_F": SetF, "num_nonrel_judged_ret": NumNonrelJudgedRet,
 	}
 	if k, ok := simple[base]; ok {
 		if hasParams {
-			return nil, fmt.Errorf("eval: measure %q: parameters for %s are not supported", name, base)
+			return nil, fmt.Errorf("eval: measure %q: %s takes no parameter", name, base)
 		}
 		return one(base, k, 0, 0), nil
+	}
+	// Measures whose parameters (if any) become part of the name verbatim,
+	// as trec_eval prints them.
+	withParams := map[string]Kind{
+		"relstring": RelString, "utility": Utility, "11pt_avg": ElevenPtAvg,
+		"ndcg": NDCG, "ndcg_rel": NDCGRel, "Rndcg": RNDCG, "G": G, "rbp": RBP,
+	}
+	if k, ok := withParams[base]; ok {
+		m := Measure{Name: base, Kind: k}
+		if k == RelString {
+			m.K = 10
+		}
+		if !hasParams {
+			return []Measure{m}, nil
+		}
+		m.Name = base + "_" + params
+		mp := &measureParams{}
+		bad := func(why string) ([]Measure, error) {
+			return nil, fmt.Errorf("eval: measure %q: %s", name, why)
+		}
+		switch k {
+		case RelString:
+			c, err := strconv.Atoi(params)
+			if err != nil || c <= 0 {
+				return bad("length must be a positive integer")
+			}
+			m.K = c
+			mp = nil
+		case Utility:
+			f := strings.Split(params, ",")
+			if len(f) != 4 {
+				return bad("want 4 coefficients a,b,c,d")
+			}
+			for i, x := range f {
+				v, err := strconv.ParseFloat(x, 64)
+				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+					return bad(fmt.Sprintf("coefficient %q is not a number", x))
+				}
+				mp.coef[i] = v
+			}
+		case ElevenPtAvg:
+			for _, x := range strings.Split(params, ",") {
+				v, err := strconv.ParseFloat(x, 64)
+				if err != nil || v < 0 || v > 1 {
+					return bad(fmt.Sprintf("recall level %q must be a number in [0, 1]", x))
+				}
+				mp.levels = append(mp.levels, v)
+			}
+		case RBP:
+			for _, pair := range strings.Split(params, ",") {
+				key, val, ok := strings.Cut(pair, "=")
+				v, err := strconv.ParseFloat(val, 64)
+				if !ok || key != "p" || err != nil || v <= 0 || v >= 1 {
+					return bad("want p=X with 0 < X < 1 (custom gains are not supported for rbp)")
+				}
+				mp.p = v
+			}
+		default: // gains "level=gain,..."
+			for _, pair := range strings.Split(params, ",") {
+				key, val, ok := strings.Cut(pair, "=")
+				lv, err1 := strconv.Atoi(key)
+				g, err2 := strconv.ParseFloat(val, 64)
+				if !ok || err1 != nil || err2 != nil || lv < 0 || math.IsNaN(g) || math.IsInf(g, 0) {
+					return bad(fmt.Sprintf("gain %q: want level=gain with an integer level ≥ 0", pair))
+				}
+				mp.gains = append(mp.gains, levelGain{lv, g})
+			}
+		}
+		m.params = mp
+		return []Measure{m}, nil
 	}
 	cutoff := map[string]Kind{
 		"P": P, "recall": Recall, "ndcg_cut": NDCG, "map_cut": MAPCut, "relative_P": RelativeP,
 		"success": Success, "recip_rank_cut": RecipRank, "ndcg_exp_cut": NDCGExp, "judged": Judged,
+		"unj": Unjudged,
 	}
 	if k, ok := cutoff[base]; ok {
 		ks := defaultCutoffs
 		switch base {
 		case "success":
 			ks = defaultSuccess
-		case "judged":
+		case "judged", "unj":
 			ks = defaultJudged
 		case "recip_rank_cut", "ndcg_exp_cut":
 			ks = []int{10}
@@ -235,6 +339,8 @@ func parseMeasure(name string) ([]Measure, error) {
 				}
 				xs = append(xs, x)
 			}
+			slices.Sort(xs) // as trec_eval
+			xs = slices.Compact(xs)
 		}
 		var out []Measure
 		for _, x := range xs {
@@ -243,6 +349,19 @@ func parseMeasure(name string) ([]Measure, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("eval: unknown measure %q (see 'bench eval --help' for the names)", name)
+}
+
+// singleValued reports whether m's family yields one measure whose
+// parameters, if any, are part of its name (relstring, utility, 11pt_avg,
+// ndcg, ndcg_rel, Rndcg, G, rbp).
+func singleValued(m Measure) bool {
+	switch m.Kind {
+	case RelString, Utility, ElevenPtAvg, NDCGRel, RNDCG, G, RBP:
+		return true
+	case NDCG:
+		return m.K == 0
+	}
+	return false
 }
 
 func one(name string, k Kind, c int, x float64) []Measure {
@@ -270,7 +389,8 @@ func parseCutoffs(name, params string) ([]int, error) {
 		}
 		ks = append(ks, c)
 	}
-	return ks, nil
+	slices.Sort(ks) // trec_eval prints parameters in ascending order
+	return slices.Compact(ks), nil
 }
 
 func parseRanx(name, base, ks string) ([]Measure, error) {
