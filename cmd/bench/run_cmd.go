@@ -1,11 +1,129 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/ragbench/ragbench/sweep"
+	"golang.org/x/term"
 )
 
-// cmdRun implements 'bench run'. Not implemented yet.
+const runUsage = `usage: bench run [flags] CONFIG
+
+Sweeps every chunking × retriever cell of CONFIG (YAML, see docs/config.md)
+against the same qrels, evaluates each at every k of the grid, and writes
+into the output folder: report.md, results.json, runs/<cell>.trec,
+misses.jsonl and manifest.json; one row is appended to the history CSV.
+Indexes, embeddings and runs are cached under the cache folder and reused
+across cells and runs. Ctrl-C stops; caches and earlier outputs stay intact.
+
+Relative dataset paths are resolved against the data root: --data-dir,
+else $RAGBENCH_DATA_DIR, else ../shared beside the repository. Relative
+model folders against the models root: --models-dir, else
+$RAGBENCH_MODELS_DIR, else <data root>/models.
+
+Examples:
+
+  bench run configs/scifact.yaml
+  bench run --data-dir /data/beir --models-dir ./models configs/scifact.yaml
+  bench run --check configs/scifact.yaml          # validate only, no work
+  bench run --output /tmp/out --no-history configs/small.yaml
+
+flags:
+`
+
+// cmdRun implements 'bench run CONFIG'.
 func cmdRun(stdout, stderr io.Writer, args []string) error {
-	return errors.New("not implemented yet")
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		dataDir   = fs.String("data-dir", "", "data root for relative dataset paths (default $RAGBENCH_DATA_DIR, else ../shared beside the repo)")
+		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else <data root>/models)")
+		output    = fs.String("output", "", "output folder (default: the config's output, else results/<name> beside the config)")
+		cacheDir  = fs.String("cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
+		check     = fs.Bool("check", false, "load and validate the config and every file it names, print the cells, and stop")
+		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
+		progress  = fs.String("progress", "auto", "progress bars on stderr: auto (when stderr is a terminal), always, never")
+	)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, runUsage)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return errHelp
+		}
+		return usagef("%v", err)
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return usagef("want exactly one CONFIG file, got %d arguments", fs.NArg())
+	}
+	showProgress := false
+	switch *progress {
+	case "auto":
+		if f, ok := stderr.(*os.File); ok {
+			showProgress = term.IsTerminal(int(f.Fd()))
+		}
+	case "always":
+		showProgress = true
+	case "never":
+	default:
+		return usagef("--progress %q: auto, always or never", *progress)
+	}
+	cfg, err := sweep.Load(fs.Arg(0), sweep.LoadOptions{DataDir: *dataDir, ModelsDir: *modelsDir, Output: *output, CacheDir: *cacheDir})
+	if err != nil {
+		return err
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	cells := cfg.Cells()
+	if *check {
+		fmt.Fprintf(stdout, "config %s is valid: %d chunkings × %d retrievers = %d cells\n", cfg.Path(), len(cfg.Chunkings()), len(cfg.Retrievers), len(cells))
+		for _, c := range cells {
+			fmt.Fprintf(stdout, "  %s\n", c.Name)
+		}
+		fmt.Fprintf(stdout, "data root %s\nmodels root %s\noutput %s\ncache %s\n", cfg.DataDir(), cfg.ModelsDir(), cfg.Output, cfg.CacheDir)
+		return nil
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	fmt.Fprintf(stderr, "bench run: %s: %d cells → %s\n", cfg.Path(), len(cells), cfg.Output)
+	res, err := sweep.Run(ctx, cfg, sweep.Options{Stderr: stderr, Progress: showProgress, NoHistory: *noHistory})
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("interrupted after %s; caches and earlier outputs are intact", time.Since(start).Round(time.Second))
+		}
+		return err
+	}
+	cached := 0
+	for _, t := range res.Timings {
+		if t.Cached {
+			cached++
+		}
+	}
+	rel := func(p string) string {
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, p); err == nil {
+				return r
+			}
+		}
+		return p
+	}
+	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(stdout, "report: %s\n", rel(filepath.Join(cfg.Output, "report.md")))
+	if !*noHistory {
+		fmt.Fprintf(stdout, "history: %s\n", rel(cfg.History))
+	}
+	return nil
 }

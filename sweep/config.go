@@ -1,0 +1,837 @@
+package sweep
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is one sweep, as read from a YAML file (see docs/config.md for every
+// field). Load fills defaults and resolves paths; Validate checks values and
+// that every file exists.
+type Config struct {
+	// Name labels the sweep in the report and the history CSV. Default: the
+	// config file's base name without extension.
+	Name string `yaml:"name" json:"name"`
+	// Dataset says where the corpus, queries and qrels are.
+	Dataset DatasetConfig `yaml:"dataset" json:"dataset"`
+	// Chunking is the chunking grid: each entry expands to one chunking per
+	// (size, overlap) pair. Default: one whole-document chunking.
+	Chunking []ChunkingConfig `yaml:"chunking" json:"chunking"`
+	// Retrievers are the named retrievers run on every chunking.
+	Retrievers []RetrieverConfig `yaml:"retrievers" json:"retrievers"`
+	// K is the cutoff grid. Default: 1, 3, 5, 10, 20, 100. Each k ≥ 1.
+	K []int `yaml:"k" json:"k"`
+	// Metrics are the measure families evaluated at every k: hit_rate,
+	// recall, precision, mrr, map, ndcg. Default: all six.
+	Metrics []string `yaml:"metrics" json:"metrics"`
+	// PromptK is the k the RAG prompt really uses; the report leads with
+	// it and misses.jsonl lists gold ids missing from the top PromptK.
+	// Default 10; must be one of K.
+	PromptK int `yaml:"prompt_k" json:"prompt_k"`
+	// Depth is how many results each retriever returns per query
+	// (default: the largest k).
+	Depth int `yaml:"depth" json:"depth"`
+	// Significance configures the paired tests of the report's main table.
+	Significance SignificanceConfig `yaml:"significance" json:"significance"`
+	// HeldOut configures the held-out query split.
+	HeldOut HeldOutConfig `yaml:"heldout" json:"heldout"`
+	// Output is the output folder. Default: results/<name> beside the
+	// config file. Relative paths are resolved against the config's folder.
+	Output string `yaml:"output" json:"output"`
+	// CacheDir holds index, embedding and run caches shared across runs.
+	// Default: $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config.
+	CacheDir string `yaml:"cache_dir" json:"cache_dir"`
+	// History is the CSV file that gets one row per run. Default:
+	// bench-history.csv beside the config.
+	History string `yaml:"history" json:"history"`
+	// Snippet is the number of characters of text kept per hit in
+	// misses.jsonl and the unanswerable report. Default 160.
+	Snippet int `yaml:"snippet" json:"snippet"`
+
+	// path is the config file (absolute), dataDir/modelsDir the resolved
+	// roots. Not part of the YAML.
+	path      string
+	dataDir   string
+	modelsDir string
+}
+
+// DatasetConfig names the dataset. Either BEIR is set (a folder with
+// corpus.jsonl, queries.jsonl and qrels/<split>.tsv) or Corpus plus Queries
+// (a corpus file and a labelled-query JSONL or qrels file).
+type DatasetConfig struct {
+	// Name labels the dataset (default: the BEIR folder's or corpus file's
+	// base name).
+	Name string `yaml:"name" json:"name"`
+	// BEIR is a BEIR folder, relative to the data root.
+	BEIR string `yaml:"beir" json:"beir,omitempty"`
+	// Split is the qrels split of a BEIR folder (default "test").
+	Split string `yaml:"split" json:"split,omitempty"`
+	// Corpus is a corpus file (BEIR corpus.jsonl shape, or JSONL/TSV of
+	// id, title, text), relative to the data root.
+	Corpus string `yaml:"corpus" json:"corpus,omitempty"`
+	// Queries is a labelled-query JSONL ({"id","question","gold":[...],
+	// "kind"} or {"qid","text","gold":{...},"slice"}), relative to the data
+	// root; it carries the queries and their qrels.
+	Queries string `yaml:"queries" json:"queries,omitempty"`
+	// Qrels optionally overrides the qrels (TREC or BEIR TSV); then Queries
+	// may be a BEIR queries.jsonl.
+	Qrels string `yaml:"qrels" json:"qrels,omitempty"`
+	// SliceField names the labelled-query field that holds a query's slice
+	// (default "kind" for the {"id",...} shape, "slice" for the {"qid",...}
+	// shape). Informational for BEIR folders, which have no slices.
+	SliceField string `yaml:"slice_field" json:"slice_field,omitempty"`
+	// Title says whether chunks are indexed with the document title
+	// prepended (default true).
+	Title *bool `yaml:"title" json:"title"`
+}
+
+// ChunkingConfig is one entry of the chunking grid.
+type ChunkingConfig struct {
+	// Strategy is "doc" (whole document), "fixed" (windows of Size
+	// whitespace-separated words, consecutive windows sharing Overlap
+	// words) or "sentence" (sentences packed up to Size words).
+	Strategy string `yaml:"strategy" json:"strategy"`
+	// Sizes are the window sizes in words (fixed, sentence); each ≥ 1.
+	Sizes []int `yaml:"sizes" json:"sizes,omitempty"`
+	// Overlaps are the overlaps in words; each 0 ≤ overlap < size.
+	Overlaps []int `yaml:"overlaps" json:"overlaps,omitempty"`
+}
+
+// RetrieverConfig is one named retriever. Which fields apply depends on
+// Type; the others must be left unset.
+type RetrieverConfig struct {
+	// Name identifies the retriever in cell names, file names and the
+	// Inputs/Input of other retrievers: letters, digits, '-', '_', '.'.
+	Name string `yaml:"name" json:"name"`
+	// Type is bm25, dense, hybrid or rerank.
+	Type string `yaml:"type" json:"type"`
+
+	// K1 and B are BM25's parameters (defaults 0.9 and 0.4, Anserini's).
+	K1 *float64 `yaml:"k1" json:"k1,omitempty"`
+	B  *float64 `yaml:"b" json:"b,omitempty"`
+	// Scoring is "lucene" (default; Lucene's BM25 formula) or "bleve"
+	// (bleve's own scorer, for comparison).
+	Scoring string `yaml:"scoring" json:"scoring,omitempty"`
+
+	// Model is a model folder, relative to the models root (dense,
+	// rerank).
+	Model string `yaml:"model" json:"model,omitempty"`
+	// BatchSize is the inference batch size (dense, rerank; default 32).
+	BatchSize int `yaml:"batch_size" json:"batch_size,omitempty"`
+
+	// Inputs are the retrievers a hybrid fuses (≥ 2 names).
+	Inputs []string `yaml:"inputs" json:"inputs,omitempty"`
+	// Fusion is rrf (default), combsum or combmnz.
+	Fusion string `yaml:"fusion" json:"fusion,omitempty"`
+	// RRFK is RRF's k constant (default 60, Cormack et al. 2009).
+	RRFK *float64 `yaml:"rrf_k" json:"rrf_k,omitempty"`
+	// Normalization is the score normalisation of combsum/combmnz:
+	// minmax (default) or zscore.
+	Normalization string `yaml:"normalization" json:"normalization,omitempty"`
+	// Weights are per-input weights of combsum/combmnz (default all 1).
+	Weights []float64 `yaml:"weights" json:"weights,omitempty"`
+
+	// Input is the retriever a rerank reorders.
+	Input string `yaml:"input" json:"input,omitempty"`
+	// Mode is "ce" (cross-encoder logit alone, default) or "interpolate"
+	// (Alpha·z(CE) + (1−Alpha)·z(first stage), per-query z-scores).
+	Mode string `yaml:"mode" json:"mode,omitempty"`
+	// Alpha is the cross-encoder's weight in interpolate mode, in [0, 1].
+	Alpha *float64 `yaml:"alpha" json:"alpha,omitempty"`
+
+	// Depth is, for hybrid, how many results of each input are fused and,
+	// for rerank, how many of the input's top results are rescored
+	// (default 100).
+	Depth int `yaml:"depth" json:"depth,omitempty"`
+}
+
+// SignificanceConfig configures the paired significance tests between the
+// cells of the report's main table (see the compare package).
+type SignificanceConfig struct {
+	// Test is randomization (default), t, bootstrap, wilcoxon or sign.
+	Test string `yaml:"test" json:"test"`
+	// Correction is holm (default), bonferroni, bh or none.
+	Correction string `yaml:"correction" json:"correction"`
+	// Alpha is the significance level in (0, 1); default 0.05.
+	Alpha float64 `yaml:"alpha" json:"alpha"`
+	// Seed seeds the randomization and bootstrap tests (default 42).
+	Seed *int64 `yaml:"seed" json:"seed"`
+	// Permutations is the number of Monte Carlo permutations/resamples
+	// (default 10000).
+	Permutations int `yaml:"permutations" json:"permutations"`
+	// Metric is the metric family tested at prompt_k (default ndcg).
+	Metric string `yaml:"metric" json:"metric"`
+}
+
+// HeldOutConfig configures the held-out split: a query is held out when
+// the seeded hash of its query id falls below Fraction (see HeldOut).
+type HeldOutConfig struct {
+	// Fraction of queries held out, in [0, 1) (default 0.2).
+	Fraction *float64 `yaml:"fraction" json:"fraction"`
+	// Seed of the hash (default 1).
+	Seed *int64 `yaml:"seed" json:"seed"`
+}
+
+// LoadOptions are the overrides of Load.
+type LoadOptions struct {
+	// DataDir is the data root that relative dataset paths are resolved
+	// against. Empty: $RAGBENCH_DATA_DIR, else ../shared beside the
+	// repository holding the config when it exists, else the config's
+	// folder.
+	DataDir string
+	// ModelsDir is the models root for relative model folders. Empty:
+	// $RAGBENCH_MODELS_DIR, else DataDir/models.
+	ModelsDir string
+	// Output overrides the config's output folder.
+	Output string
+	// CacheDir overrides the config's cache folder.
+	CacheDir string
+	// History overrides the config's history CSV path.
+	History string
+}
+
+// ConfigError is an error in a config file, naming the file, the line (0
+// when unknown) and the field.
+type ConfigError struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	if e.Field != "" {
+		b.WriteString(": " + e.Field)
+	}
+	b.WriteString(": " + e.Msg)
+	return b.String()
+}
+
+// DefaultK is the default cutoff grid.
+var DefaultK = []int{1, 3, 5, 10, 20, 100}
+
+// MetricFamilies are the metric families a sweep evaluates at each k, in
+// report order: hit_rate (trec_eval success.k), recall (recall.k),
+// precision (P.k), mrr (recip_rank cut at k), map (map_cut.k), ndcg
+// (ndcg_cut.k).
+var MetricFamilies = []string{"hit_rate", "recall", "precision", "mrr", "map", "ndcg"}
+
+// Load reads a config file strictly (unknown fields are errors naming the
+// line), fills defaults, resolves relative paths and validates values. It
+// does not check that files exist: Validate does.
+func Load(path string, opts LoadOptions) (*Config, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	cfg, err := parse(abs, data)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.resolve(opts); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+var lineRe = regexp.MustCompile(`^line (\d+): (.*)$`)
+
+func parse(file string, data []byte) (*Config, error) {
+	var root yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &ConfigError{File: file, Msg: "empty config file"}
+		}
+		return nil, yamlErr(file, err)
+	}
+	var cfg Config
+	dec = yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil {
+		return nil, yamlErr(file, err)
+	}
+	cfg.path = file
+	if err := cfg.check(&root); err != nil {
+		return nil, err
+	}
+	return &cfg, nil
+}
+
+// yamlErr turns yaml.v3's "yaml: unmarshal errors:\n  line 3: field x not
+// found in type sweep.Config" into file:3: messages.
+func yamlErr(file string, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		var msgs []string
+		for _, e := range te.Errors {
+			m := lineRe.FindStringSubmatch(e)
+			if m == nil {
+				msgs = append(msgs, file+": "+e)
+				continue
+			}
+			msg := m[2]
+			if strings.HasPrefix(msg, "field ") && strings.Contains(msg, " not found in type ") {
+				f := strings.TrimPrefix(msg[:strings.Index(msg, " not found")], "field ")
+				msg = fmt.Sprintf("%s: unknown field (see docs/config.md for the fields)", f)
+			}
+			msgs = append(msgs, fmt.Sprintf("%s:%s: %s", file, m[1], msg))
+		}
+		return errors.New(strings.Join(msgs, "\n"))
+	}
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := lineRe.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s:%s: %s", file, m[1], m[2])
+	}
+	return fmt.Errorf("%s: %s", file, msg)
+}
+
+// lines maps dotted field paths ("retrievers.2.alpha") to their line in the
+// YAML document, for error messages.
+type lines map[string]int
+
+func collectLines(n *yaml.Node, prefix string, out lines) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			collectLines(c, prefix, out)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if prefix != "" {
+				p = prefix + "." + k.Value
+			}
+			out[p] = k.Line
+			collectLines(v, p, out)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := prefix + "." + strconv.Itoa(i)
+			out[p] = c.Line
+			collectLines(c, p, out)
+		}
+	}
+}
+
+func (l lines) errf(file, field, format string, a ...any) *ConfigError {
+	line := l[field]
+	for f := field; line == 0 && strings.Contains(f, "."); {
+		f = f[:strings.LastIndex(f, ".")]
+		line = l[f]
+	}
+	return &ConfigError{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, a...)}
+}
+
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// check fills defaults and validates values (not files).
+func (c *Config) check(root *yaml.Node) error {
+	ln := lines{}
+	collectLines(root, "", ln)
+	var errs []error
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, ln.errf(c.path, field, format, a...))
+	}
+	has := func(field string) bool { _, ok := ln[field]; return ok }
+
+	if c.Name == "" {
+		c.Name = strings.TrimSuffix(filepath.Base(c.path), filepath.Ext(c.path))
+	}
+	d := &c.Dataset
+	switch {
+	case d.BEIR != "" && (d.Corpus != "" || d.Queries != ""):
+		bad("dataset", "give either beir (a BEIR folder) or corpus + queries, not both")
+	case d.BEIR == "" && (d.Corpus == "" || (d.Queries == "" && d.Qrels == "")):
+		bad("dataset", "missing: set dataset.beir to a BEIR folder, or dataset.corpus and dataset.queries (labelled-query JSONL)")
+	case d.Corpus != "" && d.Qrels != "" && d.Queries == "":
+		bad("dataset.queries", "missing: qrels need a queries file (BEIR queries.jsonl) for the query texts")
+	}
+	if d.BEIR != "" && d.Split == "" {
+		d.Split = "test"
+	}
+	if d.BEIR == "" && has("dataset.split") {
+		bad("dataset.split", "only applies to a BEIR folder (dataset.beir)")
+	}
+	if d.Title == nil {
+		t := true
+		d.Title = &t
+	}
+
+	if len(c.Chunking) == 0 {
+		c.Chunking = []ChunkingConfig{{Strategy: "doc"}}
+	}
+	for i := range c.Chunking {
+		ch := &c.Chunking[i]
+		f := fmt.Sprintf("chunking.%d", i)
+		switch ch.Strategy {
+		case "doc":
+			if len(ch.Sizes) > 0 || len(ch.Overlaps) > 0 {
+				bad(f+".sizes", "strategy doc takes no sizes or overlaps")
+			}
+		case "fixed", "sentence":
+			if len(ch.Sizes) == 0 {
+				bad(f+".sizes", "strategy %s needs sizes (words per chunk), e.g. sizes: [128, 256]", ch.Strategy)
+			}
+			if len(ch.Overlaps) == 0 {
+				ch.Overlaps = []int{0}
+			}
+			for j, s := range ch.Sizes {
+				if s < 1 {
+					bad(fmt.Sprintf("%s.sizes.%d", f, j), "size %d must be ≥ 1", s)
+				}
+				for k, o := range ch.Overlaps {
+					if o < 0 || (s >= 1 && o >= s) {
+						bad(fmt.Sprintf("%s.overlaps.%d", f, k), "overlap %d must be in [0, size %d)", o, s)
+					} else if ch.Strategy == "sentence" && o != 0 {
+						bad(fmt.Sprintf("%s.overlaps.%d", f, k), "strategy sentence packs whole sentences: overlap must be 0")
+					}
+				}
+			}
+		case "":
+			bad(f+".strategy", "missing: one of doc, fixed, sentence")
+		default:
+			bad(f+".strategy", "unknown strategy %q: one of doc, fixed, sentence", ch.Strategy)
+		}
+	}
+
+	if len(c.Retrievers) == 0 {
+		bad("retrievers", "missing: give at least one retriever (e.g. - {name: bm25, type: bm25})")
+	}
+	names := map[string]int{}
+	for i := range c.Retrievers {
+		r := &c.Retrievers[i]
+		f := fmt.Sprintf("retrievers.%d", i)
+		if !nameRe.MatchString(r.Name) {
+			bad(f+".name", "name %q: use letters, digits, '.', '-', '_'", r.Name)
+		} else if j, dup := names[r.Name]; dup {
+			bad(f+".name", "duplicate name %q (also retrievers.%d)", r.Name, j)
+		}
+		names[r.Name] = i
+		only := func(allowed ...string) {
+			for _, k := range []string{"k1", "b", "scoring", "model", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth"} {
+				if has(f+"."+k) && !contains(allowed, k) {
+					bad(f+"."+k, "does not apply to type %s", r.Type)
+				}
+			}
+		}
+		switch r.Type {
+		case "bm25":
+			only("k1", "b", "scoring")
+			if r.K1 == nil {
+				r.K1 = ptr(0.9)
+			}
+			if r.B == nil {
+				r.B = ptr(0.4)
+			}
+			if *r.K1 < 0 || isNaN(*r.K1) {
+				bad(f+".k1", "k1 %v must be ≥ 0", *r.K1)
+			}
+			if *r.B < 0 || *r.B > 1 || isNaN(*r.B) {
+				bad(f+".b", "b %v must be in [0, 1]", *r.B)
+			}
+			if r.Scoring == "" {
+				r.Scoring = "lucene"
+			}
+			if r.Scoring != "lucene" && r.Scoring != "bleve" {
+				bad(f+".scoring", "unknown scoring %q: lucene or bleve", r.Scoring)
+			}
+		case "dense":
+			only("model", "batch_size")
+			if r.Model == "" {
+				bad(f+".model", "missing: a model folder (relative to the models root)")
+			}
+			if r.BatchSize == 0 {
+				r.BatchSize = 32
+			}
+			if r.BatchSize < 1 {
+				bad(f+".batch_size", "batch_size %d must be ≥ 1", r.BatchSize)
+			}
+		case "hybrid":
+			only("inputs", "fusion", "rrf_k", "normalization", "weights", "depth")
+			if len(r.Inputs) < 2 {
+				bad(f+".inputs", "a hybrid fuses at least two retrievers, e.g. inputs: [bm25, dense]")
+			}
+			if r.Fusion == "" {
+				r.Fusion = "rrf"
+			}
+			switch r.Fusion {
+			case "rrf":
+				if has(f+".normalization") || has(f+".weights") {
+					bad(f+".fusion", "normalization and weights apply to combsum/combmnz, not rrf")
+				}
+				if r.RRFK == nil {
+					r.RRFK = ptr(60.0)
+				}
+				if !(*r.RRFK > 0) || math.IsInf(*r.RRFK, 0) {
+					bad(f+".rrf_k", "rrf_k %v must be > 0", *r.RRFK)
+				}
+			case "combsum", "combmnz":
+				if has(f + ".rrf_k") {
+					bad(f+".rrf_k", "applies to fusion rrf only")
+				}
+				if r.Normalization == "" {
+					r.Normalization = "minmax"
+				}
+				if r.Normalization != "minmax" && r.Normalization != "zscore" {
+					bad(f+".normalization", "unknown normalization %q: minmax or zscore", r.Normalization)
+				}
+				if len(r.Weights) > 0 && len(r.Weights) != len(r.Inputs) {
+					bad(f+".weights", "%d weights for %d inputs", len(r.Weights), len(r.Inputs))
+				}
+			default:
+				bad(f+".fusion", "unknown fusion %q: rrf, combsum or combmnz", r.Fusion)
+			}
+			if r.Depth == 0 {
+				r.Depth = 100
+			}
+			if r.Depth < 1 {
+				bad(f+".depth", "depth %d must be ≥ 1", r.Depth)
+			}
+		case "rerank":
+			only("input", "model", "batch_size", "mode", "alpha", "depth")
+			if r.Input == "" {
+				bad(f+".input", "missing: the retriever whose results are reranked")
+			}
+			if r.Model == "" {
+				bad(f+".model", "missing: a cross-encoder model folder (relative to the models root)")
+			}
+			if r.BatchSize == 0 {
+				r.BatchSize = 32
+			}
+			if r.BatchSize < 1 {
+				bad(f+".batch_size", "batch_size %d must be ≥ 1", r.BatchSize)
+			}
+			if r.Mode == "" {
+				r.Mode = "ce"
+			}
+			switch r.Mode {
+			case "ce":
+				if r.Alpha != nil {
+					bad(f+".alpha", "applies to mode interpolate only")
+				}
+			case "interpolate":
+				if r.Alpha == nil {
+					bad(f+".alpha", "missing: mode interpolate needs alpha (the cross-encoder's weight, e.g. 0.4)")
+				} else if *r.Alpha < 0 || *r.Alpha > 1 || isNaN(*r.Alpha) {
+					bad(f+".alpha", "alpha %v must be in [0, 1]", *r.Alpha)
+				}
+			default:
+				bad(f+".mode", "unknown mode %q: ce or interpolate", r.Mode)
+			}
+			if r.Depth == 0 {
+				r.Depth = 100
+			}
+			if r.Depth < 1 {
+				bad(f+".depth", "depth %d must be ≥ 1", r.Depth)
+			}
+		case "":
+			bad(f+".type", "missing: one of bm25, dense, hybrid, rerank")
+		default:
+			bad(f+".type", "unknown type %q: one of bm25, dense, hybrid, rerank", r.Type)
+		}
+	}
+	// References and cycles.
+	for i, r := range c.Retrievers {
+		f := fmt.Sprintf("retrievers.%d", i)
+		refs := r.Inputs
+		field := ".inputs"
+		if r.Type == "rerank" && r.Input != "" {
+			refs, field = []string{r.Input}, ".input"
+		}
+		seen := map[string]bool{}
+		for _, in := range refs {
+			j, ok := names[in]
+			switch {
+			case !ok:
+				bad(f+field, "unknown retriever %q (defined: %s)", in, strings.Join(sortedKeys(names), ", "))
+			case in == r.Name:
+				bad(f+field, "retriever %q cannot take itself as input", in)
+			case seen[in]:
+				bad(f+field, "retriever %q listed twice", in)
+			case j > i:
+				bad(f+field, "retriever %q must be defined before %q", in, r.Name)
+			}
+			seen[in] = true
+		}
+	}
+
+	if len(c.K) == 0 {
+		c.K = append([]int(nil), DefaultK...)
+	}
+	seenK := map[int]bool{}
+	for i, k := range c.K {
+		if k < 1 {
+			bad(fmt.Sprintf("k.%d", i), "k %d must be ≥ 1", k)
+		}
+		if seenK[k] {
+			bad(fmt.Sprintf("k.%d", i), "k %d listed twice", k)
+		}
+		seenK[k] = true
+	}
+	sort.Ints(c.K)
+	if len(c.Metrics) == 0 {
+		c.Metrics = append([]string(nil), MetricFamilies...)
+	}
+	for i, m := range c.Metrics {
+		if !contains(MetricFamilies, m) {
+			bad(fmt.Sprintf("metrics.%d", i), "unknown metric %q: one of %s", m, strings.Join(MetricFamilies, ", "))
+		}
+	}
+	if c.PromptK == 0 {
+		c.PromptK = 10
+		if !seenK[10] && len(c.K) > 0 {
+			c.PromptK = c.K[len(c.K)-1]
+		}
+	}
+	if !seenK[c.PromptK] {
+		bad("prompt_k", "prompt_k %d must be one of k %v", c.PromptK, c.K)
+	}
+	maxK := 0
+	if len(c.K) > 0 {
+		maxK = c.K[len(c.K)-1]
+	}
+	if c.Depth == 0 {
+		c.Depth = maxK
+	}
+	if c.Depth < maxK {
+		bad("depth", "depth %d is below the largest k %d", c.Depth, maxK)
+	}
+
+	s := &c.Significance
+	if s.Test == "" {
+		s.Test = "randomization"
+	}
+	if !contains([]string{"randomization", "t", "bootstrap", "wilcoxon", "sign"}, s.Test) {
+		bad("significance.test", "unknown test %q: randomization, t, bootstrap, wilcoxon or sign", s.Test)
+	}
+	if s.Correction == "" {
+		s.Correction = "holm"
+	}
+	if !contains([]string{"holm", "bonferroni", "bh", "none"}, s.Correction) {
+		bad("significance.correction", "unknown correction %q: holm, bonferroni, bh or none", s.Correction)
+	}
+	if s.Alpha == 0 && !has("significance.alpha") {
+		s.Alpha = 0.05
+	}
+	if !(s.Alpha > 0 && s.Alpha < 1) {
+		bad("significance.alpha", "alpha %v must be in (0, 1)", s.Alpha)
+	}
+	if s.Seed == nil {
+		s.Seed = ptr(int64(42))
+	}
+	if s.Permutations == 0 {
+		s.Permutations = 10000
+	}
+	if s.Permutations < 1 {
+		bad("significance.permutations", "permutations %d must be ≥ 1", s.Permutations)
+	}
+	if s.Metric == "" {
+		s.Metric = "ndcg"
+	}
+	if !contains(c.Metrics, s.Metric) {
+		bad("significance.metric", "metric %q is not among the evaluated metrics %v", s.Metric, c.Metrics)
+	}
+
+	h := &c.HeldOut
+	if h.Fraction == nil {
+		h.Fraction = ptr(0.2)
+	}
+	if *h.Fraction < 0 || *h.Fraction >= 1 || isNaN(*h.Fraction) {
+		bad("heldout.fraction", "fraction %v must be in [0, 1)", *h.Fraction)
+	}
+	if h.Seed == nil {
+		h.Seed = ptr(int64(1))
+	}
+	if c.Snippet == 0 {
+		c.Snippet = 160
+	}
+	if c.Snippet < 0 {
+		bad("snippet", "snippet %d must be ≥ 0", c.Snippet)
+	}
+	return errors.Join(errs...)
+}
+
+// resolve sets the data and models roots and makes every path absolute.
+func (c *Config) resolve(opts LoadOptions) error {
+	dir := filepath.Dir(c.path)
+	c.dataDir = firstNonEmpty(opts.DataDir, os.Getenv("RAGBENCH_DATA_DIR"))
+	if c.dataDir == "" {
+		c.dataDir = defaultDataDir(dir)
+	}
+	c.modelsDir = firstNonEmpty(opts.ModelsDir, os.Getenv("RAGBENCH_MODELS_DIR"))
+	if c.modelsDir == "" {
+		c.modelsDir = filepath.Join(c.dataDir, "models")
+	}
+	var err error
+	if c.dataDir, err = filepath.Abs(c.dataDir); err != nil {
+		return err
+	}
+	if c.modelsDir, err = filepath.Abs(c.modelsDir); err != nil {
+		return err
+	}
+	d := &c.Dataset
+	for _, p := range []*string{&d.BEIR, &d.Corpus, &d.Queries, &d.Qrels} {
+		*p = under(c.dataDir, *p)
+	}
+	if d.Name == "" {
+		if d.BEIR != "" {
+			d.Name = filepath.Base(d.BEIR)
+		} else {
+			d.Name = strings.TrimSuffix(filepath.Base(d.Corpus), filepath.Ext(d.Corpus))
+			if d.Name == "corpus" {
+				d.Name = filepath.Base(filepath.Dir(d.Corpus))
+			}
+		}
+	}
+	for i := range c.Retrievers {
+		c.Retrievers[i].Model = under(c.modelsDir, c.Retrievers[i].Model)
+	}
+	c.Output = firstNonEmpty(opts.Output, c.Output, filepath.Join("results", c.Name))
+	c.Output = under(dir, c.Output)
+	c.CacheDir = firstNonEmpty(opts.CacheDir, c.CacheDir, os.Getenv("RAGBENCH_CACHE_DIR"), ".ragbench-cache")
+	c.CacheDir = under(dir, c.CacheDir)
+	c.History = under(dir, firstNonEmpty(opts.History, c.History, "bench-history.csv"))
+	return nil
+}
+
+// defaultDataDir is ../shared beside the repository (the folder with
+// go.mod) holding dir, when it exists; else dir itself.
+func defaultDataDir(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			s := filepath.Join(d, "..", "shared")
+			if fi, err := os.Stat(s); err == nil && fi.IsDir() {
+				return filepath.Clean(s)
+			}
+			break
+		}
+		p := filepath.Dir(d)
+		if p == d {
+			break
+		}
+		d = p
+	}
+	return dir
+}
+
+// Path returns the config file's absolute path.
+func (c *Config) Path() string { return c.path }
+
+// DataDir returns the resolved data root.
+func (c *Config) DataDir() string { return c.dataDir }
+
+// ModelsDir returns the resolved models root.
+func (c *Config) ModelsDir() string { return c.modelsDir }
+
+// Validate checks, before any work, that every file the sweep reads exists:
+// the dataset files and each model folder's model.onnx and tokenizer.json.
+// Each problem is reported with what to do about it.
+func (c *Config) Validate() error {
+	var errs []error
+	need := func(field, p, what string) {
+		if _, err := os.Stat(p); err != nil {
+			errs = append(errs, &ConfigError{File: c.path, Field: field,
+				Msg: fmt.Sprintf("%s %s not found; %s", what, p, hintData)})
+		}
+	}
+	d := c.Dataset
+	if d.BEIR != "" {
+		need("dataset.beir", d.BEIR, "BEIR folder")
+		if _, err := os.Stat(d.BEIR); err == nil {
+			need("dataset.beir", filepath.Join(d.BEIR, "corpus.jsonl"), "corpus")
+			need("dataset.beir", filepath.Join(d.BEIR, "queries.jsonl"), "queries")
+			need("dataset.split", filepath.Join(d.BEIR, "qrels", d.Split+".tsv"), "qrels split")
+		}
+	} else {
+		need("dataset.corpus", d.Corpus, "corpus")
+		if d.Queries != "" {
+			need("dataset.queries", d.Queries, "queries")
+		}
+		if d.Qrels != "" {
+			need("dataset.qrels", d.Qrels, "qrels")
+		}
+	}
+	for i, r := range c.Retrievers {
+		if r.Model == "" {
+			continue
+		}
+		f := fmt.Sprintf("retrievers.%d.model", i)
+		if _, err := os.Stat(r.Model); err != nil {
+			errs = append(errs, &ConfigError{File: c.path, Field: f, Msg: fmt.Sprintf(
+				"retriever %q: model folder %s not found; run ./scripts/setup.sh to fetch the standard models, or pass --models-dir (or set RAGBENCH_MODELS_DIR) to the folder holding it", r.Name, r.Model)})
+			continue
+		}
+		for _, file := range []string{"model.onnx", "tokenizer.json"} {
+			if _, err := os.Stat(filepath.Join(r.Model, file)); err != nil {
+				errs = append(errs, &ConfigError{File: c.path, Field: f, Msg: fmt.Sprintf(
+					"retriever %q: %s has no %s; a model folder needs model.onnx and tokenizer.json (check it with: bench model check %s)", r.Name, r.Model, file, r.Model)})
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+const hintData = "pass --data-dir (or set RAGBENCH_DATA_DIR) to the folder holding the datasets, or fix the path in the config"
+
+// Hash returns the sha256 (hex) of the resolved config's canonical JSON.
+func (c *Config) Hash() string { return sha256Hex(mustJSON(c)) }
+
+func under(root, p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(root, p)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func isNaN(f float64) bool { return f != f }

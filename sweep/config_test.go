@@ -1,0 +1,227 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// writeConfig writes a config file into a fresh temporary folder.
+func writeConfig(t *testing.T, yaml string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const minimal = `dataset:
+  corpus: corpus.jsonl
+  queries: queries.jsonl
+retrievers:
+  - {name: bm25, type: bm25}
+`
+
+func TestLoadDefaults(t *testing.T) {
+	p := writeConfig(t, minimal)
+	cfg, err := Load(p, LoadOptions{DataDir: "/data"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cfg.K, []int{1, 3, 5, 10, 20, 100}; !equalInts(got, want) {
+		t.Errorf("K = %v, want %v", got, want)
+	}
+	if cfg.PromptK != 10 || cfg.Depth != 100 {
+		t.Errorf("PromptK, Depth = %d, %d; want 10, 100", cfg.PromptK, cfg.Depth)
+	}
+	if *cfg.HeldOut.Fraction != 0.2 || cfg.Significance.Test != "randomization" || cfg.Significance.Correction != "holm" || cfg.Significance.Alpha != 0.05 {
+		t.Errorf("defaults: heldout %v, significance %+v", *cfg.HeldOut.Fraction, cfg.Significance)
+	}
+	r := cfg.Retrievers[0]
+	if *r.K1 != 0.9 || *r.B != 0.4 || r.Scoring != "lucene" {
+		t.Errorf("bm25 defaults k1=%v b=%v scoring=%q; want 0.9 0.4 lucene", *r.K1, *r.B, r.Scoring)
+	}
+	if cfg.Dataset.Corpus != "/data/corpus.jsonl" {
+		t.Errorf("corpus resolved to %q, want /data/corpus.jsonl", cfg.Dataset.Corpus)
+	}
+	if want := filepath.Join(filepath.Dir(p), "results", "c"); cfg.Output != want {
+		t.Errorf("output %q, want %q", cfg.Output, want)
+	}
+	if cells := cfg.Cells(); len(cells) != 1 || cells[0].Name != "doc/bm25" {
+		t.Errorf("cells %+v, want [doc/bm25]", cells)
+	}
+}
+
+func TestDataAndModelsDirFromEnv(t *testing.T) {
+	t.Setenv("RAGBENCH_DATA_DIR", "/env/data")
+	t.Setenv("RAGBENCH_MODELS_DIR", "/env/models")
+	p := writeConfig(t, minimal+"  - {name: dense, type: dense, model: use-lite}\n")
+	cfg, err := Load(p, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Dataset.Corpus != "/env/data/corpus.jsonl" || cfg.Retrievers[1].Model != "/env/models/use-lite" {
+		t.Errorf("corpus %q, model %q", cfg.Dataset.Corpus, cfg.Retrievers[1].Model)
+	}
+	// Flags win over the environment.
+	cfg, err = Load(p, LoadOptions{DataDir: "/flag/data", ModelsDir: "/flag/models"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Dataset.Corpus != "/flag/data/corpus.jsonl" || cfg.Retrievers[1].Model != "/flag/models/use-lite" {
+		t.Errorf("corpus %q, model %q", cfg.Dataset.Corpus, cfg.Retrievers[1].Model)
+	}
+}
+
+func TestGrid(t *testing.T) {
+	p := writeConfig(t, `dataset: {corpus: c.jsonl, queries: q.jsonl}
+chunking:
+  - strategy: doc
+  - strategy: fixed
+    sizes: [128, 256]
+    overlaps: [0, 32]
+retrievers:
+  - {name: bm25, type: bm25}
+  - {name: b2, type: bm25, k1: 1.2}
+  - {name: h, type: hybrid, inputs: [bm25, b2]}
+`)
+	cfg, err := Load(p, LoadOptions{DataDir: "/d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, ch := range cfg.Chunkings() {
+		names = append(names, ch.Name)
+	}
+	if got, want := strings.Join(names, " "), "doc fixed-128 fixed-128o32 fixed-256 fixed-256o32"; got != want {
+		t.Errorf("chunkings %q, want %q", got, want)
+	}
+	if n := len(cfg.Cells()); n != 15 {
+		t.Errorf("%d cells, want 5 × 3 = 15", n)
+	}
+}
+
+// TestConfigErrors checks that bad configs fail with file:line: field:
+// message errors that say what to do.
+func TestConfigErrors(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		want       []string // substrings of the error
+	}{
+		{"unknown field", minimal + "prompt_kk: 5\n", []string{":6: prompt_kk: unknown field"}},
+		{"unknown nested field", "dataset:\n  corpus: c.jsonl\n  queries: q.jsonl\n  qrel: x\nretrievers: [{name: a, type: bm25}]\n", []string{":4: qrel: unknown field"}},
+		{"bad type", minimal + "k: [1, x]\n", []string{":6:", "cannot unmarshal"}},
+		{"no dataset", "retrievers: [{name: a, type: bm25}]\n", []string{"dataset: missing"}},
+		{"unknown retriever type", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm26\n", []string{":4: retrievers.0.type: unknown type \"bm26\""}},
+		{"bad b", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    b: 1.5\n", []string{":5: retrievers.0.b: b 1.5 must be in [0, 1]"}},
+		{"field of another type", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    alpha: 0.4\n", []string{":5: retrievers.0.alpha: does not apply to type bm25"}},
+		{"unknown input", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: h, type: hybrid, inputs: [a, dense]}\n", []string{":4: retrievers.1.inputs: unknown retriever \"dense\" (defined: a, h)"}},
+		{"interpolate without alpha", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: r, type: rerank, input: a, model: m, mode: interpolate}\n", []string{"retrievers.1.alpha: missing"}},
+		{"prompt_k not in k", minimal + "k: [1, 5]\nprompt_k: 10\n", []string{":7: prompt_k: prompt_k 10 must be one of k [1 5]"}},
+		{"overlap ≥ size", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    sizes: [32]\n    overlaps: [32]\nretrievers: [{name: a, type: bm25}]\n", []string{":5: chunking.0.overlaps.0: overlap 32 must be in [0, size 32)"}},
+		{"fraction", minimal + "heldout:\n  fraction: 1.5\n", []string{":7: heldout.fraction: fraction 1.5 must be in [0, 1)"}},
+		{"duplicate name", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: a, type: bm25}\n", []string{":4: retrievers.1.name: duplicate name \"a\""}},
+		{"empty file", "", []string{"empty config file"}},
+		{"yaml syntax", "dataset: [\n", []string{"c.yaml:"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeConfig(t, tc.yaml)
+			_, err := Load(p, LoadOptions{DataDir: "/d"})
+			if err == nil {
+				t.Fatalf("no error; want %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+			if !strings.Contains(err.Error(), p) {
+				t.Errorf("error %q does not name the file %s", err, p)
+			}
+		})
+	}
+}
+
+// TestValidateMissingFiles: a missing dataset or model is reported before
+// any work, with what to do.
+func TestValidateMissingFiles(t *testing.T) {
+	p := writeConfig(t, minimal+"  - {name: dense, type: dense, model: no-such-model}\n")
+	data := t.TempDir()
+	cfg, err := Load(p, LoadOptions{DataDir: data, ModelsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cfg.Validate()
+	if err == nil {
+		t.Fatal("Validate: no error for missing corpus, queries and model")
+	}
+	for _, w := range []string{
+		"dataset.corpus: corpus " + filepath.Join(data, "corpus.jsonl") + " not found; pass --data-dir",
+		"dataset.queries: queries",
+		"retrievers.1.model: retriever \"dense\": model folder",
+		"run ./scripts/setup.sh",
+		"--models-dir",
+	} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not contain %q", err, w)
+		}
+	}
+	// Run stops with the same error before writing anything.
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err == nil {
+		t.Fatal("Run: no error")
+	}
+	if _, err := os.Stat(cfg.Output); !os.IsNotExist(err) {
+		t.Errorf("output folder %s exists after a failed validation", cfg.Output)
+	}
+}
+
+func TestIsHeldOut(t *testing.T) {
+	// The split depends only on (seed, id): stable across calls, and about
+	// the requested fraction of many ids.
+	n, held := 20000, 0
+	for i := 0; i < n; i++ {
+		id := "q" + itoa(i)
+		a := IsHeldOut(id, 7, 0.2)
+		if a != IsHeldOut(id, 7, 0.2) {
+			t.Fatal("not deterministic")
+		}
+		if a {
+			held++
+		}
+	}
+	// Binomial(20000, 0.2): sd = 56.6; allow 5 sd.
+	if held < 4000-283 || held > 4000+283 {
+		t.Errorf("%d of %d held out, want about 4000", held, n)
+	}
+	if IsHeldOut("q1", 7, 0) {
+		t.Error("fraction 0 holds out a query")
+	}
+	// Another seed gives another split.
+	diff := 0
+	for i := 0; i < 1000; i++ {
+		if IsHeldOut("q"+itoa(i), 7, 0.5) != IsHeldOut("q"+itoa(i), 8, 0.5) {
+			diff++
+		}
+	}
+	if diff < 400 || diff > 600 {
+		t.Errorf("seeds 7 and 8 disagree on %d of 1000 ids, want about 500", diff)
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func equalInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,84 @@
+package sweep
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/ragbench/ragbench/eval"
+)
+
+// metricName is the report's name of a metric family at cutoff k, e.g.
+// "ndcg@10".
+func metricName(family string, k int) string { return family + "@" + strconv.Itoa(k) }
+
+// trecMeasure is the trec_eval measure behind each metric family (see
+// eval.ParseMeasures): hit_rate = success.k, recall = recall.k, precision =
+// P.k, mrr = recip_rank_cut.k (reciprocal rank of the first relevant result
+// within the top k, 0 if none), map = map_cut.k, ndcg = ndcg_cut.k.
+var trecMeasure = map[string]string{
+	"hit_rate":  "success",
+	"recall":    "recall",
+	"precision": "P",
+	"mrr":       "recip_rank_cut",
+	"map":       "map_cut",
+	"ndcg":      "ndcg_cut",
+}
+
+// measures returns the eval measures of the config's metrics at every k,
+// with the report name of each.
+func (c *Config) measures() ([]eval.Measure, []string, error) {
+	var ms []eval.Measure
+	var names []string
+	for _, f := range c.Metrics {
+		for _, k := range c.K {
+			m, err := eval.ParseMeasures([]string{trecMeasure[f] + "." + strconv.Itoa(k)})
+			if err != nil {
+				return nil, nil, err
+			}
+			ms = append(ms, m...)
+			names = append(names, metricName(f, k))
+		}
+	}
+	return ms, names, nil
+}
+
+// evaluateRun scores every answerable query of qrels in run with
+// trec_eval's semantics (eval.Evaluate: ties by doc id descending, a query
+// missing from the run scores 0, unanswerable queries left out) and returns
+// query id → report metric name → value.
+func evaluateRun(cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[string]float64, error) {
+	ms, names, err := cfg.measures()
+	if err != nil {
+		return nil, err
+	}
+	opts := eval.DefaultOptions()
+	opts.CompleteQueries = true
+	opts.AverageUnanswerable = false
+	e, err := eval.Evaluate(qrels, run, ms, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]map[string]float64, len(e.Queries))
+	for i, q := range e.Queries {
+		if !e.InMean[i] {
+			continue
+		}
+		m := make(map[string]float64, len(names))
+		for j, name := range names {
+			m[name] = e.Values[i][j]
+		}
+		out[q] = m
+	}
+	return out, nil
+}
+
+// sortTrec sorts results as trec_eval ranks them: score descending, ties by
+// doc id descending (byte order).
+func sortTrec(l []eval.Result) {
+	sort.SliceStable(l, func(i, j int) bool {
+		if l[i].Score != l[j].Score {
+			return l[i].Score > l[j].Score
+		}
+		return l[i].DocID > l[j].DocID
+	})
+}

@@ -1,0 +1,798 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/retrievers"
+	"github.com/ragbench/ragbench/stats"
+)
+
+// Options are the run-time settings of Run that are not part of the config.
+type Options struct {
+	// Stderr receives progress bars and warnings (nil: discarded).
+	Stderr io.Writer
+	// Progress shows progress bars on Stderr (callers set it when Stderr is
+	// a terminal).
+	Progress bool
+	// Now stamps the history row; nil means time.Now.
+	Now func() time.Time
+	// NoHistory skips the history CSV row.
+	NoHistory bool
+
+	backend *backend // nil: defaultBackend()
+}
+
+// Results is everything a sweep measured; results.json is its JSON form.
+// All parts but Timings are deterministic: the same config and seed give
+// byte-identical JSON.
+type Results struct {
+	// Config is the resolved config (output, cache and history paths
+	// blanked: they do not change the numbers).
+	Config Config `json:"config"`
+	// Dataset summarises the queries evaluated.
+	Dataset DatasetSummary `json:"dataset"`
+	// Metrics are the metric names evaluated, "family@k", in report order.
+	Metrics []string `json:"metrics"`
+	// Cells are the chunking × retriever cells in grid order.
+	Cells []CellResult `json:"cells"`
+	// Significance is the paired tests of every pair of cells on
+	// Significance.Metric over all answerable queries.
+	Significance Significance `json:"significance"`
+	// Best is, per chunking, the cell with the highest tuning mean of the
+	// significance metric, with its held-out mean.
+	Best []Best `json:"best_per_chunking"`
+	// Warnings are counted, reported policies (empty documents, queries
+	// without text, ...).
+	Warnings []string `json:"warnings"`
+	// Timings are wall times per cell: the only part that changes between
+	// runs of the same config.
+	Timings []Timing `json:"timings"`
+}
+
+// DatasetSummary describes the evaluated queries.
+type DatasetSummary struct {
+	Name         string   `json:"name"`
+	Documents    int      `json:"documents"`
+	Queries      int      `json:"queries"`      // queries in the qrels
+	Answerable   int      `json:"answerable"`   // with ≥ 1 relevant doc
+	Unanswerable int      `json:"unanswerable"` // with none (reported apart)
+	Tuning       int      `json:"tuning"`       // answerable, not held out
+	HeldOut      int      `json:"held_out"`     // answerable, held out
+	Slices       []string `json:"slices"`       // slice labels, sorted; empty when none
+	Level        string   `json:"qrels_level"`  // "document" or "chunk"
+}
+
+// Group names used in CellResult.Means: "all", "tuning", "heldout", and
+// "slice:<label>" for each slice.
+const (
+	GroupAll     = "all"
+	GroupTuning  = "tuning"
+	GroupHeldOut = "heldout"
+)
+
+// CellResult is one cell's numbers.
+type CellResult struct {
+	Name      string          `json:"name"`
+	Chunking  Chunking        `json:"chunking"`
+	Retriever RetrieverConfig `json:"retriever"`
+	Chunks    int             `json:"chunks"`
+	// Means maps group → metric → mean over the group's answerable queries
+	// (a query missing from the run scores 0).
+	Means map[string]map[string]float64 `json:"means"`
+	// Counts maps group → number of answerable queries averaged.
+	Counts map[string]int `json:"counts"`
+	// PerQuery maps query id → metric → value (answerable queries only).
+	PerQuery map[string]map[string]float64 `json:"per_query"`
+	// Unanswerable lists, per unanswerable query, what came back.
+	Unanswerable []UnanswerableHits `json:"unanswerable"`
+	// Threshold is the top-1 score threshold analysis (nil without
+	// unanswerable queries).
+	Threshold *Threshold `json:"threshold,omitempty"`
+
+	run eval.Run // document-level (or chunk-level) run at Config.Depth
+}
+
+// UnanswerableHits is what a cell returned for a query with no relevant
+// document.
+type UnanswerableHits struct {
+	QueryID string `json:"query_id"`
+	Query   string `json:"query"`
+	Slice   string `json:"slice,omitempty"`
+	Top     []Hit  `json:"top"`
+}
+
+// Hit is one retrieved item with a snippet of its text.
+type Hit struct {
+	Rank     int     `json:"rank"`
+	ID       string  `json:"id"`
+	Score    float64 `json:"score"`
+	Relevant bool    `json:"relevant,omitempty"`
+	Snippet  string  `json:"snippet"`
+}
+
+// Best is the best cell of one chunking, chosen on tuning queries only.
+type Best struct {
+	Chunking string  `json:"chunking"`
+	Cell     string  `json:"cell"`
+	Metric   string  `json:"metric"`
+	Tuning   float64 `json:"tuning"`
+	HeldOut  float64 `json:"heldout"`
+}
+
+// Timing is one cell's wall times in seconds. Cached says the cell's run
+// came from the run cache (nothing was built or searched).
+type Timing struct {
+	Cell   string  `json:"cell"`
+	Cached bool    `json:"cached"`
+	Chunk  float64 `json:"chunk_s"`
+	Build  float64 `json:"build_s"` // index build, including embedding for dense
+	Search float64 `json:"search_s"`
+	Fuse   float64 `json:"fuse_s"`
+	Rerank float64 `json:"rerank_s"`
+	Score  float64 `json:"score_s"`
+}
+
+// dataset is the loaded data.
+type dataset struct {
+	docs       []corpus.Document
+	docByID    map[string]int
+	queries    []retrievers.Query // evaluated queries (all in qrels), by id
+	text       map[string]string
+	qrels      eval.Qrels
+	slice      map[string]string
+	answerable []string // sorted
+	unanswer   []string // sorted
+	heldout    map[string]bool
+	files      map[string]string // role → path, for the manifest
+	hash       string            // sha256 over corpus, queries, qrels files
+}
+
+// Run runs the sweep described by cfg and writes its outputs into
+// cfg.Output (see WriteOutputs). Validation happens first: a missing file
+// or model stops the run before any work. Cancelling ctx stops between
+// steps; caches and earlier outputs are left intact.
+func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	be := defaultBackend()
+	if opts.backend != nil {
+		be = *opts.backend
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	ds, warns, err := loadDataset(cfg, be)
+	if err != nil {
+		return nil, err
+	}
+	res, err := sweep(ctx, cfg, ds, be, opts)
+	if err != nil {
+		return nil, err
+	}
+	res.Warnings = append(warns, res.Warnings...)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := writeOutputs(cfg, ds, res, opts); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
+	d := cfg.Dataset
+	ds := &dataset{files: map[string]string{}}
+	corpusPath, queriesPath, qrelsPath := d.Corpus, d.Queries, d.Qrels
+	if d.BEIR != "" {
+		corpusPath = filepath.Join(d.BEIR, "corpus.jsonl")
+		queriesPath = filepath.Join(d.BEIR, "queries.jsonl")
+		qrelsPath = filepath.Join(d.BEIR, "qrels", d.Split+".tsv")
+	}
+	var warns []string
+	docs, err := corpus.Load(corpusPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	ds.docs = docs
+	ds.docByID = make(map[string]int, len(docs))
+	for i, doc := range docs {
+		ds.docByID[doc.ID] = i
+	}
+	if w := corpus.Summarize(docs).Warnings(); len(w) > 0 {
+		warns = append(warns, w...)
+	}
+	ds.files["corpus"] = corpusPath
+	ds.slice = map[string]string{}
+	ds.text = map[string]string{}
+	if qrelsPath != "" {
+		ds.files["qrels"] = qrelsPath
+		q, meta, err := be.readQrels(qrelsPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		ds.qrels = q
+		for id, m := range meta {
+			ds.slice[id] = m.Slice
+			ds.text[id] = m.Text
+		}
+		if queriesPath != "" {
+			ds.files["queries"] = queriesPath
+			texts, err := be.loadQueries(queriesPath)
+			if err != nil {
+				return nil, nil, err
+			}
+			for id, t := range texts {
+				if _, ok := ds.qrels[id]; ok {
+					ds.text[id] = t
+				}
+			}
+		}
+	} else {
+		ds.files["queries"] = queriesPath
+		q, meta, err := be.readQrels(queriesPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		ds.qrels = q
+		for id, m := range meta {
+			ds.slice[id] = m.Slice
+			ds.text[id] = m.Text
+		}
+	}
+	ids := sortedKeys(ds.qrels)
+	if len(ids) == 0 {
+		return nil, nil, fmt.Errorf("%s: no judged queries", firstNonEmpty(qrelsPath, queriesPath))
+	}
+	noText := 0
+	ds.heldout = map[string]bool{}
+	for _, id := range ids {
+		t, ok := ds.text[id]
+		if !ok || strings.TrimSpace(t) == "" {
+			noText++
+			if !ok {
+				return nil, nil, fmt.Errorf("%s: query %q has qrels but no text in %s", firstNonEmpty(qrelsPath, queriesPath), id, queriesPath)
+			}
+		}
+		ds.queries = append(ds.queries, retrievers.Query{ID: id, Text: t})
+		answerable := false
+		for _, g := range ds.qrels[id] {
+			if g >= 1 {
+				answerable = true
+			}
+		}
+		if answerable {
+			ds.answerable = append(ds.answerable, id)
+			ds.heldout[id] = IsHeldOut(id, *cfg.HeldOut.Seed, *cfg.HeldOut.Fraction)
+		} else {
+			ds.unanswer = append(ds.unanswer, id)
+		}
+	}
+	if noText > 0 {
+		warns = append(warns, fmt.Sprintf("%d queries have empty text (searched as empty queries)", noText))
+	}
+	var hashes []string
+	for _, role := range []string{"corpus", "queries", "qrels"} {
+		if p := ds.files[role]; p != "" {
+			h, err := fileSHA256(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			hashes = append(hashes, role+":"+h)
+		}
+	}
+	ds.hash = sha256Hex([]byte(strings.Join(hashes, "\n")))
+	return ds, warns, nil
+}
+
+// cellRun is one cell's chunk-level run and how it was made.
+type cellRun struct {
+	key    string
+	run    eval.Run
+	timing Timing
+}
+
+func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Options) (*Results, error) {
+	res := &Results{Config: *cfg, Metrics: cfg.metricNames()}
+	res.Config.Output, res.Config.CacheDir, res.Config.History = "", "", ""
+	res.Dataset = DatasetSummary{
+		Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
+		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{},
+	}
+	slices := map[string]bool{}
+	for _, id := range ds.answerable {
+		if ds.heldout[id] {
+			res.Dataset.HeldOut++
+		} else {
+			res.Dataset.Tuning++
+		}
+	}
+	for _, id := range ds.sortedIDs() {
+		if s := ds.slice[id]; s != "" {
+			slices[s] = true
+		}
+	}
+	res.Dataset.Slices = append(res.Dataset.Slices, sortedKeys(slices)...)
+
+	modelHash := map[string]string{}
+	for _, rc := range cfg.Retrievers {
+		if rc.Model != "" && modelHash[rc.Model] == "" {
+			h, err := folderHash(rc.Model)
+			if err != nil {
+				return nil, err
+			}
+			modelHash[rc.Model] = h
+		}
+	}
+	queriesKey := sha256Hex(mustJSON(ds.queries))
+	corpusHash := corpus.Hash(ds.docs)
+	chunkings := cfg.Chunkings()
+	bar := newBar(opts, len(chunkings)*len(cfg.Retrievers), "sweep")
+	defer bar.finish()
+	levels := map[string]bool{}
+	var err error
+	for _, ch := range chunkings {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		chunks, err := ch.Spec().Chunk(ds.docs)
+		if err != nil {
+			return nil, fmt.Errorf("chunking %s: %w", ch.Name, err)
+		}
+		level, err := corpus.CheckLabels(ds.qrels, ds.docs, ch.Spec(), chunks)
+		if err != nil {
+			return nil, fmt.Errorf("chunking %s: %w", ch.Name, err)
+		}
+		levels[level.String()] = true
+		chunkTime := time.Since(t0).Seconds()
+		docOf := corpus.DocOf(chunks)
+		chunkByID := make(map[string]int, len(chunks))
+		for i, c := range chunks {
+			chunkByID[c.ID] = i
+		}
+		// Search deep enough in chunks that MaxP leaves Depth documents.
+		perDoc := int(math.Ceil(float64(len(chunks)) / float64(len(ds.docs))))
+		depth := cfg.Depth * perDoc
+		for _, rc := range cfg.Retrievers {
+			if rc.Type == "hybrid" || rc.Type == "rerank" {
+				depth = max(depth, rc.Depth)
+			}
+		}
+		env := buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpusHash, chunking: ch}
+		runs := map[string]*cellRun{}
+		for _, rc := range cfg.Retrievers {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			cell := Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
+			bar.describe(cell.Name)
+			cr, err := runCell(ctx, cfg, ds, be, env, chunks, cell, runs, depth, queriesKey, modelHash)
+			if err != nil {
+				return nil, fmt.Errorf("cell %s: %w", cell.Name, err)
+			}
+			cr.timing.Chunk = chunkTime
+			runs[rc.Name] = cr
+			t1 := time.Now()
+			final := cr.run
+			if level == corpus.DocLevel {
+				final = corpus.MaxP(final, docOf)
+			}
+			final = truncate(final, cfg.Depth)
+			result, err := scoreCell(cfg, ds, cell, final, len(chunks), chunkByID, chunks)
+			if err != nil {
+				return nil, fmt.Errorf("cell %s: %w", cell.Name, err)
+			}
+			cr.timing.Score = time.Since(t1).Seconds()
+			res.Cells = append(res.Cells, result)
+			res.Timings = append(res.Timings, cr.timing)
+			bar.add()
+		}
+	}
+	if levels["chunk"] {
+		res.Dataset.Level = "chunk"
+	} else {
+		res.Dataset.Level = "document"
+	}
+	if res.Significance, err = significance(cfg, ds, res.Cells); err != nil {
+		return nil, err
+	}
+	res.Best = bestPerChunking(cfg, res.Cells)
+	return res, nil
+}
+
+func (ds *dataset) sortedIDs() []string {
+	ids := make([]string, len(ds.queries))
+	for i, q := range ds.queries {
+		ids[i] = q.ID
+	}
+	return ids
+}
+
+// runCell produces a cell's chunk-level run, from the run cache when the
+// same inputs were run before.
+func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buildEnv, chunks []corpus.Chunk, cell Cell, runs map[string]*cellRun, depth int, queriesKey string, modelHash map[string]string) (*cellRun, error) {
+	rc := cell.Retriever
+	var inputs []string
+	switch rc.Type {
+	case "hybrid":
+		inputs = rc.Inputs
+	case "rerank":
+		inputs = []string{rc.Input}
+	}
+	keyParts := map[string]any{
+		"v": 1, "corpus": env.corpusHash, "chunking": cell.Chunking, "queries": queriesKey,
+		"retriever": rc, "model": modelHash[rc.Model], "depth": depth,
+	}
+	var inKeys []string
+	for _, in := range inputs {
+		inKeys = append(inKeys, runs[in].key)
+	}
+	keyParts["inputs"] = inKeys
+	keyParts["retriever"] = withoutName(rc)
+	key := sha256Hex(mustJSON(keyParts))
+	cr := &cellRun{key: key, timing: Timing{Cell: cell.Name}}
+	cachePath := filepath.Join(env.cacheDir, "runs", key[:2], key+".json")
+	if run, err := readCachedRun(cachePath); err == nil {
+		cr.run = run
+		cr.timing.Cached = true
+		return cr, nil
+	}
+	var err error
+	switch rc.Type {
+	case "bm25", "dense":
+		t0 := time.Now()
+		r, e := be.newFirstStage(ctx, chunks, rc, env)
+		if e != nil {
+			return nil, e
+		}
+		cr.timing.Build = time.Since(t0).Seconds()
+		t1 := time.Now()
+		cr.run, err = r.Search(ctx, ds.queries, depth)
+		cr.timing.Search = time.Since(t1).Seconds()
+		if c, ok := r.(io.Closer); ok {
+			c.Close()
+		}
+	case "hybrid":
+		in := make([]eval.Run, len(rc.Inputs))
+		for i, name := range rc.Inputs {
+			in[i] = runs[name].run
+		}
+		t0 := time.Now()
+		cr.run, err = be.fuse(in, rc)
+		cr.run = truncate(cr.run, depth)
+		cr.timing.Fuse = time.Since(t0).Seconds()
+	case "rerank":
+		t0 := time.Now()
+		cr.run, err = be.rerank(ctx, runs[rc.Input].run, ds.queries, chunks, rc, env)
+		cr.timing.Rerank = time.Since(t0).Seconds()
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, q := range ds.queries {
+		if cr.run[q.ID] == nil {
+			cr.run[q.ID] = []eval.Result{}
+		}
+	}
+	if err := writeFileAtomic(cachePath, mustJSON(cachedRun(cr.run))); err != nil {
+		return nil, fmt.Errorf("run cache: %w", err)
+	}
+	return cr, nil
+}
+
+func withoutName(rc RetrieverConfig) RetrieverConfig {
+	rc.Name = ""
+	rc.Inputs = nil
+	rc.Input = ""
+	return rc
+}
+
+// cachedRun is a run's on-disk form in the run cache: query id → [[id,
+// score]...]. Scores survive JSON exactly (shortest round-trip form).
+func cachedRun(run eval.Run) map[string][][2]any {
+	out := make(map[string][][2]any, len(run))
+	for q, l := range run {
+		rows := make([][2]any, len(l))
+		for i, r := range l {
+			rows[i] = [2]any{r.DocID, r.Score}
+		}
+		out[q] = rows
+	}
+	return out
+}
+
+func readCachedRun(path string) (eval.Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string][][2]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	run := make(eval.Run, len(raw))
+	for q, rows := range raw {
+		l := make([]eval.Result, len(rows))
+		for i, r := range rows {
+			if err := json.Unmarshal(r[0], &l[i].DocID); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			if err := json.Unmarshal(r[1], &l[i].Score); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		run[q] = l
+	}
+	return run, nil
+}
+
+// truncate cuts each list, in rank order, to k.
+func truncate(run eval.Run, k int) eval.Run {
+	out := make(eval.Run, len(run))
+	for q, l := range run {
+		l = append([]eval.Result(nil), l...)
+		sortResults(l)
+		if len(l) > k {
+			l = l[:k]
+		}
+		out[q] = l
+	}
+	return out
+}
+
+// metricNames are "family@k" for every family (config order) and k.
+func (c *Config) metricNames() []string {
+	var out []string
+	for _, f := range c.Metrics {
+		for _, k := range c.K {
+			out = append(out, metricName(f, k))
+		}
+	}
+	return out
+}
+
+func scoreCell(cfg *Config, ds *dataset, cell Cell, run eval.Run, nChunks int, chunkByID map[string]int, chunks []corpus.Chunk) (CellResult, error) {
+	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: nChunks,
+		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
+		Unanswerable: []UnanswerableHits{}, run: run}
+	pq, err := evaluateRun(cfg, ds.qrels, run)
+	if err != nil {
+		return cr, err
+	}
+	for _, id := range ds.answerable {
+		if pq[id] == nil {
+			return cr, fmt.Errorf("evaluation: no values for answerable query %q", id)
+		}
+		cr.PerQuery[id] = pq[id]
+	}
+	groups := map[string][]string{}
+	for _, id := range ds.answerable {
+		groups[GroupAll] = append(groups[GroupAll], id)
+		if ds.heldout[id] {
+			groups[GroupHeldOut] = append(groups[GroupHeldOut], id)
+		} else {
+			groups[GroupTuning] = append(groups[GroupTuning], id)
+		}
+		if s := ds.slice[id]; s != "" {
+			groups["slice:"+s] = append(groups["slice:"+s], id)
+		}
+	}
+	names := cfg.metricNames()
+	for g, ids := range groups {
+		m := map[string]float64{}
+		for _, name := range names {
+			sum := 0.0
+			for _, id := range ids {
+				sum += cr.PerQuery[id][name]
+			}
+			m[name] = sum / float64(len(ids))
+		}
+		cr.Means[g] = m
+		cr.Counts[g] = len(ids)
+	}
+	for _, id := range ds.unanswer {
+		u := UnanswerableHits{QueryID: id, Query: ds.text[id], Slice: ds.slice[id], Top: []Hit{}}
+		for i, r := range run[id] {
+			if i == 3 {
+				break
+			}
+			u.Top = append(u.Top, Hit{Rank: i + 1, ID: r.DocID, Score: r.Score, Snippet: ds.snippet(r.DocID, cfg.Snippet, chunkByID, chunks)})
+		}
+		cr.Unanswerable = append(cr.Unanswerable, u)
+	}
+	if len(ds.unanswer) > 0 {
+		cr.Threshold = thresholdAnalysis(cfg, ds, run)
+	}
+	return cr, nil
+}
+
+// snippet is the first n characters (runes) of an item's text: a chunk's
+// own text when id is a chunk id, else the document's title and text.
+func (ds *dataset) snippet(id string, n int, chunkByID map[string]int, chunks []corpus.Chunk) string {
+	var s string
+	if i, ok := chunkByID[id]; ok && chunks[i].ID != chunks[i].DocID {
+		s = chunks[i].Text
+	} else if i, ok := ds.docByID[id]; ok {
+		d := ds.docs[i]
+		s = strings.TrimSpace(d.Title + " " + d.Text)
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// Significance holds the paired tests between cells.
+type Significance struct {
+	Test        string     `json:"test"`
+	Correction  string     `json:"correction"`
+	Alpha       float64    `json:"alpha"`
+	Metric      string     `json:"metric"`
+	Queries     int        `json:"queries"`
+	Comparisons int        `json:"comparisons"`
+	Pairs       []PairTest `json:"pairs"`
+	// Beats maps cell → the cells it beats significantly (after
+	// correction), by index in Results.Cells.
+	Beats map[string][]int `json:"beats"`
+	Note  string           `json:"note,omitempty"`
+}
+
+func significance(cfg *Config, ds *dataset, cells []CellResult) (Significance, error) {
+	s := cfg.Significance
+	metric := metricName(s.Metric, cfg.PromptK)
+	sig := Significance{Test: s.Test, Correction: s.Correction, Alpha: s.Alpha, Metric: metric,
+		Queries: len(ds.answerable), Pairs: []PairTest{}, Beats: map[string][]int{}}
+	if len(cells) < 2 || len(ds.answerable) == 0 {
+		sig.Note = "fewer than two cells or no answerable query: nothing to compare"
+		return sig, nil
+	}
+	test, err := stats.ParseTest(s.Test)
+	if err != nil {
+		return sig, err
+	}
+	corr, err := stats.ParseCorrection(s.Correction)
+	if err != nil {
+		return sig, err
+	}
+	vec := func(c CellResult) []float64 {
+		v := make([]float64, len(ds.answerable))
+		for i, id := range ds.answerable {
+			v[i] = c.PerQuery[id][metric]
+		}
+		return v
+	}
+	var ps []float64
+	for i := range cells {
+		for j := i + 1; j < len(cells); j++ {
+			opt := stats.Options{Permutations: s.Permutations, Resamples: s.Permutations, Alpha: s.Alpha,
+				Seed: uint64(*s.Seed), Stream: stats.Stream(uint64(*s.Seed), cells[i].Name, cells[j].Name, metric)}
+			r, err := stats.Paired(test, stats.Sample{QueryIDs: ds.answerable, A: vec(cells[i]), B: vec(cells[j])}, opt)
+			if err != nil {
+				return sig, fmt.Errorf("significance %s vs %s: %w", cells[i].Name, cells[j].Name, err)
+			}
+			sig.Pairs = append(sig.Pairs, PairTest{A: cells[i].Name, B: cells[j].Name, MeanA: r.MeanA, MeanB: r.MeanB,
+				P: r.P, CILow: r.Effect.CILow, CIHigh: r.Effect.CIHigh, Wins: r.Effect.Wins, Ties: r.Effect.Ties, Losses: r.Effect.Losses})
+			ps = append(ps, r.P)
+		}
+	}
+	adj, err := stats.Adjust(ps, corr)
+	if err != nil {
+		return sig, err
+	}
+	idx := map[string]int{}
+	for i, c := range cells {
+		idx[c.Name] = i
+	}
+	for i := range sig.Pairs {
+		pt := &sig.Pairs[i]
+		pt.PAdjusted = adj[i]
+		pt.Significant = adj[i] < s.Alpha
+		if pt.Significant {
+			if pt.MeanA > pt.MeanB {
+				sig.Beats[pt.A] = append(sig.Beats[pt.A], idx[pt.B])
+			} else if pt.MeanB > pt.MeanA {
+				sig.Beats[pt.B] = append(sig.Beats[pt.B], idx[pt.A])
+			}
+		}
+	}
+	for k := range sig.Beats {
+		sort.Ints(sig.Beats[k])
+	}
+	sig.Comparisons = len(sig.Pairs)
+	return sig, nil
+}
+
+// PairTest is one paired comparison of two cells on the significance
+// metric over all answerable queries (stats.Paired, then stats.Adjust).
+type PairTest struct {
+	A, B        string  // cell names
+	MeanA       float64 // mean of A over the paired queries
+	MeanB       float64
+	P           float64 // two-sided p-value
+	PAdjusted   float64 // after the multiple-comparison correction
+	Significant bool    // PAdjusted < alpha
+	CILow       float64 // 95% CI of mean(A − B)
+	CIHigh      float64
+	Wins        int // queries where A > B
+	Ties        int
+	Losses      int
+}
+
+func bestPerChunking(cfg *Config, cells []CellResult) []Best {
+	metric := metricName(cfg.Significance.Metric, cfg.PromptK)
+	var out []Best
+	index := map[string]int{}
+	for _, c := range cells {
+		t := c.Means[GroupTuning][metric]
+		i, ok := index[c.Chunking.Name]
+		if !ok {
+			index[c.Chunking.Name] = len(out)
+			out = append(out, Best{Chunking: c.Chunking.Name, Cell: c.Name, Metric: metric, Tuning: t, HeldOut: c.Means[GroupHeldOut][metric]})
+			continue
+		}
+		if t > out[i].Tuning {
+			out[i] = Best{Chunking: c.Chunking.Name, Cell: c.Name, Metric: metric, Tuning: t, HeldOut: c.Means[GroupHeldOut][metric]}
+		}
+	}
+	return out
+}
+
+// folderHash is a sha256 over the sha256 of every regular file in dir
+// (sorted by name), so any change to a model or tokenizer changes it.
+func folderHash(dir string) (string, error) {
+	files, err := hashFolder(dir)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, f := range files {
+		b.WriteString(f.Path + " " + f.SHA256 + "\n")
+	}
+	return sha256Hex([]byte(b.String())), nil
+}
+
+// FileHash is one hashed input file of the manifest.
+type FileHash struct {
+	Role   string `json:"role,omitempty"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+func hashFolder(dir string) ([]FileHash, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileHash
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		h, err := fileSHA256(p)
+		if err != nil {
+			return nil, err
+		}
+		info, _ := e.Info()
+		out = append(out, FileHash{Path: p, SHA256: h, Bytes: info.Size()})
+	}
+	return out, nil
+}
