@@ -280,7 +280,7 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 			return nil, nil, s.errf("json", "%v", err)
 		}
 		idField, raw := "id", q.ID
-		if raw == nil {
+		if raw == nil && q.QID != nil {
 			idField, raw = "qid", q.QID
 		}
 		qid, ok := jsonID(raw)
@@ -516,6 +516,9 @@ func parseRunJSON(r io.Reader, name string) (Run, RunInfo, error) {
 			}
 			num, ok := tok.(json.Number)
 			if !ok {
+				if str, isStr := tok.(string); isStr {
+					return fail("score", "query %q doc %q: score is a string, not a number: %q", qid, did, str)
+				}
 				return fail("score", "query %q doc %q: score is not a number: %v", qid, did, tok)
 			}
 			sc, err := strconv.ParseFloat(num.String(), 64)

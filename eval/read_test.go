@@ -1,0 +1,219 @@
+package eval
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestBadInput checks that each kind of bad input gives a *SyntaxError whose
+// message names file, line and field, and never panics.
+func TestBadInput(t *testing.T) {
+	cases := []struct {
+		name    string
+		file    string // base name: decides the reader by its content
+		content string
+		run     bool
+		want    string // the full error message
+	}{
+		{"run: too few columns", "run.trec", "q1 Q0 d1 1 0.5 tag\nq1 Q0 d2 2 0.4\n", true,
+			"run.trec:2: line: TREC run line needs 6 fields (qid Q0 docid rank score tag), got 5"},
+		{"run: non-numeric score", "run.trec", "q1 Q0 d1 1 high tag\n", true,
+			`run.trec:1: score: not a number: "high"`},
+		{"run: NaN score", "run.trec", "q1 Q0 d1 1 0.5 t\nq1 Q0 d2 2 NaN t\n", true,
+			`run.trec:2: score: not finite: "NaN"`},
+		{"run: infinite score", "run.trec", "q1 Q0 d1 1 +Inf t\n", true,
+			`run.trec:1: score: not finite: "+Inf"`},
+		{"run: overflowing score", "run.trec", "q1 Q0 d1 1 1e999 t\n", true,
+			`run.trec:1: score: not a number: "1e999"`},
+		{"run: duplicate doc", "run.trec", "q1 Q0 d1 1 0.5 t\nq2 Q0 d1 1 0.5 t\nq1 Q0 d1 2 0.4 t\n", true,
+			`run.trec:3: doc id: query "q1" retrieves doc "d1" twice (trec_eval rejects duplicate docs)`},
+		{"run: empty file", "run.trec", "", true,
+			"run.trec: no results found (empty run file)"},
+		{"run: blank lines only", "run.trec", "\n\r\n  \n", true,
+			"run.trec: no results found (empty run file)"},
+		{"run json: NaN-like string score", "run.json", "{\"q1\": {\"d1\": \"0.5\"}}", true,
+			`run.json:1: score: query "q1" doc "d1": score is a string, not a number: "0.5"`},
+		{"run json: duplicate doc", "run.json", "{\"q1\": {\n\"d1\": 1,\n\"d1\": 2}}", true,
+			`run.json:3: doc id: query "q1" retrieves doc "d1" twice`},
+		{"run json: malformed", "run.json", "{\"q1\": [1, 2]}", true,
+			`run.json:1: query id: query "q1": value must be an object {"doc id": score}`},
+		{"qrels: too few columns", "qrels.txt", "q1 0 d1 1\nq1 0 d2\n", false,
+			"qrels.txt:2: line: TREC qrels line needs 4 fields (qid iter docid grade), got 3"},
+		{"qrels: non-integer grade", "qrels.txt", "q1 0 d1 1\nq1 0 d2 0.5\n", false,
+			`qrels.txt:2: grade: not an integer: "0.5"`},
+		{"qrels: duplicate judgement", "qrels.txt", "q1 0 d1 1\nq1 0 d1 0\n", false,
+			`qrels.txt:2: doc id: query "q1" judges doc "d1" twice`},
+		{"qrels: empty file", "qrels.txt", "", false,
+			"qrels.txt: no judgements found (empty qrels file)"},
+		{"beir qrels: bad header", "qrels.tsv", "query-id\tdoc-id\tscore\nq1\td1\t1\n", false,
+			`qrels.tsv:1: header: BEIR qrels header must be "query-id\tcorpus-id\tscore", got "query-id\tdoc-id\tscore"`},
+		{"beir qrels: non-numeric score", "qrels.tsv", "query-id\tcorpus-id\tscore\nq1\td1\tyes\n", false,
+			`qrels.tsv:2: score: not an integer: "yes"`},
+		{"beir qrels: missing column", "qrels.tsv", "query-id\tcorpus-id\tscore\nq1\td1\n", false,
+			"qrels.tsv:2: line: BEIR qrels line needs 3 tab-separated fields (query-id, corpus-id, score), got 2"},
+		{"jsonl: malformed json", "q.jsonl", "{\"id\":\"a\",\"gold\":[\"d1\"]}\n{\"id\":\"b\",\"gold\":[\"d1\"\n", false,
+			"q.jsonl:2: json: unexpected EOF"},
+		{"jsonl: missing id", "q.jsonl", "{\"question\":\"x\",\"gold\":[\"d1\"]}\n", false,
+			`q.jsonl:1: id: missing or not a non-empty string/integer query id (need "id" or "qid")`},
+		{"jsonl: missing gold", "q.jsonl", "{\"id\":\"a\",\"question\":\"x\"}\n", false,
+			"q.jsonl:1: gold: missing (use [] or {} for an unanswerable query)"},
+		{"jsonl: fractional grade", "q.jsonl", "{\"qid\":\"a\",\"gold\":{\"c1\":1.5}}\n", false,
+			`q.jsonl:1: gold: grade of doc "c1" is not an integer: 1.5`},
+		{"jsonl: duplicate query", "q.jsonl", "{\"id\":\"a\",\"gold\":[]}\n{\"id\":\"a\",\"gold\":[\"d\"]}\n", false,
+			`q.jsonl:2: id: query "a" given twice`},
+	}
+	dir := t.TempDir()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, tc.file)
+			if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if tc.run {
+				_, err = ReadRun(path)
+			} else {
+				_, _, err = ReadQrels(path)
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %T %v is not a *SyntaxError", err, err)
+			}
+			if got := strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), ""); got != tc.want {
+				t.Errorf("error\n got  %s\n want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestBOMAndCRLF checks that a UTF-8 BOM and CRLF line ends are accepted and
+// give the same data as the plain file, for every reader.
+func TestBOMAndCRLF(t *testing.T) {
+	files := map[string]string{
+		"qrels.txt": "q1 0 d1 2\nq1 0 d2 0\nq2 0 d3 1\n",
+		"qrels.tsv": "query-id\tcorpus-id\tscore\nq1\td1\t2\nq1\td2\t0\nq2\td3\t1\n",
+		"q.jsonl":   "{\"qid\":\"q1\",\"text\":\"x\",\"gold\":{\"d1\":2,\"d2\":0}}\n{\"qid\":\"q2\",\"text\":\"y\",\"gold\":{\"d3\":1}}\n",
+		"run.trec":  "q1 Q0 d1 1 0.9 t\nq1 Q0 d2 2 0.5 t\nq2 Q0 d3 1 0.7 t\n",
+		"run.json":  "{\"q1\": {\"d1\": 0.9, \"d2\": 0.5},\n \"q2\": {\"d3\": 0.7}}\n",
+	}
+	wantQrels := Qrels{"q1": {"d1": 2, "d2": 0}, "q2": {"d3": 1}}
+	wantRun := Run{"q1": {{"d1", 0.9}, {"d2", 0.5}}, "q2": {{"d3", 0.7}}}
+	dir := t.TempDir()
+	for name, content := range files {
+		for _, variant := range []string{"plain", "bom", "crlf", "bom+crlf", "gzip"} {
+			c := content
+			if strings.Contains(variant, "crlf") {
+				c = strings.ReplaceAll(c, "\n", "\r\n")
+			}
+			if strings.HasPrefix(variant, "bom") {
+				c = "\ufeff" + c
+			}
+			path := filepath.Join(dir, variant+"-"+name)
+			data := []byte(c)
+			if variant == "gzip" {
+				path += ".gz"
+				var b bytes.Buffer
+				zw := gzip.NewWriter(&b)
+				zw.Write(data)
+				zw.Close()
+				data = b.Bytes()
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(name, "run") {
+				got, err := ReadRun(path)
+				if err != nil {
+					t.Errorf("%s %s: %v", variant, name, err)
+					continue
+				}
+				if d := cmp.Diff(wantRun, got); d != "" {
+					t.Errorf("%s %s: run (-want +got):\n%s", variant, name, d)
+				}
+				continue
+			}
+			got, _, err := ReadQrels(path)
+			if err != nil {
+				t.Errorf("%s %s: %v", variant, name, err)
+				continue
+			}
+			if d := cmp.Diff(wantQrels, got); d != "" {
+				t.Errorf("%s %s: qrels (-want +got):\n%s", variant, name, d)
+			}
+		}
+	}
+}
+
+// TestRunQueryNotInQrels checks the counted, reported policy for a run query
+// that has no judgements: ignored (as trec_eval), counted and named.
+func TestRunQueryNotInQrels(t *testing.T) {
+	qrels := Qrels{"q1": {"d1": 1}}
+	run := Run{"q1": {{"d1", 1}}, "stray": {{"d1", 1}}, "other": {{"d2", 1}}}
+	ms, _ := ParseMeasures([]string{"P.1"})
+	e, err := Evaluate(qrels, run, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"other", "stray"}, e.NotInQrels); d != "" {
+		t.Errorf("NotInQrels (-want +got):\n%s", d)
+	}
+	if e.NumQ != 1 || e.Means[0] != 1 {
+		t.Errorf("num_q %d P_1 %v, want 1 and 1", e.NumQ, e.Means[0])
+	}
+	w := e.Warnings()
+	if len(w) != 1 || w[0] != `2 run queries not in the qrels (ignored), e.g. "other"` {
+		t.Errorf("warnings = %q", w)
+	}
+	// No overlap at all is an error, not a row of zeros.
+	if _, err := Evaluate(qrels, Run{"x": {{"d", 1}}}, ms, TrecEvalOptions()); err == nil {
+		t.Error("no error for a run sharing no query with the qrels")
+	}
+}
+
+func TestParseMeasures(t *testing.T) {
+	cases := []struct {
+		in   []string
+		want []string
+	}{
+		{[]string{"map", "P.10,5", "ndcg_cut.10"}, []string{"map", "P_5", "P_10", "ndcg_cut_10"}},
+		{[]string{"ndcg@10", "hit_rate@5", "mrr@10", "recall@100", "map@100", "precision@5"},
+			[]string{"ndcg_cut_10", "success_5", "recip_rank_cut_10", "recall_100", "map_cut_100", "P_5"}},
+		{[]string{"success.1,5,10", "recip_rank", "recall.100"}, []string{"success_1", "success_5", "success_10", "recip_rank", "recall_100"}},
+		{[]string{"ndcg@10", "ndcg_cut.10"}, []string{"ndcg_cut_10"}},
+		{[]string{"iprec_at_recall..5,0"}, []string{"iprec_at_recall_0.00", "iprec_at_recall_0.50"}},
+		{[]string{"official"}, []string{"runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+			"iprec_at_recall_0.00", "iprec_at_recall_0.10", "iprec_at_recall_0.20", "iprec_at_recall_0.30", "iprec_at_recall_0.40",
+			"iprec_at_recall_0.50", "iprec_at_recall_0.60", "iprec_at_recall_0.70", "iprec_at_recall_0.80", "iprec_at_recall_0.90",
+			"iprec_at_recall_1.00", "P_5", "P_10", "P_15", "P_20", "P_30", "P_100", "P_200", "P_500", "P_1000"}},
+		{[]string{"relstring", "relstring.20"}, []string{"relstring_20"}},
+	}
+	for _, tc := range cases {
+		ms, err := ParseMeasures(tc.in)
+		if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		var got []string
+		for _, m := range ms {
+			got = append(got, m.Name)
+		}
+		if d := cmp.Diff(tc.want, got); d != "" {
+			t.Errorf("%q (-want +got):\n%s", tc.in, d)
+		}
+	}
+	for _, bad := range []string{"ndcg@0", "P.5,x", "ndcg_cut.23.4", "nope", "hits@10", "map.5", "utility.1,2", "iprec_at_recall.1.5", "mrr@"} {
+		if _, err := ParseMeasures([]string{bad}); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
