@@ -227,8 +227,12 @@ type ResolvedConfig struct {
 
 // String renders the resolved config as indented JSON.
 func (r ResolvedConfig) String() string {
-	b, _ := json.MarshalIndent(r, "", "  ")
-	return string(b)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(r)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // normalizeText applies the text normalisation. It never changes valid

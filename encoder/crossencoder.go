@@ -63,14 +63,14 @@ func (c *CrossEncoder) Close() error { return c.m.close() }
 func (c *CrossEncoder) Score(ctx context.Context, query string, passages []string) ([]float32, error) {
 	q := normalizeText(query, c.m.cfg.TextNormalization)
 	if q == "" {
-		return nil, fmt.Errorf("query: %w", ErrEmptyText)
+		return nil, &TextError{"query", -1, ErrEmptyText}
 	}
 	qids, err := c.m.tok.encode(c.m.cfg.QueryPrefix + q)
 	if err != nil {
-		return nil, fmt.Errorf("query: %w", err)
+		return nil, &TextError{"query", -1, err}
 	}
 	if len(qids) == 0 {
-		return nil, fmt.Errorf("query: %w (no tokens)", ErrEmptyText)
+		return nil, &TextError{"query", -1, fmt.Errorf("%w (no tokens)", ErrEmptyText)}
 	}
 	qTrunc := len(qids) > c.m.cfg.MaxQueryTokens
 	if qTrunc {
@@ -136,7 +136,7 @@ func (c *CrossEncoder) passageIDs(passages []string) ([][]int, error) {
 		n := normalizeText(p, c.m.cfg.TextNormalization)
 		if n == "" {
 			c.mu.Unlock()
-			return nil, fmt.Errorf("passage %d: %w", i, ErrEmptyText)
+			return nil, &TextError{"passage", i, ErrEmptyText}
 		}
 		keys[i] = c.m.cfg.PassagePrefix + n
 		if ids, ok := c.ids[keys[i]]; ok {
@@ -153,10 +153,10 @@ func (c *CrossEncoder) passageIDs(passages []string) ([][]int, error) {
 	got, errs := c.m.tok.encodeAll(missText, c.m.opts.TokenizeWorkers)
 	for j, i := range missIdx {
 		if errs[j] != nil {
-			return nil, fmt.Errorf("passage %d: %w", i, errs[j])
+			return nil, &TextError{"passage", i, errs[j]}
 		}
 		if len(got[j]) == 0 {
-			return nil, fmt.Errorf("passage %d: %w (no tokens)", i, ErrEmptyText)
+			return nil, &TextError{"passage", i, fmt.Errorf("%w (no tokens)", ErrEmptyText)}
 		}
 		out[i] = got[j]
 	}

@@ -36,6 +36,24 @@ type Stats struct {
 // score, and ragbench does not invent a vector for it.
 var ErrEmptyText = errors.New("empty text")
 
+// TextError reports bad input text: which (Field "text", "query" or
+// "passage"), its index in the caller's slice (-1 for the single query)
+// and why (wrapping ErrEmptyText, an invalid UTF-8 error, ...).
+type TextError struct {
+	Field string
+	Index int
+	Err   error
+}
+
+func (e *TextError) Error() string {
+	if e.Index < 0 {
+		return fmt.Sprintf("%s: %v", e.Field, e.Err)
+	}
+	return fmt.Sprintf("%s %d: %v", e.Field, e.Index, e.Err)
+}
+
+func (e *TextError) Unwrap() error { return e.Err }
+
 // LoadEmbedder loads a bi-encoder from dir (model.onnx, tokenizer.json,
 // optional ragbench.json and config.json; see Config for the defaults).
 // Init must have succeeded first. Errors name the file at fault: missing or
@@ -110,7 +128,7 @@ func (e *Embedder) Tokenize(ctx context.Context, texts []string, query bool) ([]
 	for i, t := range texts {
 		n := normalizeText(t, e.m.cfg.TextNormalization)
 		if n == "" {
-			return nil, fmt.Errorf("text %d: %w", i, ErrEmptyText)
+			return nil, &TextError{"text", i, ErrEmptyText}
 		}
 		in[i] = prefix + n
 	}
@@ -122,10 +140,10 @@ func (e *Embedder) Tokenize(ctx context.Context, texts []string, query bool) ([]
 	budget := e.m.cfg.MaxLength - e.m.tok.single.specials()
 	for i, ids := range raw {
 		if errs[i] != nil {
-			return nil, fmt.Errorf("text %d: %w", i, errs[i])
+			return nil, &TextError{"text", i, errs[i]}
 		}
 		if len(ids) == 0 && e.m.tok.single.specials() == 0 {
-			return nil, fmt.Errorf("text %d: %w (no tokens)", i, ErrEmptyText)
+			return nil, &TextError{"text", i, fmt.Errorf("%w (no tokens)", ErrEmptyText)}
 		}
 		tr := len(ids) > budget
 		if tr {
@@ -142,7 +160,7 @@ func (e *Embedder) Tokenize(ctx context.Context, texts []string, query bool) ([]
 func (e *Embedder) EmbedTokens(ctx context.Context, toks []Tokens) ([][]float32, error) {
 	for i, t := range toks {
 		if len(t.IDs) == 0 {
-			return nil, fmt.Errorf("text %d: %w (no tokens)", i, ErrEmptyText)
+			return nil, &TextError{"text", i, fmt.Errorf("%w (no tokens)", ErrEmptyText)}
 		}
 		if len(t.IDs) > e.m.cfg.MaxLength {
 			return nil, fmt.Errorf("text %d: %d tokens > max_length %d", i, len(t.IDs), e.m.cfg.MaxLength)

@@ -1,5 +1,157 @@
 package encoder
 
-// embeddingRows returns the row count of the graph's token embedding table,
-// or 0 when it cannot be identified.
-func embeddingRows(modelPath string) int { return 0 }
+import (
+	"os"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// embeddingRows returns the row count of the graph's token embedding table
+// (the first dimension of the initializer that a Gather node indexes with
+// input_ids, possibly through Cast/Identity/Reshape/Unsqueeze nodes and, on
+// the table side, Identity/Cast/DequantizeLinear), or 0 when it cannot be
+// identified. It reads the ONNX protobuf directly (onnx.proto: ModelProto
+// field 7 graph; GraphProto 1 node, 5 initializer; NodeProto 1 input,
+// 2 output, 4 op_type; TensorProto 1 dims, 8 name), skipping weights.
+func embeddingRows(modelPath string) int {
+	b, err := os.ReadFile(modelPath)
+	if err != nil {
+		return 0
+	}
+	graph := field(b, 7)
+	if graph == nil {
+		return 0
+	}
+	type node struct {
+		op      string
+		in, out []string
+	}
+	var nodes []node
+	dims := map[string][]int64{}
+	forEach(graph, func(num protowire.Number, v []byte) {
+		switch num {
+		case 1:
+			var n node
+			forEach(v, func(num protowire.Number, v []byte) {
+				switch num {
+				case 1:
+					n.in = append(n.in, string(v))
+				case 2:
+					n.out = append(n.out, string(v))
+				case 4:
+					n.op = string(v)
+				}
+			})
+			nodes = append(nodes, n)
+		case 5:
+			var name string
+			var d []int64
+			forEachRaw(v, func(num protowire.Number, typ protowire.Type, raw []byte) {
+				switch {
+				case num == 8 && typ == protowire.BytesType:
+					s, _ := protowire.ConsumeBytes(raw)
+					name = string(s)
+				case num == 1 && typ == protowire.VarintType:
+					x, _ := protowire.ConsumeVarint(raw)
+					d = append(d, int64(x))
+				case num == 1 && typ == protowire.BytesType: // packed
+					p, _ := protowire.ConsumeBytes(raw)
+					for len(p) > 0 {
+						x, n := protowire.ConsumeVarint(p)
+						if n < 0 {
+							break
+						}
+						d = append(d, int64(x))
+						p = p[n:]
+					}
+				}
+			})
+			dims[name] = d
+		}
+	})
+	producer := map[string]node{}
+	for _, n := range nodes {
+		for _, o := range n.out {
+			producer[o] = n
+		}
+	}
+	// fromIDs reports whether name is input_ids seen through shape-only ops.
+	var fromIDs func(name string, depth int) bool
+	fromIDs = func(name string, depth int) bool {
+		if name == "input_ids" {
+			return true
+		}
+		n, ok := producer[name]
+		if !ok || depth > 8 || len(n.in) == 0 {
+			return false
+		}
+		switch n.op {
+		case "Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze", "Flatten":
+			return fromIDs(n.in[0], depth+1)
+		}
+		return false
+	}
+	var table func(name string, depth int) []int64
+	table = func(name string, depth int) []int64 {
+		if d, ok := dims[name]; ok {
+			return d
+		}
+		n, ok := producer[name]
+		if !ok || depth > 8 || len(n.in) == 0 {
+			return nil
+		}
+		switch n.op {
+		case "Cast", "Identity", "DequantizeLinear":
+			return table(n.in[0], depth+1)
+		}
+		return nil
+	}
+	for _, n := range nodes {
+		if n.op != "Gather" || len(n.in) < 2 || !fromIDs(n.in[1], 0) {
+			continue
+		}
+		if d := table(n.in[0], 0); len(d) == 2 && d[0] > 0 {
+			return int(d[0])
+		}
+	}
+	return 0
+}
+
+// field returns the bytes of the first length-delimited field num in b.
+func field(b []byte, num protowire.Number) []byte {
+	var out []byte
+	forEach(b, func(n protowire.Number, v []byte) {
+		if n == num && out == nil {
+			out = v
+		}
+	})
+	return out
+}
+
+// forEach calls fn for each length-delimited field of message b.
+func forEach(b []byte, fn func(protowire.Number, []byte)) {
+	forEachRaw(b, func(num protowire.Number, typ protowire.Type, raw []byte) {
+		if typ == protowire.BytesType {
+			v, _ := protowire.ConsumeBytes(raw)
+			fn(num, v)
+		}
+	})
+}
+
+// forEachRaw calls fn for each field of message b with its raw value bytes
+// (tag removed); it stops at the first malformed field.
+func forEachRaw(b []byte, fn func(protowire.Number, protowire.Type, []byte)) {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return
+		}
+		b = b[n:]
+		m := protowire.ConsumeFieldValue(num, typ, b)
+		if m < 0 {
+			return
+		}
+		fn(num, typ, b[:m])
+		b = b[m:]
+	}
+}
