@@ -174,7 +174,7 @@ func niceTicks(lo, hi float64) []float64 {
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
 	step := mag
 	for _, m := range []float64{1, 2, 5, 10} {
-		if m*mag >= raw {
+		if m*mag >= raw*(1-1e-9) { // tolerate rounding in hi − lo
 			step = m * mag
 			break
 		}

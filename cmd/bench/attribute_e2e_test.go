@@ -1,0 +1,262 @@
+//go:build e2e
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/retrievers"
+	"github.com/ragbench/ragbench/retrievers/bm25"
+)
+
+// offTopic are synthetic unanswerable questions: nothing in SciFact (a
+// corpus of biomedical abstracts) answers them. They are added to the qrels
+// with an empty gold list so that the threshold report has both groups.
+var offTopic = []string{
+	"What is the best recipe for blueberry pancakes?",
+	"Who won the football world cup in 1998?",
+	"How do I change a flat tyre on a bicycle?",
+	"Which train goes from Paris to Lyon on Sunday morning?",
+	"What time does the city library open on holidays?",
+	"How many strings does a classical guitar have?",
+	"Where can I buy cheap tickets for a jazz concert?",
+	"What is the plot of the novel Moby Dick?",
+	"How do you say good morning in Portuguese?",
+	"Which chess opening starts with the king's pawn?",
+}
+
+// TestE2EAttributeSciFact runs 'bench attribute' end to end on a SciFact
+// BM25 run (whole documents, title + text, Lucene BM25 k1=0.9 b=0.4, top
+// 100 — the BM25 cell of configs/scifact.yaml, built here with
+// retrievers/bm25 directly so the test does not depend on 'bench run') over
+// the 300 test queries plus the 10 synthetic off-topic queries above.
+//
+// The verdict file is SYNTHETIC, generated here: a query's answer is
+// "correct" when its gold is in the top 6, flipped for the queries whose
+// FNV-1a hash of the id is 0 mod 5 (about one in five) — a grader that
+// mostly agrees with retrieval. Off-topic queries are "correct" (the system
+// abstained) unless flipped the same way.
+//
+// Independent references: the retrieved/missed split must equal trec_eval's
+// success@6 from the eval package, query by query, and the four cells must
+// equal the counts implied by the flip rule.
+func TestE2EAttributeSciFact(t *testing.T) {
+	dir := testenv.Shared(t, "datasets/scifact")
+	ctx := context.Background()
+	docs, err := corpus.Load(filepath.Join(dir, "corpus.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qrels, _, err := eval.ReadQrels(filepath.Join(dir, "qrels", "test.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := scifactQueries(t, filepath.Join(dir, "queries.jsonl"), qrels)
+	if len(queries) != 300 {
+		t.Fatalf("%d SciFact test queries, want 300", len(queries))
+	}
+	for i, text := range offTopic {
+		queries = append(queries, retrievers.Query{ID: fmt.Sprintf("offtopic-%02d", i), Text: text})
+	}
+	r, err := bm25.New(ctx, chunks, bm25.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	bm25Run, err := r.Search(ctx, queries, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tmp := t.TempDir()
+	runPath := filepath.Join(tmp, "bm25.trec")
+	var rb bytes.Buffer
+	if err := eval.WriteRunTREC(&rb, bm25Run, "bm25"); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(runPath, rb.Bytes(), 0o644)
+
+	// Labelled-query JSONL: SciFact's test qrels (all grades are 1) plus the
+	// off-topic queries with an empty gold list.
+	qrelsPath := filepath.Join(tmp, "labelled.jsonl")
+	var qb bytes.Buffer
+	for _, q := range queries {
+		gold := []string{}
+		kind := "off-topic"
+		if j, ok := qrels[q.ID]; ok {
+			kind = "scifact"
+			for d, g := range j {
+				if g > 0 {
+					gold = append(gold, d)
+				}
+			}
+			sort.Strings(gold)
+		}
+		line, _ := json.Marshal(map[string]any{"id": q.ID, "question": q.Text, "gold": gold, "kind": kind})
+		qb.Write(append(line, '\n'))
+	}
+	os.WriteFile(qrelsPath, qb.Bytes(), 0o644)
+
+	// Independent reference for "retrieved": trec_eval success@6.
+	ms, err := eval.ParseMeasures([]string{"success.6"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := eval.Evaluate(qrels, bm25Run, ms, eval.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	success := ev.PerQuery()
+
+	flip := func(id string) bool {
+		h := fnv.New32a()
+		h.Write([]byte(id))
+		return h.Sum32()%5 == 0
+	}
+	var want struct{ rc, rw, mc, mw, uc, uw int }
+	answersPath := filepath.Join(tmp, "answers.jsonl")
+	var ab bytes.Buffer
+	for _, q := range queries {
+		var correct bool
+		if _, ok := qrels[q.ID]; ok {
+			hit := success[q.ID][ms[0].Name] == 1
+			correct = hit != flip(q.ID)
+			switch {
+			case hit && correct:
+				want.rc++
+			case hit:
+				want.rw++
+			case correct:
+				want.mc++
+			default:
+				want.mw++
+			}
+		} else {
+			correct = !flip(q.ID)
+			if correct {
+				want.uc++
+			} else {
+				want.uw++
+			}
+		}
+		fmt.Fprintf(&ab, "{\"qid\": %q, \"correct\": %v}\n", q.ID, correct)
+	}
+	os.WriteFile(answersPath, ab.Bytes(), 0o644)
+
+	var stdout, stderr bytes.Buffer
+	args := []string{"attribute", "--run", runPath, "--qrels", qrelsPath, "--answers", answersPath, "--format", "json"}
+	if code := run(&stdout, &stderr, args); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got struct {
+		Attribution struct {
+			Overall      map[string]any // snake_case keys, see diagnose.Table.MarshalJSON
+			Unanswerable struct{ Correct, Wrong int }
+			Slices       []struct{ Slice string }
+		}
+		Threshold struct {
+			Answerable, Unanswerable struct {
+				Queries int
+				Median  float64
+			}
+			Suggested *struct {
+				Threshold             float64
+				UnanswerableAbstained float64 `json:"unanswerable_abstained"`
+				AnswerableLostGold    float64 `json:"answerable_lost_gold"`
+			}
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	o := got.Attribution.Overall
+	gotCells := []any{o["retrieved_correct"], o["retrieved_wrong"], o["missed_correct"], o["missed_wrong"]}
+	wantCells := []any{float64(want.rc), float64(want.rw), float64(want.mc), float64(want.mw)}
+	for i := range gotCells {
+		if gotCells[i] != wantCells[i] {
+			t.Errorf("2×2 cells (RC, RW, MC, MW) = %v, want %v", gotCells, wantCells)
+			break
+		}
+	}
+	hitRate, _ := o["hit_rate"].(float64)
+	if o["n"] != 300.0 {
+		t.Errorf("n = %v, want 300", o["n"])
+	}
+	s6, _ := ev.Mean(ms[0].Name)
+	if d := hitRate - s6; d > 1e-12 || d < -1e-12 {
+		t.Errorf("hit rate@6 = %v, trec_eval success@6 = %v", hitRate, s6)
+	}
+	if u := got.Attribution.Unanswerable; u.Correct != want.uc || u.Wrong != want.uw {
+		t.Errorf("unanswerable = %+v, want %d correct %d wrong", u, want.uc, want.uw)
+	}
+	if len(got.Attribution.Slices) != 2 {
+		t.Errorf("slices = %v, want off-topic and scifact", got.Attribution.Slices)
+	}
+	th := got.Threshold
+	if th.Answerable.Queries != 300 || th.Unanswerable.Queries != 10 || th.Suggested == nil {
+		t.Fatalf("threshold: %+v", th)
+	}
+	t.Logf("SciFact BM25, depth 6: RC %d RW %d MC %d MW %d, hit rate %.4f; top-1 median answerable %.3f vs off-topic %.3f; suggested threshold %.3f: %.0f%% off-topic silenced, %.1f%% answerable lose gold",
+		want.rc, want.rw, want.mc, want.mw, hitRate, th.Answerable.Median, th.Unanswerable.Median,
+		th.Suggested.Threshold, 100*th.Suggested.UnanswerableAbstained, 100*th.Suggested.AnswerableLostGold)
+
+	// The table and Markdown renderings run too.
+	for _, f := range []string{"table", "md"} {
+		stdout.Reset()
+		if code := run(&stdout, &stderr, append(args[:len(args)-2], "--format", f)); code != 0 {
+			t.Fatalf("--format %s: exit %d: %s", f, code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "Suggested threshold") {
+			t.Errorf("--format %s output lacks the threshold:\n%s", f, stdout.String())
+		}
+		if f == "table" {
+			t.Logf("bench attribute output:\n%s", stdout.String())
+		}
+	}
+}
+
+// scifactQueries reads BEIR queries.jsonl and keeps the queries in qrels.
+func scifactQueries(t *testing.T, path string, qrels eval.Qrels) []retrievers.Query {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var qs []retrievers.Query
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		var q struct {
+			ID   string `json:"_id"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		if _, ok := qrels[q.ID]; ok {
+			qs = append(qs, retrievers.Query{ID: q.ID, Text: q.Text})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return qs
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// testdata/history/bench-history.csv holds 4 runs written by hand. Changes
+// worked out by hand:
+//
+//	run 2 whole/bm25 ndcg@10 .68 − .6789 = +.0011; recall@100 .92 − .9253 = −.0053
+//	run 3 whole/bm25 ndcg@10 .70 − .68 = +.0200, config changed (aaaa → bbbb): *
+//	run 3 whole/dense ndcg@10 .65 − .6451 = +.0049 (against run 1: not in run 2) *
+//	run 4 whole/bm25 ndcg@10 .50 − .70 = −.2000, dataset changed (dddd → eeee): †
+func TestHistoryGolden(t *testing.T) {
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		{"history/all.table.golden", []string{"testdata/history/bench-history.csv"}},
+		{"history/ndcg.md.golden", []string{"--metric", "ndcg@10", "--format", "md", "testdata/history/bench-history.csv"}},
+		{"history/last2.table.golden", []string{"testdata/history/bench-history.csv", "--last", "2"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(&stdout, &stderr, append([]string{"history"}, c.args...)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr.String())
+		}
+		checkDiagGolden(t, c.golden, stdout.String())
+	}
+}
+
+func TestHistoryChart(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "chart.svg")
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"history", "--chart", out, "testdata/history/bench-history.csv"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without --metric the chart shows ndcg@10 (present in the file).
+	if !strings.Contains(string(data), ">ndcg@10 over runs</text>") {
+		t.Errorf("chart does not show ndcg@10:\n%.300s", data)
+	}
+	if got := stderr.String(); got != "wrote "+out+" (ndcg@10 over 4 runs)\n" {
+		t.Errorf("stderr = %q", got)
+	}
+}
+
+func TestHistoryErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.csv")
+	os.WriteFile(bad, []byte("run,time,config_hash,dataset_hash,cell,metric,value\n1,2026-11-30T12:00:00Z,c,d,cell,m,oops\n"), 0o644)
+	empty := filepath.Join(dir, "empty.csv")
+	os.WriteFile(empty, nil, 0o644)
+	cases := []struct {
+		args       []string
+		code       int
+		stdout     string
+		wantStderr string
+	}{
+		{[]string{filepath.Join(dir, "none.csv")}, 1, "", "bench history: " + filepath.Join(dir, "none.csv") + ": no such history file ('bench run' writes one beside its config; give its path)"},
+		{[]string{bad}, 1, "", "bench history: " + bad + `:2: value: "oops" is not a finite number`},
+		{[]string{"--metric", "mrr", "testdata/history/bench-history.csv"}, 1, "", `bench history: testdata/history/bench-history.csv: no run has metric "mrr" (metrics present: ndcg@10, recall@100)`},
+		{[]string{"--format", "csv", "x.csv"}, 2, "", `bench history: --format must be table or md, got "csv"`},
+		{[]string{"a.csv", "b.csv"}, 2, "", "bench history: one history file at most, got 2: a.csv b.csv"},
+		{[]string{empty}, 0, empty + ": no runs yet\n", ""},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		code := run(&stdout, &stderr, append([]string{"history"}, c.args...))
+		if code != c.code || stdout.String() != c.stdout || strings.TrimSpace(stderr.String()) != c.wantStderr {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q\nwant exit %d, %q, %q", c.args, code, stdout.String(), stderr.String(), c.code, c.stdout, c.wantStderr)
+		}
+	}
+}
