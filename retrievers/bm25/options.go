@@ -39,6 +39,7 @@ package bm25
 import (
 	"fmt"
 	"runtime"
+	"strings"
 )
 
 // Scoring models for Options.Scoring.
@@ -155,18 +156,24 @@ func (o Options) withDefaults() (Options, error) {
 }
 
 // Name is a short label for reports, e.g. "bm25(k1=0.9,b=0.4)",
-// "bm25(k1=0.9,b=0.4,multi,lucene-en)", "bm25-bleve".
+// "bm25(k1=0.9,b=0.4,multi,lucene-en)", "bm25-bleve", "bm25-bleve(multi)".
 func (o Options) Name() string {
 	d, err := o.withDefaults()
 	if err != nil {
 		return "bm25(invalid)"
 	}
 	if d.Scoring == ScoringBleve {
-		s := "bm25-bleve"
+		var extra []string
 		if d.Fields == FieldsMulti {
-			s += "(multi)"
+			extra = append(extra, "multi")
 		}
-		return s
+		if d.Analyzer != AnalyzerEn {
+			extra = append(extra, d.Analyzer)
+		}
+		if len(extra) == 0 {
+			return "bm25-bleve"
+		}
+		return "bm25-bleve(" + strings.Join(extra, ",") + ")"
 	}
 	s := fmt.Sprintf("bm25(k1=%g,b=%g", d.K1, d.B)
 	if d.Fields == FieldsMulti {
