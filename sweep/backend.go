@@ -2,8 +2,18 @@ package sweep
 
 import (
 	"context"
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+
+	"github.com/ragbench/ragbench/encoder"
+	"github.com/ragbench/ragbench/rerank"
+	"github.com/ragbench/ragbench/retrievers/bm25"
+	"github.com/ragbench/ragbench/retrievers/dense"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
@@ -32,11 +42,12 @@ type buildEnv struct {
 	cacheDir   string // the sweep's cache folder (subfolders per kind)
 	corpusHash string // corpus.Hash of the documents
 	chunking   Chunking
+	models     *models
 }
 
 func defaultBackend() backend {
 	return backend{
-		loadQueries:   builtinLoadQueries,
+		loadQueries:   loadBEIRQueries,
 		readQrels:     eval.ReadQrels,
 		newFirstStage: newFirstStage,
 		fuse:          fuse,
@@ -44,21 +55,137 @@ func defaultBackend() backend {
 	}
 }
 
+// models loads each model folder once per sweep and closes them at the end.
+type models struct {
+	lib       string // ONNX Runtime library ("" = encoder's default search)
+	embedders map[string]*encoder.Embedder
+	crosses   map[string]*crossScorer
+}
+
+// crossScorer is a cross-encoder with an in-memory score memo, so the two
+// rerank modes over the same first stage score each (query, passage) once.
+type crossScorer struct {
+	ce   *encoder.CrossEncoder
+	mu   sync.Mutex // guards memo
+	memo map[[2]string]float32
+}
+
+func (m *models) embedder(rc RetrieverConfig) (*encoder.Embedder, error) {
+	if e := m.embedders[rc.Model]; e != nil {
+		return e, nil
+	}
+	if err := encoder.Init(m.lib); err != nil {
+		return nil, fmt.Errorf("retriever %q: %w (run ./scripts/setup.sh to install ONNX Runtime)", rc.Name, err)
+	}
+	e, err := encoder.LoadEmbedder(rc.Model, encoder.Options{BatchSize: rc.BatchSize, IntraOpThreads: runtime.NumCPU()})
+	if err != nil {
+		return nil, fmt.Errorf("retriever %q: %w", rc.Name, err)
+	}
+	m.embedders[rc.Model] = e
+	return e, nil
+}
+
+func (m *models) cross(rc RetrieverConfig) (*crossScorer, error) {
+	if c := m.crosses[rc.Model]; c != nil {
+		return c, nil
+	}
+	if err := encoder.Init(m.lib); err != nil {
+		return nil, fmt.Errorf("retriever %q: %w (run ./scripts/setup.sh to install ONNX Runtime)", rc.Name, err)
+	}
+	ce, err := encoder.LoadCrossEncoder(rc.Model, encoder.Options{BatchSize: rc.BatchSize, IntraOpThreads: runtime.NumCPU()})
+	if err != nil {
+		return nil, fmt.Errorf("retriever %q: %w", rc.Name, err)
+	}
+	c := &crossScorer{ce: ce, memo: map[[2]string]float32{}}
+	m.crosses[rc.Model] = c
+	return c, nil
+}
+
+func (m *models) close() {
+	for _, e := range m.embedders {
+		e.Close()
+	}
+	for _, c := range m.crosses {
+		c.ce.Close()
+	}
+}
+
+// score is a rerank.ScoreFunc that asks the model only for pairs it has
+// not scored before in this sweep.
+func (c *crossScorer) score(ctx context.Context, query string, passages []string) ([]float32, error) {
+	out := make([]float32, len(passages))
+	var todo []int
+	c.mu.Lock()
+	for i, p := range passages {
+		if v, ok := c.memo[[2]string{query, p}]; ok {
+			out[i] = v
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	c.mu.Unlock()
+	if len(todo) == 0 {
+		return out, nil
+	}
+	ps := make([]string, len(todo))
+	for j, i := range todo {
+		ps[j] = passages[i]
+	}
+	got, err := c.ce.Score(ctx, query, ps)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	for j, i := range todo {
+		out[i] = got[j]
+		c.memo[[2]string{query, passages[i]}] = got[j]
+	}
+	c.mu.Unlock()
+	return out, nil
+}
+
+// chunksKey is a sha256 over chunk ids and indexed texts.
+func chunksKey(chunks []corpus.Chunk) string {
+	h := sha256.New()
+	for _, c := range chunks {
+		fmt.Fprintf(h, "%d:%s%d:%s", len(c.ID), c.ID, len(c.IndexText()), c.IndexText())
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfig, env buildEnv) (retrievers.Retriever, error) {
 	switch rc.Type {
 	case "bm25":
-		if rc.Scoring != "lucene" {
-			return nil, fmt.Errorf("retriever %q: scoring %q needs retrievers/bm25, which this build does not have yet", rc.Name, rc.Scoring)
-		}
-		return newBuiltinBM25(chunks, *rc.K1, *rc.B), nil
+		opts := bm25.Options{K1: *rc.K1, B: *rc.B, NoLengthNorm: *rc.B == 0, Scoring: rc.Scoring,
+			Fields: rc.Fields, Analyzer: rc.Analyzer, ExactLengths: rc.ExactLengths, Dir: filepath.Join(env.cacheDir, "bm25")}
+		return bm25.New(ctx, chunks, opts)
 	case "dense":
-		return nil, errNotAvailable("dense retrievers (retrievers/dense + encoder)")
+		e, err := env.models.embedder(rc)
+		if err != nil {
+			return nil, err
+		}
+		embed := func(ctx context.Context, texts []string, query bool) ([][]float32, error) {
+			return e.Embed(ctx, texts, query)
+		}
+		opts := dense.Options{BatchSize: 256, Model: e.Fingerprint()}
+		key := sha256Hex([]byte(e.Fingerprint() + "\x00" + chunksKey(chunks)))
+		path := filepath.Join(env.cacheDir, "dense", key+".idx")
+		if r, err := dense.Load(ctx, path, embed, opts); err == nil {
+			return r, nil
+		}
+		r, err := dense.New(ctx, chunks, embed, opts)
+		if err != nil {
+			return nil, fmt.Errorf("retriever %q: %w", rc.Name, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		if err := r.Save(path); err != nil {
+			return nil, fmt.Errorf("dense index cache: %w", err)
+		}
+		return r, nil
 	}
 	return nil, fmt.Errorf("retriever %q: type %q is not a first-stage retriever", rc.Name, rc.Type)
-}
-
-func errNotAvailable(what string) error {
-	return fmt.Errorf("%s are not in this build yet; remove them from the config", what)
 }
 
 func fuse(runs []eval.Run, rc RetrieverConfig) (eval.Run, error) {
@@ -72,8 +199,43 @@ func fuse(runs []eval.Run, rc RetrieverConfig) (eval.Run, error) {
 	return hybrid.Fuse(runs, opts)
 }
 
-func rerankRun(ctx context.Context, first eval.Run, queries []retrievers.Query, chunks []corpus.Chunk, rc RetrieverConfig, env buildEnv) (eval.Run, error) {
-	return nil, errNotAvailable("rerank retrievers (rerank + encoder)")
+// staticRetriever serves a run computed earlier (a rerank's first stage).
+type staticRetriever struct{ run eval.Run }
+
+func (s staticRetriever) Search(ctx context.Context, queries []retrievers.Query, k int) (eval.Run, error) {
+	out := make(eval.Run, len(queries))
+	for _, q := range queries {
+		l := s.run[q.ID]
+		if len(l) > k {
+			l = l[:k]
+		}
+		out[q.ID] = append([]eval.Result{}, l...)
+	}
+	return out, nil
 }
 
-var errCanceled = errors.New("interrupted")
+func (s staticRetriever) Stats() retrievers.Stats { return retrievers.Stats{} }
+
+func rerankRun(ctx context.Context, first eval.Run, queries []retrievers.Query, chunks []corpus.Chunk, rc RetrieverConfig, env buildEnv) (eval.Run, error) {
+	c, err := env.models.cross(rc)
+	if err != nil {
+		return nil, err
+	}
+	texts := make(map[string]string, len(chunks))
+	for _, ch := range chunks {
+		texts[ch.ID] = ch.IndexText()
+	}
+	opts := rerank.Options{Depth: rc.Depth, BatchSize: rc.BatchSize, Mode: rerank.Mode(rc.Mode)}
+	if rc.Alpha != nil {
+		opts.Alpha = *rc.Alpha
+	}
+	r, err := rerank.New(staticRetriever{first}, c.score, rerank.PassagesFromMap(texts), opts)
+	if err != nil {
+		return nil, fmt.Errorf("retriever %q: %w", rc.Name, err)
+	}
+	depth := 0
+	for _, l := range first {
+		depth = max(depth, len(l))
+	}
+	return r.Search(ctx, queries, max(depth, 1))
+}

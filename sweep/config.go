@@ -61,9 +61,10 @@ type Config struct {
 
 	// path is the config file (absolute), dataDir/modelsDir the resolved
 	// roots. Not part of the YAML.
-	path      string
-	dataDir   string
-	modelsDir string
+	path       string
+	dataDir    string
+	modelsDir  string
+	modelRoots []string // folders searched for relative model folders, in order
 }
 
 // DatasetConfig names the dataset. Either BEIR is set (a folder with
@@ -123,10 +124,24 @@ type RetrieverConfig struct {
 	// Scoring is "lucene" (default; Lucene's BM25 formula) or "bleve"
 	// (bleve's own scorer, for comparison).
 	Scoring string `yaml:"scoring" json:"scoring,omitempty"`
+	// Fields is "flat" (default: title + text as one field) or "multi"
+	// (title and text scored as two fields, scores summed).
+	Fields string `yaml:"fields" json:"fields,omitempty"`
+	// Analyzer is "en" (default: bleve's English analyzer, Snowball stop
+	// words, Porter stemming) or "lucene-en" (Lucene's 33 stop words).
+	Analyzer string `yaml:"analyzer" json:"analyzer,omitempty"`
+	// ExactLengths scores with exact document lengths instead of Lucene's
+	// one-byte lengths.
+	ExactLengths bool `yaml:"exact_lengths" json:"exact_lengths,omitempty"`
 
-	// Model is a model folder, relative to the models root (dense,
-	// rerank).
+	// Model is a model folder (dense, rerank). A relative folder is looked
+	// up in the models root (--models-dir, $RAGBENCH_MODELS_DIR), else in
+	// the repository's models/ and then <data root>/models. After Load it
+	// holds the absolute folder found.
 	Model string `yaml:"model" json:"model,omitempty"`
+	// FallbackModels are tried in order when Model is not found, e.g.
+	// [use-lite] behind bge-small-en-v1.5.
+	FallbackModels []string `yaml:"fallback_models" json:"fallback_models,omitempty"`
 	// BatchSize is the inference batch size (dense, rerank; default 32).
 	BatchSize int `yaml:"batch_size" json:"batch_size,omitempty"`
 
@@ -430,7 +445,7 @@ func (c *Config) check(root *yaml.Node) error {
 		}
 		names[r.Name] = i
 		only := func(allowed ...string) {
-			for _, k := range []string{"k1", "b", "scoring", "model", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth"} {
+			for _, k := range []string{"k1", "b", "scoring", "fields", "analyzer", "exact_lengths", "model", "fallback_models", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth"} {
 				if has(f+"."+k) && !contains(allowed, k) {
 					bad(f+"."+k, "does not apply to type %s", r.Type)
 				}
@@ -438,7 +453,7 @@ func (c *Config) check(root *yaml.Node) error {
 		}
 		switch r.Type {
 		case "bm25":
-			only("k1", "b", "scoring")
+			only("k1", "b", "scoring", "fields", "analyzer", "exact_lengths")
 			if r.K1 == nil {
 				r.K1 = ptr(0.9)
 			}
@@ -457,8 +472,20 @@ func (c *Config) check(root *yaml.Node) error {
 			if r.Scoring != "lucene" && r.Scoring != "bleve" {
 				bad(f+".scoring", "unknown scoring %q: lucene or bleve", r.Scoring)
 			}
+			if r.Fields == "" {
+				r.Fields = "flat"
+			}
+			if r.Fields != "flat" && r.Fields != "multi" {
+				bad(f+".fields", "unknown fields %q: flat or multi", r.Fields)
+			}
+			if r.Analyzer == "" {
+				r.Analyzer = "en"
+			}
+			if r.Analyzer != "en" && r.Analyzer != "lucene-en" {
+				bad(f+".analyzer", "unknown analyzer %q: en or lucene-en", r.Analyzer)
+			}
 		case "dense":
-			only("model", "batch_size")
+			only("model", "fallback_models", "batch_size")
 			if r.Model == "" {
 				bad(f+".model", "missing: a model folder (relative to the models root)")
 			}
@@ -510,7 +537,7 @@ func (c *Config) check(root *yaml.Node) error {
 				bad(f+".depth", "depth %d must be ≥ 1", r.Depth)
 			}
 		case "rerank":
-			only("input", "model", "batch_size", "mode", "alpha", "depth")
+			only("input", "model", "fallback_models", "batch_size", "mode", "alpha", "depth")
 			if r.Input == "" {
 				bad(f+".input", "missing: the retriever whose results are reranked")
 			}
@@ -681,8 +708,16 @@ func (c *Config) resolve(opts LoadOptions) error {
 		c.dataDir = defaultDataDir(dir)
 	}
 	c.modelsDir = firstNonEmpty(opts.ModelsDir, os.Getenv("RAGBENCH_MODELS_DIR"))
-	if c.modelsDir == "" {
+	if c.modelsDir != "" {
+		c.modelRoots = []string{c.modelsDir}
+	} else {
+		// The repository's models/ (scripts/fetch-models.sh), then the data
+		// root's models/.
+		if repo := repoRoot(dir); repo != "" {
+			c.modelRoots = append(c.modelRoots, filepath.Join(repo, "models"))
+		}
 		c.modelsDir = filepath.Join(c.dataDir, "models")
+		c.modelRoots = append(c.modelRoots, c.modelsDir)
 	}
 	var err error
 	if c.dataDir, err = filepath.Abs(c.dataDir); err != nil {
@@ -690,6 +725,11 @@ func (c *Config) resolve(opts LoadOptions) error {
 	}
 	if c.modelsDir, err = filepath.Abs(c.modelsDir); err != nil {
 		return err
+	}
+	for i := range c.modelRoots {
+		if c.modelRoots[i], err = filepath.Abs(c.modelRoots[i]); err != nil {
+			return err
+		}
 	}
 	d := &c.Dataset
 	for _, p := range []*string{&d.BEIR, &d.Corpus, &d.Queries, &d.Qrels} {
@@ -706,7 +746,11 @@ func (c *Config) resolve(opts LoadOptions) error {
 		}
 	}
 	for i := range c.Retrievers {
-		c.Retrievers[i].Model = under(c.modelsDir, c.Retrievers[i].Model)
+		r := &c.Retrievers[i]
+		if r.Model == "" {
+			continue
+		}
+		r.Model = c.findModel(append([]string{r.Model}, r.FallbackModels...))
 	}
 	c.Output = firstNonEmpty(opts.Output, c.Output, filepath.Join("results", c.Name))
 	c.Output = under(dir, c.Output)
@@ -716,22 +760,49 @@ func (c *Config) resolve(opts LoadOptions) error {
 	return nil
 }
 
-// defaultDataDir is ../shared beside the repository (the folder with
-// go.mod) holding dir, when it exists; else dir itself.
-func defaultDataDir(dir string) string {
+// findModel returns the first candidate model folder that exists (relative
+// ones searched in each model root in turn), else the first candidate
+// resolved against the first root (Validate then reports it).
+func (c *Config) findModel(cands []string) string {
+	for _, m := range cands {
+		if filepath.IsAbs(m) {
+			if _, err := os.Stat(m); err == nil {
+				return m
+			}
+			continue
+		}
+		for _, root := range c.modelRoots {
+			p := filepath.Join(root, m)
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+	}
+	return under(c.modelRoots[0], cands[0])
+}
+
+// repoRoot is the nearest folder at or above dir holding go.mod, or "".
+func repoRoot(dir string) string {
 	for d := dir; ; {
 		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			s := filepath.Join(d, "..", "shared")
-			if fi, err := os.Stat(s); err == nil && fi.IsDir() {
-				return filepath.Clean(s)
-			}
-			break
+			return d
 		}
 		p := filepath.Dir(d)
 		if p == d {
-			break
+			return ""
 		}
 		d = p
+	}
+}
+
+// defaultDataDir is ../shared beside the repository (the folder with
+// go.mod) holding dir, when it exists; else dir itself.
+func defaultDataDir(dir string) string {
+	if repo := repoRoot(dir); repo != "" {
+		s := filepath.Join(repo, "..", "shared")
+		if fi, err := os.Stat(s); err == nil && fi.IsDir() {
+			return filepath.Clean(s)
+		}
 	}
 	return dir
 }
@@ -744,6 +815,9 @@ func (c *Config) DataDir() string { return c.dataDir }
 
 // ModelsDir returns the resolved models root.
 func (c *Config) ModelsDir() string { return c.modelsDir }
+
+// ModelRoots returns the folders searched for relative model folders.
+func (c *Config) ModelRoots() []string { return c.modelRoots }
 
 // Validate checks, before any work, that every file the sweep reads exists:
 // the dataset files and each model folder's model.onnx and tokenizer.json.
@@ -780,7 +854,7 @@ func (c *Config) Validate() error {
 		f := fmt.Sprintf("retrievers.%d.model", i)
 		if _, err := os.Stat(r.Model); err != nil {
 			errs = append(errs, &ConfigError{File: c.path, Field: f, Msg: fmt.Sprintf(
-				"retriever %q: model folder %s not found; run ./scripts/setup.sh to fetch the standard models, or pass --models-dir (or set RAGBENCH_MODELS_DIR) to the folder holding it", r.Name, r.Model)})
+				"retriever %q: model folder %s not found (searched %s); run ./scripts/setup.sh to fetch the standard models, or pass --models-dir (or set RAGBENCH_MODELS_DIR) to the folder holding it", r.Name, strings.Join(append([]string{filepath.Base(r.Model)}, r.FallbackModels...), ", "), strings.Join(c.modelRoots, ", "))})
 			continue
 		}
 		for _, file := range []string{"model.onnx", "tokenizer.json"} {

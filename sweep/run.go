@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/stats"
@@ -29,6 +30,9 @@ type Options struct {
 	Now func() time.Time
 	// NoHistory skips the history CSV row.
 	NoHistory bool
+	// ONNXRuntime is the ONNX Runtime library for dense and rerank
+	// retrievers ("" = $ONNXRUNTIME_LIB, else the project-local default).
+	ONNXRuntime string
 
 	backend *backend // nil: defaultBackend()
 }
@@ -341,6 +345,8 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	queriesKey := sha256Hex(mustJSON(ds.queries))
 	corpusHash := corpus.Hash(ds.docs)
 	chunkings := cfg.Chunkings()
+	mdl := &models{lib: opts.ONNXRuntime, embedders: map[string]*encoder.Embedder{}, crosses: map[string]*crossScorer{}}
+	defer mdl.close()
 	bar := newBar(opts, len(chunkings)*len(cfg.Retrievers), "sweep")
 	defer bar.finish()
 	levels := map[string]bool{}
@@ -373,7 +379,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 				depth = max(depth, rc.Depth)
 			}
 		}
-		env := buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpusHash, chunking: ch}
+		env := buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpusHash, chunking: ch, models: mdl}
 		runs := map[string]*cellRun{}
 		for _, rc := range cfg.Retrievers {
 			if err := ctx.Err(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -52,6 +53,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		check     = fs.Bool("check", false, "load and validate the config and every file it names, print the cells, and stop")
 		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
 		progress  = fs.String("progress", "auto", "progress bars on stderr: auto (when stderr is a terminal), always, never")
+		ortLib    = fs.String("onnxruntime", "", "ONNX Runtime shared library for dense and rerank retrievers (default $ONNXRUNTIME_LIB, else third_party/onnxruntime/libonnxruntime.so)")
 	)
 	fs.Usage = func() {
 		fmt.Fprint(stderr, runUsage)
@@ -92,14 +94,20 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		for _, c := range cells {
 			fmt.Fprintf(stdout, "  %s\n", c.Name)
 		}
-		fmt.Fprintf(stdout, "data root %s\nmodels root %s\noutput %s\ncache %s\n", cfg.DataDir(), cfg.ModelsDir(), cfg.Output, cfg.CacheDir)
+		fmt.Fprintf(stdout, "data root   %s\nmodel roots %s\n", cfg.DataDir(), strings.Join(cfg.ModelRoots(), ", "))
+		for _, r := range cfg.Retrievers {
+			if r.Model != "" {
+				fmt.Fprintf(stdout, "model of %-12s %s\n", r.Name, r.Model)
+			}
+		}
+		fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
 		return nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
 	fmt.Fprintf(stderr, "bench run: %s: %d cells → %s\n", cfg.Path(), len(cells), cfg.Output)
-	res, err := sweep.Run(ctx, cfg, sweep.Options{Stderr: stderr, Progress: showProgress, NoHistory: *noHistory})
+	res, err := sweep.Run(ctx, cfg, sweep.Options{Stderr: stderr, Progress: showProgress, NoHistory: *noHistory, ONNXRuntime: *ortLib})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted after %s; caches and earlier outputs are intact", time.Since(start).Round(time.Second))
