@@ -297,7 +297,7 @@ func Attribute(in AttributeInput, opt AttributeOptions) (*Attribution, error) {
 		if !inRun {
 			a.NotInRun = append(a.NotInRun, v.QueryID)
 		}
-		hit := goldInTop(ranked(results), judged, depth)
+		hit := goldInTop(top(results, depth), judged, depth)
 		for _, t := range []*Table{&a.Overall, &s.Table} {
 			switch {
 			case hit && v.Correct:

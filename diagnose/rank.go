@@ -14,11 +14,43 @@ import (
 const DefaultDepth = 6
 
 // ranked returns a copy of results in trec_eval's order: score descending,
-// ties by doc id in descending byte order.
+// ties by doc id in descending byte order (eval.Sort with TieDocIDDesc).
 func ranked(results []eval.Result) []eval.Result {
 	out := append([]eval.Result(nil), results...)
 	eval.Sort(out, eval.TieDocIDDesc)
 	return out
+}
+
+// top returns the first k results of results in trec_eval's order (the
+// same as ranked(results)[:k]) in O(len(results)·k) time without sorting
+// the whole list: depth is small next to a run's result count.
+func top(results []eval.Result, k int) []eval.Result {
+	if k <= 0 {
+		return nil
+	}
+	out := make([]eval.Result, 0, min(k, len(results)))
+	for _, r := range results {
+		if len(out) == k && !before(r, out[k-1]) {
+			continue
+		}
+		if len(out) < k {
+			out = append(out, r)
+		} else {
+			out[k-1] = r
+		}
+		for i := len(out) - 1; i > 0 && before(out[i], out[i-1]); i-- {
+			out[i], out[i-1] = out[i-1], out[i]
+		}
+	}
+	return out
+}
+
+// before reports whether a ranks above b in trec_eval's order.
+func before(a, b eval.Result) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return a.DocID > b.DocID
 }
 
 // hasGold reports whether qrels judges any doc id of q relevant (grade > 0).

@@ -134,7 +134,7 @@ func Threshold(run eval.Run, qrels eval.Qrels, opt ThresholdOptions) (*Threshold
 	var qs []query
 	for _, q := range sortedKeys(qrels) {
 		judged := qrels[q]
-		list := ranked(run[q])
+		list := top(run[q], depth)
 		e := query{answerable: hasGold(judged)}
 		if len(list) > 0 {
 			e.top, e.scored = list[0].Score, true
@@ -162,33 +162,34 @@ func Threshold(run eval.Run, qrels eval.Qrels, opt ThresholdOptions) (*Threshold
 	summarize(&rep.Answerable)
 	summarize(&rep.Unanswerable)
 
-	// Candidate thresholds: distinct observed top-1 scores, ascending.
-	var cands []float64
-	for _, e := range qs {
-		if e.scored {
-			cands = append(cands, e.top)
+	// Candidate thresholds: the distinct observed top-1 scores, ascending.
+	// Sweeping them in order over the queries sorted by top-1 score, the
+	// queries silenced at t (no result, or top-1 < t) are a growing prefix:
+	// O(n log n) in all.
+	byTop := make([]query, 0, len(qs))
+	var uAb, aAb, aLost int // silenced so far
+	count := func(e query) {
+		switch {
+		case !e.answerable:
+			uAb++
+		case e.goldInTop:
+			aLost++
+			aAb++
+		default:
+			aAb++
 		}
 	}
-	sort.Float64s(cands)
-	cands = dedup(cands)
-	nA, nU := rep.Answerable.Queries, rep.Unanswerable.Queries
-	for _, t := range cands {
-		var uAb, aAb, aLost int
-		for _, e := range qs {
-			abstain := !e.scored || e.top < t
-			if !abstain {
-				continue
-			}
-			switch {
-			case !e.answerable:
-				uAb++
-			case e.goldInTop:
-				aLost++
-				aAb++
-			default:
-				aAb++
-			}
+	for _, e := range qs {
+		if e.scored {
+			byTop = append(byTop, e)
+		} else {
+			count(e) // no result: always returns nothing
 		}
+	}
+	sort.SliceStable(byTop, func(i, j int) bool { return byTop[i].top < byTop[j].top })
+	nA, nU := rep.Answerable.Queries, rep.Unanswerable.Queries
+	for i := 0; i < len(byTop); {
+		t := byTop[i].top
 		p := ThresholdPoint{
 			Threshold:             t,
 			UnanswerableAbstained: ratio(uAb, nU),
@@ -197,13 +198,16 @@ func Threshold(run eval.Run, qrels eval.Qrels, opt ThresholdOptions) (*Threshold
 		}
 		p.J = p.UnanswerableAbstained - p.AnswerableLostGold
 		rep.Curve = append(rep.Curve, p)
+		for ; i < len(byTop) && byTop[i].top == t; i++ {
+			count(byTop[i]) // silenced from the next candidate on
+		}
 	}
 	switch {
 	case nU == 0:
 		rep.Warnings = append(rep.Warnings, "no unanswerable query in the qrels (every query has a gold doc): no threshold suggested")
 	case nA == 0:
 		rep.Warnings = append(rep.Warnings, "no answerable query in the qrels: no threshold suggested")
-	case len(cands) == 0:
+	case len(byTop) == 0:
 		rep.Warnings = append(rep.Warnings, "no query has any result: no threshold suggested")
 	default:
 		best := 0
@@ -234,16 +238,6 @@ func WithQueries(qrels eval.Qrels, ids []string) eval.Qrels {
 	for _, q := range ids {
 		if _, ok := out[q]; !ok {
 			out[q] = map[string]int{}
-		}
-	}
-	return out
-}
-
-func dedup(sorted []float64) []float64 {
-	out := sorted[:0]
-	for i, v := range sorted {
-		if i == 0 || v != sorted[i-1] {
-			out = append(out, v)
 		}
 	}
 	return out
