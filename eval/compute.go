@@ -87,6 +87,23 @@ func (r *ranking) prepare(judg map[string]int, res []Result, level int) {
 		}
 		r.grades = append(r.grades, g)
 	}
+	r.setJudged(judg, level)
+}
+
+// gradeOf maps a judgement lookup to the grade stored in ranking.grades.
+func gradeOf(g int, ok bool) int {
+	switch {
+	case !ok:
+		return gradeNotInQrels
+	case g < 0:
+		return gradeUnjudged
+	}
+	return g
+}
+
+// setJudged fills the statistics of the query's judgements.
+func (r *ranking) setJudged(judg map[string]int, level int) {
+	r.level = level
 	r.numRel, r.numNonrel = 0, 0
 	r.levels = r.levels[:0]
 	for _, g := range judg {

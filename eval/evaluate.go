@@ -202,20 +202,9 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 	if len(e.Queries) == 0 {
 		return nil, fmt.Errorf("eval: no query has both qrels and results (run queries not in qrels: %d)", len(e.NotInQrels))
 	}
-	relStringLen := 0
-	for _, m := range measures {
-		if m.Kind == RelString {
-			relStringLen = m.K
-		}
-	}
-	wantRelString := relStringLen > 0
-	e.Values = make([][]float64, len(e.Queries))
+	relStringLen := relStringLength(measures)
+	rows := make([]queryRow, len(e.Queries))
 	flat := make([]float64, len(e.Queries)*len(measures))
-	numRel := make([]int, len(e.Queries))
-	var relStrings []string
-	if wantRelString {
-		relStrings = make([]string, len(e.Queries))
-	}
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -241,38 +230,72 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 					buf = buf[:opts.MaxResults]
 				}
 				r.prepare(qrels[q], buf, opts.RelevanceLevel)
-				row := flat[i*len(measures) : (i+1)*len(measures)]
-				for j, m := range measures {
-					row[j] = r.value(m)
-				}
-				e.Values[i] = row
-				numRel[i] = r.numRel
-				if wantRelString {
-					relStrings[i] = r.relString(relStringLen)
-				}
+				rows[i] = r.row(q, measures, flat[i*len(measures):(i+1)*len(measures)], relStringLen)
 			}
 		}()
 	}
 	wg.Wait()
-	if wantRelString {
-		e.RelStrings = make(map[string]string, len(e.Queries))
-		for i, q := range e.Queries {
-			e.RelStrings[q] = relStrings[i]
+	e.finish(rows, relStringLen > 0)
+	return e, nil
+}
+
+// queryRow is one evaluated query.
+type queryRow struct {
+	qid       string
+	values    []float64
+	numRel    int
+	relString string
+}
+
+func relStringLength(ms []Measure) int {
+	n := 0
+	for _, m := range ms {
+		if m.Kind == RelString {
+			n = m.K
 		}
 	}
-	e.InMean = make([]bool, len(e.Queries))
-	for i, q := range e.Queries {
+	return n
+}
+
+// row evaluates every measure on r into values.
+func (r *ranking) row(qid string, ms []Measure, values []float64, relStringLen int) queryRow {
+	for j, m := range ms {
+		values[j] = r.value(m)
+	}
+	qr := queryRow{qid: qid, values: values, numRel: r.numRel}
+	if relStringLen > 0 {
+		qr.relString = r.relString(relStringLen)
+	}
+	return qr
+}
+
+// finish fills e from rows already sorted by query id: Queries, Values,
+// InMean, Unanswerable, NumQ, Means and RelStrings.
+func (e *Evaluation) finish(rows []queryRow, wantRelString bool) {
+	e.Queries = make([]string, len(rows))
+	e.Values = make([][]float64, len(rows))
+	e.InMean = make([]bool, len(rows))
+	if wantRelString {
+		e.RelStrings = make(map[string]string, len(rows))
+	}
+	e.Unanswerable = nil
+	e.NumQ = 0
+	for i, qr := range rows {
+		e.Queries[i] = qr.qid
+		e.Values[i] = qr.values
 		e.InMean[i] = true
-		if numRel[i] == 0 {
-			e.Unanswerable = append(e.Unanswerable, q)
-			e.InMean[i] = opts.AverageUnanswerable
+		if qr.numRel == 0 {
+			e.Unanswerable = append(e.Unanswerable, qr.qid)
+			e.InMean[i] = e.Options.AverageUnanswerable
 		}
 		if e.InMean[i] {
 			e.NumQ++
 		}
+		if wantRelString {
+			e.RelStrings[qr.qid] = qr.relString
+		}
 	}
 	e.Means = summarize(e.Measures, e.Values, e.InMean, e.NumQ)
-	return e, nil
 }
 
 // summarize computes the means as documented at Evaluation.Means, summing in

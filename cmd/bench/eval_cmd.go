@@ -143,12 +143,7 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	run, info, err := eval.ReadRunInfo(fs.Arg(1))
-	if err != nil {
-		return err
-	}
-	opts.RunTag = info.Tag
-	e, err := eval.Evaluate(qrels, run, ms, opts)
+	e, _, err := eval.EvaluateRunFile(qrels, fs.Arg(1), ms, opts)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,491 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/maphash"
+	"io"
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"sync"
+)
+
+// errNotContiguous reports a TREC run whose lines for one query are not
+// contiguous; EvaluateRunFile then reads the whole run into memory instead.
+var errNotContiguous = errors.New("eval: run queries not contiguous")
+
+// EvaluateRunFile is Evaluate on the run stored at path (read as ReadRun
+// does), giving the same numbers, but for a TREC run whose lines are grouped
+// by query (as every retrieval system writes them, in any query order) it
+// never holds the whole run in memory: the file is parsed and evaluated in
+// chunks by opts.Workers goroutines and only per-query values are kept. Runs
+// whose queries are interleaved, and ranx JSON runs, are read into memory and
+// passed to Evaluate. Errors are those of ReadRun and Evaluate.
+func EvaluateRunFile(qrels Qrels, path string, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
+	if len(measures) == 0 {
+		return nil, RunInfo{}, fmt.Errorf("eval: no measure given")
+	}
+	rc, err := openMaybeGzip(path)
+	if err != nil {
+		return nil, RunInfo{}, err
+	}
+	br := bufio.NewReaderSize(rc, 1<<16)
+	head, _ := br.Peek(64)
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(head) > 0 && head[0] == '{' {
+		rc.Close()
+		return evaluateInMemory(qrels, path, measures, opts)
+	}
+	e, info, err := streamTREC(qrels, br, path, measures, opts)
+	rc.Close()
+	if errors.Is(err, errNotContiguous) {
+		return evaluateInMemory(qrels, path, measures, opts)
+	}
+	return e, info, err
+}
+
+func evaluateInMemory(qrels Qrels, path string, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
+	run, info, err := ReadRunInfo(path)
+	if err != nil {
+		return nil, info, err
+	}
+	if opts.RunTag == "" {
+		opts.RunTag = info.Tag
+	}
+	e, err := Evaluate(qrels, run, measures, opts)
+	return e, info, err
+}
+
+// record is one parsed run line; doc points into the chunk read.
+type record struct {
+	doc   []byte
+	score float64
+	line  int // line number: chunk-local in a worker, absolute once joined
+}
+
+// block is the contiguous lines of one query within a chunk.
+type block struct {
+	qid  []byte
+	recs []record
+	line int // chunk-local line number of its first line (1-based)
+}
+
+// chunkOut is what a worker returns for one chunk.
+type chunkOut struct {
+	seq         int
+	first, last *block     // boundary blocks (first == last when only one)
+	interior    []queryRow // blocks wholly inside the chunk, evaluated
+	interiorQ   [][]byte   // their query ids, in file order
+	notInQrels  [][]byte   // interior query ids without judgements
+	lines       int
+	results     int
+	tag         []byte
+	err         error // with a chunk-local line number in errLine
+	errLine     int
+	errField    string
+}
+
+// streamer holds the shared, read-only state of one streaming evaluation.
+type streamer struct {
+	qrels    Qrels
+	measures []Measure
+	opts     Options
+	relLen   int
+	name     string
+	seed     maphash.Seed
+}
+
+// evaluator is a worker's scratch space.
+type evaluator struct {
+	s     *streamer
+	r     ranking
+	recs  []record
+	table []int32
+}
+
+// chunkSize is the size of the pieces a run file is read in (a variable so that
+// tests can exercise queries straddling many chunks).
+var chunkSize = 4 << 20
+
+func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
+	if opts.RelevanceLevel < 1 {
+		opts.RelevanceLevel = 1
+	}
+	st := &streamer{qrels: qrels, measures: measures, opts: opts, relLen: relStringLength(measures), name: name, seed: maphash.MakeSeed()}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type chunkIn struct {
+		seq  int
+		data []byte
+	}
+	in := make(chan chunkIn, workers)
+	out := make(chan chunkOut, workers)
+	readErr := make(chan error, 1)
+	stop := make(chan struct{})
+	go func() {
+		defer close(in)
+		var carry []byte
+		seq := 0
+		first := true
+		for {
+			buf := make([]byte, len(carry), chunkSize+len(carry))
+			copy(buf, carry)
+			n, err := io.ReadFull(r, buf[len(carry):cap(buf)])
+			buf = buf[:len(carry)+n]
+			if first {
+				buf = bytes.TrimPrefix(buf, []byte("\xef\xbb\xbf"))
+				first = false
+			}
+			eof := err == io.EOF || err == io.ErrUnexpectedEOF
+			if err != nil && !eof {
+				readErr <- &SyntaxError{File: name, Msg: err.Error()}
+				return
+			}
+			if !eof {
+				cut := bytes.LastIndexByte(buf, '\n')
+				if cut < 0 { // a line longer than the chunk: grow
+					carry = buf
+					continue
+				}
+				carry = append([]byte(nil), buf[cut+1:]...)
+				buf = buf[:cut+1]
+			} else {
+				carry = nil
+			}
+			if len(buf) > 0 {
+				select {
+				case in <- chunkIn{seq, buf}:
+				case <-stop:
+					readErr <- nil
+					return
+				}
+				seq++
+			}
+			if eof {
+				readErr <- nil
+				return
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ev := &evaluator{s: st}
+			for c := range in {
+				out <- ev.chunk(c.seq, c.data)
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+
+	// Collect chunks in file order, joining the blocks that straddle chunk
+	// boundaries.
+	var (
+		pending    = map[int]chunkOut{}
+		next       = 0
+		lineBase   = 0
+		info       = RunInfo{Format: "trec"}
+		rows       []queryRow
+		seen       = map[string]bool{}
+		notInQrels []string
+		open       *block // the query being continued across chunks
+		ev         = &evaluator{s: st}
+		failure    error
+		gotTag     bool
+	)
+	fail := func(err error) {
+		if failure == nil {
+			failure = err
+			close(stop)
+		}
+	}
+	addQuery := func(qid string) bool {
+		if seen[qid] {
+			fail(errNotContiguous)
+			return false
+		}
+		seen[qid] = true
+		return true
+	}
+	closeOpen := func() {
+		if open == nil || failure != nil {
+			return
+		}
+		qid := string(open.qid)
+		if addQuery(qid) {
+			if judg, ok := qrels[qid]; ok {
+				row, line, err := ev.evaluate(qid, judg, open.recs)
+				if err != nil {
+					fail(&SyntaxError{File: name, Line: line, Field: "doc id", Msg: err.Error()})
+				}
+				rows = append(rows, row)
+			} else {
+				notInQrels = append(notInQrels, qid)
+			}
+		}
+		open = nil
+	}
+	for c := range out {
+		if failure != nil {
+			continue // drain
+		}
+		pending[c.seq] = c
+		for {
+			c, ok := pending[next]
+			if !ok || failure != nil {
+				break
+			}
+			delete(pending, next)
+			next++
+			if c.err != nil {
+				fail(&SyntaxError{File: name, Line: lineBase + c.errLine, Field: c.errField, Msg: c.err.Error()})
+				break
+			}
+			if !gotTag && c.tag != nil {
+				info.Tag, gotTag = string(c.tag), true
+			}
+			info.Results += c.results
+			if c.first != nil {
+				if open != nil && bytes.Equal(open.qid, c.first.qid) {
+					open.recs = appendShifted(open.recs, c.first.recs, lineBase)
+				} else {
+					closeOpen()
+					open = &block{qid: c.first.qid, recs: appendShifted(nil, c.first.recs, lineBase)}
+				}
+				if c.last != c.first {
+					closeOpen()
+					for _, q := range c.interiorQ {
+						addQuery(string(q))
+					}
+					for _, q := range c.notInQrels {
+						notInQrels = append(notInQrels, string(q))
+					}
+					rows = append(rows, c.interior...)
+					open = &block{qid: c.last.qid, recs: appendShifted(nil, c.last.recs, lineBase)}
+				}
+			}
+			lineBase += c.lines
+		}
+	}
+	if failure == nil {
+		closeOpen()
+	}
+	if err := <-readErr; err != nil && failure == nil {
+		failure = err
+	}
+	if failure != nil {
+		return nil, info, failure
+	}
+	if info.Results == 0 {
+		return nil, info, &SyntaxError{File: name, Msg: "no results found (empty run file)"}
+	}
+	e := &Evaluation{Measures: measures, Options: opts}
+	for q := range qrels {
+		if !seen[q] {
+			e.NotInRun = append(e.NotInRun, q)
+			if opts.CompleteQueries {
+				row, _, _ := ev.evaluate(q, qrels[q], nil)
+				rows = append(rows, row)
+			}
+		}
+	}
+	sort.Strings(e.NotInRun)
+	sort.Strings(notInQrels)
+	e.NotInQrels = notInQrels
+	if len(rows) == 0 {
+		return nil, info, fmt.Errorf("eval: no query has both qrels and results (run queries not in qrels: %d)", len(notInQrels))
+	}
+	slices.SortFunc(rows, func(a, b queryRow) int {
+		switch {
+		case a.qid < b.qid:
+			return -1
+		case a.qid > b.qid:
+			return 1
+		}
+		return 0
+	})
+	e.finish(rows, st.relLen > 0)
+	if e.Options.RunTag == "" {
+		e.Options.RunTag = info.Tag
+	}
+	return e, info, nil
+}
+
+// chunk parses one chunk of whole lines into blocks, evaluating the blocks
+// that lie wholly inside it.
+func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
+	out := chunkOut{seq: seq}
+	var fields [6][]byte
+	var blocks []*block
+	var cur *block
+	line := 0
+	for len(data) > 0 {
+		nl := bytes.IndexByte(data, '\n')
+		var ln []byte
+		if nl < 0 {
+			ln, data = data, nil
+		} else {
+			ln, data = data[:nl], data[nl+1:]
+		}
+		line++
+		if len(ln) > 0 && ln[len(ln)-1] == '\r' {
+			ln = ln[:len(ln)-1]
+		}
+		nf := splitFields(ln, fields[:])
+		if nf == 0 {
+			continue
+		}
+		if nf < 6 {
+			out.err, out.errLine, out.errField = fmt.Errorf("TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d", nf), line, "line"
+			return out
+		}
+		sc, err := strconv.ParseFloat(string(fields[4]), 64)
+		if err != nil {
+			out.err, out.errLine, out.errField = fmt.Errorf("not a number: %q", fields[4]), line, "score"
+			return out
+		}
+		if math.IsNaN(sc) || math.IsInf(sc, 0) {
+			out.err, out.errLine, out.errField = fmt.Errorf("not finite: %q", fields[4]), line, "score"
+			return out
+		}
+		if out.tag == nil {
+			out.tag = fields[5]
+		}
+		if cur == nil || !bytes.Equal(cur.qid, fields[0]) {
+			cur = &block{qid: fields[0], line: line}
+			blocks = append(blocks, cur)
+		}
+		cur.recs = append(cur.recs, record{doc: fields[2], score: sc, line: line})
+		out.results++
+	}
+	out.lines = line
+	if len(blocks) == 0 {
+		return out
+	}
+	out.first, out.last = blocks[0], blocks[len(blocks)-1]
+	if len(blocks) > 2 {
+		for _, b := range blocks[1 : len(blocks)-1] {
+			out.interiorQ = append(out.interiorQ, b.qid)
+			judg, ok := ev.s.qrels[string(b.qid)]
+			if !ok {
+				out.notInQrels = append(out.notInQrels, b.qid)
+				continue
+			}
+			row, errLine, err := ev.evaluate(string(b.qid), judg, b.recs)
+			if err != nil {
+				out.err, out.errLine, out.errField = err, errLine, "doc id"
+				return out
+			}
+			out.interior = append(out.interior, row)
+		}
+	}
+	return out
+}
+
+// evaluate scores one query's records (in file order) as Evaluate does. It
+// reports a doc retrieved twice as an error, with the line of its second
+// occurrence.
+func (ev *evaluator) evaluate(qid string, judg map[string]int, recs []record) (queryRow, int, error) {
+	opts := ev.s.opts
+	if line, err := ev.checkDuplicates(qid, recs); err != nil {
+		return queryRow{}, line, err
+	}
+	sorted := ev.recs[:0]
+	sorted = append(sorted, recs...)
+	ev.recs = sorted
+	sortRecords(sorted, opts.TieBreak)
+	if opts.MaxResults > 0 && len(sorted) > opts.MaxResults {
+		sorted = sorted[:opts.MaxResults]
+	}
+	r := &ev.r
+	r.level = opts.RelevanceLevel
+	r.grades = r.grades[:0]
+	r.numRelRet = 0
+	for _, x := range sorted {
+		g, ok := judg[string(x.doc)]
+		g = gradeOf(g, ok)
+		if r.isRel(g) {
+			r.numRelRet++
+		}
+		r.grades = append(r.grades, g)
+	}
+	r.setJudged(judg, opts.RelevanceLevel)
+	values := make([]float64, len(ev.s.measures))
+	return r.row(qid, ev.s.measures, values, ev.s.relLen), 0, nil
+}
+
+// appendShifted appends recs to dst with their line numbers moved by base.
+func appendShifted(dst, recs []record, base int) []record {
+	for _, x := range recs {
+		x.line += base
+		dst = append(dst, x)
+	}
+	return dst
+}
+
+// checkDuplicates finds a doc id given twice among recs with an
+// open-addressing hash set (exact: hash matches are compared byte for byte).
+func (ev *evaluator) checkDuplicates(qid string, recs []record) (int, error) {
+	size := 16
+	for size < 2*len(recs) {
+		size <<= 1
+	}
+	if cap(ev.table) < size {
+		ev.table = make([]int32, size)
+	}
+	t := ev.table[:size]
+	clear(t)
+	mask := uint64(size - 1)
+	for i, x := range recs {
+		h := maphash.Bytes(ev.s.seed, x.doc) & mask
+		for {
+			j := t[h]
+			if j == 0 {
+				t[h] = int32(i + 1)
+				break
+			}
+			if bytes.Equal(recs[j-1].doc, x.doc) {
+				return x.line, fmt.Errorf("query %q retrieves doc %q twice (trec_eval rejects duplicate docs)", qid, x.doc)
+			}
+			h = (h + 1) & mask
+		}
+	}
+	return 0, nil
+}
+
+// sortRecords orders records as Sort orders results, skipping the sort when
+// they are already in order (the usual case for a run written rank by rank).
+func sortRecords(recs []record, tb TieBreak) {
+	cmp := func(a, b record) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		}
+		if tb == TieInputOrder {
+			return 0
+		}
+		return bytes.Compare(b.doc, a.doc)
+	}
+	if slices.IsSortedFunc(recs, cmp) {
+		return
+	}
+	if tb == TieInputOrder {
+		slices.SortStableFunc(recs, cmp)
+		return
+	}
+	slices.SortFunc(recs, cmp)
+}
