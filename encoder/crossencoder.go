@@ -72,28 +72,20 @@ func (c *CrossEncoder) Score(ctx context.Context, query string, passages []strin
 	if len(qids) == 0 {
 		return nil, &TextError{"query", -1, fmt.Errorf("%w (no tokens)", ErrEmptyText)}
 	}
-	qTrunc := len(qids) > c.m.cfg.MaxQueryTokens
-	if qTrunc {
-		qids = qids[:c.m.cfg.MaxQueryTokens]
-	}
 	pids, err := c.passageIDs(passages)
 	if err != nil {
 		return nil, err
 	}
-	budget := c.m.cfg.MaxLength - c.m.tok.pair.specials() - len(qids)
 	ids := make([][]int64, len(passages))
 	types := make([][]int64, len(passages))
 	lens := make([]int, len(passages))
 	var ntok, ntr int64
 	for i, p := range pids {
-		tr := len(p) > budget
+		var tr bool
+		ids[i], types[i], tr = c.m.tok.pairIDs(qids, p, c.m.cfg.MaxLength, c.m.cfg.MaxQueryTokens)
 		if tr {
-			p = p[:budget]
-		}
-		if tr || qTrunc {
 			ntr++
 		}
-		ids[i], types[i] = c.m.tok.pair.build(qids, p)
 		lens[i] = len(ids[i])
 		ntok += int64(lens[i])
 	}

@@ -137,7 +137,6 @@ func (e *Embedder) Tokenize(ctx context.Context, texts []string, query bool) ([]
 	}
 	raw, errs := e.m.tok.encodeAll(in, e.m.opts.TokenizeWorkers)
 	out := make([]Tokens, len(texts))
-	budget := e.m.cfg.MaxLength - e.m.tok.single.specials()
 	for i, ids := range raw {
 		if errs[i] != nil {
 			return nil, &TextError{"text", i, errs[i]}
@@ -145,12 +144,7 @@ func (e *Embedder) Tokenize(ctx context.Context, texts []string, query bool) ([]
 		if len(ids) == 0 && e.m.tok.single.specials() == 0 {
 			return nil, &TextError{"text", i, fmt.Errorf("%w (no tokens)", ErrEmptyText)}
 		}
-		tr := len(ids) > budget
-		if tr {
-			ids = ids[:budget]
-		}
-		out[i].IDs, _ = e.m.tok.single.build(ids, nil)
-		out[i].Truncated = tr
+		out[i].IDs, out[i].Truncated = e.m.tok.singleIDs(ids, e.m.cfg.MaxLength)
 	}
 	return out, nil
 }

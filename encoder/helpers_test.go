@@ -62,3 +62,10 @@ func ceTiny(t testing.TB) (string, ceRef) {
 	readJSON(t, dir+"/reference.json", &ref)
 	return dir, ref
 }
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

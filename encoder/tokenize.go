@@ -6,22 +6,24 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
 
 	"github.com/sugarme/tokenizer"
-	"github.com/sugarme/tokenizer/normalizer"
 	"github.com/sugarme/tokenizer/pretrained"
 )
 
 // textTokenizer wraps a sugarme tokenizer.json, avoiding the paths of
 // sugarme/tokenizer v0.3.0 known to be wrong or fatal:
 //
-//   - BertNormalizer with lowercase=true and strip_accents=null: Hugging
-//     Face strips accents (NFD, drop marks) in that case; sugarme does not,
-//     so "café" becomes [UNK]. We install NFD + accent stripping explicitly.
+//   - Normalizers: sugarme's BertNormalizer keeps accents when
+//     strip_accents is null ("café" → [UNK]), keeps no-break spaces inside
+//     words, and panics when lowercasing changes the byte length ("İ"). The
+//     normalizer is therefore applied in Go with Hugging Face's semantics
+//     (normalize.go) and removed from the sugarme instance.
 //   - Truncation and padding set in tokenizer.json: sugarme's LongestFirst
 //     pair truncation cuts too much and its OnlyFirst/OnlySecond strategies
 //     and EncodeBatch can call log.Fatal, ending the process. We clear both
@@ -34,7 +36,9 @@ import (
 type textTokenizer struct {
 	path   string
 	raw    []byte
-	guards []string // guards applied, for Check
+	guards []string       // guards applied, for Check
+	norm   normalizerFunc // Go normaliser replacing sugarme's; nil: sugarme's own
+	added  []addedToken   // non-normalized added tokens, longest first (with norm)
 
 	mu   sync.Mutex // guards free
 	free []*tokenizer.Tokenizer
@@ -60,6 +64,18 @@ type tokenizerJSON struct {
 	} `json:"padding"`
 	Normalizer    json.RawMessage `json:"normalizer"`
 	PostProcessor json.RawMessage `json:"post_processor"`
+	AddedTokens   []struct {
+		ID         int    `json:"id"`
+		Content    string `json:"content"`
+		Normalized bool   `json:"normalized"`
+	} `json:"added_tokens"`
+}
+
+// addedToken is an added token matched in the raw text, before
+// normalisation (Hugging Face: normalized=false).
+type addedToken struct {
+	content string
+	id      int
 }
 
 func loadTokenizer(path string) (tt *textTokenizer, err error) {
@@ -72,6 +88,16 @@ func loadTokenizer(path string) (tt *textTokenizer, err error) {
 		return nil, fmt.Errorf("%s:%s", path, jsonErr(raw, err))
 	}
 	tt = &textTokenizer{path: path, raw: raw}
+	if fn, ok := compileNormalizer(meta.Normalizer); ok {
+		tt.norm = fn
+		tt.guards = append(tt.guards, "normalizer applied in Go (Hugging Face semantics), not by sugarme")
+		for _, a := range meta.AddedTokens {
+			if !a.Normalized && a.Content != "" {
+				tt.added = append(tt.added, addedToken{a.Content, a.ID})
+			}
+		}
+		sort.SliceStable(tt.added, func(i, j int) bool { return len(tt.added[i].content) > len(tt.added[j].content) })
+	}
 	if meta.Truncation != nil {
 		tt.truncLen = meta.Truncation.MaxLength
 		tt.hasTrunc = true
@@ -95,7 +121,7 @@ func loadTokenizer(path string) (tt *textTokenizer, err error) {
 		}
 	}
 	if tt.needsAccentFix() {
-		tt.guards = append(tt.guards, "BertNormalizer lowercase without strip_accents: added NFD + accent stripping (as Hugging Face does)")
+		tt.guards = append(tt.guards, "BertNormalizer lowercase with strip_accents null: accents stripped (NFD, drop marks) as Hugging Face does")
 	}
 	if tt.hasTrunc {
 		tt.guards = append(tt.guards, "tokenizer.json truncation ignored: truncation is done by ragbench, keeping the closing special token")
@@ -124,19 +150,8 @@ func (tt *textTokenizer) newInstance() (tk *tokenizer.Tokenizer, err error) {
 	}
 	tk.WithTruncation(nil)
 	tk.WithPadding(nil)
-	if tt.needsAccentFix() {
-		var meta struct {
-			Normalizer struct {
-				CleanText          bool `json:"clean_text"`
-				HandleChineseChars bool `json:"handle_chinese_chars"`
-			} `json:"normalizer"`
-		}
-		_ = json.Unmarshal(tt.raw, &meta)
-		tk.WithNormalizer(normalizer.NewSequence([]normalizer.Normalizer{
-			normalizer.NewBertNormalizer(meta.Normalizer.CleanText, true, meta.Normalizer.HandleChineseChars, false),
-			normalizer.NewNFD(),
-			normalizer.NewStripAccents(),
-		}))
+	if tt.norm != nil {
+		tk.WithNormalizer(nil) // applied in Go before encoding
 	}
 	return tk, nil
 }
@@ -200,11 +215,69 @@ func (tt *textTokenizer) encode(text string) (ids []int, err error) {
 		}
 		tt.put(tk)
 	}()
-	enc, err := tk.EncodeSingle(text, false)
-	if err != nil {
-		return nil, fmt.Errorf("tokenizer: %w", err)
+	if tt.norm == nil {
+		enc, err := tk.EncodeSingle(text, false)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: %w", err)
+		}
+		return enc.Ids, nil
 	}
-	return enc.Ids, nil
+	// As Hugging Face: added tokens are cut out of the raw text first
+	// (leftmost, longest), the pieces between are normalised and encoded.
+	for _, seg := range tt.splitAdded(text) {
+		if seg.id >= 0 {
+			ids = append(ids, seg.id)
+			continue
+		}
+		n := tt.norm(seg.text)
+		if n == "" {
+			continue
+		}
+		enc, err := tk.EncodeSingle(n, false)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: %w", err)
+		}
+		ids = append(ids, enc.Ids...)
+	}
+	return ids, nil
+}
+
+// segment is a piece of text (id < 0) or an added token.
+type segment struct {
+	text string
+	id   int
+}
+
+// splitAdded splits text at occurrences of non-normalized added tokens,
+// leftmost first and, at one position, longest first.
+func (tt *textTokenizer) splitAdded(text string) []segment {
+	if len(tt.added) == 0 {
+		return []segment{{text, -1}}
+	}
+	var out []segment
+	start := 0
+	for i := 0; i < len(text); {
+		matched := false
+		for _, a := range tt.added {
+			if strings.HasPrefix(text[i:], a.content) {
+				if i > start {
+					out = append(out, segment{text[start:i], -1})
+				}
+				out = append(out, segment{"", a.id})
+				i += len(a.content)
+				start = i
+				matched = true
+				break
+			}
+		}
+		if !matched {
+			i++
+		}
+	}
+	if start < len(text) {
+		out = append(out, segment{text[start:], -1})
+	}
+	return out
 }
 
 // encodeAll encodes texts in parallel (workers goroutines, each filling its
@@ -234,6 +307,33 @@ func (tt *textTokenizer) encodeAll(texts []string, workers int) ([][]int, []erro
 	close(next)
 	wg.Wait()
 	return out, errs
+}
+
+// singleIDs truncates the text ids of one text so that, with the single
+// template's special tokens, at most maxLen ids remain, and lays them out
+// with the template: the closing special token is always kept.
+func (tt *textTokenizer) singleIDs(ids []int, maxLen int) ([]int64, bool) {
+	budget := maxLen - tt.single.specials()
+	tr := len(ids) > budget
+	if tr {
+		ids = ids[:budget]
+	}
+	out, _ := tt.single.build(ids, nil)
+	return out, tr
+}
+
+// pairIDs lays out a (query, passage) pair within maxLen ids: the query
+// is capped at maxQuery tokens and the passage cut to what is left.
+func (tt *textTokenizer) pairIDs(q, p []int, maxLen, maxQuery int) (ids, types []int64, truncated bool) {
+	if len(q) > maxQuery {
+		q, truncated = q[:maxQuery], true
+	}
+	budget := maxLen - tt.pair.specials() - len(q)
+	if len(p) > budget {
+		p, truncated = p[:max(budget, 0)], true
+	}
+	ids, types = tt.pair.build(q, p)
+	return ids, types, truncated
 }
 
 // piece is one element of a template: a special token (seq < 0) or the
