@@ -375,3 +375,47 @@ func TestCheckLabels(t *testing.T) {
 		t.Errorf("error %q should say stale and name the chunking", err)
 	}
 }
+
+// TestLabelInfo: chunk ids like "a#0" exist under fixed-2 and fixed-3 alike,
+// so only the recorded chunking shows that fixed-2 labels are stale for
+// fixed-3.
+func TestLabelInfo(t *testing.T) {
+	docs := []Document{{ID: "a", Text: "w1 w2 w3 w4"}, {ID: "b", Text: "w1 w2"}}
+	made := Spec{Strategy: Fixed, Size: 2}
+	qrelsPath := filepath.Join(t.TempDir(), "chunk-qrels.tsv")
+	qrels := eval.Qrels{"q": {"a#0": 1, "b#0": 1}}
+	if err := WriteLabelInfo(qrelsPath, NewLabelInfo(made, docs)); err != nil {
+		t.Fatal(err)
+	}
+	info, err := ReadLabelInfo(qrelsPath)
+	if err != nil || info.Chunking != "fixed-2" || info.Corpus != Hash(docs) {
+		t.Fatalf("ReadLabelInfo = %+v, %v", info, err)
+	}
+	chunks2, _ := made.Chunk(docs)
+	if lvl, err := CheckLabelsFile(qrelsPath, qrels, docs, made, chunks2); err != nil || lvl != ChunkLevel {
+		t.Errorf("same chunking: %v, %v", lvl, err)
+	}
+	other := Spec{Strategy: Fixed, Size: 3, Title: true}
+	chunks3, _ := other.Chunk(docs)
+	if _, err := CheckLabels(qrels, docs, other, chunks3); err != nil {
+		t.Fatalf("ids alone: %v (a#0 and b#0 exist under fixed-3 too)", err)
+	}
+	_, err = CheckLabelsFile(qrelsPath, qrels, docs, other, chunks3)
+	var stale *StaleLabelsError
+	if !errors.As(err, &stale) || !strings.Contains(err.Error(), "made with chunking fixed-2, not fixed-3+title") {
+		t.Errorf("other chunking: err = %v", err)
+	}
+	edited := []Document{{ID: "a", Text: "w1 w2 w3 w5"}, {ID: "b", Text: "w1 w2"}}
+	_, err = CheckLabelsFile(qrelsPath, qrels, edited, made, chunks2)
+	if !errors.As(err, &stale) || !stale.CorpusChanged {
+		t.Errorf("edited corpus: err = %v", err)
+	}
+	// No record: ids only.
+	if _, err := CheckLabelsFile(filepath.Join(t.TempDir(), "none.tsv"), qrels, docs, other, chunks3); err != nil {
+		t.Errorf("no record: %v", err)
+	}
+	os.WriteFile(LabelInfoPath(qrelsPath), []byte(`{"chunking": "paragraph"}`), 0o644)
+	if _, err := ReadLabelInfo(qrelsPath); err == nil || !strings.Contains(err.Error(), "chunking") {
+		t.Errorf("bad record: err = %v", err)
+	}
+}

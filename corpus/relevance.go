@@ -81,12 +81,21 @@ func (l Level) String() string {
 // does not produce: the labels were made with another chunking (or another
 // version of the corpus) and cannot be scored against this one.
 type StaleLabelsError struct {
-	Chunking string   // the current chunking's Key
-	Missing  []string // judged ids not produced, sorted
-	Total    int      // judged ids in the qrels
+	Chunking      string   // the current chunking's Key
+	Missing       []string // judged ids not produced, sorted (CheckLabels)
+	Total         int      // judged ids in the qrels (CheckLabels)
+	Recorded      string   // the chunking recorded with the labels (LabelInfo.Check)
+	CorpusChanged bool     // the recorded corpus hash differs (LabelInfo.Check)
 }
 
 func (e *StaleLabelsError) Error() string {
+	if e.Recorded != "" {
+		if e.CorpusChanged {
+			return fmt.Sprintf("stale chunk labels: they were made on another version of the corpus (chunking %s); re-label", e.Recorded)
+		}
+		return fmt.Sprintf("stale chunk labels: they were made with chunking %s, not %s; use chunking %s or re-label",
+			e.Recorded, e.Chunking, e.Recorded)
+	}
 	ids := e.Missing
 	more := ""
 	if len(ids) > 5 {
