@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -101,8 +102,27 @@ type Retriever struct {
 	passages func(id string) string
 	opts     Options
 
-	mu        sync.Mutex      // guards latencies
-	latencies []time.Duration // per query: first-stage share + rescoring
+	mu            sync.Mutex      // guards latencies, emptyQueries, emptyPassages
+	latencies     []time.Duration // per query: first-stage share + rescoring
+	emptyQueries  int             // queries left in first-stage order (empty text)
+	emptyPassages int             // results not rescored (empty passage text)
+}
+
+// Warnings describes the input the cross-encoder could not read, for
+// reports: queries with empty text (kept in first-stage order) and results
+// whose passage text is empty (placed after the rescored results, in
+// first-stage order). Empty when none.
+func (r *Retriever) Warnings() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var w []string
+	if r.emptyQueries > 0 {
+		w = append(w, fmt.Sprintf("rerank: %d queries with empty text kept in first-stage order", r.emptyQueries))
+	}
+	if r.emptyPassages > 0 {
+		w = append(w, fmt.Sprintf("rerank: %d results with empty passage text not rescored (placed after the rescored ones)", r.emptyPassages))
+	}
+	return w
 }
 
 // New returns a Retriever that asks first for max(k, Depth) results per
@@ -134,6 +154,9 @@ func PassagesFromMap(texts map[string]string) func(id string) string {
 // ties by id); results beyond Depth keep their first-stage order below them,
 // with synthetic scores min(reranked) − 1, − 2, … so that sorting by score
 // (as trec_eval does) keeps that order. At most k results are returned.
+// Input the cross-encoder cannot read is handled by a counted policy (see
+// Warnings): a query with empty text keeps its first-stage list; results
+// with empty passage text are placed right after the rescored ones.
 //
 // Errors: k ≤ 0; first-stage or ScoreFunc errors; a ScoreFunc returning the
 // wrong number of scores or a NaN/infinite score (naming query and doc id).
@@ -174,13 +197,39 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 func (r *Retriever) rerankQuery(ctx context.Context, q retrievers.Query, first []eval.Result) ([]eval.Result, error) {
 	l := slices.Clone(first)
 	hybrid.SortResults(l)
-	head := l[:min(r.opts.Depth, len(l))]
-	if len(head) == 0 {
+	if len(l) == 0 {
 		return []eval.Result{}, nil
 	}
-	texts := make([]string, len(head))
-	for i, res := range head {
-		texts[i] = r.passages(res.DocID)
+	if strings.TrimSpace(q.Text) == "" {
+		// A cross-encoder cannot read an empty query: keep the first stage.
+		r.mu.Lock()
+		r.emptyQueries++
+		r.mu.Unlock()
+		return l, nil
+	}
+	// Results whose passage is empty cannot be scored (encoders refuse empty
+	// input): they go after the rescored ones, in first-stage order.
+	top := l[:min(r.opts.Depth, len(l))]
+	head := make([]eval.Result, 0, len(top))
+	texts := make([]string, 0, len(top))
+	var unscored []eval.Result
+	for _, res := range top {
+		p := r.passages(res.DocID)
+		if strings.TrimSpace(p) == "" {
+			unscored = append(unscored, res)
+			continue
+		}
+		head = append(head, res)
+		texts = append(texts, p)
+	}
+	if len(unscored) > 0 {
+		r.mu.Lock()
+		r.emptyPassages += len(unscored)
+		r.mu.Unlock()
+	}
+	rest := append(unscored, l[len(top):]...)
+	if len(head) == 0 {
+		return l, nil
 	}
 	ce := make([]float64, 0, len(head))
 	for b := 0; b < len(texts); b += r.opts.BatchSize {
@@ -217,7 +266,7 @@ func (r *Retriever) rerankQuery(ctx context.Context, q retrievers.Query, first [
 	}
 	hybrid.SortResults(out)
 	low := out[len(out)-1].Score
-	for j, res := range l[len(head):] {
+	for j, res := range rest {
 		out = append(out, eval.Result{DocID: res.DocID, Score: low - float64(j+1)})
 	}
 	return out, nil

@@ -102,7 +102,7 @@ func TestRerankInterpolateHandComputed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := r.Search(context.Background(), []retrievers.Query{{ID: "q"}}, 4)
+	got, err := r.Search(context.Background(), []retrievers.Query{{ID: "q", Text: "what?"}}, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +128,7 @@ func TestRerankInterpolateHandComputed(t *testing.T) {
 	}
 	// α = 1 orders like ModeCE.
 	r1, _ := New(f, ce.score, passages, Options{Depth: 3, Mode: ModeInterpolate, Alpha: 1})
-	got1, err := r1.Search(context.Background(), []retrievers.Query{{ID: "q"}}, 3)
+	got1, err := r1.Search(context.Background(), []retrievers.Query{{ID: "q", Text: "what?"}}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,11 +149,11 @@ func TestRerankTiesEmptyAndCut(t *testing.T) {
 	flat := func(_ context.Context, _ string, ps []string) ([]float32, error) {
 		return make([]float32, len(ps)), nil // every CE score 0: ties by id
 	}
-	r, err := New(f, flat, PassagesFromMap(nil), Options{})
+	r, err := New(f, flat, PassagesFromMap(map[string]string{"a": "A", "b": "B", "c": "C"}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := r.Search(context.Background(), []retrievers.Query{{ID: "q"}, {ID: "e"}, {ID: "missing"}}, 2)
+	got, err := r.Search(context.Background(), []retrievers.Query{{ID: "q", Text: "x"}, {ID: "e", Text: "x"}, {ID: "missing", Text: "x"}}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestRerankTiesEmptyAndCut(t *testing.T) {
 func TestRerankErrors(t *testing.T) {
 	f := &first{run: firstRun}
 	ctx := context.Background()
-	qs := []retrievers.Query{{ID: "q"}}
+	qs := []retrievers.Query{{ID: "q", Text: "what?"}}
 	for _, tc := range []struct {
 		name  string
 		score ScoreFunc
@@ -204,5 +204,49 @@ func TestRerankErrors(t *testing.T) {
 	r, _ := New(f, ce, passages, Options{})
 	if _, err := r.Search(ctx, qs, 0); err == nil {
 		t.Error("k = 0: want an error")
+	}
+}
+
+func TestRerankEmptyTextPolicies(t *testing.T) {
+	f := &first{run: firstRun}
+	ce := &fakeCE{scores: ceScores}
+	texts := PassagesFromMap(map[string]string{"d1": "text-d1", "d2": "  ", "d3": "text-d3", "d4": "text-d4", "d5": "text-d5"})
+	r, err := New(f, ce.score, texts, Options{Depth: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Search(context.Background(), []retrievers.Query{{ID: "q", Text: "x"}}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Top 3 = d1, d2, d3; d2's passage is blank: d3 (CE 1) and d1 (CE 0) are
+	// rescored, then d2, d4, d5 in first-stage order at 0 − 1, − 2, − 3.
+	want := eval.Run{"q": {
+		{DocID: "d3", Score: 1}, {DocID: "d1", Score: 0},
+		{DocID: "d2", Score: -1}, {DocID: "d4", Score: -2}, {DocID: "d5", Score: -3},
+	}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	for _, p := range ce.batches {
+		if p != 2 {
+			t.Errorf("scored a batch of %d, want only the 2 non-blank passages", p)
+		}
+	}
+	// A blank query keeps the first-stage list and is never sent to the model.
+	n := len(ce.batches)
+	got, err = r.Search(context.Background(), []retrievers.Query{{ID: "q", Text: " "}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(eval.Run{"q": firstRun["q"][:2]}, got); d != "" {
+		t.Errorf("blank query (-want +got):\n%s", d)
+	}
+	if len(ce.batches) != n {
+		t.Error("blank query reached the cross-encoder")
+	}
+	w := r.Warnings()
+	if len(w) != 2 || !strings.Contains(w[0], "1 queries with empty text") || !strings.Contains(w[1], "1 results with empty passage text") {
+		t.Errorf("warnings %q", w)
 	}
 }

@@ -86,14 +86,15 @@ func (o Options) resolve() (Options, error) {
 // Retriever is a dense retriever over a chromem-go collection; it implements
 // retrievers.Retriever. Search is safe for concurrent use.
 type Retriever struct {
-	db    *chromem.DB
-	coll  *chromem.Collection
-	embed EmbedFunc
-	opts  Options
-	dim   int
-	n     int
-	bytes int64
-	build time.Duration
+	db      *chromem.DB
+	coll    *chromem.Collection
+	embed   EmbedFunc
+	opts    Options
+	dim     int
+	n       int
+	skipped []string // ids of chunks with empty text, not indexed
+	bytes   int64
+	build   time.Duration
 
 	mu        sync.Mutex      // guards latencies
 	latencies []time.Duration // per query: embedding share + search
@@ -101,9 +102,11 @@ type Retriever struct {
 
 // New embeds every chunk's IndexText (title prepended or not, as the chunk
 // says) with embed(…, false) in batches of opts.BatchSize and builds the
-// collection, keyed by chunk id.
+// collection, keyed by chunk id. Chunks whose IndexText is empty or white
+// space (Cranfield has two such documents) are not embedded: they are left
+// out of the index and listed by Skipped and Warnings.
 //
-// Errors: no chunks ("empty corpus"); two chunks with one id (naming both
+// Errors: no chunks, or none with text ("empty corpus"); two chunks with one id (naming both
 // positions); an EmbedFunc error, wrong vector count, a vector of another
 // dimension, or a zero, NaN or infinite vector (naming the chunk id).
 func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Options) (*Retriever, error) {
@@ -128,6 +131,22 @@ func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Optio
 		}
 		pos[c.ID] = i
 	}
+	// Chunks without text cannot be embedded (encoders refuse empty input)
+	// and could never be found by similarity: they are left out, counted and
+	// reported by Warnings.
+	var skipped []string
+	kept := make([]corpus.Chunk, 0, len(chunks))
+	for _, c := range chunks {
+		if strings.TrimSpace(c.IndexText()) == "" {
+			skipped = append(skipped, c.ID)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	if len(kept) == 0 {
+		return nil, fmt.Errorf("dense: empty corpus: all %d chunks have empty text", len(chunks))
+	}
+	chunks = kept
 	docs := make([]chromem.Document, 0, len(chunks))
 	texts := make([]string, 0, o.BatchSize)
 	dim := 0
@@ -158,8 +177,24 @@ func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Optio
 	if err != nil {
 		return nil, err
 	}
+	r.skipped = skipped
 	r.build = time.Since(start)
 	return r, nil
+}
+
+// Skipped returns the ids of the chunks left out of the index because their
+// IndexText is empty or only white space (in corpus order; nil when none).
+// Such chunks are never retrieved; they are not saved by Save.
+func (r *Retriever) Skipped() []string { return slices.Clone(r.skipped) }
+
+// Warnings describes what the retriever left out, for reports: one line
+// per policy applied (empty when none).
+func (r *Retriever) Warnings() []string {
+	if len(r.skipped) == 0 {
+		return nil
+	}
+	ex := r.skipped[:min(5, len(r.skipped))]
+	return []string{fmt.Sprintf("dense: %d chunks with empty text not indexed (never retrieved): %s", len(r.skipped), strings.Join(ex, ", "))}
 }
 
 // fromDocuments builds the chromem collection from normalised documents.
@@ -223,8 +258,8 @@ func normalized(v []float32) []float32 {
 // embed(…, true) in batches of BatchSize, and each gets the min(k, N) chunks
 // of highest cosine similarity (in [−1, 1], as float64), sorted by score
 // descending, ties by chunk id ascending — the same whatever chromem's
-// internal order. A query whose embedding is the zero vector gets an empty
-// list (it has no direction). k ≤ 0 is an error, as are EmbedFunc errors and
+// internal order. A query whose text is empty or white space, or whose
+// embedding is the zero vector, gets an empty list (nothing to compare). k ≤ 0 is an error, as are EmbedFunc errors and
 // NaN, infinite or wrong-dimension query vectors (naming the query id).
 func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k int) (eval.Run, error) {
 	if k <= 0 {
@@ -236,9 +271,20 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	for b := 0; b < len(queries); b += r.opts.BatchSize {
 		batch := queries[b:min(b+r.opts.BatchSize, len(queries))]
 		texts = texts[:0]
+		var nonEmpty []retrievers.Query
 		for _, q := range batch {
+			if strings.TrimSpace(q.Text) == "" {
+				out[q.ID] = []eval.Result{} // nothing to embed: no result, like BM25 on stop words
+				lat = append(lat, 0)
+				continue
+			}
+			nonEmpty = append(nonEmpty, q)
 			texts = append(texts, q.Text)
 		}
+		if len(nonEmpty) == 0 {
+			continue
+		}
+		batch = nonEmpty
 		t0 := time.Now()
 		vecs, err := r.embed(ctx, texts, true)
 		if err != nil {

@@ -249,3 +249,39 @@ func TestSaveLoad(t *testing.T) {
 		t.Error("missing file: want an error")
 	}
 }
+
+func TestEmptyTextChunksAndQueries(t *testing.T) {
+	ctx := context.Background()
+	e := &vecEmbed{}
+	cs := chunks("1 0", "", "0 1", "  \t")
+	r, err := New(ctx, cs, e.embed, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"c1", "c3"}, r.Skipped()); d != "" {
+		t.Errorf("skipped (-want +got):\n%s", d)
+	}
+	if w := r.Warnings(); len(w) != 1 || !strings.Contains(w[0], "2 chunks with empty text not indexed") {
+		t.Errorf("warnings %q", w)
+	}
+	if r.Len() != 2 {
+		t.Errorf("indexed %d chunks, want 2", r.Len())
+	}
+	e.calls = nil
+	got, err := r.Search(ctx, []retrievers.Query{{ID: "blank", Text: " "}, {ID: "ok", Text: "1 0"}}, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := got["blank"]; l == nil || len(l) != 0 {
+		t.Errorf("blank query: %#v, want an empty non-nil list", l)
+	}
+	if len(got["ok"]) != 2 || got["ok"][0].DocID != "c0" {
+		t.Errorf("ok query: %v", got["ok"])
+	}
+	if d := cmp.Diff([]string{"q1"}, e.calls); d != "" {
+		t.Errorf("blank query must not reach the embedder (-want +got):\n%s", d)
+	}
+	if _, err := New(ctx, chunks("", " "), e.embed, Options{}); err == nil || !strings.Contains(err.Error(), "all 2 chunks have empty text") {
+		t.Errorf("all empty: error %v", err)
+	}
+}
