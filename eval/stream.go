@@ -331,6 +331,9 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 	var blocks []*block
 	var cur *block
 	line := 0
+	// One slab of records for the chunk; each block is a sub-slice of it.
+	slab := make([]record, 0, bytes.Count(data, []byte{'\n'})+1)
+	start := 0
 	for len(data) > 0 {
 		nl := bytes.IndexByte(data, '\n')
 		var ln []byte
@@ -364,11 +367,18 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 			out.tag = fields[5]
 		}
 		if cur == nil || !bytes.Equal(cur.qid, fields[0]) {
+			if cur != nil {
+				cur.recs = slab[start:len(slab):len(slab)]
+			}
+			start = len(slab)
 			cur = &block{qid: fields[0], line: line}
 			blocks = append(blocks, cur)
 		}
-		cur.recs = append(cur.recs, record{doc: fields[2], score: sc, line: line})
+		slab = append(slab, record{doc: fields[2], score: sc, line: line})
 		out.results++
+	}
+	if cur != nil {
+		cur.recs = slab[start:len(slab):len(slab)]
 	}
 	out.lines = line
 	if len(blocks) == 0 {
