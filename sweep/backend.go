@@ -43,6 +43,7 @@ type buildEnv struct {
 	corpusHash string // corpus.Hash of the documents
 	chunking   Chunking
 	models     *models
+	stage      func(name string) // shows the current stage on the progress bar
 }
 
 func defaultBackend() backend {

@@ -35,6 +35,10 @@ type Config struct {
 	// Metrics are the measure families evaluated at every k: hit_rate,
 	// recall, precision, mrr, map, ndcg. Default: all six.
 	Metrics []string `yaml:"metrics" json:"metrics"`
+	// PrimaryMetric is the metric family (at PromptK) that picks the best
+	// cell per chunking on tuning queries and heads the tuning vs held-out
+	// table. Default ndcg; must be one of Metrics.
+	PrimaryMetric string `yaml:"primary_metric" json:"primary_metric"`
 	// PromptK is the k the RAG prompt really uses; the report leads with
 	// it and misses.jsonl lists gold ids missing from the top PromptK.
 	// Default 10; must be one of K.
@@ -185,8 +189,10 @@ type SignificanceConfig struct {
 	// Permutations is the number of Monte Carlo permutations/resamples
 	// (default 10000).
 	Permutations int `yaml:"permutations" json:"permutations"`
-	// Metric is the metric family tested at prompt_k (default ndcg).
-	Metric string `yaml:"metric" json:"metric"`
+	// Metrics are the metric families tested at prompt_k (default: all
+	// of the config's metrics). The correction covers every (pair of
+	// cells, metric) comparison.
+	Metrics []string `yaml:"metrics" json:"metrics"`
 }
 
 // HeldOutConfig configures the held-out split: a query is held out when
@@ -674,11 +680,22 @@ func (c *Config) check(root *yaml.Node) error {
 	if s.Permutations < 1 {
 		bad("significance.permutations", "permutations %d must be ≥ 1", s.Permutations)
 	}
-	if s.Metric == "" {
-		s.Metric = "ndcg"
+	if len(s.Metrics) == 0 {
+		s.Metrics = append([]string(nil), c.Metrics...)
 	}
-	if !contains(c.Metrics, s.Metric) {
-		bad("significance.metric", "metric %q is not among the evaluated metrics %v", s.Metric, c.Metrics)
+	for i, m := range s.Metrics {
+		if !contains(c.Metrics, m) {
+			bad(fmt.Sprintf("significance.metrics.%d", i), "metric %q is not among the evaluated metrics %v", m, c.Metrics)
+		}
+	}
+	if c.PrimaryMetric == "" {
+		c.PrimaryMetric = "ndcg"
+		if !contains(c.Metrics, "ndcg") && len(c.Metrics) > 0 {
+			c.PrimaryMetric = c.Metrics[0]
+		}
+	}
+	if !contains(c.Metrics, c.PrimaryMetric) {
+		bad("primary_metric", "metric %q is not among the evaluated metrics %v", c.PrimaryMetric, c.Metrics)
 	}
 
 	h := &c.HeldOut

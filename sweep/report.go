@@ -39,8 +39,8 @@ func Report(res *Results) string {
 		row := []string{letters[i], c.Name}
 		for _, m := range cols {
 			cell := f4(c.Means[GroupAll][m])
-			if m == sig.Metric {
-				if beats := sig.Beats[c.Name]; len(beats) > 0 {
+			{
+				if beats := sig.Beats[m][c.Name]; len(beats) > 0 {
 					var sup []string
 					for _, j := range beats {
 						sup = append(sup, letters[j])
@@ -53,11 +53,11 @@ func Report(res *Results) string {
 		rows = append(rows, row)
 	}
 	table(&b, head, rows)
-	w("\nSuperscripts on %s name the cells (by letter) a cell beats significantly: %s test, %s correction over %d comparisons, α = %g, %d queries.", sig.Metric, sig.Test, sig.Correction, sig.Comparisons, sig.Alpha, sig.Queries)
-	if sig.Note != "" {
-		w(" %s.", sig.Note)
+	w("\nSuperscript letters name the cells a cell beats significantly on that metric, over the %d answerable queries.\n\n", sig.Queries)
+	for _, n := range sig.Notes {
+		w("- %s\n", mdEscape(n))
 	}
-	w("\n\n")
+	w("\n")
 
 	// Recall across k.
 	if contains(cfg.Metrics, "recall") {

@@ -8,10 +8,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
@@ -386,7 +386,8 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 				return nil, err
 			}
 			cell := Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
-			bar.describe(cell.Name)
+			env.stage = func(stage string) { bar.describe(cell.Name + ": " + stage) }
+			env.stage("start")
 			cr, err := runCell(ctx, cfg, ds, be, env, chunks, cell, runs, depth, queriesKey, modelHash)
 			if err != nil {
 				return nil, fmt.Errorf("cell %s: %w", cell.Name, err)
@@ -394,6 +395,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 			cr.timing.Chunk = chunkTime
 			runs[rc.Name] = cr
 			t1 := time.Now()
+			env.stage("score")
 			final := cr.run
 			if level == corpus.DocLevel {
 				final = corpus.MaxP(final, docOf)
@@ -462,12 +464,18 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 	switch rc.Type {
 	case "bm25", "dense":
 		t0 := time.Now()
+		if rc.Type == "dense" {
+			env.stage("embed + index")
+		} else {
+			env.stage("index")
+		}
 		r, e := be.newFirstStage(ctx, chunks, rc, env)
 		if e != nil {
 			return nil, e
 		}
 		cr.timing.Build = time.Since(t0).Seconds()
 		t1 := time.Now()
+		env.stage("search")
 		cr.run, err = r.Search(ctx, ds.queries, depth)
 		cr.timing.Search = time.Since(t1).Seconds()
 		if c, ok := r.(io.Closer); ok {
@@ -479,11 +487,13 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 			in[i] = runs[name].run
 		}
 		t0 := time.Now()
+		env.stage("fuse")
 		cr.run, err = be.fuse(in, rc)
 		cr.run = truncate(cr.run, depth)
 		cr.timing.Fuse = time.Since(t0).Seconds()
 	case "rerank":
 		t0 := time.Now()
+		env.stage("rerank")
 		cr.run, err = be.rerank(ctx, runs[rc.Input].run, ds.queries, chunks, rc, env)
 		cr.timing.Rerank = time.Since(t0).Seconds()
 	}
@@ -645,28 +655,54 @@ func (ds *dataset) snippet(id string, n int, chunkByID map[string]int, chunks []
 	return s
 }
 
-// Significance holds the paired tests between cells.
+// Significance holds the paired tests between cells (package compare):
+// every pair of cells on every tested metric at prompt_k, over all
+// answerable queries, with one correction over all comparisons.
 type Significance struct {
 	Test        string     `json:"test"`
 	Correction  string     `json:"correction"`
 	Alpha       float64    `json:"alpha"`
-	Metric      string     `json:"metric"`
+	Metrics     []string   `json:"metrics"`
 	Queries     int        `json:"queries"`
 	Comparisons int        `json:"comparisons"`
 	Pairs       []PairTest `json:"pairs"`
-	// Beats maps cell → the cells it beats significantly (after
-	// correction), by index in Results.Cells.
-	Beats map[string][]int `json:"beats"`
-	Note  string           `json:"note,omitempty"`
+	// Beats maps metric → cell → indexes (in Results.Cells) of the cells it
+	// beats significantly after correction.
+	Beats map[string]map[string][]int `json:"beats"`
+	// Notes are compare's explanatory sentences (test, correction, minimum
+	// detectable differences, warnings).
+	Notes []string `json:"notes"`
+
+	report *compare.Report
+}
+
+// PairTest is one comparison of cell A against cell B on one metric.
+type PairTest struct {
+	A           string  `json:"a"`
+	B           string  `json:"b"`
+	Metric      string  `json:"metric"`
+	MeanA       float64 `json:"mean_a"`
+	MeanB       float64 `json:"mean_b"`
+	P           float64 `json:"p"`
+	PAdjusted   float64 `json:"p_adjusted"`
+	Significant bool    `json:"significant"`
+	MeanDiff    float64 `json:"mean_diff"`
+	CILow       float64 `json:"ci_low"`
+	CIHigh      float64 `json:"ci_high"`
+	Wins        int     `json:"wins"`
+	Ties        int     `json:"ties"`
+	Losses      int     `json:"losses"`
 }
 
 func significance(cfg *Config, ds *dataset, cells []CellResult) (Significance, error) {
 	s := cfg.Significance
-	metric := metricName(s.Metric, cfg.PromptK)
-	sig := Significance{Test: s.Test, Correction: s.Correction, Alpha: s.Alpha, Metric: metric,
-		Queries: len(ds.answerable), Pairs: []PairTest{}, Beats: map[string][]int{}}
-	if len(cells) < 2 || len(ds.answerable) == 0 {
-		sig.Note = "fewer than two cells or no answerable query: nothing to compare"
+	sig := Significance{Test: s.Test, Correction: s.Correction, Alpha: s.Alpha,
+		Queries: len(ds.answerable), Pairs: []PairTest{}, Beats: map[string]map[string][]int{}, Notes: []string{}}
+	for _, f := range s.Metrics {
+		sig.Metrics = append(sig.Metrics, metricName(f, cfg.PromptK))
+	}
+	if len(cells) == 0 || len(ds.answerable) == 0 {
+		sig.Notes = append(sig.Notes, "No answerable query: nothing to compare.")
 		return sig, nil
 	}
 	test, err := stats.ParseTest(s.Test)
@@ -677,72 +713,46 @@ func significance(cfg *Config, ds *dataset, cells []CellResult) (Significance, e
 	if err != nil {
 		return sig, err
 	}
-	vec := func(c CellResult) []float64 {
-		v := make([]float64, len(ds.answerable))
-		for i, id := range ds.answerable {
-			v[i] = c.PerQuery[id][metric]
-		}
-		return v
-	}
-	var ps []float64
-	for i := range cells {
-		for j := i + 1; j < len(cells); j++ {
-			opt := stats.Options{Permutations: s.Permutations, Resamples: s.Permutations, Alpha: s.Alpha,
-				Seed: uint64(*s.Seed), Stream: stats.Stream(uint64(*s.Seed), cells[i].Name, cells[j].Name, metric)}
-			r, err := stats.Paired(test, stats.Sample{QueryIDs: ds.answerable, A: vec(cells[i]), B: vec(cells[j])}, opt)
-			if err != nil {
-				return sig, fmt.Errorf("significance %s vs %s: %w", cells[i].Name, cells[j].Name, err)
+	in := compare.Input{Metrics: sig.Metrics, Scores: compare.Scores{}}
+	for _, c := range cells {
+		in.Systems = append(in.Systems, c.Name)
+		per := map[string]map[string]float64{}
+		for _, m := range sig.Metrics {
+			q := make(map[string]float64, len(ds.answerable))
+			for _, id := range ds.answerable {
+				q[id] = c.PerQuery[id][m]
 			}
-			sig.Pairs = append(sig.Pairs, PairTest{A: cells[i].Name, B: cells[j].Name, MeanA: r.MeanA, MeanB: r.MeanB,
-				P: r.P, CILow: r.Effect.CILow, CIHigh: r.Effect.CIHigh, Wins: r.Effect.Wins, Ties: r.Effect.Ties, Losses: r.Effect.Losses})
-			ps = append(ps, r.P)
+			per[m] = q
 		}
+		in.Scores[c.Name] = per
 	}
-	adj, err := stats.Adjust(ps, corr)
+	rep, err := compare.Compare(in, compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
+		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed)})
 	if err != nil {
-		return sig, err
+		return sig, fmt.Errorf("significance: %w", err)
 	}
-	idx := map[string]int{}
-	for i, c := range cells {
-		idx[c.Name] = i
+	sig.report = rep
+	sig.Comparisons = rep.Comparisons
+	sig.Notes = append(sig.Notes, rep.Notes()...)
+	for _, p := range rep.Pairs {
+		sig.Pairs = append(sig.Pairs, PairTest{A: p.A, B: p.B, Metric: p.Metric, MeanA: p.MeanA, MeanB: p.MeanB,
+			P: p.P, PAdjusted: p.PAdjusted, Significant: p.Significant, MeanDiff: p.Effect.MeanDiff,
+			CILow: p.Effect.CILow, CIHigh: p.Effect.CIHigh, Wins: p.Effect.Wins, Ties: p.Effect.Ties, Losses: p.Effect.Losses})
 	}
-	for i := range sig.Pairs {
-		pt := &sig.Pairs[i]
-		pt.PAdjusted = adj[i]
-		pt.Significant = adj[i] < s.Alpha
-		if pt.Significant {
-			if pt.MeanA > pt.MeanB {
-				sig.Beats[pt.A] = append(sig.Beats[pt.A], idx[pt.B])
-			} else if pt.MeanB > pt.MeanA {
-				sig.Beats[pt.B] = append(sig.Beats[pt.B], idx[pt.A])
+	for mi, m := range rep.Metrics {
+		bm := map[string][]int{}
+		for si, sys := range rep.Systems {
+			if b := rep.Beats[si][mi]; len(b) > 0 {
+				bm[sys] = append([]int(nil), b...)
 			}
 		}
+		sig.Beats[m] = bm
 	}
-	for k := range sig.Beats {
-		sort.Ints(sig.Beats[k])
-	}
-	sig.Comparisons = len(sig.Pairs)
 	return sig, nil
 }
 
-// PairTest is one paired comparison of two cells on the significance
-// metric over all answerable queries (stats.Paired, then stats.Adjust).
-type PairTest struct {
-	A, B        string  // cell names
-	MeanA       float64 // mean of A over the paired queries
-	MeanB       float64
-	P           float64 // two-sided p-value
-	PAdjusted   float64 // after the multiple-comparison correction
-	Significant bool    // PAdjusted < alpha
-	CILow       float64 // 95% CI of mean(A − B)
-	CIHigh      float64
-	Wins        int // queries where A > B
-	Ties        int
-	Losses      int
-}
-
 func bestPerChunking(cfg *Config, cells []CellResult) []Best {
-	metric := metricName(cfg.Significance.Metric, cfg.PromptK)
+	metric := metricName(cfg.PrimaryMetric, cfg.PromptK)
 	var out []Best
 	index := map[string]int{}
 	for _, c := range cells {
