@@ -33,6 +33,7 @@ package history
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -83,15 +84,18 @@ func (r Row) Value(cell, metric string) (float64, bool) {
 }
 
 // Append adds row to the history CSV at path as the next run (number = the
-// largest run number in the file + 1, or 1). The file is created with its header when it does
+// last line's run number + 1, or 1). The file is created with its header when it does
 // not exist. The write is atomic: the existing content and the new lines go
 // to a temporary file in the same folder, which is synced and renamed over
 // path, so a crash leaves either the old or the new file, never a partial
 // one. Concurrent Appends to the same path (from several processes too) are
 // serialised by an flock(2) on path+".lock", so no run is lost.
 //
-// Errors: an existing file that is not a valid history CSV (see Read), a
-// cell or metric name that is empty, a hash or name containing a line
+// Append checks the existing file's header and last line only, so its cost
+// stays that of copying the file; Read validates every line.
+//
+// Errors: an existing file whose header is not Header or whose last line
+// is malformed, a cell or metric name that is empty, a hash or name containing a line
 // break, a NaN or infinite value, or any I/O error. Nothing is written then.
 func Append(path string, row Row) error {
 	if err := validate(row); err != nil {
@@ -107,19 +111,11 @@ func Append(path string, row Row) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("history: %w", err)
 	}
-	next := 1
-	if len(old) > 0 {
-		rows, err := parse(strings.NewReader(string(old)), path)
-		if err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if r.Run >= next {
-				next = r.Run + 1
-			}
-		}
+	last, err := lastRun(old, path)
+	if err != nil {
+		return err
 	}
-	row.Run = next
+	row.Run = last + 1
 
 	var b strings.Builder
 	if len(old) > 0 {
@@ -237,6 +233,8 @@ func parse(r io.Reader, file string) ([]Row, error) {
 	var rows []Row
 	seen := map[int]bool{}
 	first := true
+	var prevTime time.Time
+	prevTimeText := ""
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -269,9 +267,12 @@ func parse(r io.Reader, file string) ([]Row, error) {
 		if err != nil || run < 1 {
 			return nil, serr(0, "%q is not a positive integer", rec[0])
 		}
-		ts, err := time.Parse(time.RFC3339Nano, rec[1])
-		if err != nil {
-			return nil, serr(1, "%q is not an RFC 3339 time", rec[1])
+		ts := prevTime
+		if rec[1] != prevTimeText { // lines of a run share their time: parse it once
+			if ts, err = time.Parse(time.RFC3339Nano, rec[1]); err != nil {
+				return nil, serr(1, "%q is not an RFC 3339 time", rec[1])
+			}
+			prevTime, prevTimeText = ts, rec[1]
 		}
 		cell, metric, vs := rec[4], rec[5], rec[6]
 		var cur *Row
@@ -318,6 +319,36 @@ func parse(r io.Reader, file string) ([]Row, error) {
 		ms[metric] = v
 	}
 	return rows, nil
+}
+
+// lastRun returns the run number on the last non-blank line of a history
+// file's content (0 when it holds only a header or nothing), after checking
+// the header.
+func lastRun(data []byte, file string) (int, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return 0, nil
+	}
+	head, _, _ := bytes.Cut(data, []byte("\n"))
+	head = bytes.TrimSuffix(bytes.TrimPrefix(head, []byte("\ufeff")), []byte("\r"))
+	want := strings.Join(Header, ",")
+	if string(head) != want {
+		return 0, &SyntaxError{File: file, Line: 1, Msg: fmt.Sprintf("header is %q, want %q (not a ragbench history file)", head, want)}
+	}
+	body := bytes.TrimRight(data, " \t\r\n")
+	i := bytes.LastIndexByte(body, '\n')
+	if i < 0 {
+		return 0, nil // header only
+	}
+	lastLine := body[i+1:]
+	rows, err := parse(io.MultiReader(strings.NewReader(want+"\n"), bytes.NewReader(lastLine)), file)
+	if err != nil {
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			se.Line = bytes.Count(body[:i+1], []byte("\n")) + 1
+		}
+		return 0, err
+	}
+	return rows[0].Run, nil
 }
 
 // lock takes an exclusive flock on path+".lock" and returns its release.

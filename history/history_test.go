@@ -197,3 +197,35 @@ func TestReadAcceptsBOMAndCRLFAndEmptyFile(t *testing.T) {
 		t.Errorf("missing file: err = %v, want os.ErrNotExist", err)
 	}
 }
+
+func TestAppendChecksLastLineAndHeaderOnly(t *testing.T) {
+	dir := t.TempDir()
+	const h = "run,time,config_hash,dataset_hash,cell,metric,value\n"
+	headerOnly := filepath.Join(dir, "header.csv")
+	os.WriteFile(headerOnly, []byte(h), 0o644)
+	if err := Append(headerOnly, Row{Metrics: map[string]map[string]float64{"c": {"m": 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := Read(headerOnly); err != nil || len(rows) != 1 || rows[0].Run != 1 {
+		t.Errorf("header-only file: rows %+v, err %v; want run 1", rows, err)
+	}
+	// Run numbers continue from the last line: 7 → 8.
+	gap := filepath.Join(dir, "gap.csv")
+	os.WriteFile(gap, []byte(h+"7,2026-11-30T12:00:00Z,c,d,cell,m,0.5\n\n"), 0o644)
+	if err := Append(gap, Row{}); err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := Read(gap); len(rows) != 2 || rows[1].Run != 8 {
+		t.Errorf("rows %+v, want runs 7 and 8", rows)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	orig := h + "1,2026-11-30T12:00:00Z,c,d,cell,m,0.5\n1,2026-11-30T12:00:00Z,c,d,cell,n,oops\n"
+	os.WriteFile(bad, []byte(orig), 0o644)
+	err := Append(bad, Row{})
+	if err == nil || !strings.Contains(err.Error(), `bad.csv:3: value: "oops" is not a finite number`) {
+		t.Errorf("err = %v, want the bad last line named (bad.csv:3)", err)
+	}
+	if got, _ := os.ReadFile(bad); string(got) != orig {
+		t.Error("bad file was modified")
+	}
+}
