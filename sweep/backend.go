@@ -165,8 +165,14 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 		if err != nil {
 			return nil, err
 		}
+		done := 0
 		embed := func(ctx context.Context, texts []string, query bool) ([][]float32, error) {
-			return e.Embed(ctx, texts, query)
+			v, err := e.Embed(ctx, texts, query)
+			if !query && env.stage != nil {
+				done += len(texts) // dense.New calls embed from one goroutine
+				env.stage(fmt.Sprintf("embed %d/%d chunks", done, len(chunks)))
+			}
+			return v, err
 		}
 		opts := dense.Options{BatchSize: 256, Model: e.Fingerprint()}
 		key := sha256Hex([]byte(e.Fingerprint() + "\x00" + chunksKey(chunks)))

@@ -225,3 +225,19 @@ func equalInts(a, b []int) bool {
 	}
 	return true
 }
+
+// TestShippedConfigsLoad: every config in configs/ and testdata/ parses and
+// passes value checks (files are checked by the e2e tests).
+func TestShippedConfigsLoad(t *testing.T) {
+	paths, _ := filepath.Glob("../configs/*.yaml")
+	more, _ := filepath.Glob("testdata/*.yaml")
+	paths = append(paths, more...)
+	if len(paths) < 3 {
+		t.Fatalf("found only %v", paths)
+	}
+	for _, p := range paths {
+		if _, err := Load(p, LoadOptions{DataDir: t.TempDir()}); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
