@@ -220,9 +220,12 @@ type Attribution struct {
 // not the qrels → listed in NotInQrels and left out. Qrels queries without
 // a verdict are listed in NoVerdict. Each non-empty list adds a warning.
 //
-// Errors: Depth < 0; a verdict whose query id is in neither the qrels, the
-// run nor Slices (an unknown query id: a typo or a verdict file for another
-// query set) as a *VerdictError naming VerdictsFile and its line; a
+// Slices only label queries: whether a query is answerable is decided by
+// Qrels alone.
+//
+// Errors: Depth < 0; a verdict whose query id is in neither the qrels nor
+// the run (an unknown query id: a typo or a verdict file for another query
+// set) as a *VerdictError naming VerdictsFile and its line; a
 // duplicate query id among Verdicts; a NaN or infinite score in the run.
 func Attribute(in AttributeInput, opt AttributeOptions) (*Attribution, error) {
 	depth := opt.Depth
@@ -268,17 +271,12 @@ func Attribute(in AttributeInput, opt AttributeOptions) (*Attribution, error) {
 		seen[v.QueryID] = v.Line
 		judged, inQrels := in.Qrels[v.QueryID]
 		results, inRun := in.Run[v.QueryID]
-		_, inSlices := in.Slices[v.QueryID]
-		if !inQrels && !inRun && !inSlices {
+		if !inQrels && !inRun {
 			return nil, &VerdictError{File: file, Line: v.Line, Field: "qid", Msg: fmt.Sprintf("unknown query id %q: not in the qrels nor in the run", v.QueryID)}
 		}
 		if !inQrels {
-			if inSlices { // a known query without judgement lines: unanswerable
-				judged, inQrels = map[string]int{}, true
-			} else {
-				a.NotInQrels = append(a.NotInQrels, v.QueryID)
-				continue
-			}
+			a.NotInQrels = append(a.NotInQrels, v.QueryID)
+			continue
 		}
 		if err := checkScores(v.QueryID, results); err != nil {
 			return nil, fmt.Errorf("diagnose: %w", err)

@@ -134,3 +134,56 @@ func TestAttributeHelp(t *testing.T) {
 		t.Errorf("help lacks examples or flags:\n%s", stderr.String())
 	}
 }
+
+// TestAttributeSliceFieldFromQueries: BEIR qrels TSV (no slices) with
+// slices read from a queries JSONL's "topic". Depth 2, worked out from the
+// fixture: topic A = q1 (retrieved+correct), q2 (missed+wrong); topic B =
+// q3 (retrieved+wrong), q4 (retrieved+correct), q7 (missed+wrong, absent
+// from the run). q5 has no judgement line in the TSV, so its verdict, like
+// q8's, is left out as not in the qrels; q6 (only a grade-0 line) is
+// unanswerable and has no verdict.
+func TestAttributeSliceFieldFromQueries(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"attribute", "--run", "testdata/attribute/run.trec",
+		"--qrels", "testdata/attribute/qrels.tsv", "--answers", "testdata/attribute/answers.jsonl",
+		"--queries", "testdata/attribute/queries.jsonl", "--slice-field", "topic", "--depth", "2", "--format", "json"})
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	type cells struct {
+		RC int `json:"retrieved_correct"`
+		RW int `json:"retrieved_wrong"`
+		MC int `json:"missed_correct"`
+		MW int `json:"missed_wrong"`
+	}
+	var got struct {
+		Attribution struct {
+			Slices []struct {
+				Slice string
+				Table cells
+			}
+			NotInQrels []string `json:"not_in_qrels"`
+			NoVerdict  []string `json:"no_verdict"`
+		}
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	type slice = struct {
+		Slice string
+		Table cells
+	}
+	want := []slice{
+		{"A", cells{RC: 1, MW: 1}},
+		{"B", cells{RC: 1, RW: 1, MW: 1}},
+	}
+	if diff := cmp.Diff(want, got.Attribution.Slices); diff != "" {
+		t.Errorf("slices (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"q5", "q8"}, got.Attribution.NotInQrels); diff != "" {
+		t.Errorf("not in qrels: %s", diff)
+	}
+	if diff := cmp.Diff([]string{"q6"}, got.Attribution.NoVerdict); diff != "" {
+		t.Errorf("no verdict: %s", diff)
+	}
+}

@@ -1,0 +1,54 @@
+package diagnose
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func writeTemp(t *testing.T, name, data string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestReadSlices(t *testing.T) {
+	p := writeTemp(t, "q.jsonl", "\ufeff"+`{"_id": "1", "text": "a", "topic": "bio"}`+"\r\n"+
+		`{"qid": 31715818, "topic": 3}`+"\n\n"+
+		`{"id": "x", "topic": true}`+"\n"+
+		`{"id": "y", "topic": null}`+"\n"+
+		`{"id": "z"}`+"\n")
+	got, err := ReadSlices(p, "topic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Numbers keep their written form (31715818, not 3.1715818e+07).
+	want := map[string]string{"1": "bio", "31715818": "3", "x": "true", "y": "", "z": ""}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestReadSlicesErrors(t *testing.T) {
+	cases := []struct{ name, data, want string }{
+		{"no field anywhere", `{"id": "a", "kind": "x"}`, "q.jsonl: topic: no line has this field"},
+		{"not JSON", `{"id": "a", "topic": "x"}` + "\nnope", "q.jsonl:2: not a JSON object"},
+		{"no id", `{"topic": "x"}`, `q.jsonl:1: query id: none of "id", "qid", "_id" present`},
+		{"object label", `{"id": "a", "topic": {"k": 1}}`, `q.jsonl:1: topic: want a string, number or boolean, got {"k": 1}`},
+		{"duplicate id", `{"id": "a", "topic": "x"}` + "\n" + `{"id": "a", "topic": "y"}`, `q.jsonl:2: query id: "a" given twice`},
+		{"empty id", `{"id": "", "topic": "x"}`, `q.jsonl:1: id: want a non-empty string or number, got ""`},
+	}
+	for _, c := range cases {
+		p := writeTemp(t, "q.jsonl", c.data)
+		_, err := ReadSlices(p, "topic")
+		if err == nil || !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want suffix %q", c.name, err, c.want)
+		}
+	}
+}
