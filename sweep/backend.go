@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/rerank"
@@ -44,6 +45,7 @@ type buildEnv struct {
 	chunking   Chunking
 	models     *models
 	stage      func(name string) // shows the current stage on the progress bar
+	embedTime  *time.Duration    // accumulates time spent embedding (dense)
 }
 
 func defaultBackend() backend {
@@ -167,7 +169,11 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 		}
 		done := 0
 		embed := func(ctx context.Context, texts []string, query bool) ([][]float32, error) {
+			t0 := time.Now()
 			v, err := e.Embed(ctx, texts, query)
+			if env.embedTime != nil {
+				*env.embedTime += time.Since(t0)
+			}
 			if !query && env.stage != nil {
 				done += len(texts) // dense.New calls embed from one goroutine
 				env.stage(fmt.Sprintf("embed %d/%d chunks", done, len(chunks)))

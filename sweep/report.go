@@ -200,10 +200,10 @@ func Report(res *Results) string {
 		if t.Cached {
 			cached = "yes"
 		}
-		trows = append(trows, []string{t.Cell, cached, fmt.Sprintf("%.2f", t.Chunk), fmt.Sprintf("%.2f", t.Build), fmt.Sprintf("%.2f", t.Search), fmt.Sprintf("%.2f", t.Fuse), fmt.Sprintf("%.2f", t.Rerank), fmt.Sprintf("%.2f", t.Score)})
+		trows = append(trows, []string{t.Cell, cached, fmt.Sprintf("%.2f", t.Chunk), fmt.Sprintf("%.2f", t.Build), fmt.Sprintf("%.2f", t.Embed), fmt.Sprintf("%.2f", t.Search), fmt.Sprintf("%.2f", t.Fuse), fmt.Sprintf("%.2f", t.Rerank), fmt.Sprintf("%.2f", t.Score)})
 	}
-	table(&b, []string{"cell", "cached run", "chunk", "build/embed", "search", "fuse", "rerank", "score"}, trows)
-	w("\nA cached run was read from the run cache: nothing was built, embedded or searched. Chunking time is per chunking, repeated on its cells.\n")
+	table(&b, []string{"cell", "cached run", "chunk", "build", "embed", "search", "fuse", "rerank", "score"}, trows)
+	w("\nA cached run was read from the run cache: nothing was built, embedded or searched. Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
 
 	if len(res.Warnings) > 0 {
 		w("\n## Warnings\n\n")

@@ -140,11 +140,14 @@ type Timing struct {
 	Cell   string  `json:"cell"`
 	Cached bool    `json:"cached"`
 	Chunk  float64 `json:"chunk_s"`
-	Build  float64 `json:"build_s"` // index build, including embedding for dense
+	Build  float64 `json:"build_s"` // index build (or cache load), embedding excluded
+	Embed  float64 `json:"embed_s"` // embedding the chunks (dense; 0 when the index came from the cache)
 	Search float64 `json:"search_s"`
-	Fuse   float64 `json:"fuse_s"`
-	Rerank float64 `json:"rerank_s"`
-	Score  float64 `json:"score_s"`
+	// QueryEmbed is the part of Search spent embedding queries (dense).
+	QueryEmbed float64 `json:"query_embed_s"`
+	Fuse       float64 `json:"fuse_s"`
+	Rerank     float64 `json:"rerank_s"`
+	Score      float64 `json:"score_s"`
 }
 
 // dataset is the loaded data.
@@ -469,15 +472,20 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 		} else {
 			env.stage("index")
 		}
+		var embed time.Duration
+		env.embedTime = &embed
 		r, e := be.newFirstStage(ctx, chunks, rc, env)
 		if e != nil {
 			return nil, e
 		}
-		cr.timing.Build = time.Since(t0).Seconds()
+		cr.timing.Embed = embed.Seconds()
+		cr.timing.Build = time.Since(t0).Seconds() - cr.timing.Embed
+		embed = 0
 		t1 := time.Now()
 		env.stage("search")
 		cr.run, err = r.Search(ctx, ds.queries, depth)
 		cr.timing.Search = time.Since(t1).Seconds()
+		cr.timing.QueryEmbed = embed.Seconds()
 		if c, ok := r.(io.Closer); ok {
 			c.Close()
 		}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -249,4 +250,33 @@ func withoutTimings(t *testing.T, path string) []byte {
 	delete(m, "timings")
 	out, _ := json.Marshal(m)
 	return out
+}
+
+// TestCancelKeepsOutputs: a cancelled run (Ctrl-C) returns an error and
+// leaves the outputs of the previous run and the caches as they were.
+func TestCancelKeepsOutputs(t *testing.T) {
+	dir := t.TempDir()
+	cfg := loadSmall(t, dir)
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(filepath.Join(cfg.Output, "results.json"))
+	cacheBefore, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "runs", "*", "*.json"))
+	cfg.K = []int{1, 2, 3} // a different sweep, so nothing would be identical
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := Run(ctx, cfg, Options{NoHistory: true}); err == nil {
+		t.Fatal("cancelled run: no error")
+	}
+	after, _ := os.ReadFile(filepath.Join(cfg.Output, "results.json"))
+	if !bytes.Equal(before, after) {
+		t.Error("results.json changed by a cancelled run")
+	}
+	cacheAfter, _ := filepath.Glob(filepath.Join(cfg.CacheDir, "runs", "*", "*.json"))
+	if len(cacheAfter) != len(cacheBefore) || len(cacheBefore) != 6 {
+		t.Errorf("run cache: %d entries before, %d after; want 6 and 6", len(cacheBefore), len(cacheAfter))
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(cfg.Output, ".*tmp*")); len(tmp) > 0 {
+		t.Errorf("temporary files left: %v", tmp)
+	}
 }
