@@ -24,7 +24,8 @@ var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#
 // (cells sorted by name, each with its own colour and a legend entry). The x
 // axis is the run number, the y axis the metric's value with ticks at
 // "nice" steps (1, 2 or 5 × 10^k) spanning the observed range. A cell
-// missing from a run leaves a gap in its line. The SVG is self-contained
+// missing from a run leaves a gap in its line; a dashed vertical line marks
+// each change of dataset_hash between consecutive runs. The SVG is self-contained
 // (no scripts, no external fonts) and deterministic for the same rows.
 //
 // Errors: no row has metric (the error lists the metrics present), or a
@@ -106,6 +107,17 @@ func WriteSVG(w io.Writer, rows []Row, metric string, opt ChartOptions) error {
 	fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" stroke="#888888"/>`+"\n", left, top, pw, ph)
 	fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle">run</text>`+"\n", left+pw/2, top+ph+36)
 	fmt.Fprintf(&b, `<text x="14" y="%.1f" text-anchor="middle" transform="rotate(-90 14 %.1f)">%s</text>`+"\n", top+ph/2, top+ph/2, html.EscapeString(metric))
+	// A dashed line between two runs on different datasets: values on its
+	// two sides are not comparable.
+	byRun := append([]Row(nil), rows...)
+	sort.SliceStable(byRun, func(i, j int) bool { return byRun[i].Run < byRun[j].Run })
+	for k := 1; k < len(byRun); k++ {
+		if byRun[k].DatasetHash != byRun[k-1].DatasetHash {
+			xm := (x(byRun[k-1].Run) + x(byRun[k].Run)) / 2
+			fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#999999" stroke-dasharray="4 3"><title>dataset changed</title></line>`+"\n", xm, top, xm, top+ph)
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="10" fill="#666666">new dataset</text>`+"\n", xm, top-4)
+		}
+	}
 	for i, c := range cells {
 		col := palette[i%len(palette)]
 		pts := series[c]

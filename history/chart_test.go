@@ -38,7 +38,7 @@ func chartRows() []Row {
 		{Run: 1, Time: ts, Metrics: map[string]map[string]float64{"whole/bm25": {"ndcg@10": 0.6789}, "whole/dense": {"ndcg@10": 0.6451}}},
 		{Run: 2, Time: ts, Metrics: map[string]map[string]float64{"whole/bm25": {"ndcg@10": 0.68}, "w128/hybrid": {"ndcg@10": 0.7}}},
 		{Run: 3, Time: ts, Metrics: map[string]map[string]float64{"whole/bm25": {"ndcg@10": 0.7}, "whole/dense": {"ndcg@10": 0.65}}},
-		{Run: 4, Time: ts, Metrics: map[string]map[string]float64{"whole/bm25": {"ndcg@10": 0.5, "recall@100": 0.9}}},
+		{Run: 4, Time: ts, DatasetHash: "new", Metrics: map[string]map[string]float64{"whole/bm25": {"ndcg@10": 0.5, "recall@100": 0.9}}},
 	}
 }
 
@@ -69,6 +69,11 @@ func TestWriteSVG(t *testing.T) {
 		if !strings.Contains(svg, want) {
 			t.Errorf("SVG lacks %q", want)
 		}
+	}
+	// Run 4 is on another dataset: one dashed line halfway between runs 3
+	// and 4, at x = (415.33 + 593) / 2 = 504.17 (run 3 at 60 + 533·2/3).
+	if n := strings.Count(svg, "dataset changed"); n != 1 || !strings.Contains(svg, `<line x1="504.2"`) {
+		t.Errorf("%d dataset-change markers, want 1 at x=504.2", n)
 	}
 	if !strings.HasPrefix(svg, "<svg ") || !strings.HasSuffix(svg, "</svg>\n") {
 		t.Error("not a complete SVG document")
