@@ -264,6 +264,8 @@ func Attribute(in AttributeInput, opt AttributeOptions) (*Attribution, error) {
 		return s
 	}
 	seen := map[string]int{}
+	judgedInTop := 0                        // top-depth results that are judged (any grade)
+	retrievedAny, chunkLike := false, false // any top-depth result; any id like "doc#3"
 	for _, v := range in.Verdicts {
 		if prev, dup := seen[v.QueryID]; dup {
 			return nil, &VerdictError{File: file, Line: v.Line, Field: "qid", Msg: fmt.Sprintf("duplicate verdict for query %q (first on line %d)", v.QueryID, prev)}
@@ -295,7 +297,17 @@ func Attribute(in AttributeInput, opt AttributeOptions) (*Attribution, error) {
 		if !inRun {
 			a.NotInRun = append(a.NotInRun, v.QueryID)
 		}
-		hit := goldInTop(top(results, depth), judged, depth)
+		list := top(results, depth)
+		hit := goldInTop(list, judged, depth)
+		for _, r := range list {
+			if _, ok := judged[r.DocID]; ok {
+				judgedInTop++
+			}
+			if strings.Contains(r.DocID, "#") {
+				chunkLike = true
+			}
+			retrievedAny = true
+		}
 		for _, t := range []*Table{&a.Overall, &s.Table} {
 			switch {
 			case hit && v.Correct:
@@ -318,6 +330,13 @@ func Attribute(in AttributeInput, opt AttributeOptions) (*Attribution, error) {
 	sort.Strings(a.NotInQrels)
 	for _, name := range sortedKeys(bySlice) {
 		a.Slices = append(a.Slices, *bySlice[name])
+	}
+	if retrievedAny && judgedInTop == 0 {
+		msg := fmt.Sprintf("none of the run's top-%d doc ids is judged in the qrels: do the run and the qrels use the same ids?", depth)
+		if chunkLike {
+			msg += ` The run's ids look like chunk ids ("docid#i"): map them to documents first (bench attribute --maxp).`
+		}
+		a.Warnings = append(a.Warnings, msg)
 	}
 	if n := len(a.NotInRun); n > 0 {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("%d answerable %s with a verdict %s absent from the run and counted as retrieval misses: %s",

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
 )
@@ -31,6 +32,7 @@ Examples:
   bench attribute --run runs/bm25.trec --qrels qrels/test.tsv --answers answers.jsonl
   bench attribute --run run.trec --qrels labelled.jsonl --answers answers.jsonl --depth 5 --format md
   bench attribute --run run.trec --qrels qrels.tsv --queries queries.jsonl --slice-field topic --answers a.jsonl --format json
+  bench attribute --run runs/fixed-128o32-bm25.trec --maxp --qrels qrels/test.tsv --answers answers.jsonl
 
 Flags:
 `
@@ -46,6 +48,7 @@ func cmdAttribute(stdout, stderr io.Writer, args []string) error {
 	sliceField := fs.String("slice-field", "", "JSONL `field` naming each query's slice (default: the qrels' \"kind\" or \"slice\")")
 	queriesPath := fs.String("queries", "", "queries JSONL `file` holding --slice-field (default: the qrels file)")
 	format := fs.String("format", "table", "output `format`: table, md or json")
+	maxp := fs.Bool("maxp", false, "the run ranks chunks named docid#i: score each document by its best chunk (MaxP) before matching the qrels")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, attributeUsage)
 		fs.PrintDefaults()
@@ -92,6 +95,9 @@ func cmdAttribute(stdout, stderr io.Writer, args []string) error {
 	run, err := eval.ReadRun(*runPath)
 	if err != nil {
 		return err
+	}
+	if *maxp {
+		run = corpus.MaxP(run, chunkDoc)
 	}
 	verdicts, err := diagnose.ReadVerdicts(*answersPath)
 	if err != nil {
@@ -146,4 +152,19 @@ func cmdAttribute(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintln(stdout)
 	return thr.Write(stdout, f)
+}
+
+// chunkDoc maps a chunk id "docid#i" (i a decimal number, the last '#') to
+// docid, and any other id to "" (a doc id already), for corpus.MaxP.
+func chunkDoc(id string) string {
+	i := strings.LastIndexByte(id, '#')
+	if i <= 0 || i == len(id)-1 {
+		return ""
+	}
+	for _, c := range id[i+1:] {
+		if c < '0' || c > '9' {
+			return ""
+		}
+	}
+	return id[:i]
 }

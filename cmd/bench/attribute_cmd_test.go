@@ -187,3 +187,42 @@ func TestAttributeSliceFieldFromQueries(t *testing.T) {
 		t.Errorf("no verdict: %s", diff)
 	}
 }
+
+// TestAttributeMaxP: run.chunks.trec holds each result of run.trec as two
+// chunks, "doc#0" with the document's score and "doc#1" 0.05 lower. MaxP
+// gives back run.trec's documents and scores, so --maxp must print exactly
+// the depth-2 golden output; without it no top id is judged and a warning
+// points to --maxp.
+func TestAttributeMaxP(t *testing.T) {
+	args := func(runFile string, extra ...string) []string {
+		return append([]string{"attribute", "--run", "testdata/attribute/" + runFile,
+			"--qrels", "testdata/attribute/labelled.jsonl", "--answers", "testdata/attribute/answers.jsonl", "--depth", "2"}, extra...)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, args("run.chunks.trec", "--maxp")); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	got := strings.Replace(stdout.String(), "run.chunks.trec", "run.trec", 1)
+	want, err := os.ReadFile("testdata/attribute/depth2.table.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("--maxp output differs from the document run's (-want +got):\n%s", diff)
+	}
+	stdout.Reset()
+	if code := run(&stdout, &stderr, args("run.chunks.trec")); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "look like chunk ids") || !strings.Contains(stdout.String(), "missed@2           2      3      5") {
+		t.Errorf("without --maxp: want all 5 answers (2 correct, 3 wrong) missed and a chunk-id warning, got:\n%s", stdout.String())
+	}
+}
+
+func TestChunkDoc(t *testing.T) {
+	for id, want := range map[string]string{"d1#0": "d1", "a#b#12": "a#b", "d1": "", "#3": "", "d1#": "", "d1#x": "", "d1#2a": ""} {
+		if got := chunkDoc(id); got != want {
+			t.Errorf("chunkDoc(%q) = %q, want %q", id, got, want)
+		}
+	}
+}
