@@ -173,6 +173,16 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	for _, rc := range cfg.Retrievers {
+		if rc.Type == "dense" || rc.Type == "rerank" {
+			// Load ONNX Runtime now, so a missing library stops the run
+			// before any work.
+			if err := encoder.Init(opts.ONNXRuntime); err != nil {
+				return nil, fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", rc.Name, err)
+			}
+			break
+		}
+	}
 	be := defaultBackend()
 	if opts.backend != nil {
 		be = *opts.backend

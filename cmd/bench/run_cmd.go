@@ -105,6 +105,21 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-ctx.Done():
+			select {
+			case <-finished: // the run ended first: ctx was cancelled by the deferred stop
+				return
+			default:
+			}
+			stop() // a second Ctrl-C ends the process at once
+			fmt.Fprintln(stderr, "\nbench run: interrupted; stopping after the current step (Ctrl-C again to quit now; caches and earlier outputs stay intact)")
+		case <-finished:
+		}
+	}()
 	start := time.Now()
 	fmt.Fprintf(stderr, "bench run: %s: %d cells → %s\n", cfg.Path(), len(cells), cfg.Output)
 	res, err := sweep.Run(ctx, cfg, sweep.Options{Stderr: stderr, Progress: showProgress, NoHistory: *noHistory, ONNXRuntime: *ortLib})
