@@ -65,7 +65,7 @@ func (c *CrossEncoder) Score(ctx context.Context, query string, passages []strin
 	if q == "" {
 		return nil, &TextError{"query", -1, ErrEmptyText}
 	}
-	qids, err := c.m.tok.encode(c.m.cfg.QueryPrefix + q)
+	qids, err := c.m.tok.encodeLimit(c.m.cfg.QueryPrefix+q, c.m.cfg.MaxQueryTokens+1)
 	if err != nil {
 		return nil, &TextError{"query", -1, err}
 	}
@@ -142,7 +142,7 @@ func (c *CrossEncoder) passageIDs(passages []string) ([][]int, error) {
 	if len(missIdx) == 0 {
 		return out, nil
 	}
-	got, errs := c.m.tok.encodeAll(missText, c.m.opts.TokenizeWorkers)
+	got, errs := c.m.tok.encodeAll(missText, c.m.opts.TokenizeWorkers, c.m.cfg.MaxLength-c.m.tok.pair.specials()+1)
 	for j, i := range missIdx {
 		if errs[j] != nil {
 			return nil, &TextError{"passage", i, errs[j]}

@@ -135,7 +135,8 @@ func (e *Embedder) Tokenize(ctx context.Context, texts []string, query bool) ([]
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	raw, errs := e.m.tok.encodeAll(in, e.m.opts.TokenizeWorkers)
+	// Encoding stops one id past what fits, so truncation is still seen.
+	raw, errs := e.m.tok.encodeAll(in, e.m.opts.TokenizeWorkers, e.m.cfg.MaxLength-e.m.tok.single.specials()+1)
 	out := make([]Tokens, len(texts))
 	for i, ids := range raw {
 		if errs[i] != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/ragbench/ragbench/internal/testenv"
 )
 
@@ -68,4 +69,12 @@ func writeFile(t testing.TB, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// cmpApprox compares float32s to an absolute tolerance.
+func cmpApprox(tol float64) cmp.Option {
+	return cmp.Comparer(func(a, b float32) bool {
+		d := float64(a) - float64(b)
+		return d <= tol && -d <= tol
+	})
 }

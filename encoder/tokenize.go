@@ -191,10 +191,25 @@ func (tt *textTokenizer) put(tk *tokenizer.Tokenizer) {
 	tt.mu.Unlock()
 }
 
-// encode returns the ids of one text without special tokens or truncation.
-// Invalid UTF-8 is an error (never silently replaced); a panic inside
-// sugarme becomes an error.
-func (tt *textTokenizer) encode(text string) (ids []int, err error) {
+// chunkBytes is the length past which encode cuts a text into pieces at
+// spaces. sugarme's pre-tokenizers are quadratic in the text length (a
+// 96,000-character text took minutes); pieces cut just before an ASCII
+// space are whole pre-tokens for the whitespace, BERT, Metaspace and
+// ByteLevel pre-tokenizers, so the ids are the same as for the whole text
+// (checked by the Hugging Face parity test on inputs of up to 10,000
+// characters).
+const chunkBytes = 256
+
+// encode returns the ids of one text without special tokens, all of them
+// when limit <= 0, else at least the first limit ids (encoding stops once
+// it has them; the ids returned beyond limit are exact too). Invalid UTF-8
+// is an error (never silently replaced); a panic inside sugarme becomes an
+// error.
+func (tt *textTokenizer) encode(text string) ([]int, error) {
+	return tt.encodeLimit(text, 0)
+}
+
+func (tt *textTokenizer) encodeLimit(text string, limit int) (ids []int, err error) {
 	if !utf8.ValidString(text) {
 		for i := 0; i < len(text); {
 			r, size := utf8.DecodeRuneInString(text[i:])
@@ -210,36 +225,59 @@ func (tt *textTokenizer) encode(text string) (ids []int, err error) {
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("tokenizer failed: %v", r)
+			ids, err = nil, fmt.Errorf("tokenizer failed: %v", r)
 			return // drop the instance: its state is unknown
 		}
 		tt.put(tk)
 	}()
-	if tt.norm == nil {
-		enc, err := tk.EncodeSingle(text, false)
-		if err != nil {
-			return nil, fmt.Errorf("tokenizer: %w", err)
-		}
-		return enc.Ids, nil
-	}
 	// As Hugging Face: added tokens are cut out of the raw text first
 	// (leftmost, longest), the pieces between are normalised and encoded.
-	for _, seg := range tt.splitAdded(text) {
+	segs := []segment{{text, -1}}
+	if tt.norm != nil {
+		segs = tt.splitAdded(text)
+	}
+	for _, seg := range segs {
 		if seg.id >= 0 {
 			ids = append(ids, seg.id)
 			continue
 		}
-		n := tt.norm(seg.text)
-		if n == "" {
-			continue
+		n := seg.text
+		if tt.norm != nil {
+			n = tt.norm(n)
 		}
-		enc, err := tk.EncodeSingle(n, false)
-		if err != nil {
-			return nil, fmt.Errorf("tokenizer: %w", err)
+		for _, chunk := range chunkAtSpaces(n, chunkBytes) {
+			if limit > 0 && len(ids) >= limit {
+				return ids, nil
+			}
+			enc, err := tk.EncodeSingle(chunk, false)
+			if err != nil {
+				return nil, fmt.Errorf("tokenizer: %w", err)
+			}
+			ids = append(ids, enc.Ids...)
 		}
-		ids = append(ids, enc.Ids...)
 	}
 	return ids, nil
+}
+
+// chunkAtSpaces cuts s into pieces of about size bytes or more, each cut
+// made just before an ASCII space (the space starts the next piece). A
+// piece with no space in it stays whole.
+func chunkAtSpaces(s string, size int) []string {
+	if len(s) <= size {
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
+	var out []string
+	start := 0
+	for i := size; i < len(s); i++ {
+		if s[i] == ' ' && i-start >= size {
+			out = append(out, s[start:i])
+			start = i
+		}
+	}
+	return append(out, s[start:])
 }
 
 // segment is a piece of text (id < 0) or an added token.
@@ -283,7 +321,7 @@ func (tt *textTokenizer) splitAdded(text string) []segment {
 // encodeAll encodes texts in parallel (workers goroutines, each filling its
 // own slots), so the result does not depend on the worker count. errs[i] is
 // the error of texts[i].
-func (tt *textTokenizer) encodeAll(texts []string, workers int) ([][]int, []error) {
+func (tt *textTokenizer) encodeAll(texts []string, workers, limit int) ([][]int, []error) {
 	out := make([][]int, len(texts))
 	errs := make([]error, len(texts))
 	if workers <= 0 {
@@ -297,7 +335,7 @@ func (tt *textTokenizer) encodeAll(texts []string, workers int) ([][]int, []erro
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = tt.encode(texts[i])
+				out[i], errs[i] = tt.encodeLimit(texts[i], limit)
 			}
 		}()
 	}

@@ -47,7 +47,7 @@ func TestHFTokenizerParity(t *testing.T) {
 	for i, s := range ref.Singles {
 		texts[i] = normalizeText(s.Text, TextTrim)
 	}
-	raw, errs := tt.encodeAll(texts, 4)
+	raw, errs := tt.encodeAll(texts, 4, 0)
 	long := 0
 	for i, s := range ref.Singles {
 		if errs[i] != nil {

@@ -1,0 +1,191 @@
+package encoder
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func cacheFiles(t *testing.T, dir string) (entries, temps int) {
+	t.Helper()
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			switch {
+			case strings.HasSuffix(p, ".emb"):
+				entries++
+			case strings.Contains(filepath.Base(p), ".tmp-"):
+				temps++
+			}
+		}
+		return nil
+	})
+	return
+}
+
+// TestCachedEmbedder: the cache returns exactly the vectors of an uncached
+// Embed, embeds each distinct text once, and serves a second "run" (a new
+// wrapper over the same folder) entirely from disk with the ids stored.
+func TestCachedEmbedder(t *testing.T) {
+	needRuntime(t)
+	dir, ref := useLite(t)
+	e, err := LoadEmbedder(dir, Options{TextNormalization: TextCollapseWhitespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	texts := append(append([]string{}, ref.Sentences...), ref.Sentences[0]) // one duplicate
+	want, err := e.Embed(ctx, texts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cdir := t.TempDir()
+	c, err := NewCachedEmbedder(e, cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Embed(ctx, texts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("cached vectors differ from Embed:\n%s", diff)
+	}
+	if s := c.Stats(); s != (CacheStats{Hits: 0, Misses: 6}) {
+		t.Errorf("first run stats %+v, want 6 misses (6 distinct texts)", s)
+	}
+	// Second run: a fresh wrapper reads everything from disk.
+	c2, _ := NewCachedEmbedder(e, cdir)
+	before := e.Stats().Texts
+	got2, err := c2.Embed(ctx, texts, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got2); diff != "" {
+		t.Fatalf("second-run vectors differ:\n%s", diff)
+	}
+	if s := c2.Stats(); s.Hits != 6 || s.Misses != 0 || e.Stats().Texts != before {
+		t.Errorf("second run: %+v, model ran on %d texts; want 6 hits and no model run", s, e.Stats().Texts-before)
+	}
+	ids, ok := c2.CachedIDs(ref.Sentences[2], false)
+	if !ok || !cmp.Equal(ids, ref.InputIDs[2]) {
+		t.Errorf("CachedIDs = %v %v, want reference ids %v", ids, ok, ref.InputIDs[2])
+	}
+	// The query side is a different key.
+	if _, ok := c2.CachedIDs(ref.Sentences[2], true); ok {
+		t.Error("query side found in cache though only passages were embedded")
+	}
+	if n, tmp := cacheFiles(t, cdir); n != 6 || tmp != 0 {
+		t.Errorf("%d entries and %d temp files on disk, want 6 and 0", n, tmp)
+	}
+}
+
+// TestCachedEmbedderCorrupt: a damaged entry is counted and recomputed,
+// never returned.
+func TestCachedEmbedderCorrupt(t *testing.T) {
+	needRuntime(t)
+	dir, ref := useLite(t)
+	e, err := LoadEmbedder(dir, Options{TextNormalization: TextCollapseWhitespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	cdir := t.TempDir()
+	c, _ := NewCachedEmbedder(e, cdir)
+	want, err := c.Embed(ctx, ref.Sentences[:2], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.path(c.key(ref.Sentences[1], true))
+	b, _ := os.ReadFile(p)
+	b[len(b)/2] ^= 0xff // flip one byte inside the vector
+	os.WriteFile(p, b, 0o644)
+	os.WriteFile(c.path(c.key(ref.Sentences[0], true)), []byte("RBE1 short"), 0o644)
+	got, err := c.Embed(ctx, ref.Sentences[:2], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("vectors after corruption differ:\n%s", diff)
+	}
+	if s := c.Stats(); s.Corrupt != 2 || s.Misses != 4 {
+		t.Errorf("stats %+v, want 2 corrupt entries recomputed (4 misses in all)", s)
+	}
+}
+
+// TestCachedEmbedderConcurrent: several writers (two wrappers, as two
+// processes would be) embedding overlapping texts into one folder get
+// identical vectors and leave one complete entry per text.
+func TestCachedEmbedderConcurrent(t *testing.T) {
+	needRuntime(t)
+	dir, ref := useLite(t)
+	e, err := LoadEmbedder(dir, Options{BatchSize: 2, TextNormalization: TextCollapseWhitespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	want, err := e.Embed(ctx, ref.Sentences, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cdir := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make([]error, 6)
+	res := make([][][]float32, 6)
+	for w := 0; w < 6; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := NewCachedEmbedder(e, cdir)
+			if err != nil {
+				errs[w] = err
+				return
+			}
+			res[w], errs[w] = c.Embed(ctx, ref.Sentences, false)
+		}()
+	}
+	wg.Wait()
+	for w := range res {
+		if errs[w] != nil {
+			t.Fatal(errs[w])
+		}
+		for i := range want {
+			if !cmp.Equal(want[i], res[w][i], cmpApprox(1e-6)) {
+				t.Fatalf("writer %d text %d differs", w, i)
+			}
+		}
+	}
+	if n, tmp := cacheFiles(t, cdir); n != len(ref.Sentences) || tmp != 0 {
+		t.Errorf("%d entries, %d temp files; want %d and 0", n, tmp, len(ref.Sentences))
+	}
+}
+
+// TestCachedEmbedderErrorIndex: a bad text among cached ones is reported
+// with its index in the caller's slice.
+func TestCachedEmbedderErrorIndex(t *testing.T) {
+	needRuntime(t)
+	dir, ref := useLite(t)
+	e, err := LoadEmbedder(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	c, _ := NewCachedEmbedder(e, t.TempDir())
+	ctx := context.Background()
+	if _, err := c.Embed(ctx, ref.Sentences[:2], false); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Embed(ctx, []string{ref.Sentences[0], ref.Sentences[1], "  "}, false)
+	var te *TextError
+	if !errors.As(err, &te) || te.Index != 2 || !errors.Is(err, ErrEmptyText) {
+		t.Fatalf("err = %v, want TextError index 2 wrapping ErrEmptyText", err)
+	}
+}

@@ -1,0 +1,86 @@
+package encoder
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLibraryChecks: files that are missing, not a shared library, or
+// visibly older than 1.24 are refused before the dynamic loader sees them.
+func TestLibraryChecks(t *testing.T) {
+	dir := t.TempDir()
+	elf := "\x7fELF" + strings.Repeat("\x00", 60)
+	old := filepath.Join(dir, "libonnxruntime.so.1.20.1")
+	writeFile(t, old, elf)
+	link := filepath.Join(dir, "libonnxruntime.so")
+	os.Symlink(filepath.Base(old), link)
+	text := filepath.Join(dir, "notes.txt")
+	writeFile(t, text, "hello")
+	stampDir := filepath.Join(dir, "stamped")
+	os.Mkdir(stampDir, 0o755)
+	writeFile(t, filepath.Join(stampDir, "libonnxruntime.so"), elf)
+	writeFile(t, filepath.Join(stampDir, "VERSION"), "1.22.0\n")
+	okDir := filepath.Join(dir, "ok")
+	os.Mkdir(okDir, 0o755)
+	writeFile(t, filepath.Join(okDir, "libonnxruntime.so.1.24.3"), elf)
+	for _, c := range []struct {
+		path string
+		want string // "" = accepted
+	}{
+		{filepath.Join(dir, "missing.so"), "no such file"},
+		{dir, "is a directory"},
+		{text, "not a shared library"},
+		{link, "version 1.20.1"},
+		{filepath.Join(stampDir, "libonnxruntime.so"), "version 1.22.0"},
+		{filepath.Join(okDir, "libonnxruntime.so.1.24.3"), ""},
+	} {
+		err := checkLibraryFile(c.path)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v, want accepted", c.path, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: err = %v, want %q", c.path, err, c.want)
+		}
+	}
+}
+
+func TestResolveLibrary(t *testing.T) {
+	t.Setenv(EnvLibraryPath, "/opt/x/libonnxruntime.so")
+	if p, err := ResolveLibrary(""); err != nil || p != "/opt/x/libonnxruntime.so" {
+		t.Errorf("ResolveLibrary with $%s = %q %v", EnvLibraryPath, p, err)
+	}
+	if p, _ := ResolveLibrary("/a/b.so"); p != "/a/b.so" {
+		t.Errorf("explicit path resolved to %q", p)
+	}
+}
+
+func TestVersionCompare(t *testing.T) {
+	for _, c := range []struct {
+		v    string
+		want bool
+	}{{"1.24.3", true}, {"1.24", true}, {"1.25.0", true}, {"2.0.0", true}, {"1.23.9", false}, {"1.9.0", false}} {
+		if got := versionAtLeast(c.v, MinRuntimeVersion); got != c.want {
+			t.Errorf("versionAtLeast(%q) = %v", c.v, got)
+		}
+	}
+}
+
+// TestInitSecondLibrary: once initialised, naming another library is an
+// error, the same one (or "") is fine.
+func TestInitSecondLibrary(t *testing.T) {
+	needRuntime(t)
+	lib, ver := RuntimeInfo()
+	if !versionAtLeast(ver, MinRuntimeVersion) {
+		t.Errorf("loaded runtime %s < %s", ver, MinRuntimeVersion)
+	}
+	if err := Init(lib); err != nil {
+		t.Errorf("Init(same) = %v", err)
+	}
+	other := filepath.Join(t.TempDir(), "libonnxruntime.so")
+	writeFile(t, other, "\x7fELF")
+	if err := Init(other); err == nil || !strings.Contains(err.Error(), "already initialised") {
+		t.Errorf("Init(other) = %v, want already initialised", err)
+	}
+}
