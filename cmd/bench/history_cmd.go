@@ -143,7 +143,11 @@ func cmdHistory(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintf(&b, "## Run history: `%s`\n\n", path)
 		histMarkdownTable(&b, header, table)
 	} else {
-		fmt.Fprintf(&b, "Run history: %s (%d runs)\n\n", path, len(rows))
+		runs := "runs"
+		if len(rows) == 1 {
+			runs = "run"
+		}
+		fmt.Fprintf(&b, "Run history: %s (%d %s)\n\n", path, len(rows), runs)
 		histTextTable(&b, header, table)
 	}
 	if marks["†"] || marks["*"] {
