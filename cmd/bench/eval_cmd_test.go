@@ -2,8 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -115,4 +121,131 @@ func implemented(name string) bool {
 		}
 	}
 	return true
+}
+
+// The small example of eval/testdata, scored by hand:
+//
+//	q1 gold p-1, p-2; ranking p-3 p-1 p-5 p-2 → AP (1/2 + 2/4)/2 = 0.5,
+//	   RR 1/2, P@1 0, nDCG@10 (1/log2 3 + 1/log2 5)/(1 + 1/log2 3) = 0.65092
+//	q2 gold p-7; ranking p-7 p-8 → AP 1, RR 1, P@1 1, nDCG@10 1
+//	q3 gold [] (unanswerable): not averaged by default
+//	q4 gold p-9, not in the run: scores 0 by default
+//	q5 in the run only: ignored and reported
+const (
+	exampleQrels = "../../eval/testdata/queries.jsonl"
+	exampleRun   = "../../eval/testdata/run.trec"
+)
+
+func runEval(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, append([]string{"eval"}, args...))
+	return stdout.String(), stderr.String(), code
+}
+
+func TestEvalFormatJSON(t *testing.T) {
+	out, _, code := runEval(t, "--format", "json", "-q", "-m", "map", "-m", "mrr@10", "-m", "P.1", exampleQrels, exampleRun)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var doc struct {
+		NumQ         int                           `json:"num_q"`
+		Means        map[string]float64            `json:"means"`
+		PerQuery     map[string]map[string]float64 `json:"per_query"`
+		Unanswerable []string                      `json:"unanswerable"`
+		NotInQrels   []string                      `json:"run_queries_not_in_qrels"`
+		NotInRun     []string                      `json:"qrels_queries_not_in_run"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := map[string]float64{
+		"map":               (0.5 + 1 + 0) / 3,
+		"recip_rank_cut_10": (0.5 + 1 + 0) / 3,
+		"P_1":               (0 + 1 + 0) / 3.0,
+	}
+	for k, v := range want {
+		if math.Abs(doc.Means[k]-v) > 1e-12 {
+			t.Errorf("mean %s = %v, want %v", k, doc.Means[k], v)
+		}
+	}
+	if doc.NumQ != 3 || len(doc.PerQuery) != 4 || doc.PerQuery["q1"]["map"] != 0.5 ||
+		!slices.Equal(doc.Unanswerable, []string{"q3"}) || !slices.Equal(doc.NotInQrels, []string{"q5"}) || !slices.Equal(doc.NotInRun, []string{"q4"}) {
+		t.Errorf("json document: %+v", doc)
+	}
+}
+
+func TestEvalFormatCSVAndTable(t *testing.T) {
+	out, errOut, code := runEval(t, "--format", "csv", "-q", "-m", "ndcg@10", exampleQrels, exampleRun)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	ndcgQ1 := (1/math.Log2(3) + 1/math.Log2(5)) / (1 + 1/math.Log2(3))
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 6 || strings.Join(rows[0], ",") != "query,ndcg_cut_10,averaged" || rows[3][0] != "q3" || rows[3][2] != "false" || rows[5][0] != "all" {
+		t.Fatalf("csv rows: %q", rows)
+	}
+	for _, c := range []struct {
+		row  int
+		want float64
+	}{{1, ndcgQ1}, {2, 1}, {4, 0}, {5, (ndcgQ1 + 1) / 3}} {
+		got, err := strconv.ParseFloat(rows[c.row][1], 64)
+		if err != nil || math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("csv row %d = %q, want %v", c.row, rows[c.row][1], c.want)
+		}
+	}
+	if !strings.Contains(errOut, `1 run query not in the qrels (ignored), e.g. "q5"`) {
+		t.Errorf("stderr lacks the not-in-qrels note: %q", errOut)
+	}
+
+	out, _, code = runEval(t, "-m", "ndcg@10", exampleQrels, exampleRun)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{
+		"queries averaged: 3 · run: bm25",
+		`note: 1 qrels query missing from the run (scored 0), e.g. "q4"`,
+		"note: 1 unanswerable query (no relevant doc) not averaged",
+		fmt.Sprintf("| ndcg_cut_10 |     %.4f |", (ndcgQ1+1)/3),
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestEvalTrecDefaults checks that --format trec follows trec_eval's defaults
+// (q4, missing from the run, skipped; q3 averaged) and that -c scores q4 as 0.
+func TestEvalTrecDefaults(t *testing.T) {
+	out, _, _ := runEval(t, "--format", "trec", "-m", "map", "-m", "num_q", exampleQrels, exampleRun)
+	if want := "num_q                 \tall\t3\nmap                   \tall\t0.5000\n"; out != want {
+		t.Errorf("trec defaults:\n%s\nwant\n%s", out, want)
+	}
+	out, _, _ = runEval(t, "--format", "trec", "-c", "-m", "map", "-m", "num_q", exampleQrels, exampleRun)
+	if want := "num_q                 \tall\t4\nmap                   \tall\t0.3750\n"; out != want {
+		t.Errorf("trec -c:\n%s\nwant\n%s", out, want)
+	}
+}
+
+func TestEvalUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{exampleQrels},
+		{"-m", "nope", exampleQrels, exampleRun},
+		{"--format", "xml", exampleQrels, exampleRun},
+		{"-l", "0", exampleQrels, exampleRun},
+		{"--ties", "random", exampleQrels, exampleRun},
+	} {
+		if _, _, code := runEval(t, args...); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+	}
+	if _, errOut, code := runEval(t, "--help"); code != 0 || !strings.Contains(errOut, "Examples:") {
+		t.Errorf("--help: exit %d, output %q", code, errOut)
+	}
+	if _, errOut, code := runEval(t, exampleQrels, "missing.trec"); code != 1 || !strings.Contains(errOut, "missing.trec") {
+		t.Errorf("missing file: exit %d, %q", code, errOut)
+	}
 }
