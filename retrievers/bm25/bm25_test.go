@@ -168,7 +168,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := New(ctx, dup, Options{}); err == nil || !strings.Contains(err.Error(), `duplicate chunk id "a" (chunks 0 and 2)`) {
 		t.Errorf("duplicate ids: err = %v", err)
 	}
-	for _, o := range []Options{{K1: -1}, {B: 1.5}, {Scoring: "tfidf"}, {Fields: "all"}, {Analyzer: "fr"}, {B: 0.3, NoLengthNorm: true}} {
+	for _, o := range []Options{{K1: -1}, {K1: math.Inf(1)}, {B: math.NaN()}, {B: 1.5}, {Scoring: "tfidf"}, {Fields: "all"}, {Analyzer: "fr"}, {B: 0.3, NoLengthNorm: true}} {
 		if _, err := New(ctx, dup[:1], o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}

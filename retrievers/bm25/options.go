@@ -38,6 +38,7 @@ package bm25
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 )
@@ -113,10 +114,10 @@ func (o Options) withDefaults() (Options, error) {
 	} else if o.B == 0 {
 		o.B = 0.4
 	}
-	if o.K1 < 0 || o.K1 != o.K1 {
+	if o.K1 < 0 || math.IsNaN(o.K1) || math.IsInf(o.K1, 0) {
 		return o, fmt.Errorf("bm25: K1 = %g, want > 0", o.K1)
 	}
-	if o.B < 0 || o.B > 1 || o.B != o.B {
+	if o.B < 0 || o.B > 1 || math.IsNaN(o.B) {
 		return o, fmt.Errorf("bm25: B = %g, want in [0, 1]", o.B)
 	}
 	switch o.Scoring {
