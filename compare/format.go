@@ -273,13 +273,13 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 	for _, m := range r.Metrics {
 		fmt.Fprint(tw, "\t"+m)
 	}
-	fmt.Fprintln(tw, "\t")
+	fmt.Fprintln(tw)
 	for s, name := range r.Systems {
 		fmt.Fprintf(tw, "%s\t%s", r.Letters[s], name)
 		for m := range r.Metrics {
 			fmt.Fprint(tw, "\t"+cell(s, m))
 		}
-		fmt.Fprintln(tw, "\t")
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	buf.WriteString("\n")
@@ -295,9 +295,9 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 	if len(r.Pairs) > 0 {
 		buf.WriteString("\n")
 		tw = tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "Metric\tA\tB\tMean A\tMean B\tA − B\t95% CI\td_z\tW/T/L\tp\tp adj.\tSig.\t")
+		fmt.Fprintln(tw, "Metric\tA\tB\tMean A\tMean B\tA − B\t95% CI\td_z\tW/T/L\tp\tp adj.\tSig.")
 		for _, p := range r.Pairs {
-			fmt.Fprintln(tw, strings.Join(pairCells(p), "\t")+"\t")
+			fmt.Fprintln(tw, strings.Join(pairCells(p), "\t"))
 		}
 		tw.Flush()
 	}
