@@ -28,5 +28,20 @@
 // "P_10", "ndcg_cut_10", "recip_rank", "success_5"; ranx-style names such as
 // "ndcg@10" or "hit_rate@5" are parsed to the same measures.
 //
+// API by stage:
+//
+//   - read: ReadQrels / ParseQrels (TREC, BEIR TSV, labelled-query JSONL with
+//     QueryMeta), ReadRun / ReadRunInfo / ParseRun (TREC, ranx JSON);
+//   - write: WriteRunTREC, WriteQrelsTREC, and the atomic WriteRunFile and
+//     WriteQrelsFile;
+//   - measures: ParseMeasures (trec_eval and ranx-style names), Measure, Kind,
+//     OfficialMeasures, TrecOrder, NotImplementedTrecMeasures;
+//   - evaluate: Evaluate (in memory) and EvaluateRunFile (streams a TREC run
+//     file in parallel chunks), with Options (DefaultOptions,
+//     TrecEvalOptions) and Sort / TieBreak;
+//   - results: Evaluation (Queries × Measures matrix, Means, InMean,
+//     Unanswerable, NotInQrels, NotInRun; Column, Mean, PerQuery, Warnings);
+//   - report: WriteTrec, WriteTable, WriteJSON, WriteCSV.
+//
 // Bad input gives a *SyntaxError naming file, line and field; it never panics.
 package eval

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,6 +26,8 @@ type SyntaxError struct {
 	Msg   string
 }
 
+// Error returns "file:line: field: message" (line and field omitted when
+// unknown).
 func (e *SyntaxError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -576,6 +579,56 @@ func WriteRunTREC(w io.Writer, run Run, tag string) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// WriteRunFile writes run in TREC format (as WriteRunTREC) to path
+// atomically: to a temporary file in the same folder, renamed over path once
+// complete, so a reader never sees a partial run. A ".gz" suffix compresses.
+func WriteRunFile(path string, run Run, tag string) error {
+	return writeAtomic(path, func(w io.Writer) error { return WriteRunTREC(w, run, tag) })
+}
+
+// WriteQrelsFile writes qrels in TREC format (as WriteQrelsTREC) to path
+// atomically; see WriteRunFile. It returns the number of unanswerable
+// queries skipped.
+func WriteQrelsFile(path string, qrels Qrels) (skipped int, err error) {
+	err = writeAtomic(path, func(w io.Writer) error {
+		var e error
+		skipped, e = WriteQrelsTREC(w, qrels)
+		return e
+	})
+	return skipped, err
+}
+
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if strings.HasSuffix(path, ".gz") {
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	if err = write(w); err != nil {
+		return err
+	}
+	if zw != nil {
+		if err = zw.Close(); err != nil {
+			return err
+		}
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // WriteQrelsTREC writes qrels in TREC format ("qid 0 docid grade"), queries

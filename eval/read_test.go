@@ -217,3 +217,44 @@ func TestParseMeasures(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteReadRoundTrip writes a run and qrels atomically (plain and gzip)
+// and reads them back.
+func TestWriteReadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	run := Run{"q1": {{"b", 0.5}, {"a", 0.5}, {"c", 1.25}}, "q2": {{"x", -3}}}
+	qrels := Qrels{"q1": {"a": 1, "c": 0}, "q2": {"x": 2}, "empty": {}}
+	for _, ext := range []string{".trec", ".trec.gz"} {
+		rp := filepath.Join(dir, "run"+ext)
+		if err := WriteRunFile(rp, run, "tag"); err != nil {
+			t.Fatal(err)
+		}
+		got, info, err := ReadRunInfo(rp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Written in trec_eval order: c (1.25), then the tie b, a.
+		want := Run{"q1": {{"c", 1.25}, {"b", 0.5}, {"a", 0.5}}, "q2": {{"x", -3}}}
+		if d := cmp.Diff(want, got); d != "" || info.Tag != "tag" {
+			t.Errorf("%s: tag %q, run (-want +got):\n%s", ext, info.Tag, d)
+		}
+		qp := filepath.Join(dir, "qrels"+ext)
+		skipped, err := WriteQrelsFile(qp, qrels)
+		if err != nil || skipped != 1 {
+			t.Fatalf("skipped %d, err %v", skipped, err)
+		}
+		gq, _, err := ReadQrels(qp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(Qrels{"q1": {"a": 1, "c": 0}, "q2": {"x": 2}}, gq); d != "" {
+			t.Errorf("qrels (-want +got):\n%s", d)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
