@@ -200,9 +200,9 @@ func Report(res *Results) string {
 		if t.Cached {
 			cached = "yes"
 		}
-		trows = append(trows, []string{t.Cell, cached, fmt.Sprintf("%.2f", t.Chunk), fmt.Sprintf("%.2f", t.Build), fmt.Sprintf("%.2f", t.Embed), fmt.Sprintf("%.2f", t.Search), fmt.Sprintf("%.2f", t.Fuse), fmt.Sprintf("%.2f", t.Rerank), fmt.Sprintf("%.2f", t.Score)})
+		trows = append(trows, []string{t.Cell, cached, fmt.Sprintf("%.2f", t.Chunk), fmt.Sprintf("%.2f", t.Build), fmt.Sprintf("%.2f", t.Embed), fmt.Sprintf("%.2f", t.Search), fmt.Sprintf("%.2f", t.Fuse), fmt.Sprintf("%.2f", t.Rerank), fmt.Sprintf("%.2f", t.Score), latency(t), mb(t.IndexBytes)})
 	}
-	table(&b, []string{"cell", "cached run", "chunk", "build", "embed", "search", "fuse", "rerank", "score"}, trows)
+	table(&b, []string{"cell", "cached run", "chunk", "build", "embed", "search", "fuse", "rerank", "score", "query p50/p95 ms", "index MB"}, trows)
 	w("\nA cached run was read from the run cache: nothing was built, embedded or searched. Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
 
 	if len(res.Warnings) > 0 {
@@ -228,6 +228,20 @@ func cellLetters(n int) []string {
 		out[i] = s
 	}
 	return out
+}
+
+func latency(t Timing) string {
+	if t.LatencyP50 == 0 && t.LatencyP95 == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f / %.1f", t.LatencyP50, t.LatencyP95)
+}
+
+func mb(b int64) string {
+	if b == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.1f", float64(b)/1e6)
 }
 
 func f4(v float64) string { return fmt.Sprintf("%.4f", v) }

@@ -145,6 +145,12 @@ type Timing struct {
 	Search float64 `json:"search_s"`
 	// QueryEmbed is the part of Search spent embedding queries (dense).
 	QueryEmbed float64 `json:"query_embed_s"`
+	// IndexBytes, LatencyP50 and LatencyP95 (milliseconds per query) are
+	// the first-stage retriever's retrievers.Stats (0 for cached runs,
+	// hybrid and rerank).
+	IndexBytes int64   `json:"index_bytes"`
+	LatencyP50 float64 `json:"latency_p50_ms"`
+	LatencyP95 float64 `json:"latency_p95_ms"`
 	Fuse       float64 `json:"fuse_s"`
 	Rerank     float64 `json:"rerank_s"`
 	Score      float64 `json:"score_s"`
@@ -496,6 +502,10 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 		cr.run, err = r.Search(ctx, ds.queries, depth)
 		cr.timing.Search = time.Since(t1).Seconds()
 		cr.timing.QueryEmbed = embed.Seconds()
+		st := r.Stats()
+		cr.timing.IndexBytes = st.IndexBytes
+		cr.timing.LatencyP50 = st.LatencyP50.Seconds() * 1000
+		cr.timing.LatencyP95 = st.LatencyP95.Seconds() * 1000
 		if c, ok := r.(io.Closer); ok {
 			c.Close()
 		}
