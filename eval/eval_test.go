@@ -115,3 +115,26 @@ func TestPolicies(t *testing.T) {
 		t.Errorf("trec defaults: num_q = %d, success_1 = %v, queries %v", e.NumQ, e.Means[0], e.Queries)
 	}
 }
+
+// TestEvaluateRejectsBadRun checks that an in-memory run gets the checks a
+// run file gets: duplicate docs and non-finite scores are errors.
+func TestEvaluateRejectsBadRun(t *testing.T) {
+	qrels := Qrels{"q1": {"d1": 1}, "q2": {"d1": 1}}
+	ms, _ := ParseMeasures([]string{"map"})
+	for _, tc := range []struct {
+		run  Run
+		want string
+	}{
+		{Run{"q1": {{"d1", 1}}, "q2": {{"d1", 1}, {"d2", 0.5}, {"d1", 0.2}}},
+			`eval: run query "q2" retrieves doc "d1" twice (trec_eval rejects duplicate docs)`},
+		{Run{"q1": {{"d1", math.NaN()}}},
+			`eval: run query "q1" doc "d1": score NaN is not finite`},
+		{Run{"q2": {{"d3", 1}, {"d1", math.Inf(-1)}}},
+			`eval: run query "q2" doc "d1": score -Inf is not finite`},
+	} {
+		_, err := Evaluate(qrels, tc.run, ms, DefaultOptions())
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("error %v, want %s", err, tc.want)
+		}
+	}
+}

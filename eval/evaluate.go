@@ -172,7 +172,9 @@ func plural(n int) string {
 // run are evaluated with no results when opts.CompleteQueries. Queries are
 // evaluated in parallel (opts.Workers) into fixed slots, and means are summed
 // in query id order, so the numbers do not depend on the number of workers.
-// The run is not modified. Errors: no measure, or no query to evaluate.
+// The run is not modified. Errors: no measure, no query to evaluate, or a run
+// query retrieving a doc twice or with a NaN or infinite score (what ReadRun
+// rejects in a file; the first such query in id order is reported).
 func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluation, error) {
 	if len(measures) == 0 {
 		return nil, fmt.Errorf("eval: no measure given")
@@ -204,6 +206,7 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 	}
 	relStringLen := relStringLength(measures)
 	rows := make([]queryRow, len(e.Queries))
+	errs := make([]error, len(e.Queries))
 	flat := make([]float64, len(e.Queries)*len(measures))
 	workers := opts.Workers
 	if workers <= 0 {
@@ -218,12 +221,17 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 			defer wg.Done()
 			var r ranking
 			var buf []Result
+			seen := map[string]struct{}{}
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(e.Queries) {
 					return
 				}
 				q := e.Queries[i]
+				if err := checkResults(q, run[q], seen); err != nil {
+					errs[i] = err
+					continue
+				}
 				buf = append(buf[:0], run[q]...)
 				Sort(buf, opts.TieBreak)
 				if opts.MaxResults > 0 && len(buf) > opts.MaxResults {
@@ -235,8 +243,29 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 		}()
 	}
 	wg.Wait()
+	for _, err := range errs { // the first bad query in id order
+		if err != nil {
+			return nil, err
+		}
+	}
 	e.finish(rows, relStringLen > 0)
 	return e, nil
+}
+
+// checkResults rejects what ReadRun rejects in a file: a doc retrieved twice
+// and a score that is NaN or infinite. seen is scratch space.
+func checkResults(qid string, res []Result, seen map[string]struct{}) error {
+	clear(seen)
+	for _, x := range res {
+		if math.IsNaN(x.Score) || math.IsInf(x.Score, 0) {
+			return fmt.Errorf("eval: run query %q doc %q: score %v is not finite", qid, x.DocID, x.Score)
+		}
+		if _, dup := seen[x.DocID]; dup {
+			return fmt.Errorf("eval: run query %q retrieves doc %q twice (trec_eval rejects duplicate docs)", qid, x.DocID)
+		}
+		seen[x.DocID] = struct{}{}
+	}
+	return nil
 }
 
 // queryRow is one evaluated query.
