@@ -29,6 +29,7 @@ import (
 	_ "github.com/blevesearch/bleve/v2/analysis/token/stop"
 	_ "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	_ "github.com/blevesearch/bleve/v2/analysis/tokenmap"
+	"github.com/blevesearch/bleve/v2/document"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/search/query"
@@ -229,54 +230,53 @@ func cacheKey(chunks []corpus.Chunk, o Options) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// fill indexes chunks into r.idx in batches and counts their lengths.
+// fill indexes chunks into r.idx in batches and records each item's length
+// in tokens per field: bleve's own analysis count (TextField.AnalyzedLength,
+// the number of tokens the analyzer emitted), read back from the documents
+// after each batch, so the text is analysed once.
 func (r *Retriever) fill(ctx context.Context, chunks []corpus.Chunk, key string) (*meta, error) {
 	names := fieldNames(r.opts.Fields)
 	md := &meta{Format: formatVersion, Key: key, Analyzer: r.opts.Analyzer, Fields: r.opts.Fields,
 		IDs: make([]string, len(chunks)), Lengths: map[string][]int32{}}
-	lengths := make([][]int32, len(names))
-	for f, name := range names {
-		lengths[f] = make([]int32, len(chunks))
-		md.Lengths[name] = lengths[f]
+	lengths := make(map[string][]int32, len(names))
+	for _, name := range names {
+		lengths[name] = make([]int32, len(chunks))
+		md.Lengths[name] = lengths[name]
 	}
-	// Count tokens in parallel (each worker fills its own slots).
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < r.opts.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(chunks) {
-					return
-				}
-				for f, t := range fieldTexts(chunks[i], r.opts.Fields) {
-					lengths[f][i] = int32(len(r.analyzer.Analyze([]byte(t))))
-				}
-			}
-		}()
-	}
-	wg.Wait()
 	for i, c := range chunks {
 		md.IDs[i] = c.ID
 	}
+	m := r.idx.Mapping()
+	docs := make([]*document.Document, 0, r.opts.BatchSize)
 	for lo := 0; lo < len(chunks); lo += r.opts.BatchSize {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		b := r.idx.NewBatch()
+		docs = docs[:0]
 		for _, c := range chunks[lo:min(lo+r.opts.BatchSize, len(chunks))] {
-			doc := map[string]any{}
+			data := map[string]any{}
 			for f, t := range fieldTexts(c, r.opts.Fields) {
-				doc[names[f]] = t
+				data[names[f]] = t
 			}
-			if err := b.Index(c.ID, doc); err != nil {
+			doc := document.NewDocument(c.ID)
+			if err := m.MapDocument(doc, data); err != nil {
 				return nil, fmt.Errorf("bm25: index chunk %q: %w", c.ID, err)
 			}
+			if err := b.IndexAdvanced(doc); err != nil {
+				return nil, fmt.Errorf("bm25: index chunk %q: %w", c.ID, err)
+			}
+			docs = append(docs, doc)
 		}
 		if err := r.idx.Batch(b); err != nil {
 			return nil, fmt.Errorf("bm25: index batch at chunk %d: %w", lo, err)
+		}
+		for j, doc := range docs {
+			doc.VisitFields(func(f index.Field) {
+				if l, ok := lengths[f.Name()]; ok {
+					l[lo+j] += int32(f.AnalyzedLength())
+				}
+			})
 		}
 	}
 	return md, nil

@@ -325,3 +325,31 @@ func TestStats(t *testing.T) {
 		t.Errorf("Stats = %+v", s)
 	}
 }
+
+// TestLengths: the document lengths recorded at indexing equal the number of
+// tokens the analyzer emits for each field's text (counted here through
+// Terms), for both field layouts and analyzers, across several batches.
+func TestLengths(t *testing.T) {
+	docs := []corpus.Document{
+		{ID: "a", Title: "The Cat's Hat", Text: "The cat sat on the mat, and the mat was flat."},
+		{ID: "b", Title: "", Text: "of the and a"},
+		{ID: "c", Title: "Empty", Text: ""},
+		{ID: "d", Title: "Mixed", Text: "Привет мир 日本語 s. 38(2) wear & tear?"},
+	}
+	docs = append(docs, synthetic(50, 9)...)
+	chunks := chunksOf(t, true, docs...)
+	for _, o := range []Options{{BatchSize: 3}, {Fields: FieldsMulti, BatchSize: 7}, {Analyzer: AnalyzerLuceneEn, BatchSize: 1000}} {
+		r := newRetriever(t, chunks, o)
+		for f, fld := range r.fields {
+			for i, c := range chunks {
+				want := 0
+				for _, tc := range r.Terms(fieldTexts(c, r.opts.Fields)[f]) {
+					want += tc.Count
+				}
+				if int(fld.lengths[i]) != want {
+					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.lengths[i], want)
+				}
+			}
+		}
+	}
+}

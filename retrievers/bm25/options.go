@@ -96,8 +96,9 @@ type Options struct {
 	// BatchSize is documents per bleve batch while indexing; 0 selects 1000.
 	// It changes bleve's segment layout, never ragbench's scores.
 	BatchSize int
-	// Workers bounds concurrent query evaluation and length counting; 0
-	// selects runtime.GOMAXPROCS(0). Results do not depend on it.
+	// Workers bounds concurrent query evaluation; 0 selects
+	// runtime.GOMAXPROCS(0). Results do not depend on it. (Indexing runs on
+	// bleve's own analysis workers.)
 	Workers int
 }
 
