@@ -61,7 +61,8 @@ func defaultBackend() backend {
 // models loads each model folder once per sweep and closes them at the end.
 type models struct {
 	lib       string // ONNX Runtime library ("" = encoder's default search)
-	embedders map[string]*encoder.Embedder
+	embedders map[string]*encoder.CachedEmbedder
+	cacheDir  string // the sweep's cache folder; embeddings go under embeddings/
 	crosses   map[string]*crossScorer
 }
 
@@ -73,7 +74,7 @@ type crossScorer struct {
 	memo map[[2]string]float32
 }
 
-func (m *models) embedder(rc RetrieverConfig) (*encoder.Embedder, error) {
+func (m *models) embedder(rc RetrieverConfig) (*encoder.CachedEmbedder, error) {
 	if e := m.embedders[rc.Model]; e != nil {
 		return e, nil
 	}
@@ -84,8 +85,13 @@ func (m *models) embedder(rc RetrieverConfig) (*encoder.Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("retriever %q: %w", rc.Name, err)
 	}
-	m.embedders[rc.Model] = e
-	return e, nil
+	c, err := encoder.NewCachedEmbedder(e, filepath.Join(m.cacheDir, "embeddings"))
+	if err != nil {
+		e.Close()
+		return nil, fmt.Errorf("retriever %q: embedding cache: %w", rc.Name, err)
+	}
+	m.embedders[rc.Model] = c
+	return c, nil
 }
 
 func (m *models) cross(rc RetrieverConfig) (*crossScorer, error) {
@@ -106,7 +112,7 @@ func (m *models) cross(rc RetrieverConfig) (*crossScorer, error) {
 
 func (m *models) close() {
 	for _, e := range m.embedders {
-		e.Close()
+		e.Embedder().Close()
 	}
 	for _, c := range m.crosses {
 		c.ce.Close()

@@ -364,7 +364,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	queriesKey := sha256Hex(mustJSON(ds.queries))
 	corpusHash := corpus.Hash(ds.docs)
 	chunkings := cfg.Chunkings()
-	mdl := &models{lib: opts.ONNXRuntime, embedders: map[string]*encoder.Embedder{}, crosses: map[string]*crossScorer{}}
+	mdl := &models{lib: opts.ONNXRuntime, cacheDir: cfg.CacheDir, embedders: map[string]*encoder.CachedEmbedder{}, crosses: map[string]*crossScorer{}}
 	defer mdl.close()
 	bar := newBar(opts, len(chunkings)*len(cfg.Retrievers), "sweep")
 	defer bar.finish()
