@@ -21,6 +21,7 @@ type ModelInfo struct {
 	ModelSHA256     string
 	TokenizerMaxID  int      // largest id tokenizer.json can emit
 	TokenizerGuards []string // sugarme workarounds applied
+	Warnings        []string // load-time notes (e.g. batch size forced to 1)
 	Dim             int      // embedding dimension (embedders)
 	Smoke           string   // what the one-text run gave
 }
@@ -110,6 +111,7 @@ func (info *ModelInfo) fill(m *model) {
 	info.ModelSHA256 = m.modelSHA
 	info.TokenizerMaxID = m.tok.maxID
 	info.TokenizerGuards = m.tok.guards
+	info.Warnings = m.warnings
 }
 
 // Report renders the information as aligned text that also reads as
@@ -147,6 +149,9 @@ func (info *ModelInfo) Report() string {
 		fmt.Fprintln(&b)
 		for _, g := range info.TokenizerGuards {
 			fmt.Fprintf(&b, "  guard: %s\n", g)
+		}
+		for _, w := range info.Warnings {
+			fmt.Fprintf(&b, "warning:         %s\n", w)
 		}
 		fmt.Fprintln(&b, "resolved config:")
 		for _, line := range strings.Split(info.Config.String(), "\n") {

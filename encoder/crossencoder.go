@@ -45,6 +45,9 @@ func (c *CrossEncoder) Config() ResolvedConfig { return c.m.cfg }
 // Embedder.Fingerprint).
 func (c *CrossEncoder) Fingerprint() string { return c.m.fingerprint }
 
+// Warnings returns load-time notes (see Embedder.Warnings).
+func (c *CrossEncoder) Warnings() []string { return c.m.warnings }
+
 // Stats returns the counters since load (Texts counts pairs).
 func (c *CrossEncoder) Stats() Stats {
 	return Stats{Texts: c.texts.Load(), Tokens: c.tokens.Load(), Truncated: c.truncated.Load()}

@@ -94,6 +94,10 @@ func (e *Embedder) Config() ResolvedConfig { return e.m.cfg }
 // config. It does not depend on Options. Caches key on it.
 func (e *Embedder) Fingerprint() string { return e.m.fingerprint }
 
+// Warnings returns load-time notes that change how the model runs (for
+// example, batch size forced to 1 for a dynamically quantized graph).
+func (e *Embedder) Warnings() []string { return e.m.warnings }
+
 // Stats returns the counters since load.
 func (e *Embedder) Stats() Stats {
 	return Stats{Texts: e.texts.Load(), Tokens: e.tokens.Load(), Truncated: e.truncated.Load()}

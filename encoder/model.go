@@ -86,6 +86,7 @@ type model struct {
 	tokSHA      string
 	fingerprint string
 	opts        Options
+	warnings    []string // load-time notes, e.g. batch size forced to 1
 }
 
 // fingerprintVersion changes whenever ragbench changes how it turns a text
@@ -332,9 +333,11 @@ func (m *model) resolve(cfg Config, hf hfConfig, wantKind string) error {
 	case m.tok.hasPad:
 		r.PadID = m.tok.padID
 	}
-	r.VocabSize = firstPositive(cfg.VocabSize, hf.VocabSize)
-	if r.VocabSize == 0 {
-		r.VocabSize = embeddingRows(filepath.Join(m.dir, ModelFile))
+	facts := readGraphFacts(filepath.Join(m.dir, ModelFile))
+	r.VocabSize = firstPositive(cfg.VocabSize, hf.VocabSize, facts.EmbeddingRows)
+	if facts.DynamicQuant && m.opts.BatchSize > 1 {
+		m.opts.BatchSize = 1
+		m.warnings = append(m.warnings, "graph quantizes activations dynamically (DynamicQuantizeLinear): a vector would depend on the texts batched with it, so batch size is forced to 1")
 	}
 	m.cfg = r
 	return nil

@@ -6,21 +6,36 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
+// graphFacts are what ragbench reads from the ONNX protobuf itself.
+type graphFacts struct {
+	// EmbeddingRows is the token embedding table's row count (0: unknown).
+	EmbeddingRows int
+	// DynamicQuant: the graph has DynamicQuantizeLinear nodes, whose
+	// scale is computed over the whole batch, so a text's vector depends on
+	// the other texts batched (and padded) with it.
+	DynamicQuant bool
+}
+
+func readGraphFacts(modelPath string) graphFacts {
+	rows, dq := embeddingRows(modelPath)
+	return graphFacts{EmbeddingRows: rows, DynamicQuant: dq}
+}
+
 // embeddingRows returns the row count of the graph's token embedding table
 // (the first dimension of the initializer that a Gather node indexes with
 // input_ids, possibly through Cast/Identity/Reshape/Unsqueeze nodes and, on
 // the table side, Identity/Cast/DequantizeLinear), or 0 when it cannot be
-// identified. It reads the ONNX protobuf directly (onnx.proto: ModelProto
+// identified, and whether the graph quantizes activations dynamically. It reads the ONNX protobuf directly (onnx.proto: ModelProto
 // field 7 graph; GraphProto 1 node, 5 initializer; NodeProto 1 input,
 // 2 output, 4 op_type; TensorProto 1 dims, 8 name), skipping weights.
-func embeddingRows(modelPath string) int {
+func embeddingRows(modelPath string) (rows int, dynamicQuant bool) {
 	b, err := os.ReadFile(modelPath)
 	if err != nil {
-		return 0
+		return 0, false
 	}
 	graph := field(b, 7)
 	if graph == nil {
-		return 0
+		return 0, false
 	}
 	type node struct {
 		op      string
@@ -107,14 +122,19 @@ func embeddingRows(modelPath string) int {
 		return nil
 	}
 	for _, n := range nodes {
+		if n.op == "DynamicQuantizeLinear" {
+			dynamicQuant = true
+		}
+	}
+	for _, n := range nodes {
 		if n.op != "Gather" || len(n.in) < 2 || !fromIDs(n.in[1], 0) {
 			continue
 		}
 		if d := table(n.in[0], 0); len(d) == 2 && d[0] > 0 {
-			return int(d[0])
+			return int(d[0]), dynamicQuant
 		}
 	}
-	return 0
+	return 0, dynamicQuant
 }
 
 // field returns the bytes of the first length-delimited field num in b.
