@@ -44,7 +44,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -349,22 +348,6 @@ func lastRun(data []byte, file string) (int, error) {
 		return 0, err
 	}
 	return rows[0].Run, nil
-}
-
-// lock takes an exclusive flock on path+".lock" and returns its release.
-func lock(path string) (func(), error) {
-	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("history: lock: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("history: lock %s: %w", f.Name(), err)
-	}
-	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
 }
 
 // writeAtomic writes data to a temporary file beside path, syncs it and
