@@ -20,6 +20,7 @@ import (
 	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/retrievers/bm25"
+	"gopkg.in/yaml.v3"
 )
 
 // offTopic are synthetic unanswerable questions: nothing in SciFact (a
@@ -259,4 +260,100 @@ func scifactQueries(t *testing.T, path string, qrels eval.Qrels) []retrievers.Qu
 		t.Fatal(err)
 	}
 	return qs
+}
+
+// TestE2EAttributeBenchRun runs the real pipeline: 'bench run' on
+// configs/scifact.yaml restricted to its BM25 retriever and whole-document
+// chunking (every other setting as in the file), then 'bench attribute' on
+// the run file it wrote, with a SYNTHETIC verdict file generated here
+// (correct when the FNV-1a hash of the query id is not 0 mod 3 — unrelated
+// to retrieval). Independent reference: hit rate@6 must equal trec_eval
+// success.6 computed by the eval package on the same run file.
+func TestE2EAttributeBenchRun(t *testing.T) {
+	dir := testenv.Shared(t, "datasets/scifact")
+	dataRoot := filepath.Dir(filepath.Dir(dir))
+	raw, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "configs", "scifact.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	var keep []any
+	for _, r := range cfg["retrievers"].([]any) {
+		if r.(map[string]any)["type"] == "bm25" {
+			keep = append(keep, r)
+		}
+	}
+	if len(keep) == 0 {
+		t.Fatal("configs/scifact.yaml has no bm25 retriever")
+	}
+	tmp := t.TempDir()
+	cfg["retrievers"] = keep
+	cfg["chunking"] = []any{map[string]any{"strategy": "doc"}}
+	cfg["output"] = filepath.Join(tmp, "out")
+	cfg["cache_dir"] = filepath.Join(tmp, "cache")
+	out, err := yaml.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(tmp, "scifact-bm25.yaml")
+	os.WriteFile(cfgPath, out, 0o644)
+	var stdout, stderr bytes.Buffer
+	if code := run(&stdout, &stderr, []string{"run", "--data-dir", dataRoot, "--no-history", "--progress", "never", cfgPath}); code != 0 {
+		t.Fatalf("bench run: exit %d: %s", code, stderr.String())
+	}
+	runs, _ := filepath.Glob(filepath.Join(tmp, "out", "runs", "*.trec"))
+	if len(runs) != 1 {
+		t.Fatalf("bench run wrote runs %v, want one", runs)
+	}
+	qrelsPath := filepath.Join(dir, "qrels", "test.tsv")
+	qrels, _, err := eval.ReadQrels(qrelsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ab bytes.Buffer
+	for _, q := range sortedIDs(qrels) {
+		h := fnv.New32a()
+		h.Write([]byte(q))
+		fmt.Fprintf(&ab, "{\"qid\": %q, \"correct\": %v}\n", q, h.Sum32()%3 != 0)
+	}
+	answers := filepath.Join(tmp, "answers.jsonl")
+	os.WriteFile(answers, ab.Bytes(), 0o644)
+
+	stdout.Reset()
+	if code := run(&stdout, &stderr, []string{"attribute", "--run", runs[0], "--qrels", qrelsPath, "--answers", answers, "--format", "json"}); code != 0 {
+		t.Fatalf("bench attribute: exit %d: %s", code, stderr.String())
+	}
+	var got struct {
+		Attribution struct{ Overall map[string]any }
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	runFile, err := eval.ReadRun(runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := eval.ParseMeasures([]string{"success.6"})
+	ev, err := eval.Evaluate(qrels, runFile, ms, eval.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s6, _ := ev.Mean(ms[0].Name)
+	o := got.Attribution.Overall
+	if o["n"] != 300.0 || o["hit_rate"] != s6 {
+		t.Errorf("n = %v, hit rate@6 = %v; want 300 and trec_eval success.6 = %v", o["n"], o["hit_rate"], s6)
+	}
+	t.Logf("bench run %s → bench attribute: %v", filepath.Base(runs[0]), o)
+}
+
+func sortedIDs(q eval.Qrels) []string {
+	ids := make([]string, 0, len(q))
+	for id := range q {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }
