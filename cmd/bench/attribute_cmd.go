@@ -32,7 +32,7 @@ Examples:
   bench attribute --run runs/bm25.trec --qrels qrels/test.tsv --answers answers.jsonl
   bench attribute --run run.trec --qrels labelled.jsonl --answers answers.jsonl --depth 5 --format md
   bench attribute --run run.trec --qrels qrels.tsv --queries queries.jsonl --slice-field topic --answers a.jsonl --format json
-  bench attribute --run results/scifact/runs/fixed-128o32__bm25.trec --maxp --qrels qrels/test.tsv --answers answers.jsonl
+  bench attribute --run my-rag-chunks.trec --maxp --qrels qrels/test.tsv --answers answers.jsonl   # run of docid#i chunk ids
 
 Flags:
 `
