@@ -61,18 +61,21 @@ func evaluateInMemory(qrels Qrels, path string, measures []Measure, opts Options
 	return e, info, err
 }
 
-// record is one parsed run line; doc points into the chunk read.
+// record is one parsed run line. It holds no pointer (the doc id is the
+// byte range start:end of its block's data), so that the garbage collector
+// never scans the millions of records of a large run.
 type record struct {
-	doc   []byte
-	score float64
-	line  int // line number: chunk-local in a worker, absolute once joined
+	start, end int32
+	line       int64 // line number: chunk-local in a worker, absolute once joined
+	score      float64
 }
 
 // block is the contiguous lines of one query within a chunk.
 type block struct {
 	qid  []byte
 	recs []record
-	line int // chunk-local line number of its first line (1-based)
+	data []byte // the bytes the records' doc ranges refer to
+	line int    // chunk-local line number of its first line (1-based)
 }
 
 // chunkOut is what a worker returns for one chunk.
@@ -226,7 +229,7 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 		qid := string(open.qid)
 		if addQuery(qid) {
 			if judg, ok := qrels[qid]; ok {
-				row, line, err := ev.evaluate(qid, judg, open.recs)
+				row, line, err := ev.evaluate(qid, judg, open.recs, open.data)
 				if err != nil {
 					fail(&SyntaxError{File: name, Line: line, Field: "doc id", Msg: err.Error()})
 				}
@@ -259,10 +262,15 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 			info.Results += c.results
 			if c.first != nil {
 				if open != nil && bytes.Equal(open.qid, c.first.qid) {
-					open.recs = appendShifted(open.recs, c.first.recs, lineBase)
+					open.appendShifted(c.first, lineBase)
 				} else {
 					closeOpen()
-					open = &block{qid: c.first.qid, recs: appendShifted(nil, c.first.recs, lineBase)}
+					open = &block{qid: c.first.qid}
+					open.appendShifted(c.first, lineBase)
+				}
+				if len(open.data) > math.MaxInt32 {
+					fail(&SyntaxError{File: name, Msg: fmt.Sprintf("query %q: more than 2 GiB of doc ids", open.qid)})
+					break
 				}
 				if c.last != c.first {
 					closeOpen()
@@ -273,7 +281,8 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 						notInQrels = append(notInQrels, string(q))
 					}
 					rows = append(rows, c.interior...)
-					open = &block{qid: c.last.qid, recs: appendShifted(nil, c.last.recs, lineBase)}
+					open = &block{qid: c.last.qid}
+					open.appendShifted(c.last, lineBase)
 				}
 			}
 			lineBase += c.lines
@@ -296,7 +305,7 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 		if !seen[q] {
 			e.NotInRun = append(e.NotInRun, q)
 			if opts.CompleteQueries {
-				row, _, _ := ev.evaluate(q, qrels[q], nil)
+				row, _, _ := ev.evaluate(q, qrels[q], nil, nil)
 				rows = append(rows, row)
 			}
 		}
@@ -334,6 +343,7 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 	// One slab of records for the chunk; each block is a sub-slice of it.
 	slab := make([]record, 0, bytes.Count(data, []byte{'\n'})+1)
 	start := 0
+	whole := data // records index into it: offset = cap(whole) − cap(field)
 	for len(data) > 0 {
 		nl := bytes.IndexByte(data, '\n')
 		var ln []byte
@@ -371,10 +381,11 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 				cur.recs = slab[start:len(slab):len(slab)]
 			}
 			start = len(slab)
-			cur = &block{qid: fields[0], line: line}
+			cur = &block{qid: fields[0], line: line, data: whole}
 			blocks = append(blocks, cur)
 		}
-		slab = append(slab, record{doc: fields[2], score: sc, line: line})
+		off := cap(whole) - cap(fields[2])
+		slab = append(slab, record{start: int32(off), end: int32(off + len(fields[2])), score: sc, line: int64(line)})
 		out.results++
 	}
 	if cur != nil {
@@ -393,7 +404,7 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 				out.notInQrels = append(out.notInQrels, b.qid)
 				continue
 			}
-			row, errLine, err := ev.evaluate(string(b.qid), judg, b.recs)
+			row, errLine, err := ev.evaluate(string(b.qid), judg, b.recs, b.data)
 			if err != nil {
 				out.err, out.errLine, out.errField = err, errLine, "doc id"
 				return out
@@ -407,15 +418,15 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 // evaluate scores one query's records (in file order) as Evaluate does. It
 // reports a doc retrieved twice as an error, with the line of its second
 // occurrence.
-func (ev *evaluator) evaluate(qid string, judg map[string]int, recs []record) (queryRow, int, error) {
+func (ev *evaluator) evaluate(qid string, judg map[string]int, recs []record, data []byte) (queryRow, int, error) {
 	opts := ev.s.opts
-	if line, err := ev.checkDuplicates(qid, recs); err != nil {
+	if line, err := ev.checkDuplicates(qid, recs, data); err != nil {
 		return queryRow{}, line, err
 	}
 	sorted := ev.recs[:0]
 	sorted = append(sorted, recs...)
 	ev.recs = sorted
-	sortRecords(sorted, opts.TieBreak)
+	sortRecords(sorted, data, opts.TieBreak)
 	if opts.MaxResults > 0 && len(sorted) > opts.MaxResults {
 		sorted = sorted[:opts.MaxResults]
 	}
@@ -424,7 +435,7 @@ func (ev *evaluator) evaluate(qid string, judg map[string]int, recs []record) (q
 	r.grades = r.grades[:0]
 	r.numRelRet = 0
 	for _, x := range sorted {
-		g, ok := judg[string(x.doc)]
+		g, ok := judg[string(data[x.start:x.end])]
 		g = gradeOf(g, ok)
 		if r.isRel(g) {
 			r.numRelRet++
@@ -436,18 +447,22 @@ func (ev *evaluator) evaluate(qid string, judg map[string]int, recs []record) (q
 	return r.row(qid, ev.s.measures, values, ev.s.relLen), 0, nil
 }
 
-// appendShifted appends recs to dst with their line numbers moved by base.
-func appendShifted(dst, recs []record, base int) []record {
-	for _, x := range recs {
-		x.line += base
-		dst = append(dst, x)
+// appendShifted appends src's records to b, copying their doc ids into b's
+// own data and moving their line numbers by base.
+func (b *block) appendShifted(src *block, base int) {
+	for _, x := range src.recs {
+		doc := src.data[x.start:x.end]
+		x.start = int32(len(b.data))
+		b.data = append(b.data, doc...)
+		x.end = int32(len(b.data))
+		x.line += int64(base)
+		b.recs = append(b.recs, x)
 	}
-	return dst
 }
 
 // checkDuplicates finds a doc id given twice among recs with an
 // open-addressing hash set (exact: hash matches are compared byte for byte).
-func (ev *evaluator) checkDuplicates(qid string, recs []record) (int, error) {
+func (ev *evaluator) checkDuplicates(qid string, recs []record, data []byte) (int, error) {
 	size := 16
 	for size < 2*len(recs) {
 		size <<= 1
@@ -459,15 +474,16 @@ func (ev *evaluator) checkDuplicates(qid string, recs []record) (int, error) {
 	clear(t)
 	mask := uint64(size - 1)
 	for i, x := range recs {
-		h := maphash.Bytes(ev.s.seed, x.doc) & mask
+		doc := data[x.start:x.end]
+		h := maphash.Bytes(ev.s.seed, doc) & mask
 		for {
 			j := t[h]
 			if j == 0 {
 				t[h] = int32(i + 1)
 				break
 			}
-			if bytes.Equal(recs[j-1].doc, x.doc) {
-				return x.line, fmt.Errorf("query %q retrieves doc %q twice (trec_eval rejects duplicate docs)", qid, x.doc)
+			if prev := recs[j-1]; bytes.Equal(data[prev.start:prev.end], doc) {
+				return int(x.line), fmt.Errorf("query %q retrieves doc %q twice (trec_eval rejects duplicate docs)", qid, doc)
 			}
 			h = (h + 1) & mask
 		}
@@ -477,7 +493,7 @@ func (ev *evaluator) checkDuplicates(qid string, recs []record) (int, error) {
 
 // sortRecords orders records as Sort orders results, skipping the sort when
 // they are already in order (the usual case for a run written rank by rank).
-func sortRecords(recs []record, tb TieBreak) {
+func sortRecords(recs []record, data []byte, tb TieBreak) {
 	cmp := func(a, b record) int {
 		switch {
 		case a.score > b.score:
@@ -488,7 +504,7 @@ func sortRecords(recs []record, tb TieBreak) {
 		if tb == TieInputOrder {
 			return 0
 		}
-		return bytes.Compare(b.doc, a.doc)
+		return bytes.Compare(data[b.start:b.end], data[a.start:a.end])
 	}
 	if slices.IsSortedFunc(recs, cmp) {
 		return
