@@ -258,3 +258,35 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// splitFieldsSimple is the obvious byte-by-byte definition of splitFields.
+func splitFieldsSimple(line []byte, dst [][]byte) int {
+	f := strings.FieldsFunc(string(line), func(r rune) bool { return r == ' ' || r == '\t' })
+	for i := 0; i < len(f) && i < len(dst); i++ {
+		dst[i] = []byte(f[i])
+	}
+	return min(len(f), len(dst)+1)
+}
+
+func TestSplitFields(t *testing.T) {
+	alphabet := []byte("ab \t\x09\x20\xa0\x89c1.")
+	var a, b [6][]byte
+	state := uint64(1)
+	for it := 0; it < 200000; it++ {
+		state = state*6364136223846793005 + 1442695040888963407
+		line := make([]byte, int(state>>59)+int(state>>40)%20)
+		for i := range line {
+			state = state*6364136223846793005 + 1442695040888963407
+			line[i] = alphabet[(state>>33)%uint64(len(alphabet))]
+		}
+		na, nb := splitFields(line, a[:]), splitFieldsSimple(line, b[:])
+		if na != nb {
+			t.Fatalf("%q: %d fields, want %d", line, na, nb)
+		}
+		for i := 0; i < min(na, 6); i++ {
+			if !bytes.Equal(a[i], b[i]) {
+				t.Fatalf("%q: field %d = %q, want %q", line, i, a[i], b[i])
+			}
+		}
+	}
+}
