@@ -86,6 +86,13 @@ func TestHandComputed(t *testing.T) {
 	if math.Abs(got["q1"][0].Score-1.248302) > 1e-6 {
 		t.Errorf("d1 score %.6f, hand value 1.248302", got["q1"][0].Score)
 	}
+	// k1 = 0: each matching term adds idf once, whatever tf; d1 and d2 tie
+	// on ln 1.6 and are ordered by id.
+	rb := newRetriever(t, chunksOf(t, false, docs...), Options{BinaryTF: true})
+	want0 := eval.Run{"q0": {{DocID: "d1", Score: idfCat}, {DocID: "d2", Score: idfCat}}}
+	if diff := cmp.Diff(want0, search(t, rb, 10, "cats"), approx); diff != "" {
+		t.Errorf("BinaryTF (-want +got):\n%s", diff)
+	}
 	// k cuts the list.
 	if got := search(t, r, 1, "cat"); len(got["q0"]) != 1 || got["q0"][0].DocID != "d1" {
 		t.Errorf("k=1: %v", got)
@@ -168,7 +175,7 @@ func TestBadInput(t *testing.T) {
 	if _, err := New(ctx, dup, Options{}); err == nil || !strings.Contains(err.Error(), `duplicate chunk id "a" (chunks 0 and 2)`) {
 		t.Errorf("duplicate ids: err = %v", err)
 	}
-	for _, o := range []Options{{K1: -1}, {K1: math.Inf(1)}, {B: math.NaN()}, {B: 1.5}, {Scoring: "tfidf"}, {Fields: "all"}, {Analyzer: "fr"}, {B: 0.3, NoLengthNorm: true}} {
+	for _, o := range []Options{{K1: -1}, {K1: math.Inf(1)}, {B: math.NaN()}, {B: 1.5}, {Scoring: "tfidf"}, {Fields: "all"}, {Analyzer: "fr"}, {B: 0.3, NoLengthNorm: true}, {K1: 1, BinaryTF: true}} {
 		if _, err := New(ctx, dup[:1], o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}

@@ -72,13 +72,16 @@ const (
 // flat in-memory index with the "en" analyzer.
 type Options struct {
 	// K1 is BM25's term-frequency saturation, > 0; 0 selects 0.9
-	// (Anserini/Pyserini's default).
+	// (Anserini/Pyserini's default). Use BinaryTF for k1 = 0.
 	K1 float64
 	// B is BM25's length normalisation in [0, 1]; 0 selects 0.4
 	// (Anserini/Pyserini's default). Use NoLengthNorm for b = 0.
 	B float64
 	// NoLengthNorm sets b = 0 (B must then be 0).
 	NoLengthNorm bool
+	// BinaryTF sets k1 = 0 (K1 must then be 0): a matching term adds
+	// qtf·idf whatever its frequency in the item.
+	BinaryTF bool
 	// Scoring is ScoringLucene (default) or ScoringBleve.
 	Scoring string
 	// Fields is FieldsFlat (default) or FieldsMulti.
@@ -105,7 +108,11 @@ type Options struct {
 // withDefaults returns o with defaults filled in, or an error naming the
 // bad field.
 func (o Options) withDefaults() (Options, error) {
-	if o.K1 == 0 {
+	if o.BinaryTF {
+		if o.K1 != 0 {
+			return o, fmt.Errorf("bm25: K1 = %g with BinaryTF", o.K1)
+		}
+	} else if o.K1 == 0 {
 		o.K1 = 0.9
 	}
 	if o.NoLengthNorm {
