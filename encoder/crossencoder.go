@@ -81,7 +81,6 @@ func (c *CrossEncoder) Score(ctx context.Context, query string, passages []strin
 	}
 	ids := make([][]int64, len(passages))
 	types := make([][]int64, len(passages))
-	lens := make([]int, len(passages))
 	var ntok, ntr int64
 	for i, p := range pids {
 		var tr bool
@@ -89,11 +88,10 @@ func (c *CrossEncoder) Score(ctx context.Context, query string, passages []strin
 		if tr {
 			ntr++
 		}
-		lens[i] = len(ids[i])
-		ntok += int64(lens[i])
+		ntok += int64(len(ids[i]))
 	}
 	out := make([]float32, len(passages))
-	order := lengthOrder(lens)
+	order := lengthOrder(ids)
 	bs := c.m.opts.BatchSize
 	for start := 0; start < len(order); start += bs {
 		idx := order[start:min(start+bs, len(order))]

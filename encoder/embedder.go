@@ -184,11 +184,11 @@ func (e *Embedder) EmbedTokens(ctx context.Context, toks []Tokens) ([][]float32,
 
 func (e *Embedder) embedTokens(ctx context.Context, toks []Tokens) ([][]float32, error) {
 	out := make([][]float32, len(toks))
-	lens := make([]int, len(toks))
+	seqs := make([][]int64, len(toks))
 	for i, t := range toks {
-		lens[i] = len(t.IDs)
+		seqs[i] = t.IDs
 	}
-	order := lengthOrder(lens)
+	order := lengthOrder(seqs)
 	bs := e.m.opts.BatchSize
 	for start := 0; start < len(order); start += bs {
 		idx := order[start:min(start+bs, len(order))]

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 
@@ -477,13 +478,20 @@ func (m *model) runHint(err error) string {
 	return ""
 }
 
-// lengthOrder returns the indexes of lens sorted by length, longest first,
-// ties by index (deterministic).
-func lengthOrder(lens []int) []int {
-	idx := make([]int, len(lens))
+// lengthOrder returns the indexes of seqs sorted by length, longest
+// first, equal lengths by their ids (then index), so batches are the same
+// whatever order the texts came in.
+func lengthOrder(seqs [][]int64) []int {
+	idx := make([]int, len(seqs))
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return lens[idx[a]] > lens[idx[b]] })
+	sort.SliceStable(idx, func(a, b int) bool {
+		sa, sb := seqs[idx[a]], seqs[idx[b]]
+		if len(sa) != len(sb) {
+			return len(sa) > len(sb)
+		}
+		return slices.Compare(sa, sb) < 0
+	})
 	return idx
 }

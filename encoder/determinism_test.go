@@ -1,0 +1,47 @@
+package encoder
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestDeterminism: the same texts give bit-identical vectors whatever the
+// number of tokenizer workers and GOMAXPROCS, and in whatever order they
+// are given (length ordering makes the batches the same).
+func TestDeterminism(t *testing.T) {
+	needRuntime(t)
+	dir, _ := useLite(t)
+	texts := sciFactAbstracts(t, 24)
+	ctx := context.Background()
+	embed := func(workers, procs int, in []string) [][]float32 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		e, err := LoadEmbedder(dir, Options{BatchSize: 8, TokenizeWorkers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		v, err := e.Embed(ctx, in, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	a := embed(1, 1, texts)
+	b := embed(4, 2, texts)
+	if !cmp.Equal(a, b) {
+		t.Error("vectors differ between 1 worker/GOMAXPROCS=1 and 4 workers/GOMAXPROCS=2")
+	}
+	rev := make([]string, len(texts))
+	for i, s := range texts {
+		rev[len(texts)-1-i] = s
+	}
+	c := embed(2, 2, rev)
+	for i := range texts {
+		if !cmp.Equal(a[i], c[len(texts)-1-i]) {
+			t.Errorf("text %d: vector depends on input order", i)
+		}
+	}
+}
