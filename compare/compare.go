@@ -250,7 +250,7 @@ func Compare(in Input, opt Options) (*Report, error) {
 	}
 	r.Pairs = make([]Pair, len(tasks))
 	errs := make([]error, len(tasks))
-	sopt := stats.Options{Permutations: opt.Permutations, Resamples: opt.Resamples, Alpha: opt.Alpha, Seed: opt.Seed}
+	sopt := stats.Options{Permutations: opt.Permutations, Resamples: opt.Resamples, Alpha: opt.Alpha, Seed: opt.Seed, Workers: opt.Workers}
 
 	// Tukey HSD: one family per metric, computed first (in parallel).
 	var hsd []*stats.HSD

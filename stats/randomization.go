@@ -4,8 +4,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 )
+
+// tukeyChunks is the fixed number of independently seeded chunks the
+// Tukey HSD permutations are split into.
+const tukeyChunks = 16
 
 // newRand returns the PCG generator of one comparison.
 func newRand(opt Options) *rand.Rand {
@@ -233,24 +240,49 @@ func TukeyHSD(systems, queryIDs []string, scores [][]float64, opt Options) (*HSD
 			cols[q*m+s] = v
 		}
 	}
-	rng := newRand(opt)
+	// The permutations are split into tukeyChunks fixed chunks, each with its
+	// own generator stream, and run on up to opt.Workers goroutines: the
+	// result depends on the seed only, not on the number of workers.
 	ranges := make([]float64, opt.Permutations)
-	sums := make([]float64, m)
-	perm := make([]float64, m)
-	for k := range ranges {
-		clear(sums)
-		for q := range n {
-			copy(perm, cols[q*m:(q+1)*m])
-			for i := m - 1; i > 0; i-- {
-				j := rng.IntN(i + 1)
-				perm[i], perm[j] = perm[j], perm[i]
-			}
-			for s, v := range perm {
-				sums[s] += v
-			}
-		}
-		ranges[k] = (slices.Max(sums) - slices.Min(sums)) / float64(n)
+	chunk := (opt.Permutations + tukeyChunks - 1) / tukeyChunks
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, tukeyChunks) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sums := make([]float64, m)
+			perm := make([]float64, m)
+			for {
+				c := int(next.Add(1)) - 1
+				if c >= tukeyChunks {
+					return
+				}
+				o := opt
+				o.Stream = opt.Stream + uint64(c)*0x9e3779b97f4a7c15
+				rng := newRand(o)
+				for k := c * chunk; k < min((c+1)*chunk, len(ranges)); k++ {
+					clear(sums)
+					for q := range n {
+						copy(perm, cols[q*m:(q+1)*m])
+						for i := m - 1; i > 0; i-- {
+							j := rng.IntN(i + 1)
+							perm[i], perm[j] = perm[j], perm[i]
+						}
+						for s, v := range perm {
+							sums[s] += v
+						}
+					}
+					ranges[k] = (slices.Max(sums) - slices.Min(sums)) / float64(n)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	slices.Sort(ranges)
 	tol := 1e-10 * sumAbs / float64(n)
 	h.P = make([][]float64, m)

@@ -88,6 +88,9 @@ type Options struct {
 	// Seed and Stream seed the PCG generator of the Monte Carlo tests. Use
 	// Stream(seed, names...) to derive Stream from the comparison's names.
 	Seed, Stream uint64
+	// Workers bounds the goroutines of TukeyHSD (default GOMAXPROCS); the
+	// result does not depend on it. The two-system tests are sequential.
+	Workers int
 }
 
 // SetDefaults fills the zero fields of o with the defaults documented on

@@ -1,7 +1,10 @@
 package stats
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -262,6 +265,40 @@ func TestParse(t *testing.T) {
 	for _, s := range []string{"holm", "bonferroni", "bh", "none"} {
 		if got, err := ParseCorrection(s); err != nil || string(got) != s {
 			t.Errorf("ParseCorrection(%q) = %q, %v", s, got, err)
+		}
+	}
+}
+
+// TestTukeyWorkers: the HSD p-values depend on the seed only, not on the
+// number of goroutines or GOMAXPROCS.
+func TestTukeyWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	systems := []string{"a", "b", "c", "d"}
+	ids := make([]string, 80)
+	scores := make([][]float64, len(systems))
+	for q := range ids {
+		ids[q] = fmt.Sprintf("q%d", q)
+	}
+	for s := range scores {
+		scores[s] = make([]float64, len(ids))
+		for q := range ids {
+			scores[s][q] = rng.Float64() + 0.05*float64(s)
+		}
+	}
+	var want [][]float64
+	for _, c := range []struct{ procs, workers int }{{1, 1}, {2, 2}, {4, 16}, {3, 0}} {
+		prev := runtime.GOMAXPROCS(c.procs)
+		h, err := TukeyHSD(systems, ids, scores, Options{Permutations: 1000, Seed: 8, Stream: 3, Workers: c.workers})
+		runtime.GOMAXPROCS(prev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = h.P
+			continue
+		}
+		if diff := cmp.Diff(want, h.P); diff != "" {
+			t.Errorf("GOMAXPROCS %d, workers %d: p-values differ (-first +now):\n%s", c.procs, c.workers, diff)
 		}
 	}
 }
