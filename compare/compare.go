@@ -100,6 +100,8 @@ func (o *Options) SetDefaults() {
 // Pair is one comparison of system A against system B on one metric.
 // Differences are A − B.
 type Pair struct {
+	// A and B are the system names (A is the earlier system in
+	// Input.Systems, or the baseline), Metric the metric name.
 	A, B, Metric string
 	// N is the number of queries compared.
 	N int
@@ -124,8 +126,12 @@ type Pair struct {
 // one metric's comparisons: median, min and max over its pairs with a
 // defined MDD.
 type MDDSummary struct {
-	Metric           string
-	N, Pairs         int
+	// Metric is the metric name; N its number of queries; Pairs the number
+	// of comparisons with a defined MDD (n ≥ 2).
+	Metric   string
+	N, Pairs int
+	// Median, Min and Max of the pairs' MDDs, in the metric's units (0 when
+	// Pairs = 0).
 	Median, Min, Max float64
 }
 
@@ -153,7 +159,7 @@ type Report struct {
 	Warnings []string
 }
 
-// letters returns the label of system i: a…z, then A…Z, then "s53"….
+// letter returns the label of system i: a…z, then A…Z, then "s53"….
 func letter(i int) string {
 	switch {
 	case i < 26:

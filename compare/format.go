@@ -197,8 +197,8 @@ func (r *Report) Notes() []string {
 	return notes
 }
 
-// pairWarnings returns the distinct warnings of the pairs, each with the
-// number of pairs it applies to.
+// allWarnings returns the report's warnings, then the distinct warnings of
+// the pairs, each with the number of pairs it applies to.
 func (r *Report) allWarnings() []string {
 	out := append([]string(nil), r.Warnings...)
 	count := map[string]int{}
