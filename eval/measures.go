@@ -131,28 +131,36 @@ func OfficialMeasures() []Measure {
 }
 
 // ParseMeasures parses measure names into Measures, in the order given,
-// without duplicates (the first occurrence wins). Accepted names:
+// without duplicates (the first occurrence wins; for the single-valued
+// families relstring, utility, 11pt_avg, ndcg, ndcg_rel, Rndcg, G and rbp a
+// later, parametrised specification replaces the earlier one, as in
+// trec_eval). A name may hold several names separated by white space.
+// Accepted names:
 //
-//   - trec_eval names, optionally with parameters after a dot:
-//     num_q num_ret num_rel num_rel_ret num_nonrel_judged_ret runid map
-//     gm_map Rprec bpref gm_bpref recip_rank relstring utility 11pt_avg binG
-//     G ndcg ndcg_rel Rndcg set_P set_relative_P set_recall set_map set_F,
-//     and the cutoff families P recall ndcg_cut map_cut relative_P success
-//     (e.g. "P.5,10", "recall.100", "success.1,5,10"; without parameters
-//     trec_eval's defaults 5,10,15,20,30,100,200,500,1000 — success 1,5,10),
-//     iprec_at_recall ("iprec_at_recall.0.1,.5"; default 0,.1,…,1) and
-//     Rprec_mult (default .2,.4,…,2). Output names use "_" as trec_eval:
-//     "P.5" → "P_5". The groups "official" and "all_trec" (every implemented
-//     trec_eval measure, in trec_eval's order) are accepted.
+//   - trec_eval names: runid num_q num_ret num_rel num_rel_ret
+//     num_nonrel_judged_ret map gm_map Rprec bpref gm_bpref recip_rank infAP
+//     binG rbp_resid set_P set_relative_P set_recall set_map set_F;
+//     the cutoff families P recall ndcg_cut map_cut relative_P success unj
+//     ("P.5,10", "recall.100"; without parameters trec_eval's defaults
+//     5,10,15,20,30,100,200,500,1000 — success 1,5,10, unj 5,10,20);
+//     iprec_at_recall and Rprec_mult with real parameters (defaults
+//     0,.1,…,1 and .2,.4,…,2); and the families whose parameters become part
+//     of the name: relstring.N, utility.a,b,c,d, 11pt_avg.levels,
+//     ndcg/ndcg_rel/Rndcg/G.level=gain,… and rbp.p=X. Parameters are sorted
+//     ascending and output names use "_" as trec_eval prints them
+//     ("P.10,5" → "P_5", "P_10"). The groups "official" (trec_eval's
+//     default set) and "all_trec" (every trec_eval measure ragbench
+//     implements, in trec_eval's order) are accepted.
 //   - ragbench extensions in trec_eval style: recip_rank_cut.K (RR@K),
 //     ndcg_exp and ndcg_exp_cut.K (exponential gain), judged.K.
-//   - ranx-style names with "@k": ndcg@k, ndcg_burges@k, hit_rate@k (=
-//     success), hits@k is not accepted (ambiguous), mrr@k (RR@k; "mrr" alone
-//     = recip_rank), recall@k, precision@k (= P), map@k (= map_cut), r-precision
-//     (= Rprec), bpref, judged@k, and "name" without @k for map, mrr, ndcg.
+//   - ranx-style names with "@k": ndcg@k, ndcg_burges@k, hit_rate@k
+//     (= success_k), mrr@k (= recip_rank_cut_k), recall@k, precision@k
+//     (= P_k), map@k (= map_cut_k), judged@k; and mrr (= recip_rank) and
+//     r-precision (= Rprec).
 //
-// An unknown name or a bad parameter gives an error naming it. Cutoffs must be
-// positive integers.
+// Errors name the measure: an unknown name, a cutoff that is not a positive
+// integer (trec_eval truncates "23.4" to 23; ragbench refuses), a bad
+// parameter.
 func ParseMeasures(names []string) ([]Measure, error) {
 	var out []Measure
 	seen := map[string]bool{}
