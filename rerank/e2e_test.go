@@ -1,0 +1,233 @@
+//go:build e2e
+
+package rerank_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/encoder"
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/rerank"
+	"github.com/ragbench/ragbench/retrievers"
+	"github.com/ragbench/ragbench/retrievers/bm25"
+	"github.com/ragbench/ragbench/stats"
+)
+
+// readQueries reads BEIR queries.jsonl, keeping the ids in keep.
+func readQueries(t *testing.T, path string, keep eval.Qrels) []retrievers.Query {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var qs []retrievers.Query
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		var q struct {
+			ID   string `json:"_id"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		if _, ok := keep[q.ID]; ok {
+			qs = append(qs, retrievers.Query{ID: q.ID, Text: q.Text})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Slice(qs, func(i, j int) bool { return qs[i].ID < qs[j].ID })
+	return qs
+}
+
+var measures = []string{"ndcg_cut.10", "recall.100", "recip_rank_cut.10"}
+
+func evaluate(t *testing.T, qrels eval.Qrels, run eval.Run) *eval.Evaluation {
+	t.Helper()
+	ms, err := eval.ParseMeasures(measures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := eval.Evaluate(qrels, run, ms, eval.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func mean(t *testing.T, e *eval.Evaluation, name string) float64 {
+	t.Helper()
+	v, ok := e.Mean(name)
+	if !ok {
+		t.Fatalf("no measure %s", name)
+	}
+	return v
+}
+
+// paired logs a paired randomization test and t-test of a vs b on nDCG@10.
+func paired(t *testing.T, name string, a, b *eval.Evaluation) {
+	t.Helper()
+	s := stats.Sample{QueryIDs: a.Queries, A: a.Column("ndcg_cut_10"), B: b.Column("ndcg_cut_10")}
+	for i := range a.Queries {
+		if a.Queries[i] != b.Queries[i] {
+			t.Fatalf("query order differs at %d", i)
+		}
+	}
+	for _, test := range []stats.Test{stats.Randomization, stats.TTest} {
+		r, err := stats.Paired(test, s, stats.Options{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s vs BM25, nDCG@10, paired %s test: mean %.4f vs %.4f, Δ %+.4f, p = %.4g (n = %d)",
+			name, test, r.MeanA, r.MeanB, r.MeanA-r.MeanB, r.P, r.N)
+	}
+}
+
+// cachedScores memoises a ScoreFunc per (query, passage), so the second
+// rerank mode reuses the first's cross-encoder scores.
+type cachedScores struct {
+	score rerank.ScoreFunc
+	mu    sync.Mutex
+	m     map[[2]string]float32
+	pairs int
+	spent time.Duration
+}
+
+func (c *cachedScores) Score(ctx context.Context, q string, ps []string) ([]float32, error) {
+	c.mu.Lock()
+	out := make([]float32, len(ps))
+	var miss []string
+	var missAt []int
+	for i, p := range ps {
+		if s, ok := c.m[[2]string{q, p}]; ok {
+			out[i] = s
+		} else {
+			miss = append(miss, p)
+			missAt = append(missAt, i)
+		}
+	}
+	c.mu.Unlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	start := time.Now()
+	s, err := c.score(ctx, q, miss)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.spent += time.Since(start)
+	c.pairs += len(miss)
+	for j, i := range missAt {
+		out[i] = s[j]
+		c.m[[2]string{q, miss[j]}] = s[j]
+	}
+	return out, nil
+}
+
+// TestE2ERerankSciFact reranks BM25's top 100 on SciFact test (300 queries,
+// whole documents, title + text) with ../shared/models/ce-scifact-tiny, in
+// both modes. Reference (the model's SOURCE.md, numpy + trec_eval, BM25
+// k1 = 0.9, b = 0.4 without stemming): BM25 0.6611, logit alone 0.3342,
+// 0.4·z(CE) + 0.6·z(BM25) 0.7210. Our BM25 stems (bleve "en"), so its top
+// 100 differs a little: interpolation is asserted within 0.025 of 0.721
+// and above our BM25; the logit alone within 0.03 of 0.334.
+func TestE2ERerankSciFact(t *testing.T) {
+	ds := testenv.Shared(t, "datasets/scifact")
+	ceDir := testenv.Shared(t, "models/ce-scifact-tiny")
+	if err := encoder.Init(""); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	docs, err := corpus.Load(filepath.Join(ds, "corpus.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qrels, _, err := eval.ReadQrels(filepath.Join(ds, "qrels", "test.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := readQueries(t, filepath.Join(ds, "queries.jsonl"), qrels)
+	if len(queries) != 300 {
+		t.Fatalf("%d test queries, want 300", len(queries))
+	}
+	first, err := bm25.New(ctx, chunks, bm25.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bmRun, err := first.Search(ctx, queries, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bm := evaluate(t, qrels, bmRun)
+	bmNDCG := mean(t, bm, "ndcg_cut_10")
+	t.Logf("BM25: nDCG@10 %.4f  R@100 %.4f  MRR@10 %.4f", bmNDCG, mean(t, bm, "recall_100"), mean(t, bm, "recip_rank_cut_10"))
+
+	ce, err := encoder.LoadCrossEncoder(ceDir, encoder.Options{IntraOpThreads: runtime.GOMAXPROCS(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ce.Close()
+	texts := make(map[string]string, len(chunks))
+	for _, c := range chunks {
+		texts[c.ID] = c.IndexText() // title + " " + text, as the model was trained
+	}
+	cache := &cachedScores{score: ce.Score, m: map[[2]string]float32{}}
+	for _, tc := range []struct {
+		mode      rerank.Mode
+		ref, tol  float64
+		aboveBM25 bool
+	}{
+		{rerank.ModeCE, 0.3342, 0.03, false},
+		{rerank.ModeInterpolate, 0.7210, 0.025, true},
+	} {
+		r, err := rerank.New(first, cache.Score, rerank.PassagesFromMap(texts), rerank.Options{Depth: 100, Mode: tc.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		run, err := r.Search(ctx, queries, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		elapsed := time.Since(start)
+		e := evaluate(t, qrels, run)
+		got := mean(t, e, "ndcg_cut_10")
+		st := r.Stats()
+		t.Logf("BM25 top-100 + CE rerank (%s): nDCG@10 %.4f  R@100 %.4f  MRR@10 %.4f  (reference nDCG@10 %.4f); %d queries in %v (%.2f q/s, p50 %v, p95 %v); CE %d pairs in %v (%.0f pairs/s)",
+			tc.mode, got, mean(t, e, "recall_100"), mean(t, e, "recip_rank_cut_10"), tc.ref,
+			len(queries), elapsed.Round(time.Millisecond), float64(len(queries))/elapsed.Seconds(), st.LatencyP50, st.LatencyP95,
+			cache.pairs, cache.spent.Round(time.Millisecond), float64(cache.pairs)/cache.spent.Seconds())
+		paired(t, "rerank "+string(tc.mode), e, bm)
+		if math.Abs(got-tc.ref) > tc.tol {
+			t.Errorf("%s: nDCG@10 %.4f, want %.4f ± %.3f", tc.mode, got, tc.ref, tc.tol)
+		}
+		if tc.aboveBM25 && got <= bmNDCG {
+			t.Errorf("%s: nDCG@10 %.4f not above BM25's %.4f", tc.mode, got, bmNDCG)
+		}
+		// Recall@100 is unchanged: reranking permutes the same 100.
+		if d := mean(t, e, "recall_100") - mean(t, bm, "recall_100"); math.Abs(d) > 1e-12 {
+			t.Errorf("%s: Recall@100 changed by %g", tc.mode, d)
+		}
+	}
+}
