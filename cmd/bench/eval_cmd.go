@@ -29,13 +29,16 @@ scores 0 (trec_eval -c), and unanswerable queries (no relevant doc) are counted
 and listed but not averaged. --format trec follows trec_eval's defaults exactly
 (missing queries skipped unless -c, every query averaged).
 
-Measures (-m, repeatable, comma lists as trec_eval): trec_eval names map gm_map
-Rprec bpref gm_bpref recip_rank num_q num_ret num_rel num_rel_ret
-num_nonrel_judged_ret P.K recall.K ndcg ndcg_cut.K map_cut.K relative_P.K
-success.K iprec_at_recall.X Rprec_mult.X 11pt_avg utility set_P set_recall
-set_relative_P set_map set_F relstring runid, groups official and all_trec;
-ragbench's recip_rank_cut.K ndcg_exp_cut.K judged.K; ranx-style ndcg@10
-ndcg_burges@10 hit_rate@5 mrr@10 recall@100 precision@5 map@100 judged@10.
+Measures (-m, repeatable; trec_eval parameter syntax, comma lists):
+  trec_eval: map gm_map Rprec bpref gm_bpref recip_rank infAP P.K recall.K
+    ndcg ndcg_cut.K map_cut.K relative_P.K success.K iprec_at_recall.X
+    Rprec_mult.X 11pt_avg utility binG G ndcg_rel Rndcg rbp rbp_resid unj.K
+    set_P set_recall set_relative_P set_map set_F num_q num_ret num_rel
+    num_rel_ret num_nonrel_judged_ret relstring runid; groups official and
+    all_trec
+  ragbench: recip_rank_cut.K (RR@K) ndcg_exp_cut.K (gain 2^g-1) judged.K
+  ranx-style: ndcg@10 ndcg_burges@10 hit_rate@5 mrr@10 recall@100
+    precision@5 map@100 judged@10 mrr
 Default: map ndcg_cut.10 P.10 recall.100 recip_rank (trec format: official).
 
 Examples:
