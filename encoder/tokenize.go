@@ -39,6 +39,11 @@ type textTokenizer struct {
 	guards []string       // guards applied, for Check
 	norm   normalizerFunc // Go normaliser replacing sugarme's; nil: sugarme's own
 	added  []addedToken   // non-normalized added tokens, longest first (with norm)
+	// metaspace: the pre-tokenizer is Metaspace, where sugarme turns \t \n
+	// \f \r into "▁" but Hugging Face only ' '; those characters are
+	// swapped for an out-of-vocabulary private-use character first, which
+	// both then treat as the unknown character it is in HF.
+	metaspace bool
 
 	mu   sync.Mutex // guards free
 	free []*tokenizer.Tokenizer
@@ -64,7 +69,10 @@ type tokenizerJSON struct {
 	} `json:"padding"`
 	Normalizer    json.RawMessage `json:"normalizer"`
 	PostProcessor json.RawMessage `json:"post_processor"`
-	AddedTokens   []struct {
+	PreTokenizer  *struct {
+		Type string `json:"type"`
+	} `json:"pre_tokenizer"`
+	AddedTokens []struct {
 		ID         int    `json:"id"`
 		Content    string `json:"content"`
 		Normalized bool   `json:"normalized"`
@@ -125,6 +133,12 @@ func loadTokenizer(path string) (tt *textTokenizer, err error) {
 	}
 	if tt.hasTrunc {
 		tt.guards = append(tt.guards, "tokenizer.json truncation ignored: truncation is done by ragbench, keeping the closing special token")
+	}
+	if meta.PreTokenizer != nil && meta.PreTokenizer.Type == "Metaspace" {
+		if _, inVocab := tt.vocab[string(metaspacePlaceholder)]; !inVocab {
+			tt.metaspace = true
+			tt.guards = append(tt.guards, `Metaspace: \t \n \f \r kept inside words as Hugging Face does (sugarme would split there)`)
+		}
 	}
 	tt.single, tt.pair, err = templatesFromPostProcessor(meta.PostProcessor, tt.vocab)
 	if err != nil {
@@ -191,6 +205,10 @@ func (tt *textTokenizer) put(tk *tokenizer.Tokenizer) {
 	tt.mu.Unlock()
 }
 
+// metaspacePlaceholder stands for \t \n \f \r under a Metaspace
+// pre-tokenizer (a private-use character, unknown to the vocabulary).
+const metaspacePlaceholder = '\uE000'
+
 // chunkBytes is the length past which encode cuts a text into pieces at
 // spaces. sugarme's pre-tokenizers are quadratic in the text length (a
 // 96,000-character text took minutes); pieces cut just before an ASCII
@@ -244,6 +262,15 @@ func (tt *textTokenizer) encodeLimit(text string, limit int) (ids []int, err err
 		n := seg.text
 		if tt.norm != nil {
 			n = tt.norm(n)
+		}
+		if tt.metaspace {
+			n = strings.Map(func(r rune) rune {
+				switch r {
+				case '\t', '\n', '\f', '\r':
+					return metaspacePlaceholder
+				}
+				return r
+			}, n)
 		}
 		for _, chunk := range chunkAtSpaces(n, chunkBytes) {
 			if limit > 0 && len(ids) >= limit {

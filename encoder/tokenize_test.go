@@ -219,3 +219,35 @@ func TestTemplates(t *testing.T) {
 		t.Error("pair template without $B accepted")
 	}
 }
+
+// TestHFTokenizerParityUseLite compares use-lite's SentencePiece Unigram
+// ids (NFKC, Metaspace, no special tokens) with Hugging Face tokenizers on
+// 148 texts (testdata/hf_parity_uselite.json, gen_hf_parity.py).
+func TestHFTokenizerParityUseLite(t *testing.T) {
+	dir, _ := useLite(t)
+	var ref struct {
+		Singles []struct {
+			Text string `json:"text"`
+			IDs  []int  `json:"ids"`
+		} `json:"singles"`
+	}
+	readJSON(t, "testdata/hf_parity_uselite.json", &ref)
+	tt, err := loadTokenizer(dir + "/tokenizer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := make([]string, len(ref.Singles))
+	for i, s := range ref.Singles {
+		texts[i] = s.Text
+	}
+	got, errs := tt.encodeAll(texts, 2, 0)
+	for i, s := range ref.Singles {
+		if errs[i] != nil {
+			t.Errorf("text %d %q: %v", i, trunc(s.Text), errs[i])
+			continue
+		}
+		if diff := cmp.Diff(s.IDs, got[i]); diff != "" {
+			t.Errorf("text %d %q: ids differ from Hugging Face (-hf +ours):\n%s", i, trunc(s.Text), diff)
+		}
+	}
+}

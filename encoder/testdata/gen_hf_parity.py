@@ -77,3 +77,15 @@ json.dump({"generator": "gen_hf_parity.py", "tokenizers_version": tokenizers.__v
            "singles": singles, "pairs": pairs},
           open(f"{here}/hf_parity_minilm.json", "w"), ensure_ascii=False)
 print(len(singles), "texts,", len(pairs), "pairs")
+
+# use-lite (SentencePiece Unigram, NFKC, Metaspace) from ../shared: texts
+# whitespace-trimmed as ragbench's default, no special tokens.
+ul = Tokenizer.from_file(f"{scifact}/../../models/use-lite/tokenizer.json")
+ul.no_truncation()
+ul.no_padding()
+ul_texts = [t.strip() for t in handmade + texts[len(handmade):len(handmade) + 40] + queries[:40]]
+ul_texts = [t for t in ul_texts if t]
+json.dump({"generator": "gen_hf_parity.py", "tokenizers_version": tokenizers.__version__,
+           "singles": [{"text": t, "ids": ul.encode(t).ids} for t in ul_texts]},
+          open(f"{here}/hf_parity_uselite.json", "w"), ensure_ascii=False)
+print(len(ul_texts), "use-lite texts")
