@@ -207,3 +207,23 @@ func TestCrossEncoderBadInput(t *testing.T) {
 		t.Errorf("LoadEmbedder on a cross-encoder: %v", err)
 	}
 }
+
+// TestEmptyAndClosed: no texts give no vectors; a closed model is an error.
+func TestEmptyAndClosed(t *testing.T) {
+	needRuntime(t)
+	src, _ := useLite(t)
+	e, err := LoadEmbedder(src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.Embed(context.Background(), nil, false)
+	if err != nil || len(v) != 0 {
+		t.Errorf("Embed(nil) = %v, %v; want empty, nil", v, err)
+	}
+	e.Close()
+	_, err = e.Embed(context.Background(), []string{"text"}, false)
+	wantErr(t, err, "closed")
+	if err := e.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}

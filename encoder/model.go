@@ -404,6 +404,9 @@ func (m *model) run(ctx context.Context, ids, types [][]int64) ([]float32, []int
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
+	if m.sess == nil {
+		return nil, nil, errors.New("model is closed")
+	}
 	b := len(ids)
 	seqLen := 0
 	for _, s := range ids {
