@@ -73,6 +73,20 @@ func TestLoadFormats(t *testing.T) {
 	}
 }
 
+// TestLoadTwoColumnTSV: MS MARCO's collection.tsv layout, id<TAB>text.
+func TestLoadTwoColumnTSV(t *testing.T) {
+	for _, content := range []string{"m1\tfirst passage\nm2\t\n", "id\ttext\nm1\tfirst passage\nm2\t\n"} {
+		got, err := Load(writeFile(t, "collection.tsv", content))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Document{{ID: "m1", Text: "first passage"}, {ID: "m2"}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	}
+}
+
 func TestLoadErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, content string
@@ -87,7 +101,9 @@ func TestLoadErrors(t *testing.T) {
 		{"notext.jsonl", `{"_id":"a","text":"x"}` + "\n" + `{"_id":"b","title":"t"}`, `notext.jsonl:2: text: missing`},
 		{"badjson.jsonl", `{"_id":"a","text":"x"}` + "\n" + `{"_id":"b",`, `badjson.jsonl:2: invalid JSON`},
 		{"badtype.jsonl", `{"_id":"a","text":5}`, `badtype.jsonl:1: text: want a string`},
-		{"cols.tsv", "a\tb\n", `cols.tsv:1: want 3 tab-separated columns`},
+		{"cols.tsv", "a\tb\tc\td\n", `cols.tsv:1: want 3 tab-separated columns (id, title, text), got 4`},
+		{"mixed.tsv", "a\tb\tc\nb\tx\n", `mixed.tsv:2: want 3 tab-separated columns (id, title, text), as on the first line, got 2`},
+		{"mixed2.tsv", "id\ttext\na\tb\nb\tx\ty\n", `mixed2.tsv:3: want 2 tab-separated columns (id, text), as on the first line, got 3`},
 		{"both.jsonl", `{"_id":"a","id":"b","text":""}`, `both.jsonl:1: _id: both _id "a" and id "b" given`},
 		{"x.csv", "a,b,c\n", `unknown corpus format ".csv"`},
 	} {

@@ -43,14 +43,17 @@ func (e *LineError) Error() string {
 //     keys "_id", "title", "text" are read, and "id" is accepted for "_id"
 //     (plain JSONL). Other keys (BEIR's "metadata") are ignored. "title" may
 //     be missing; "text" must be present (it may be "").
-//   - ".tsv": id<TAB>title<TAB>text per line, no quoting; a first line
-//     "id<TAB>title<TAB>text" (any case; "_id" too) is a header and skipped.
+//   - ".tsv": id<TAB>title<TAB>text per line, no quoting; or id<TAB>text
+//     (MS MARCO's collection.tsv; no titles). The first data line decides
+//     which, and every line must have that many columns. A first line
+//     "id<TAB>title<TAB>text" or "id<TAB>text" (any case; "_id" too) is a
+//     header and skipped.
 //
 // Blank lines are skipped. Documents are returned in file order.
 //
 // Errors (as *LineError where a line is at fault): a missing or empty id, a
-// duplicate doc id (naming both lines), malformed JSON, a TSV line without
-// exactly three columns, a file with no documents ("empty corpus"). Empty
+// duplicate doc id (naming both lines), malformed JSON, a TSV line with
+// another number of columns than the first, a file with no documents ("empty corpus"). Empty
 // text is allowed: Summarize counts such documents so reports can show them
 // (Cranfield has two).
 func Load(path string) ([]Document, error) {
@@ -75,7 +78,8 @@ func Load(path string) ([]Document, error) {
 	case ".jsonl", ".json":
 		parse = func(line []byte, n int) (Document, error) { return parseJSONLine(path, n, line) }
 	case ".tsv":
-		parse = func(line []byte, n int) (Document, error) { return parseTSVLine(path, n, line) }
+		cols := 0 // set by the first data line: 3 (id, title, text) or 2 (id, text)
+		parse = func(line []byte, n int) (Document, error) { return parseTSVLine(path, n, line, &cols) }
 	default:
 		return nil, fmt.Errorf("%s: unknown corpus format %q (want .jsonl, .json or .tsv, optionally .gz)", path, ext)
 	}
@@ -142,8 +146,9 @@ func isTSVHeader(name string, line []byte) bool {
 		return false
 	}
 	cols := strings.Split(strings.ToLower(string(line)), "\t")
-	return len(cols) == 3 && (cols[0] == "id" || cols[0] == "_id" || cols[0] == "doc_id" || cols[0] == "docid") &&
-		cols[1] == "title" && cols[2] == "text"
+	id := cols[0] == "id" || cols[0] == "_id" || cols[0] == "doc_id" || cols[0] == "docid"
+	return id && (len(cols) == 3 && cols[1] == "title" && cols[2] == "text" ||
+		len(cols) == 2 && cols[1] == "text")
 }
 
 func parseJSONLine(file string, n int, line []byte) (Document, error) {
@@ -204,16 +209,27 @@ func parseJSONLine(file string, n int, line []byte) (Document, error) {
 	return Document{ID: id, Title: title, Text: text}, nil
 }
 
-func parseTSVLine(file string, n int, line []byte) (Document, error) {
-	cols := strings.Split(string(line), "\t")
-	if len(cols) != 3 {
-		return Document{}, &LineError{File: file, Line: n,
-			Msg: fmt.Sprintf("want 3 tab-separated columns (id, title, text), got %d", len(cols))}
+func parseTSVLine(file string, n int, line []byte, cols *int) (Document, error) {
+	fields := strings.Split(string(line), "\t")
+	if *cols == 0 && (len(fields) == 2 || len(fields) == 3) {
+		*cols = len(fields)
 	}
-	if strings.TrimSpace(cols[0]) == "" {
+	if len(fields) != *cols {
+		want := "3 tab-separated columns (id, title, text)"
+		if *cols == 2 {
+			want = "2 tab-separated columns (id, text), as on the first line"
+		} else if *cols == 3 {
+			want = "3 tab-separated columns (id, title, text), as on the first line"
+		}
+		return Document{}, &LineError{File: file, Line: n, Msg: fmt.Sprintf("want %s, got %d", want, len(fields))}
+	}
+	if strings.TrimSpace(fields[0]) == "" {
 		return Document{}, &LineError{File: file, Line: n, Field: "id", Msg: "empty doc id"}
 	}
-	return Document{ID: cols[0], Title: cols[1], Text: cols[2]}, nil
+	if *cols == 2 {
+		return Document{ID: fields[0], Text: fields[1]}, nil
+	}
+	return Document{ID: fields[0], Title: fields[1], Text: fields[2]}, nil
 }
 
 // Summary describes a loaded collection for reports.
