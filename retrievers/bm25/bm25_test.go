@@ -2,6 +2,7 @@ package bm25
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -179,6 +180,16 @@ func TestBadInput(t *testing.T) {
 		if _, err := New(ctx, dup[:1], o); err == nil {
 			t.Errorf("options %+v accepted", o)
 		}
+	}
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := New(cancelled, chunksOf(t, false, synthetic(10, 2)...), Options{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("New with a cancelled context: err = %v", err)
+	}
+	rc := newRetriever(t, chunksOf(t, false, synthetic(10, 2)...), Options{})
+	if _, err := rc.Search(cancelled, []retrievers.Query{{ID: "q", Text: "w1"}}, 5); !errors.Is(err, context.Canceled) {
+		t.Errorf("Search with a cancelled context: err = %v", err)
 	}
 
 	docs := []corpus.Document{
