@@ -189,9 +189,12 @@ type SignificanceConfig struct {
 	// Permutations is the number of Monte Carlo permutations/resamples
 	// (default 10000).
 	Permutations int `yaml:"permutations" json:"permutations"`
-	// Metrics are the metric families tested at prompt_k (default: all
-	// of the config's metrics). The correction covers every (pair of
-	// cells, metric) comparison.
+	// Metrics are the metric families tested at prompt_k (default: the
+	// primary metric only). The correction covers every (pair of cells,
+	// metric) comparison, so each added metric multiplies the comparisons:
+	// with the randomization test the smallest p-value is 1/(B+1), and
+	// Holm needs (comparisons)/(B+1) < alpha for anything to be
+	// significant.
 	Metrics []string `yaml:"metrics" json:"metrics"`
 }
 
@@ -680,14 +683,6 @@ func (c *Config) check(root *yaml.Node) error {
 	if s.Permutations < 1 {
 		bad("significance.permutations", "permutations %d must be ≥ 1", s.Permutations)
 	}
-	if len(s.Metrics) == 0 {
-		s.Metrics = append([]string(nil), c.Metrics...)
-	}
-	for i, m := range s.Metrics {
-		if !contains(c.Metrics, m) {
-			bad(fmt.Sprintf("significance.metrics.%d", i), "metric %q is not among the evaluated metrics %v", m, c.Metrics)
-		}
-	}
 	if c.PrimaryMetric == "" {
 		c.PrimaryMetric = "ndcg"
 		if !contains(c.Metrics, "ndcg") && len(c.Metrics) > 0 {
@@ -696,6 +691,14 @@ func (c *Config) check(root *yaml.Node) error {
 	}
 	if !contains(c.Metrics, c.PrimaryMetric) {
 		bad("primary_metric", "metric %q is not among the evaluated metrics %v", c.PrimaryMetric, c.Metrics)
+	}
+	if len(s.Metrics) == 0 {
+		s.Metrics = []string{c.PrimaryMetric}
+	}
+	for i, m := range s.Metrics {
+		if !contains(c.Metrics, m) {
+			bad(fmt.Sprintf("significance.metrics.%d", i), "metric %q is not among the evaluated metrics %v", m, c.Metrics)
+		}
 	}
 
 	h := &c.HeldOut

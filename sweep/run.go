@@ -762,6 +762,15 @@ func significance(cfg *Config, ds *dataset, cells []CellResult) (Significance, e
 	sig.report = rep
 	sig.Comparisons = rep.Comparisons
 	sig.Notes = append(sig.Notes, rep.Notes()...)
+	if (test == stats.Randomization || test == stats.Bootstrap) && corr != stats.None && rep.Comparisons > 0 && len(ds.answerable) > 20 {
+		// (With ≤ 20 queries the randomization test is exact.) The
+		// smallest Monte Carlo p-value is 1/(B+1); the correction
+		// multiplies it by up to the number of comparisons.
+		if floor := float64(rep.Comparisons) / float64(s.Permutations+1); floor >= s.Alpha {
+			sig.Notes = append(sig.Notes, fmt.Sprintf("Warning: with %d permutations and %d comparisons no difference can reach significance (smallest adjusted p ≥ %.3g > α = %g); raise significance.permutations above %d or test fewer metrics.",
+				s.Permutations, rep.Comparisons, floor, s.Alpha, int(float64(rep.Comparisons)/s.Alpha)))
+		}
+	}
 	for _, p := range rep.Pairs {
 		sig.Pairs = append(sig.Pairs, PairTest{A: p.A, B: p.B, Metric: p.Metric, MeanA: p.MeanA, MeanB: p.MeanB,
 			P: p.P, PAdjusted: p.PAdjusted, Significant: p.Significant, MeanDiff: p.Effect.MeanDiff,
