@@ -51,6 +51,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		output    = fs.String("output", "", "output folder (default: the config's output, else results/<name> beside the config)")
 		cacheDir  = fs.String("cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
 		check     = fs.Bool("check", false, "load and validate the config and every file it names, print the cells, and stop")
+		histPath  = fs.String("history", "", "history CSV to append the run's row to (default: the config's history, else bench-history.csv beside the config)")
 		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
 		progress  = fs.String("progress", "auto", "progress bars on stderr: auto (when stderr is a terminal), always, never")
 		ortLib    = fs.String("onnxruntime", "", "ONNX Runtime shared library for dense and rerank retrievers (default $ONNXRUNTIME_LIB, else third_party/onnxruntime/libonnxruntime.so)")
@@ -81,7 +82,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	default:
 		return usagef("--progress %q: auto, always or never", *progress)
 	}
-	cfg, err := sweep.Load(fs.Arg(0), sweep.LoadOptions{DataDir: *dataDir, ModelsDir: *modelsDir, Output: *output, CacheDir: *cacheDir})
+	cfg, err := sweep.Load(fs.Arg(0), sweep.LoadOptions{DataDir: *dataDir, ModelsDir: *modelsDir, Output: *output, CacheDir: *cacheDir, History: *histPath})
 	if err != nil {
 		return err
 	}
