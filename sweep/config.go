@@ -226,12 +226,12 @@ type LoadOptions struct {
 }
 
 // ConfigError is an error in a config file, naming the file, the line (0
-// when unknown) and the field.
+// when unknown) and the field; it reads "file:line: field: message".
 type ConfigError struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
+	File  string // the config file
+	Line  int    // 1-based line of the field (0: unknown)
+	Field string // dotted path, e.g. "retrievers.2.alpha"
+	Msg   string // what is wrong and what to do
 }
 
 func (e *ConfigError) Error() string {

@@ -85,12 +85,13 @@ const (
 	GroupHeldOut = "heldout"
 )
 
-// CellResult is one cell's numbers.
+// CellResult is one cell's numbers. Metric names are "family@k" (see
+// Config.Metrics), values in [0, 1].
 type CellResult struct {
-	Name      string          `json:"name"`
-	Chunking  Chunking        `json:"chunking"`
-	Retriever RetrieverConfig `json:"retriever"`
-	Chunks    int             `json:"chunks"`
+	Name      string          `json:"name"`      // "<chunking>/<retriever>"
+	Chunking  Chunking        `json:"chunking"`  // the cell's chunking
+	Retriever RetrieverConfig `json:"retriever"` // the cell's retriever, defaults filled in
+	Chunks    int             `json:"chunks"`    // chunks indexed
 	// Means maps group → metric → mean over the group's answerable queries
 	// (a query missing from the run scores 0).
 	Means map[string]map[string]float64 `json:"means"`
@@ -125,7 +126,9 @@ type Hit struct {
 	Snippet  string  `json:"snippet"`
 }
 
-// Best is the best cell of one chunking, chosen on tuning queries only.
+// Best is the best cell of one chunking, chosen on tuning queries only
+// (highest tuning mean of Metric, the primary metric at prompt_k; ties to
+// the earlier cell), with its held-out mean: the honest estimate.
 type Best struct {
 	Chunking string  `json:"chunking"`
 	Cell     string  `json:"cell"`

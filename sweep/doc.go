@@ -1,0 +1,31 @@
+// Package sweep is ragbench's main job, 'bench run CONFIG': it evaluates
+// every chunking × retriever cell of a YAML config against the same qrels,
+// at every k of a grid, and writes one report.
+//
+// Data flow (Run):
+//
+//	Load (strict YAML, defaults, data/model roots) → Validate (files, models,
+//	ONNX Runtime: before any work) → load dataset (corpus.Load, eval.ReadQrels,
+//	held-out split by IsHeldOut) → for each chunking (corpus.Spec.Chunk,
+//	corpus.CheckLabels): for each retriever in config order, the cell's
+//	chunk-level run from the run cache or from bm25 / dense / hybrid.Fuse /
+//	rerank → corpus.MaxP when qrels are document-level → eval.Evaluate at
+//	every k → diagnose.Threshold for unanswerable queries → compare.Compare
+//	over all cells at prompt_k → outputs (report.md, results.json,
+//	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →
+//	history.Append.
+//
+// Caching: bleve indexes (retrievers/bm25, keyed by chunk content, analyzer,
+// fields), embeddings (encoder.CachedEmbedder, keyed by model fingerprint and
+// text), dense indexes (keyed by model fingerprint and chunk content) and
+// each cell's run (keyed by corpus hash, chunking, queries, retriever config,
+// model folder hash, depth and the keys of its inputs) live under the cache
+// folder and are reused across cells and runs.
+//
+// Determinism: the same config and seed give byte-identical results.json
+// apart from its "timings" member: means are summed in query-id order, the
+// significance tests draw from per-comparison seeded streams
+// (stats.Stream), maps are written with sorted keys.
+//
+// The config's fields are documented on Config and in docs/config.md.
+package sweep
