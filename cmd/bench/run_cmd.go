@@ -28,15 +28,15 @@ across cells and runs. Ctrl-C stops; caches and earlier outputs stay intact.
 
 Relative dataset paths are resolved against the data root: --data-dir,
 else $RAGBENCH_DATA_DIR, else ../shared beside the repository. Relative
-model folders against the models root: --models-dir, else
-$RAGBENCH_MODELS_DIR, else <data root>/models.
+model folders are looked up in --models-dir, else $RAGBENCH_MODELS_DIR,
+else the repository's models/ and then <data root>/models.
 
 Examples:
 
   bench run configs/scifact.yaml
   bench run --data-dir /data/beir --models-dir ./models configs/scifact.yaml
   bench run --check configs/scifact.yaml          # validate only, no work
-  bench run --output /tmp/out --no-history configs/small.yaml
+  bench run --output /tmp/out --no-history --data-dir sweep/testdata/small sweep/testdata/small.yaml
 
 flags:
 `
@@ -47,7 +47,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	fs.SetOutput(stderr)
 	var (
 		dataDir   = fs.String("data-dir", "", "data root for relative dataset paths (default $RAGBENCH_DATA_DIR, else ../shared beside the repo)")
-		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else <data root>/models)")
+		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the repository's models/ then <data root>/models)")
 		output    = fs.String("output", "", "output folder (default: the config's output, else results/<name> beside the config)")
 		cacheDir  = fs.String("cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
 		check     = fs.Bool("check", false, "load and validate the config and every file it names, print the cells, and stop")
