@@ -135,3 +135,31 @@ func TestEvaluateRunFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEvaluateRunFileFormats checks the ranx JSON path and a gzip-compressed
+// TREC run against Evaluate on the same data.
+func TestEvaluateRunFileFormats(t *testing.T) {
+	qrels := Qrels{"q1": {"a": 1, "b": 2}, "q2": {"c": 1}}
+	run := Run{"q1": {{"b", 0.3}, {"x", 0.9}, {"a", 0.3}}, "q2": {{"c", 2}}}
+	ms, _ := ParseMeasures([]string{"map", "ndcg@10", "mrr@1"})
+	want, err := Evaluate(qrels, run, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	jp := filepath.Join(dir, "run.json")
+	os.WriteFile(jp, []byte(`{"q1": {"b": 0.3, "x": 0.9, "a": 0.3}, "q2": {"c": 2}}`), 0o644)
+	gp := filepath.Join(dir, "run.trec.gz")
+	if err := WriteRunFile(gp, run, "t"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{jp, gp} {
+		got, _, err := EvaluateRunFile(qrels, p, ms, DefaultOptions())
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if d := cmp.Diff(want.Means, got.Means); d != "" || !cmp.Equal(want.Values, got.Values) {
+			t.Errorf("%s: means (-Evaluate +EvaluateRunFile):\n%s", filepath.Base(p), d)
+		}
+	}
+}
