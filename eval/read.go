@@ -401,27 +401,28 @@ func parseRunTREC(r io.Reader, name string) (Run, RunInfo, error) {
 	// seen detects duplicate docs per query; reset when the query changes
 	// and, for files that revisit a query, rebuilt lazily.
 	seen := map[string]map[string]struct{}{}
-	var fields [6][]byte
+	var sp [6]span
 	for s.Scan() {
 		line := s.Bytes()
-		nf := splitFields(line, fields[:])
+		nf := splitFields(line, sp[:])
 		if nf == 0 {
 			continue
 		}
 		if nf < 6 {
 			return nil, info, s.errf("line", "TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d", nf)
 		}
-		sc, err := strconv.ParseFloat(string(fields[4]), 64)
+		field := func(i int) []byte { return line[sp[i].start:sp[i].end] }
+		sc, err := parseScore(field(4))
 		if err != nil {
-			return nil, info, s.errf("score", "not a number: %q", fields[4])
+			return nil, info, s.errf("score", "not a number: %q", field(4))
 		}
 		if math.IsNaN(sc) || math.IsInf(sc, 0) {
-			return nil, info, s.errf("score", "not finite: %q", fields[4])
+			return nil, info, s.errf("score", "not finite: %q", field(4))
 		}
-		qid := string(fields[0])
-		did := string(fields[2])
+		qid := string(field(0))
+		did := string(field(2))
 		if info.Results == 0 {
-			info.Tag = string(fields[5])
+			info.Tag = string(field(5))
 		}
 		set := seen[qid]
 		if set == nil {
@@ -444,31 +445,28 @@ func parseRunTREC(r io.Reader, name string) (Run, RunInfo, error) {
 	return run, info, nil
 }
 
-// splitFields splits line on spaces and tabs into at most len(dst) leading
-// fields and returns how many fields the line has (counting past len(dst)
-// only up to len(dst)+1). It finds separators eight bytes at a time.
-func splitFields(line []byte, dst [][]byte) int {
+// span is the byte range [start, end) of a field within its line.
+type span struct{ start, end int }
+
+// splitFields finds the fields of line separated by spaces and tabs, records
+// the ranges of the first len(dst) of them, and returns how many fields the
+// line has (counting past len(dst) only up to len(dst)+1). It looks for
+// separators eight bytes at a time and writes no pointer.
+func splitFields(line []byte, dst []span) int {
 	n := 0
 	start := 0 // start of the current field candidate
-	emit := func(end int) bool {
-		if end > start {
-			if n == len(dst) {
-				n++
-				return false
-			}
-			dst[n] = line[start:end]
-			n++
-		}
-		return true
-	}
 	i := 0
 	for ; i+8 <= len(line); i += 8 {
 		w := binary.LittleEndian.Uint64(line[i:])
 		m := zeroBytes(w^(0x20*lsbs)) | zeroBytes(w^(0x09*lsbs))
 		for m != 0 {
 			p := i + bits.TrailingZeros64(m)/8
-			if !emit(p) {
-				return n
+			if p > start {
+				if n == len(dst) {
+					return n + 1
+				}
+				dst[n] = span{start, p}
+				n++
 			}
 			start = p + 1
 			m &= m - 1
@@ -476,14 +474,75 @@ func splitFields(line []byte, dst [][]byte) int {
 	}
 	for ; i < len(line); i++ {
 		if c := line[i]; c == ' ' || c == '\t' {
-			if !emit(i) {
-				return n
+			if i > start {
+				if n == len(dst) {
+					return n + 1
+				}
+				dst[n] = span{start, i}
+				n++
 			}
 			start = i + 1
 		}
 	}
-	emit(len(line))
+	if len(line) > start {
+		if n == len(dst) {
+			return n + 1
+		}
+		dst[n] = span{start, len(line)}
+		n++
+	}
 	return n
+}
+
+// pow10 holds the powers of ten that are exact in float64.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// parseScore parses a run score exactly as strconv.ParseFloat(s, 64) does.
+// Plain decimals with at most 15 significant digits and 22 decimals (what
+// retrieval systems print) take a fast path that is still exact: the digits
+// form an integer m < 2^53 and the value is m / 10^d, one correctly rounded
+// IEEE division of two exact numbers (Clinger's fast path); anything else
+// goes to strconv.
+func parseScore(b []byte) (float64, error) {
+	i := 0
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		i = 1
+	}
+	var m uint64
+	sig, frac := 0, 0
+	dot, digit := false, false
+	for ; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+			m = m*10 + uint64(c-'0')
+			if m != 0 {
+				sig++
+			}
+			if dot {
+				frac++
+			}
+			if sig > 15 || frac > 22 {
+				return strconv.ParseFloat(string(b), 64)
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return strconv.ParseFloat(string(b), 64)
+		}
+	}
+	if !digit {
+		return strconv.ParseFloat(string(b), 64)
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, nil
 }
 
 const lsbs = 0x0101010101010101

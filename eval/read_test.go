@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -270,7 +272,8 @@ func splitFieldsSimple(line []byte, dst [][]byte) int {
 
 func TestSplitFields(t *testing.T) {
 	alphabet := []byte("ab \t\x09\x20\xa0\x89c1.")
-	var a, b [6][]byte
+	var a [6]span
+	var b [6][]byte
 	state := uint64(1)
 	for it := 0; it < 200000; it++ {
 		state = state*6364136223846793005 + 1442695040888963407
@@ -284,9 +287,41 @@ func TestSplitFields(t *testing.T) {
 			t.Fatalf("%q: %d fields, want %d", line, na, nb)
 		}
 		for i := 0; i < min(na, 6); i++ {
-			if !bytes.Equal(a[i], b[i]) {
-				t.Fatalf("%q: field %d = %q, want %q", line, i, a[i], b[i])
+			if got := line[a[i].start:a[i].end]; !bytes.Equal(got, b[i]) {
+				t.Fatalf("%q: field %d = %q, want %q", line, i, got, b[i])
 			}
+		}
+	}
+}
+
+// TestParseScore checks the fast path against strconv.ParseFloat, bit for
+// bit, on random decimals and on the forms it hands over to strconv.
+func TestParseScore(t *testing.T) {
+	cases := []string{"0", "-0", "+1.5", "29.997069", "0.000000000000000000001", "123456789012345", "1234567890123456",
+		"0.1", "0.3", "1e5", "-2.5E-3", ".5", "5.", "1.2.3", "", "-", ".", "NaN", "inf", "-Infinity", "0x1p3", "1_000", "99999999999999999999", "9007199254740993"}
+	state := uint64(7)
+	for i := 0; i < 200000; i++ {
+		state = state*6364136223846793005 + 1442695040888963407
+		digits := 1 + int(state>>60)
+		frac := int(state>>50) % 24
+		var sb strings.Builder
+		if state&1 == 1 {
+			sb.WriteByte('-')
+		}
+		for d := 0; d < digits; d++ {
+			state = state*6364136223846793005 + 1442695040888963407
+			sb.WriteByte(byte('0' + (state>>33)%10))
+			if d == digits-1-min(frac, digits-1) && frac > 0 && d < digits-1 {
+				sb.WriteByte('.')
+			}
+		}
+		cases = append(cases, sb.String())
+	}
+	for _, c := range cases {
+		want, werr := strconv.ParseFloat(c, 64)
+		got, gerr := parseScore([]byte(c))
+		if (werr == nil) != (gerr == nil) || math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("parseScore(%q) = %v, %v; strconv gives %v, %v", c, got, gerr, want, werr)
 		}
 	}
 }

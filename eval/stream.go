@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"strconv"
 	"sync"
 )
 
@@ -91,6 +90,41 @@ type chunkOut struct {
 	err         error // with a chunk-local line number in errLine
 	errLine     int
 	errField    string
+	data        []byte   // the chunk, recycled once the collector is done with it
+	slab        []record // the chunk's records, recycled likewise
+}
+
+// Pools of chunk buffers and record slabs: a 100-million-line run passes
+// through a few of each instead of allocating gigabytes.
+var (
+	bufPool  sync.Pool // *[]byte
+	slabPool sync.Pool // *[]record
+)
+
+func getBuf(n int) []byte {
+	if p, ok := bufPool.Get().(*[]byte); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, max(n, chunkSize+chunkSize/8))
+}
+
+func putBuf(b []byte) {
+	if cap(b) > 0 {
+		bufPool.Put(&b)
+	}
+}
+
+func getSlab(n int) []record {
+	if p, ok := slabPool.Get().(*[]record); ok && cap(*p) >= n {
+		return (*p)[:0]
+	}
+	return make([]record, 0, n+n/8)
+}
+
+func putSlab(s []record) {
+	if cap(s) > 0 {
+		slabPool.Put(&s)
+	}
 }
 
 // streamer holds the shared, read-only state of one streaming evaluation.
@@ -138,7 +172,7 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 		seq := 0
 		first := true
 		for {
-			buf := make([]byte, len(carry), chunkSize+len(carry))
+			buf := getBuf(chunkSize + len(carry))[:len(carry)]
 			copy(buf, carry)
 			n, err := io.ReadFull(r, buf[len(carry):cap(buf)])
 			buf = buf[:len(carry)+n]
@@ -265,7 +299,7 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 					open.appendShifted(c.first, lineBase)
 				} else {
 					closeOpen()
-					open = &block{qid: c.first.qid}
+					open = &block{qid: bytes.Clone(c.first.qid)}
 					open.appendShifted(c.first, lineBase)
 				}
 				if len(open.data) > math.MaxInt32 {
@@ -281,11 +315,15 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 						notInQrels = append(notInQrels, string(q))
 					}
 					rows = append(rows, c.interior...)
-					open = &block{qid: c.last.qid}
+					open = &block{qid: bytes.Clone(c.last.qid)}
 					open.appendShifted(c.last, lineBase)
 				}
 			}
 			lineBase += c.lines
+			// Nothing refers to the chunk's bytes or records any more: the
+			// open block and the query ids have been copied.
+			putBuf(c.data)
+			putSlab(c.slab)
 		}
 	}
 	if failure == nil {
@@ -335,15 +373,15 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 // chunk parses one chunk of whole lines into blocks, evaluating the blocks
 // that lie wholly inside it.
 func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
-	out := chunkOut{seq: seq}
-	var fields [6][]byte
+	out := chunkOut{seq: seq, data: data}
+	var sp [6]span
 	var blocks []*block
 	var cur *block
 	line := 0
 	// One slab of records for the chunk; each block is a sub-slice of it.
-	slab := make([]record, 0, bytes.Count(data, []byte{'\n'})+1)
+	slab := getSlab(bytes.Count(data, []byte{'\n'}) + 1)
 	start := 0
-	whole := data // records index into it: offset = cap(whole) − cap(field)
+	whole := data // records index into it: offset = cap(whole) − cap(line) + field start
 	for len(data) > 0 {
 		nl := bytes.IndexByte(data, '\n')
 		var ln []byte
@@ -356,7 +394,7 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 		if len(ln) > 0 && ln[len(ln)-1] == '\r' {
 			ln = ln[:len(ln)-1]
 		}
-		nf := splitFields(ln, fields[:])
+		nf := splitFields(ln, sp[:])
 		if nf == 0 {
 			continue
 		}
@@ -364,33 +402,36 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 			out.err, out.errLine, out.errField = fmt.Errorf("TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d", nf), line, "line"
 			return out
 		}
-		sc, err := strconv.ParseFloat(string(fields[4]), 64)
+		score := ln[sp[4].start:sp[4].end]
+		sc, err := parseScore(score)
 		if err != nil {
-			out.err, out.errLine, out.errField = fmt.Errorf("not a number: %q", fields[4]), line, "score"
+			out.err, out.errLine, out.errField = fmt.Errorf("not a number: %q", string(score)), line, "score"
 			return out
 		}
 		if math.IsNaN(sc) || math.IsInf(sc, 0) {
-			out.err, out.errLine, out.errField = fmt.Errorf("not finite: %q", fields[4]), line, "score"
+			out.err, out.errLine, out.errField = fmt.Errorf("not finite: %q", string(score)), line, "score"
 			return out
 		}
 		if out.tag == nil {
-			out.tag = fields[5]
+			out.tag = bytes.Clone(ln[sp[5].start:sp[5].end])
 		}
-		if cur == nil || !bytes.Equal(cur.qid, fields[0]) {
+		qid := ln[sp[0].start:sp[0].end]
+		if cur == nil || !bytes.Equal(cur.qid, qid) {
 			if cur != nil {
 				cur.recs = slab[start:len(slab):len(slab)]
 			}
 			start = len(slab)
-			cur = &block{qid: fields[0], line: line, data: whole}
+			cur = &block{qid: qid, line: line, data: whole}
 			blocks = append(blocks, cur)
 		}
-		off := cap(whole) - cap(fields[2])
-		slab = append(slab, record{start: int32(off), end: int32(off + len(fields[2])), score: sc, line: int64(line)})
+		off := cap(whole) - cap(ln)
+		slab = append(slab, record{start: int32(off + sp[2].start), end: int32(off + sp[2].end), score: sc, line: int64(line)})
 		out.results++
 	}
 	if cur != nil {
 		cur.recs = slab[start:len(slab):len(slab)]
 	}
+	out.slab = slab
 	out.lines = line
 	if len(blocks) == 0 {
 		return out
