@@ -45,6 +45,7 @@ type TextError struct {
 	Err   error
 }
 
+// Error formats as "text 3: empty text" ("query: ..." for the query).
 func (e *TextError) Error() string {
 	if e.Index < 0 {
 		return fmt.Sprintf("%s: %v", e.Field, e.Err)
@@ -52,6 +53,7 @@ func (e *TextError) Error() string {
 	return fmt.Sprintf("%s %d: %v", e.Field, e.Index, e.Err)
 }
 
+// Unwrap returns the cause, for errors.Is(err, ErrEmptyText).
 func (e *TextError) Unwrap() error { return e.Err }
 
 // LoadEmbedder loads a bi-encoder from dir (model.onnx, tokenizer.json,

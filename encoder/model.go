@@ -60,6 +60,7 @@ type TensorInfo struct {
 	Shape []int64
 }
 
+// String formats as "input_ids int64 [?, ?]" (? = dynamic dimension).
 func (t TensorInfo) String() string {
 	dims := make([]string, len(t.Shape))
 	for i, d := range t.Shape {
