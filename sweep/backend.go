@@ -248,7 +248,23 @@ func rerankRun(ctx context.Context, first eval.Run, queries []retrievers.Query, 
 	if rc.Alpha != nil {
 		opts.Alpha = *rc.Alpha
 	}
-	r, err := rerank.New(staticRetriever{first}, c.score, rerank.PassagesFromMap(texts), opts)
+	total := 0
+	for _, l := range first {
+		total += min(len(l), rc.Depth)
+	}
+	var mu sync.Mutex // guards done
+	done := 0
+	score := func(ctx context.Context, query string, passages []string) ([]float32, error) {
+		v, err := c.score(ctx, query, passages)
+		if env.stage != nil {
+			mu.Lock()
+			done += len(passages)
+			env.stage(fmt.Sprintf("rerank %d/%d pairs", done, total))
+			mu.Unlock()
+		}
+		return v, err
+	}
+	r, err := rerank.New(staticRetriever{first}, score, rerank.PassagesFromMap(texts), opts)
 	if err != nil {
 		return nil, fmt.Errorf("retriever %q: %w", rc.Name, err)
 	}
