@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -23,6 +24,19 @@ func Report(res *Results) string {
 		w(" (chunk rankings become document rankings by MaxP)")
 	}
 	w(".\nAnswerable queries are split by a seeded hash of the query id (seed %d): %d tuning, %d held out (%.0f%%). Metrics average the answerable queries; a query with no result scores 0.\n\n", *cfg.HeldOut.Seed, ds.Tuning, ds.HeldOut, 100**cfg.HeldOut.Fraction)
+
+	// Retrievers.
+	w("## Retrievers\n\n")
+	var rrows [][]string
+	for _, r := range cfg.Retrievers {
+		rrows = append(rrows, []string{r.Name, r.Type, describeRetriever(r)})
+	}
+	table(&b, []string{"retriever", "type", "settings"}, rrows)
+	var chs []string
+	for _, c := range cfg.Chunkings() {
+		chs = append(chs, "`"+c.Name+"`")
+	}
+	w("\nChunkings: %s (sizes in whitespace words; title prepended: %v).\n\n", strings.Join(chs, ", "), *cfg.Dataset.Title)
 
 	// Main table.
 	letters := cellLetters(len(res.Cells))
@@ -212,6 +226,28 @@ func Report(res *Results) string {
 		}
 	}
 	return b.String()
+}
+
+// describeRetriever is a one-line summary of a retriever's settings.
+func describeRetriever(r RetrieverConfig) string {
+	model := filepath.Base(r.Model)
+	switch r.Type {
+	case "bm25":
+		return fmt.Sprintf("k1=%g b=%g, %s scoring, %s fields, %s analyzer", *r.K1, *r.B, r.Scoring, r.Fields, r.Analyzer)
+	case "dense":
+		return fmt.Sprintf("model %s, exact cosine (chromem-go)", model)
+	case "hybrid":
+		if r.Fusion == "rrf" {
+			return fmt.Sprintf("RRF(k=%g) of %s, top %d each", *r.RRFK, strings.Join(r.Inputs, " + "), r.Depth)
+		}
+		return fmt.Sprintf("%s (%s) of %s, top %d each", r.Fusion, r.Normalization, strings.Join(r.Inputs, " + "), r.Depth)
+	case "rerank":
+		if r.Mode == "interpolate" {
+			return fmt.Sprintf("%s top %d by %g·z(CE) + %g·z(first stage), model %s", r.Input, r.Depth, *r.Alpha, 1-*r.Alpha, model)
+		}
+		return fmt.Sprintf("%s top %d by cross-encoder logit, model %s", r.Input, r.Depth, model)
+	}
+	return ""
 }
 
 // cellLetters labels cells a, b, …, z, aa, ab, ….

@@ -28,7 +28,7 @@ func TestBestUsesTuningOnly(t *testing.T) {
 // their letters on that metric's column only.
 func TestReportSuperscripts(t *testing.T) {
 	res := &Results{
-		Config:  Config{Name: "x", Metrics: []string{"recall", "ndcg"}, K: []int{10}, PromptK: 10, HeldOut: HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
+		Config:  Config{Name: "x", Dataset: DatasetConfig{Title: ptr(true)}, Metrics: []string{"recall", "ndcg"}, K: []int{10}, PromptK: 10, HeldOut: HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
 		Dataset: DatasetSummary{Name: "d", Answerable: 3},
 		Cells: []CellResult{
 			{Name: "doc/bm25", Means: map[string]map[string]float64{GroupAll: {"recall@10": 0.5, "ndcg@10": 0.4}}},
