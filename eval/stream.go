@@ -74,7 +74,6 @@ type block struct {
 	qid  []byte
 	recs []record
 	data []byte // the bytes the records' doc ranges refer to
-	line int    // chunk-local line number of its first line (1-based)
 }
 
 // chunkOut is what a worker returns for one chunk.
@@ -421,7 +420,7 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 				cur.recs = slab[start:len(slab):len(slab)]
 			}
 			start = len(slab)
-			cur = &block{qid: qid, line: line, data: whole}
+			cur = &block{qid: qid, data: whole}
 			blocks = append(blocks, cur)
 		}
 		off := cap(whole) - cap(ln)
