@@ -138,3 +138,41 @@ func TestEvaluateRejectsBadRun(t *testing.T) {
 		}
 	}
 }
+
+// TestSliceMeans checks per-slice means on the example of eval/testdata,
+// scored by hand: single-hop q1 (AP 0.5) and q4 (missing: 0) → 0.25;
+// multi-hop q2 (AP 1) → 1; unanswerable q3 not averaged → NaN.
+func TestSliceMeans(t *testing.T) {
+	qrels, meta, err := ReadQrels("testdata/queries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := ReadRun("testdata/run.trec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := ParseMeasures([]string{"map"})
+	e, err := Evaluate(qrels, run, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := e.SliceMeans(meta)
+	if len(got) != 3 {
+		t.Fatalf("slices: %+v", got)
+	}
+	want := []struct {
+		slice     string
+		numQ, row int
+		mean      float64
+	}{{"multi-hop", 1, 1, 1}, {"single-hop", 2, 2, 0.25}, {"unanswerable", 0, 1, math.NaN()}}
+	for i, w := range want {
+		g := got[i]
+		if g.Slice != w.slice || g.NumQ != w.numQ || g.Rows != w.row ||
+			!(g.Means[0] == w.mean || math.IsNaN(w.mean) && math.IsNaN(g.Means[0])) {
+			t.Errorf("slice %d = %+v, want %+v", i, g, w)
+		}
+	}
+	if e.SliceMeans(map[string]QueryMeta{}) != nil {
+		t.Error("SliceMeans without slices should be nil")
+	}
+}

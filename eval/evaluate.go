@@ -85,6 +85,9 @@ type Evaluation struct {
 	RelStrings map[string]string
 	// Options are the options used (after defaults).
 	Options Options
+	// Slices, when set by the caller (e.Slices = e.SliceMeans(meta)), are
+	// printed by WriteTable and WriteJSON.
+	Slices []SliceMean
 }
 
 // Index returns the position of the measure named name in e.Measures, or -1.
@@ -358,4 +361,50 @@ func summarize(ms []Measure, values [][]float64, in []bool, numQ int) []float64 
 		}
 	}
 	return means
+}
+
+// SliceMean summarises one slice of queries (QueryMeta.Slice): NumQ queries
+// averaged, Rows queries with a row (averaged or not), and Means aligned with
+// Evaluation.Measures, computed as Evaluation.Means are over the slice's
+// averaged queries (NaN when none is averaged, e.g. a slice of unanswerable
+// queries).
+type SliceMean struct {
+	Slice string
+	NumQ  int
+	Rows  int
+	Means []float64
+}
+
+// SliceMeans groups the evaluated queries by their slice in meta (as
+// returned by ReadQrels for labelled-query JSONL; queries absent from meta or
+// with an empty slice go to slice "") and summarises each slice. Slices come
+// in byte order of their names. It returns nil when no query has a slice.
+func (e *Evaluation) SliceMeans(meta map[string]QueryMeta) []SliceMean {
+	bySlice := map[string][]int{}
+	hasSlice := false
+	for i, q := range e.Queries {
+		s := meta[q].Slice
+		if s != "" {
+			hasSlice = true
+		}
+		bySlice[s] = append(bySlice[s], i)
+	}
+	if !hasSlice {
+		return nil
+	}
+	var out []SliceMean
+	for _, s := range sortedKeys(bySlice) {
+		rows := bySlice[s]
+		values := make([][]float64, len(rows))
+		in := make([]bool, len(rows))
+		n := 0
+		for k, i := range rows {
+			values[k], in[k] = e.Values[i], e.InMean[i]
+			if in[k] {
+				n++
+			}
+		}
+		out = append(out, SliceMean{Slice: s, NumQ: n, Rows: len(rows), Means: summarize(e.Measures, values, in, n)})
+	}
+	return out
 }

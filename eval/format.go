@@ -119,6 +119,13 @@ func WriteTrec(w io.Writer, e *Evaluation, perQuery bool) error {
 	return bw.Flush()
 }
 
+func sliceLabel(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
 // numericMeasures drops runid and relstring, which have no numeric value.
 func numericMeasures(e *Evaluation) []int {
 	var idx []int
@@ -142,7 +149,9 @@ func fmtValue(m Measure, v float64) string {
 
 // WriteTable writes e as Markdown tables that also read well in a terminal:
 // a summary line (queries averaged and the counted policies), one row per
-// measure with its mean, and, when perQuery, a table with one row per query.
+// measure with its mean, a table of e.Slices when set (one row per slice,
+// num_q = queries averaged, "n/a" where none is), and, when perQuery, a table
+// with one row per query.
 func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 	bw := bufio.NewWriter(w)
 	idx := numericMeasures(e)
@@ -163,6 +172,29 @@ func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 	fmt.Fprintf(bw, "|-%s-|-%s:|\n", strings.Repeat("-", width), strings.Repeat("-", 10))
 	for _, j := range idx {
 		fmt.Fprintf(bw, "| %-*s | %10s |\n", width, e.Measures[j].Name, fmtValue(e.Measures[j], e.Means[j]))
+	}
+	if len(e.Slices) > 0 {
+		fmt.Fprintln(bw)
+		sw := len("slice")
+		for _, sl := range e.Slices {
+			sw = max(sw, len(sliceLabel(sl.Slice)))
+		}
+		fmt.Fprintf(bw, "| %-*s | %5s |", sw, "slice", "num_q")
+		for _, j := range idx {
+			fmt.Fprintf(bw, " %*s |", max(6, len(e.Measures[j].Name)), e.Measures[j].Name)
+		}
+		fmt.Fprintf(bw, "\n|-%s-|------:|", strings.Repeat("-", sw))
+		for _, j := range idx {
+			fmt.Fprintf(bw, "-%s:|", strings.Repeat("-", max(6, len(e.Measures[j].Name))))
+		}
+		fmt.Fprintln(bw)
+		for _, sl := range e.Slices {
+			fmt.Fprintf(bw, "| %-*s | %5d |", sw, sliceLabel(sl.Slice), sl.NumQ)
+			for _, j := range idx {
+				fmt.Fprintf(bw, " %*s |", max(6, len(e.Measures[j].Name)), fmtValue(e.Measures[j], sl.Means[j]))
+			}
+			fmt.Fprintln(bw)
+		}
 	}
 	if perQuery {
 		fmt.Fprintln(bw)
@@ -209,13 +241,21 @@ type jsonEvaluation struct {
 	NotInRun      []string                      `json:"qrels_queries_not_in_run"`
 	MissingScored bool                          `json:"missing_queries_scored_zero"`
 	Warnings      []string                      `json:"warnings"`
+	Slices        map[string]jsonSlice          `json:"slices,omitempty"`
+}
+
+type jsonSlice struct {
+	NumQ  int                 `json:"num_q"`
+	Rows  int                 `json:"queries"`
+	Means map[string]*float64 `json:"means"`
 }
 
 // WriteJSON writes e as one indented JSON object with keys run, num_q,
 // measures (names in order), means (name → value; null when undefined),
 // per_query (query → name → value; only when perQuery), unanswerable,
 // run_queries_not_in_qrels, qrels_queries_not_in_run,
-// missing_queries_scored_zero and warnings.
+// missing_queries_scored_zero, warnings and, when e.Slices is set, slices
+// (slice → {num_q, queries, means}).
 func WriteJSON(w io.Writer, e *Evaluation, perQuery bool) error {
 	idx := numericMeasures(e)
 	doc := jsonEvaluation{
@@ -230,6 +270,20 @@ func WriteJSON(w io.Writer, e *Evaluation, perQuery bool) error {
 			doc.Means[m.Name] = &v
 		} else {
 			doc.Means[m.Name] = nil
+		}
+	}
+	if len(e.Slices) > 0 {
+		doc.Slices = map[string]jsonSlice{}
+		for _, sl := range e.Slices {
+			js := jsonSlice{NumQ: sl.NumQ, Rows: sl.Rows, Means: map[string]*float64{}}
+			for _, j := range idx {
+				if v := sl.Means[j]; !math.IsNaN(v) {
+					js.Means[e.Measures[j].Name] = &v
+				} else {
+					js.Means[e.Measures[j].Name] = nil
+				}
+			}
+			doc.Slices[sl.Slice] = js
 		}
 	}
 	if perQuery {

@@ -142,7 +142,7 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 		ms = eval.TrecOrder(ms)
 	}
 
-	qrels, _, err := eval.ReadQrels(fs.Arg(0))
+	qrels, meta, err := eval.ReadQrels(fs.Arg(0))
 	if err != nil {
 		return err
 	}
@@ -150,6 +150,7 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	e.Slices = e.SliceMeans(meta) // labelled-query JSONL: per-slice means
 	switch *format {
 	case "trec":
 		return eval.WriteTrec(stdout, e, *perQuery)

@@ -210,6 +210,11 @@ func TestEvalFormatCSVAndTable(t *testing.T) {
 		`note: 1 qrels query missing from the run (scored 0), e.g. "q4"`,
 		"note: 1 unanswerable query (no relevant doc) not averaged",
 		fmt.Sprintf("| ndcg_cut_10 |     %.4f |", (ndcgQ1+1)/3),
+		// per slice: single-hop = q1 and q4 (missing: 0); unanswerable q3
+		// is not averaged.
+		fmt.Sprintf("| single-hop   |     2 |      %.4f |", ndcgQ1/2),
+		"| multi-hop    |     1 |      1.0000 |",
+		"| unanswerable |     0 |         n/a |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table output lacks %q:\n%s", want, out)
