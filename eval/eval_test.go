@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestHandComputed checks the required measures on a ranking small enough to
@@ -174,5 +176,36 @@ func TestSliceMeans(t *testing.T) {
 	}
 	if e.SliceMeans(map[string]QueryMeta{}) != nil {
 		t.Error("SliceMeans without slices should be nil")
+	}
+}
+
+// TestAccessors checks Column, PerQuery, Mean and Index on two queries scored
+// by hand (q1: relevant doc at rank 2 → RR 0.5; q2: at rank 1 → RR 1).
+func TestAccessors(t *testing.T) {
+	qrels := Qrels{"q2": {"a": 1}, "q1": {"a": 1}}
+	run := Run{"q1": {{"b", 2}, {"a", 1}}, "q2": {{"a", 1}}}
+	ms, _ := ParseMeasures([]string{"recip_rank", "P.1"})
+	e, err := Evaluate(qrels, run, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"q1", "q2"}, e.Queries); d != "" {
+		t.Errorf("queries (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]float64{0.5, 1}, e.Column("recip_rank")); d != "" {
+		t.Errorf("column (-want +got):\n%s", d)
+	}
+	if e.Column("nope") != nil || e.Index("P_1") != 1 {
+		t.Error("Column of an unknown measure or Index is wrong")
+	}
+	want := map[string]map[string]float64{"q1": {"recip_rank": 0.5, "P_1": 0}, "q2": {"recip_rank": 1, "P_1": 1}}
+	if d := cmp.Diff(want, e.PerQuery()); d != "" {
+		t.Errorf("PerQuery (-want +got):\n%s", d)
+	}
+	if m, ok := e.Mean("recip_rank"); !ok || m != 0.75 {
+		t.Errorf("Mean = %v, %v", m, ok)
+	}
+	if n := len(OfficialMeasures()); n != 30 {
+		t.Errorf("OfficialMeasures: %d measures, want 30 (trec_eval's official set)", n)
 	}
 }
