@@ -79,21 +79,51 @@ func openMaybeGzip(path string) (io.ReadCloser, error) {
 		f.Close()
 		return nil, &SyntaxError{File: path, Msg: "not a gzip file: " + err.Error()}
 	}
-	return struct {
-		io.Reader
-		io.Closer
-	}{zr, closeBoth{zr, f}}, nil
+	return &gzipFile{zr: zr, f: f, path: path}, nil
 }
 
-type closeBoth struct{ a, b io.Closer }
+// gzipFile is a decompressing reader that reports a gzip stream cut short
+// (io.ErrUnexpectedEOF from compress/gzip: missing data or trailer) or
+// failing its checksum as a *SyntaxError "corrupt gzip", so that callers
+// reading to EOF (io.ReadFull, bufio.Scanner) never mistake a truncated file
+// for a complete, shorter one. The first such error is kept in err.
+type gzipFile struct {
+	zr   *gzip.Reader
+	f    *os.File
+	path string
+	err  error
+}
 
-func (c closeBoth) Close() error {
-	err := c.a.Close()
-	if err2 := c.b.Close(); err == nil {
+func (g *gzipFile) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.zr.Read(p)
+	if err != nil && err != io.EOF {
+		g.err = &SyntaxError{File: g.path, Msg: "corrupt gzip: " + err.Error() + " (truncated or damaged file)"}
+		err = g.err
+	}
+	return n, err
+}
+
+func (g *gzipFile) Close() error {
+	err := g.zr.Close()
+	if err2 := g.f.Close(); err == nil {
 		err = err2
 	}
 	return err
 }
+
+// gzipErr returns the corruption error met while reading r, if r is a
+// gzipFile that met one: it explains any parse error on the bytes read
+// before it (a partial last line).
+func gzipErr(r io.Reader) error {
+	if g, ok := r.(*gzipFile); ok {
+		return g.err
+	}
+	return nil
+}
+
 
 // lineScanner yields the lines of a text file without BOM, trailing CR or
 // trailing spaces, counting line numbers. Lines may be up to 64 MiB long.
@@ -159,7 +189,11 @@ func ReadQrels(path string) (Qrels, map[string]QueryMeta, error) {
 		return nil, nil, err
 	}
 	defer rc.Close()
-	return ParseQrels(rc, path)
+	q, meta, err := ParseQrels(rc, path)
+	if gerr := gzipErr(rc); gerr != nil {
+		return nil, nil, gerr
+	}
+	return q, meta, err
 }
 
 // ParseQrels is ReadQrels on an open reader; name is used in error messages.
@@ -379,7 +413,11 @@ func ReadRunInfo(path string) (Run, RunInfo, error) {
 		return nil, RunInfo{}, err
 	}
 	defer rc.Close()
-	return ParseRun(rc, path)
+	run, info, err := ParseRun(rc, path)
+	if gerr := gzipErr(rc); gerr != nil {
+		return nil, RunInfo{}, gerr
+	}
+	return run, info, err
 }
 
 // ParseRun is ReadRunInfo on an open reader; name is used in error messages.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -324,4 +325,55 @@ func TestParseScore(t *testing.T) {
 			t.Fatalf("parseScore(%q) = %v, %v; strconv gives %v, %v", c, got, gerr, want, werr)
 		}
 	}
+}
+
+// TestTruncatedGzip checks that a gzip file cut short (a partial copy, a
+// download interrupted) is an error naming the file, never a shorter run or
+// qrels read silently. The cut points are chosen by hand: one inside the
+// deflate data (mid line), one that drops only the 8-byte CRC/size trailer
+// (every line intact, so only the gzip layer can notice).
+func TestTruncatedGzip(t *testing.T) {
+	var run, qrels bytes.Buffer
+	for i := 0; i < 5000; i++ {
+		fmt.Fprintf(&run, "q%d Q0 d%d %d %d t\n", i/50, i, i%50+1, 1000-i%50)
+		fmt.Fprintf(&qrels, "q%d 0 d%d 1\n", i/50, i)
+	}
+	gz := func(b []byte) []byte {
+		var out bytes.Buffer
+		zw := gzip.NewWriter(&out)
+		zw.Write(b)
+		zw.Close()
+		return out.Bytes()
+	}
+	zrun, zqrels := gz(run.Bytes()), gz(qrels.Bytes())
+	dir := t.TempDir()
+	q := Qrels{"q0": {"d0": 1}}
+	for _, cut := range []struct {
+		name string
+		drop func(n int) int
+	}{{"mid-stream", func(n int) int { return n / 2 }}, {"no trailer", func(n int) int { return n - 8 }}} {
+		rp := filepath.Join(dir, "run-"+strings.ReplaceAll(cut.name, " ", "-")+".trec.gz")
+		qp := filepath.Join(dir, "qrels-"+strings.ReplaceAll(cut.name, " ", "-")+".txt.gz")
+		os.WriteFile(rp, zrun[:cut.drop(len(zrun))], 0o644)
+		os.WriteFile(qp, zqrels[:cut.drop(len(zqrels))], 0o644)
+		want := "corrupt gzip"
+		if _, err := ReadRun(rp); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), rp) {
+			t.Errorf("%s: ReadRun error = %v, want %q naming the file", cut.name, err, want)
+		}
+		if _, _, err := EvaluateRunFile(q, rp, []Measure{mustMeasure(t, "map")}, DefaultOptions()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: EvaluateRunFile error = %v, want %q", cut.name, err, want)
+		}
+		if _, _, err := ReadQrels(qp); err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), qp) {
+			t.Errorf("%s: ReadQrels error = %v, want %q naming the file", cut.name, err, want)
+		}
+	}
+}
+
+func mustMeasure(t *testing.T, name string) Measure {
+	t.Helper()
+	ms, err := ParseMeasures([]string{name})
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("ParseMeasures(%q) = %v, %v", name, ms, err)
+	}
+	return ms[0]
 }

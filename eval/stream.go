@@ -42,6 +42,9 @@ func EvaluateRunFile(qrels Qrels, path string, measures []Measure, opts Options)
 	}
 	e, info, err := streamTREC(qrels, br, path, measures, opts)
 	rc.Close()
+	if gerr := gzipErr(rc); gerr != nil {
+		return nil, RunInfo{}, gerr
+	}
 	if errors.Is(err, errNotContiguous) {
 		return evaluateInMemory(qrels, path, measures, opts)
 	}
