@@ -124,7 +124,6 @@ func gzipErr(r io.Reader) error {
 	return nil
 }
 
-
 // lineScanner yields the lines of a text file without BOM, trailing CR or
 // trailing spaces, counting line numbers. Lines may be up to 64 MiB long.
 type lineScanner struct {
