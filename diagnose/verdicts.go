@@ -50,8 +50,8 @@ func (e *VerdictError) Error() string {
 // Errors (*VerdictError naming file, line and field): a line that is not a
 // JSON object, a missing or empty "qid", a "qid" that is not a string, a
 // missing "correct" or one that is not true/false (strings such as "yes"
-// and numbers are refused, not guessed), a query id given twice (both
-// lines named), and a file without any verdict.
+// and numbers are refused, not guessed), a key repeated within one object,
+// a query id given twice (both lines named), and a file without any verdict.
 func ReadVerdicts(path string) ([]Verdict, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -116,6 +116,9 @@ func parseVerdict(text []byte) (Verdict, *VerdictError) {
 		}
 		return Verdict{}, &VerdictError{Msg: msg + `; want {"qid": "...", "correct": true|false}`}
 	}
+	if key := repeatedKey(text); key != "" {
+		return Verdict{}, &VerdictError{Field: key, Msg: "key given twice in one object (which value is meant is ambiguous)"}
+	}
 	var v Verdict
 	rawID, ok := obj["qid"]
 	if !ok {
@@ -140,4 +143,31 @@ func parseVerdict(text []byte) (Verdict, *VerdictError) {
 		return v, &VerdictError{Field: "correct", Msg: fmt.Sprintf("query %q: want true or false, got %s", v.QueryID, rawC)}
 	}
 	return v, nil
+}
+
+// repeatedKey returns the first top-level key that occurs twice in the JSON
+// object text (already known to be valid), or "". encoding/json silently
+// keeps the last value of a repeated key.
+func repeatedKey(text []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if _, err := dec.Token(); err != nil { // '{'
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return key
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }

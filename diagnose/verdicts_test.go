@@ -36,6 +36,10 @@ func TestParseVerdictsErrors(t *testing.T) {
 		{"empty qid", `{"qid":" ","correct":true}`, `a.jsonl:1: qid: empty`},
 		{"not JSON", `{"qid":"q1"` + "\nqid=q2", `a.jsonl:1: not a JSON object`},
 		{"JSON array", `["q1", true]`, `a.jsonl:1: not a JSON object`},
+		// encoding/json keeps the last of two equal keys: the verdict would
+		// silently be false here.
+		{"correct twice", `{"qid":"q1","correct":true,"correct":false}`, `a.jsonl:1: correct: key given twice in one object`},
+		{"qid twice", `{"qid":"q1","correct":true,"qid":"q2"}`, `a.jsonl:1: qid: key given twice in one object`},
 	}
 	for _, c := range cases {
 		_, err := ParseVerdicts(strings.NewReader(c.in), "a.jsonl")
