@@ -181,7 +181,8 @@ func (s *lineScanner) errf(field, format string, a ...any) error {
 //
 // Errors are *SyntaxError values naming file, line and field: malformed
 // lines, non-integer grades, a (query, doc) pair judged twice, a query id
-// given twice in JSONL, or a file with no judgement at all.
+// given twice in JSONL, a JSONL line holding a repeated key, more than one
+// object, or "id" and "qid" that disagree, or a file with no judgement at all.
 func ReadQrels(path string) (Qrels, map[string]QueryMeta, error) {
 	rc, err := openMaybeGzip(path)
 	if err != nil {
@@ -317,6 +318,12 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 		if err := dec.Decode(&q); err != nil {
 			return nil, nil, s.errf("json", "%v", err)
 		}
+		if _, err := dec.Token(); err != io.EOF {
+			return nil, nil, s.errf("json", "unexpected data after the object (one query per line)")
+		}
+		if key := repeatedKey(line, true); key != "" {
+			return nil, nil, s.errf(key, "key given twice in one object")
+		}
 		idField, raw := "id", q.ID
 		if raw == nil && q.QID != nil {
 			idField, raw = "qid", q.QID
@@ -324,6 +331,11 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 		qid, ok := jsonID(raw)
 		if !ok {
 			return nil, nil, s.errf(idField, "missing or not a non-empty string/integer query id (need \"id\" or \"qid\")")
+		}
+		if q.ID != nil && q.QID != nil {
+			if other, _ := jsonID(q.QID); other != qid {
+				return nil, nil, s.errf("qid", "\"id\" and \"qid\" both given and different (%s vs %s)", qid, other)
+			}
 		}
 		if _, dup := qrels[qid]; dup {
 			return nil, nil, s.errf(idField, "query %q given twice", qid)
@@ -353,6 +365,9 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 			dec.UseNumber()
 			if err := dec.Decode(&grades); err != nil {
 				return nil, nil, s.errf("gold", "must map doc id to integer grade: %v", err)
+			}
+			if d := repeatedKey(q.Gold, false); d != "" {
+				return nil, nil, s.errf("gold", "doc %q graded twice", d)
 			}
 			for d, v := range grades {
 				g, err := strconv.Atoi(v.String())
@@ -785,4 +800,37 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// repeatedKey returns the first key that occurs twice at the top level of
+// the JSON object text (already decoded without error), or "".
+// encoding/json silently keeps the last value of a repeated key, and matches
+// struct fields case-insensitively: with foldCase, keys equal but for case
+// ("gold", "Gold") count as repeated.
+func repeatedKey(text []byte, foldCase bool) string {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := tok.(string)
+		k := key
+		if foldCase {
+			k = strings.ToLower(key)
+		}
+		if seen[k] {
+			return key
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }

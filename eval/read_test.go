@@ -71,6 +71,17 @@ func TestBadInput(t *testing.T) {
 			`q.jsonl:1: gold: grade of doc "c1" is not an integer: 1.5`},
 		{"jsonl: duplicate query", "q.jsonl", "{\"id\":\"a\",\"gold\":[]}\n{\"id\":\"a\",\"gold\":[\"d\"]}\n", false,
 			`q.jsonl:2: id: query "a" given twice`},
+		// encoding/json keeps the last of two equal keys and ignores what
+		// follows the first value: each of these used to change the qrels
+		// silently (d1 graded 0, q2 dropped, gold emptied, q9 ignored).
+		{"jsonl: doc graded twice", "q.jsonl", "{\"qid\":\"a\",\"gold\":{\"d1\":2,\"d1\":0}}\n", false,
+			`q.jsonl:1: gold: doc "d1" graded twice`},
+		{"jsonl: two objects on a line", "q.jsonl", "{\"id\":\"a\",\"gold\":[\"d1\"]}{\"id\":\"b\",\"gold\":[\"d2\"]}\n", false,
+			"q.jsonl:1: json: unexpected data after the object (one query per line)"},
+		{"jsonl: key twice", "q.jsonl", "{\"id\":\"a\",\"gold\":[\"d1\"],\"gold\":[]}\n", false,
+			`q.jsonl:1: gold: key given twice in one object`},
+		{"jsonl: id and qid differ", "q.jsonl", "{\"id\":\"a\",\"qid\":\"b\",\"gold\":[\"d1\"]}\n", false,
+			`q.jsonl:1: qid: "id" and "qid" both given and different (a vs b)`},
 	}
 	dir := t.TempDir()
 	for _, tc := range cases {
