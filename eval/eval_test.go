@@ -2,6 +2,8 @@ package eval
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -207,5 +209,33 @@ func TestAccessors(t *testing.T) {
 	}
 	if n := len(OfficialMeasures()); n != 30 {
 		t.Errorf("OfficialMeasures: %d measures, want 30 (trec_eval's official set)", n)
+	}
+}
+
+// TestNoQueryInCommon checks that a run sharing no query id with the qrels
+// (the wrong qrels file, ids renumbered) is an error under every policy,
+// in memory and streamed, rather than a table of zeros (-c) that looks like
+// a failed system.
+func TestNoQueryInCommon(t *testing.T) {
+	qrels := Qrels{"q1": {"d1": 1}, "q2": {"d2": 1}}
+	run := Run{"7": {{"d1", 1}}, "8": {{"d2", 1}}}
+	ms, _ := ParseMeasures([]string{"map"})
+	want := `no run query is in the qrels: the run's 2 queries (e.g. "7") and the qrels' 2 (e.g. "q1") share no id; wrong qrels for this run?`
+	path := filepath.Join(t.TempDir(), "run.trec")
+	if err := os.WriteFile(path, []byte("7 Q0 d1 1 1 t\n8 Q0 d2 1 1 t\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []Options{DefaultOptions(), TrecEvalOptions(), {RelevanceLevel: 1, CompleteQueries: true, AverageUnanswerable: true}} {
+		if _, err := Evaluate(qrels, run, ms, opts); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Evaluate %+v: error %v, want %q", opts, err, want)
+		}
+		if _, _, err := EvaluateRunFile(qrels, path, ms, opts); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("EvaluateRunFile %+v: error %v, want %q", opts, err, want)
+		}
+	}
+	// One query in common is enough: the other is reported, not an error.
+	run["q1"] = []Result{{"d1", 1}}
+	if _, err := Evaluate(qrels, run, ms, DefaultOptions()); err != nil {
+		t.Errorf("one common query: %v", err)
 	}
 }

@@ -175,7 +175,9 @@ func plural(n int) string {
 // run are evaluated with no results when opts.CompleteQueries. Queries are
 // evaluated in parallel (opts.Workers) into fixed slots, and means are summed
 // in query id order, so the numbers do not depend on the number of workers.
-// The run is not modified. Errors: no measure, no query to evaluate, or a run
+// The run is not modified. Errors: no measure, no query to evaluate, a
+// non-empty run sharing no query id with the qrels (even with
+// opts.CompleteQueries: wrong qrels rather than a failed system), or a run
 // query retrieving a doc twice or with a NaN or infinite score (what ReadRun
 // rejects in a file; the first such query in id order is reported).
 func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluation, error) {
@@ -204,6 +206,9 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 	sort.Strings(e.Queries)
 	sort.Strings(e.NotInQrels)
 	sort.Strings(e.NotInRun)
+	if len(run) > 0 && len(e.NotInQrels) == len(run) {
+		return nil, fmt.Errorf("eval: %w", noCommonQuery(e.NotInQrels, e.NotInRun))
+	}
 	if len(e.Queries) == 0 {
 		return nil, fmt.Errorf("eval: no query has both qrels and results (run queries not in qrels: %d)", len(e.NotInQrels))
 	}
@@ -253,6 +258,15 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 	}
 	e.finish(rows, relStringLen > 0)
 	return e, nil
+}
+
+// noCommonQuery is the error of a run that shares no query id with its
+// qrels: almost always the wrong qrels file (another split, renumbered
+// ids), so it is refused even when missing queries would score 0. runQ and
+// qrelsQ are sorted and not empty.
+func noCommonQuery(runQ, qrelsQ []string) error {
+	return fmt.Errorf("no run query is in the qrels: the run's %d quer%s (e.g. %q) and the qrels' %d (e.g. %q) share no id; wrong qrels for this run?",
+		len(runQ), plural(len(runQ)), runQ[0], len(qrelsQ), qrelsQ[0])
 }
 
 // checkResults rejects what ReadRun rejects in a file: a doc retrieved twice

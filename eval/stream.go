@@ -353,6 +353,9 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 	sort.Strings(e.NotInRun)
 	sort.Strings(notInQrels)
 	e.NotInQrels = notInQrels
+	if len(notInQrels) > 0 && len(notInQrels) == len(seen) {
+		return nil, info, &SyntaxError{File: name, Msg: noCommonQuery(notInQrels, e.NotInRun).Error()}
+	}
 	if len(rows) == 0 {
 		return nil, info, fmt.Errorf("eval: no query has both qrels and results (run queries not in qrels: %d)", len(notInQrels))
 	}
