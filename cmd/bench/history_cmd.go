@@ -99,8 +99,10 @@ func cmdHistory(stdout, stderr io.Writer, args []string) error {
 	type key struct{ cell, metric string }
 	prev := map[key]history.Row{} // previous run holding (cell, metric)
 	marks := map[string]bool{}
-	for _, r := range rows {
-		shown := *last == 0 || r.Run > rows[len(rows)-1].Run-*last
+	for i, r := range rows {
+		// The last n runs (rows), whatever their numbers: lines deleted by
+		// hand leave gaps in the run numbers.
+		shown := *last == 0 || i >= len(rows)-*last
 		for _, cell := range r.Cells() {
 			line := []string{fmt.Sprint(r.Run), r.Time.UTC().Format(time.DateTime), histShort(r.ConfigHash), histShort(r.DatasetHash), cell}
 			for _, m := range metrics {
@@ -116,10 +118,10 @@ func cmdHistory(stdout, stderr io.Writer, args []string) error {
 					switch {
 					case p.DatasetHash != r.DatasetHash:
 						s += "†"
-						marks["†"] = true
+						marks["†"] = marks["†"] || shown
 					case p.ConfigHash != r.ConfigHash:
 						s += "*"
-						marks["*"] = true
+						marks["*"] = marks["*"] || shown
 					}
 					s += ")"
 				}

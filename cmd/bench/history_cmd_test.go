@@ -78,3 +78,39 @@ func TestHistoryErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryLastWithGaps checks --last counts runs, not run numbers (run
+// numbers have gaps when lines were deleted by hand), and that the † and *
+// footnotes appear only when a shown change carries the mark. File by hand:
+// runs 1, 2 and 7; the dataset changes between runs 1 and 2 (†), nothing
+// changes between 2 and 7 (7: .62 − .60 = +.0200, no mark).
+func TestHistoryLastWithGaps(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.csv")
+	os.WriteFile(path, []byte(`run,time,config_hash,dataset_hash,cell,metric,value
+1,2026-11-28T09:00:00Z,cccccccccccc,dddddddddddd,whole/bm25,ndcg@10,0.5
+2,2026-11-29T09:00:00Z,cccccccccccc,eeeeeeeeeeee,whole/bm25,ndcg@10,0.6
+7,2026-11-30T09:00:00Z,cccccccccccc,eeeeeeeeeeee,whole/bm25,ndcg@10,0.62
+`), 0o644)
+	for _, c := range []struct {
+		last      string
+		want, not []string
+	}{
+		{"2", []string{"0.6000 (+0.1000†)", "0.6200 (+0.0200)", "† the dataset changed"}, []string{"0.5000"}},
+		{"1", []string{"0.6200 (+0.0200)"}, []string{"0.6000", "†"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(&stdout, &stderr, []string{"history", "--last", c.last, path}); code != 0 {
+			t.Fatalf("--last %s: exit %d: %s", c.last, code, stderr.String())
+		}
+		for _, w := range c.want {
+			if !strings.Contains(stdout.String(), w) {
+				t.Errorf("--last %s: output lacks %q:\n%s", c.last, w, stdout.String())
+			}
+		}
+		for _, n := range c.not {
+			if strings.Contains(stdout.String(), n) {
+				t.Errorf("--last %s: output has %q:\n%s", c.last, n, stdout.String())
+			}
+		}
+	}
+}
