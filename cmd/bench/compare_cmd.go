@@ -181,7 +181,8 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 
 // compareMeasures parses -m names (default ndcg@10) into measures and their
 // column labels: the name as typed when it denotes one measure, else the
-// measures' trec_eval names. Counts and text measures cannot be compared.
+// measures' trec_eval names. Counts, text measures and geometric means
+// (gm_map, gm_bpref) cannot be compared.
 func compareMeasures(names []string) ([]string, []eval.Measure, error) {
 	if len(names) == 0 {
 		names = []string{"ndcg@10"}
@@ -198,6 +199,11 @@ func compareMeasures(names []string) ([]string, []eval.Measure, error) {
 			for _, m := range got {
 				if m.Integer() || m.Kind == eval.RelString || m.Kind == eval.RunID {
 					return nil, nil, fmt.Errorf("-m %s: %s is not a per-query score and cannot be compared", part, m.Name)
+				}
+				if m.Kind == eval.GMAP || m.Kind == eval.GMBpref {
+					// The tests compare arithmetic means; the arithmetic mean
+					// of gm_map's per-query values is MAP, not gm_map.
+					return nil, nil, fmt.Errorf("-m %s: %s is a geometric mean over queries, which the paired tests (of arithmetic means) do not compare; compare %s instead", part, m.Name, strings.TrimPrefix(m.Name, "gm_"))
 				}
 				if seen[m.Name] {
 					continue
