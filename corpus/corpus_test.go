@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"os"
@@ -106,6 +107,12 @@ func TestLoadErrors(t *testing.T) {
 		{"mixed2.tsv", "id\ttext\na\tb\nb\tx\ty\n", `mixed2.tsv:3: want 2 tab-separated columns (id, text), as on the first line, got 3`},
 		{"both.jsonl", `{"_id":"a","id":"b","text":""}`, `both.jsonl:1: _id: both _id "a" and id "b" given`},
 		{"x.csv", "a,b,c\n", `unknown corpus format ".csv"`},
+		// A doc id with white space cannot be written to a TREC run or
+		// qrels line: refused when loading, not after hours of indexing.
+		{"spaceid.jsonl", `{"_id":"a b","text":"x"}`, `spaceid.jsonl:1: _id: doc id "a b" contains white space (TREC run and qrels files cannot hold it)`},
+		{"spaceid.tsv", "a\tb\nc d\te\n", `spaceid.tsv:2: id: doc id "c d" contains white space`},
+		// encoding/json keeps the last of two equal keys.
+		{"twice.jsonl", `{"_id":"a","text":"x","text":"y"}`, `twice.jsonl:1: text: key given twice in one object`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load(writeFile(t, tc.name, tc.content))
@@ -113,6 +120,11 @@ func TestLoadErrors(t *testing.T) {
 				t.Fatalf("Load error = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+	trunc := filepath.Join(t.TempDir(), "trunc.jsonl.gz")
+	os.WriteFile(trunc, truncatedGzip(), 0o644)
+	if _, err := Load(trunc); err == nil || !strings.Contains(err.Error(), trunc+": corrupt gzip") {
+		t.Errorf("truncated gzip: err = %v, want %q", err, trunc+": corrupt gzip")
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.jsonl")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: err = %v, want ErrNotExist", err)
@@ -434,4 +446,14 @@ func TestLabelInfo(t *testing.T) {
 	if _, err := ReadLabelInfo(qrelsPath); err == nil || !strings.Contains(err.Error(), "chunking") {
 		t.Errorf("bad record: err = %v", err)
 	}
+}
+
+// truncatedGzip is a gzip stream of a one-document corpus cut before its
+// 8-byte trailer: every line decompresses, only gzip can tell it is short.
+func truncatedGzip() []byte {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(`{"_id":"a","text":"x"}` + "\n"))
+	zw.Close()
+	return b.Bytes()[:b.Len()-8]
 }

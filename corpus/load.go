@@ -51,8 +51,10 @@ func (e *LineError) Error() string {
 //
 // Blank lines are skipped. Documents are returned in file order.
 //
-// Errors (as *LineError where a line is at fault): a missing or empty id, a
-// duplicate doc id (naming both lines), malformed JSON, a TSV line with
+// Errors (as *LineError where a line is at fault): a missing or empty id, an
+// id holding white space (no TREC run or qrels line could name it), a
+// duplicate doc id (naming both lines), malformed JSON, a JSON key repeated
+// within a line, a truncated or damaged ".gz" ("corrupt gzip"), a TSV line with
 // another number of columns than the first, a file with no documents ("empty corpus"). Empty
 // text is allowed: Summarize counts such documents so reports can show them
 // (Cranfield has two).
@@ -92,6 +94,9 @@ func Load(path string) ([]Document, error) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			if errors.Is(err, errLongLine) {
 				return nil, &LineError{File: path, Line: lineNo, Msg: err.Error()}
+			}
+			if r != io.Reader(f) && errors.Is(err, io.ErrUnexpectedEOF) {
+				return nil, fmt.Errorf("%s: corrupt gzip: %w (truncated or damaged file)", path, err)
 			}
 			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
 		}
@@ -151,10 +156,26 @@ func isTSVHeader(name string, line []byte) bool {
 		len(cols) == 2 && cols[1] == "text")
 }
 
+// checkDocID refuses an empty doc id and one holding white space, which no
+// TREC run or qrels line can hold (its fields are white-space separated).
+func checkDocID(file string, n int, field, id string) error {
+	if strings.TrimSpace(id) == "" {
+		return &LineError{File: file, Line: n, Field: field, Msg: "empty doc id"}
+	}
+	if strings.ContainsAny(id, " \t\n\r\v\f") {
+		return &LineError{File: file, Line: n, Field: field,
+			Msg: fmt.Sprintf("doc id %q contains white space (TREC run and qrels files cannot hold it)", id)}
+	}
+	return nil
+}
+
 func parseJSONLine(file string, n int, line []byte) (Document, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return Document{}, &LineError{File: file, Line: n, Msg: "invalid JSON: " + err.Error()}
+	}
+	if key := repeatedKey(line); key != "" {
+		return Document{}, &LineError{File: file, Line: n, Field: key, Msg: "key given twice in one object"}
 	}
 	str := func(key string) (string, bool, error) {
 		v, ok := raw[key]
@@ -192,8 +213,8 @@ func parseJSONLine(file string, n int, line []byte) (Document, error) {
 	case !hasID:
 		return Document{}, &LineError{File: file, Line: n, Field: "_id", Msg: `missing (want "_id" or "id")`}
 	}
-	if strings.TrimSpace(id) == "" {
-		return Document{}, &LineError{File: file, Line: n, Field: field, Msg: "empty doc id"}
+	if err := checkDocID(file, n, field, id); err != nil {
+		return Document{}, err
 	}
 	title, _, err := str("title")
 	if err != nil {
@@ -223,8 +244,8 @@ func parseTSVLine(file string, n int, line []byte, cols *int) (Document, error) 
 		}
 		return Document{}, &LineError{File: file, Line: n, Msg: fmt.Sprintf("want %s, got %d", want, len(fields))}
 	}
-	if strings.TrimSpace(fields[0]) == "" {
-		return Document{}, &LineError{File: file, Line: n, Field: "id", Msg: "empty doc id"}
+	if err := checkDocID(file, n, "id", fields[0]); err != nil {
+		return Document{}, err
 	}
 	if *cols == 2 {
 		return Document{ID: fields[0], Text: fields[1]}, nil
@@ -289,4 +310,31 @@ func Hash(docs []Document) string {
 		put(d.Text)
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// repeatedKey returns the first top-level key that occurs twice in the JSON
+// object line (already decoded without error), or "": encoding/json would
+// silently keep the last value.
+func repeatedKey(line []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return key
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
 }
