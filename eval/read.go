@@ -199,10 +199,7 @@ func ReadQrels(path string) (Qrels, map[string]QueryMeta, error) {
 // ParseQrels is ReadQrels on an open reader; name is used in error messages.
 func ParseQrels(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	head, _ := br.Peek(64)
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	head = bytes.TrimLeft(head, " \t\r\n")
-	if len(head) > 0 && head[0] == '{' {
+	if startsWithBrace(br) {
 		return parseQrelsJSONL(br, name)
 	}
 	q, err := parseQrelsText(br, name)
@@ -437,10 +434,7 @@ func ReadRunInfo(path string) (Run, RunInfo, error) {
 // ParseRun is ReadRunInfo on an open reader; name is used in error messages.
 func ParseRun(r io.Reader, name string) (Run, RunInfo, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
-	head, _ := br.Peek(64)
-	head = bytes.TrimPrefix(head, []byte("\xef\xbb\xbf"))
-	head = bytes.TrimLeft(head, " \t\r\n")
-	if len(head) > 0 && head[0] == '{' {
+	if startsWithBrace(br) {
 		return parseRunJSON(br, name)
 	}
 	return parseRunTREC(br, name)
@@ -833,4 +827,21 @@ func repeatedKey(text []byte, foldCase bool) string {
 		}
 	}
 	return ""
+}
+
+// startsWithBrace reports whether the first byte after an optional UTF-8 BOM
+// and any white space (blank lines included, as far as br's buffer reaches)
+// is '{': the content is JSON rather than TREC text. Nothing is consumed.
+func startsWithBrace(br *bufio.Reader) bool {
+	for n := 64; ; n *= 2 {
+		n = min(n, br.Size())
+		head, err := br.Peek(n)
+		rest := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+		if len(rest) > 0 {
+			return rest[0] == '{'
+		}
+		if err != nil || n == br.Size() {
+			return false
+		}
+	}
 }

@@ -388,3 +388,27 @@ func mustMeasure(t *testing.T, name string) Measure {
 	}
 	return ms[0]
 }
+
+// TestJSONAfterBlankLines checks that the JSON formats are recognised after
+// more leading blank lines than a fixed-size peek would hold (100 here);
+// they used to be read as TREC text and fail on line 101.
+func TestJSONAfterBlankLines(t *testing.T) {
+	dir := t.TempDir()
+	blank := strings.Repeat("\n", 100)
+	rp := filepath.Join(dir, "run.json")
+	qp := filepath.Join(dir, "q.jsonl")
+	os.WriteFile(rp, []byte(blank+`{"q1": {"d1": 1, "d2": 0.5}}`), 0o644)
+	os.WriteFile(qp, []byte(blank+`{"id": "q1", "gold": ["d2"]}`+"\n"), 0o644)
+	q, _, err := ReadQrels(qp)
+	if err != nil {
+		t.Fatalf("ReadQrels: %v", err)
+	}
+	if _, err := ReadRun(rp); err != nil {
+		t.Fatalf("ReadRun: %v", err)
+	}
+	// d2 at rank 2: RR = 1/2.
+	e, _, err := EvaluateRunFile(q, rp, []Measure{mustMeasure(t, "recip_rank")}, DefaultOptions())
+	if err != nil || e.Means[0] != 0.5 {
+		t.Fatalf("EvaluateRunFile: %v, %v; want recip_rank 0.5", e, err)
+	}
+}

@@ -34,9 +34,7 @@ func EvaluateRunFile(qrels Qrels, path string, measures []Measure, opts Options)
 		return nil, RunInfo{}, err
 	}
 	br := bufio.NewReaderSize(rc, 1<<16)
-	head, _ := br.Peek(64)
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-	if len(head) > 0 && head[0] == '{' {
+	if startsWithBrace(br) {
 		rc.Close()
 		return evaluateInMemory(qrels, path, measures, opts)
 	}
