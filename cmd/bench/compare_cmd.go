@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -25,7 +26,8 @@ row per comparison (mean difference with 95% CI, Cohen's d_z, wins/ties/losses,
 p, adjusted p).
 
 RUN is a TREC run or ranx JSON file (see 'bench eval --help'); its name is
-its file name, or NAME when given as NAME=PATH. Runs must cover the same
+its file name, or NAME when given as NAME=PATH (an existing file whose path
+holds '=' is taken as a path). Runs must cover the same
 queries: a qrels query missing from a run is an error listing the missing
 queries, unless -c (then it scores 0, as trec_eval -c). Queries with no
 relevant document in the qrels are left out, as in bench eval's means.
@@ -115,7 +117,9 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	seen := map[string]string{}
 	for _, a := range fs.Args() {
 		name, path, ok := strings.Cut(a, "=")
-		if !ok {
+		if _, err := os.Stat(a); !ok || err == nil {
+			// A path that exists is a path, even with '=' in it
+			// ("runs/k=10.trec").
 			name, path = filepath.Base(a), a
 		}
 		if name == "" || path == "" {

@@ -112,3 +112,20 @@ func TestCompareCLI(t *testing.T) {
 		t.Errorf("single run: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 }
+
+// TestCompareRunPathWithEquals checks that an existing run file whose path
+// holds '=' (runs/k=10.trec, as sweeps name files) is read as a path, not
+// split into NAME=PATH; good vs bad on success@1 as in TestCompareCLI.
+func TestCompareRunPathWithEquals(t *testing.T) {
+	dir := writeCompareData(t)
+	eq := filepath.Join(dir, "k=10.trec")
+	data, err := os.ReadFile(filepath.Join(dir, "good.trec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(eq, data, 0o644)
+	code, out, errOut := runBench("compare", "--qrels", filepath.Join(dir, "qrels.txt"), "-m", "success@1", "--format", "csv", eq, filepath.Join(dir, "bad.trec"))
+	if code != 0 || !strings.Contains(out, "k=10.trec,bad.trec,success@1,6,1,0,") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+}
