@@ -544,7 +544,8 @@ func splitFields(line []byte, dst []span) int {
 var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
 
-// parseScore parses a run score exactly as strconv.ParseFloat(s, 64) does.
+// parseScore parses a run score exactly as strconv.ParseFloat(s, 64) does,
+// except that digit-separating underscores ("1_000") are refused.
 // Plain decimals with at most 15 significant digits and 22 decimals (what
 // retrieval systems print) take a fast path that is still exact: the digits
 // form an integer m < 2^53 and the value is m / 10^d, one correctly rounded
@@ -573,22 +574,31 @@ func parseScore(b []byte) (float64, error) {
 				frac++
 			}
 			if sig > 15 || frac > 22 {
-				return strconv.ParseFloat(string(b), 64)
+				return parseFloatStrict(b)
 			}
 		case c == '.' && !dot:
 			dot = true
 		default:
-			return strconv.ParseFloat(string(b), 64)
+			return parseFloatStrict(b)
 		}
 	}
 	if !digit {
-		return strconv.ParseFloat(string(b), 64)
+		return parseFloatStrict(b)
 	}
 	f := float64(m) / pow10[frac]
 	if neg {
 		f = -f
 	}
 	return f, nil
+}
+
+// parseFloatStrict is strconv.ParseFloat without Go's digit-separating
+// underscores, which no run writer means and trec_eval reads differently.
+func parseFloatStrict(b []byte) (float64, error) {
+	if bytes.IndexByte(b, '_') >= 0 {
+		return 0, &strconv.NumError{Func: "ParseFloat", Num: string(b), Err: strconv.ErrSyntax}
+	}
+	return strconv.ParseFloat(string(b), 64)
 }
 
 const lsbs = 0x0101010101010101

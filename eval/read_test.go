@@ -310,7 +310,7 @@ func TestSplitFields(t *testing.T) {
 // bit, on random decimals and on the forms it hands over to strconv.
 func TestParseScore(t *testing.T) {
 	cases := []string{"0", "-0", "+1.5", "29.997069", "0.000000000000000000001", "123456789012345", "1234567890123456",
-		"0.1", "0.3", "1e5", "-2.5E-3", ".5", "5.", "1.2.3", "", "-", ".", "NaN", "inf", "-Infinity", "0x1p3", "1_000", "99999999999999999999", "9007199254740993"}
+		"0.1", "0.3", "1e5", "-2.5E-3", ".5", "5.", "1.2.3", "", "-", ".", "NaN", "inf", "-Infinity", "0x1p3", "99999999999999999999", "9007199254740993"}
 	state := uint64(7)
 	for i := 0; i < 200000; i++ {
 		state = state*6364136223846793005 + 1442695040888963407
@@ -334,6 +334,14 @@ func TestParseScore(t *testing.T) {
 		got, gerr := parseScore([]byte(c))
 		if (werr == nil) != (gerr == nil) || math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("parseScore(%q) = %v, %v; strconv gives %v, %v", c, got, gerr, want, werr)
+		}
+	}
+	// strconv reads Go literal underscores ("0_2" = 2, "1_000" = 1000);
+	// trec_eval's atof stops at '_' ("0_2" = 0). Neither reading is safe:
+	// refused.
+	for _, c := range []string{"0_2", "1_000", "0x1_0p0", "1_0.5"} {
+		if got, err := parseScore([]byte(c)); err == nil {
+			t.Errorf("parseScore(%q) = %v, want an error", c, got)
 		}
 	}
 }
