@@ -41,6 +41,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -307,6 +308,9 @@ func parse(r io.Reader, file string) ([]Row, error) {
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, serr(6, "%q is not a finite number", vs)
 		}
+		if !decimalRE.MatchString(vs) { // strconv also reads "0_5" (5) and hex
+			return nil, serr(6, "%q is not a decimal number", vs)
+		}
 		ms := cur.Metrics[cell]
 		if ms == nil {
 			ms = map[string]float64{}
@@ -389,3 +393,7 @@ func writeAtomic(path string, data []byte) error {
 	ok = true
 	return nil
 }
+
+// decimalRE is a plain decimal number as bench run writes history values
+// (optional sign, digits with an optional fraction, optional exponent).
+var decimalRE = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$`)

@@ -160,6 +160,10 @@ func TestReadErrors(t *testing.T) {
 		{"bad time", h + "1,yesterday,c,d,cell,m,0.5\n", `h.csv:2: time: "yesterday" is not an RFC 3339 time`},
 		{"bad value", h + ok + "1,2026-11-30T12:00:00Z,c,d,cell,n,abc\n", `h.csv:3: value: "abc" is not a finite number`},
 		{"NaN value", h + "1,2026-11-30T12:00:00Z,c,d,cell,n,NaN\n", `h.csv:2: value: "NaN" is not a finite number`},
+		// strconv would read "0_5" as 5 and "0x1p-1" as 0.5: a history
+		// value is a plain decimal as bench run writes it.
+		{"underscore value", h + "1,2026-11-30T12:00:00Z,c,d,cell,n,0_5\n", `h.csv:2: value: "0_5" is not a decimal number`},
+		{"hex value", h + "1,2026-11-30T12:00:00Z,c,d,cell,n,0x1p-1\n", `h.csv:2: value: "0x1p-1" is not a decimal number`},
 		{"duplicate metric", h + ok + ok, `h.csv:3: metric: run 1: cell "cell": metric "m" repeated`},
 		{"hash disagrees", h + ok + "1,2026-11-30T12:00:00Z,c2,d,cell,n,1\n", `h.csv:3: config_hash: run 1 has config_hash "c"`},
 		{"not contiguous", h + ok + "2,2026-11-30T12:00:00Z,c,d,cell,m,1\n" + "1,2026-11-30T12:00:00Z,c,d,cell,n,1\n", "h.csv:4: run: run 1 appears again"},
