@@ -17,8 +17,9 @@ import (
 // skipped; a BOM and CRLF are accepted.
 //
 // Errors name file, line and field: a line that is not a JSON object, a
-// line without a query id, a label that is an object or array, a query id
-// given twice, or a file in which no line has field (a misspelt
+// line without a query id, a key repeated within a line, "id", "qid" and
+// "_id" that disagree, a label that is an object or array, a query id given
+// twice, or a file in which no line has field (a misspelt
 // --slice-field should not silently give "no slices").
 func ReadSlices(path, field string) (map[string]string, error) {
 	f, err := os.Open(path)
@@ -43,13 +44,22 @@ func ReadSlices(path, field string) (map[string]string, error) {
 		if err := json.Unmarshal(text, &obj); err != nil || obj == nil {
 			return nil, fmt.Errorf("%s:%d: not a JSON object", path, line)
 		}
-		id := ""
+		if key := repeatedKey(text); key != "" {
+			return nil, fmt.Errorf("%s:%d: %s: key given twice in one object", path, line, key)
+		}
+		id, idKey := "", ""
 		for _, k := range []string{"id", "qid", "_id"} {
 			if raw, ok := obj[k]; ok {
-				if id, err = scalar(raw); err != nil || id == "" {
+				v, err := scalar(raw)
+				if err != nil || v == "" {
 					return nil, fmt.Errorf("%s:%d: %s: want a non-empty string or number, got %s", path, line, k, raw)
 				}
-				break
+				if id != "" && v != id {
+					return nil, fmt.Errorf("%s:%d: %s: %q differs from %s %q", path, line, k, v, idKey, id)
+				}
+				if id == "" {
+					id, idKey = v, k
+				}
 			}
 		}
 		if id == "" {

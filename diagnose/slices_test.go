@@ -43,6 +43,10 @@ func TestReadSlicesErrors(t *testing.T) {
 		{"object label", `{"id": "a", "topic": {"k": 1}}`, `q.jsonl:1: topic: want a string, number or boolean, got {"k": 1}`},
 		{"duplicate id", `{"id": "a", "topic": "x"}` + "\n" + `{"id": "a", "topic": "y"}`, `q.jsonl:2: query id: "a" given twice`},
 		{"empty id", `{"id": "", "topic": "x"}`, `q.jsonl:1: id: want a non-empty string or number, got ""`},
+		// encoding/json keeps the last of two equal keys; "id" used to win
+		// silently over a different "_id".
+		{"label twice", `{"id": "a", "topic": "x", "topic": "y"}`, `q.jsonl:1: topic: key given twice in one object`},
+		{"ids disagree", `{"id": "a", "_id": "b", "topic": "x"}`, `q.jsonl:1: _id: "b" differs from id "a"`},
 	}
 	for _, c := range cases {
 		p := writeTemp(t, "q.jsonl", c.data)
