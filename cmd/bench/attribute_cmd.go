@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/ragbench/ragbench/corpus"
@@ -120,6 +121,9 @@ func cmdAttribute(stdout, stderr io.Writer, args []string) error {
 		if slices, err = diagnose.ReadSlices(src, *sliceField); err != nil {
 			return err
 		}
+		if err := checkSlicesMatch(slices, verdicts, src, *sliceField, *answersPath); err != nil {
+			return err
+		}
 	}
 	attr, err := diagnose.Attribute(diagnose.AttributeInput{Run: run, Qrels: qrels, Slices: slices,
 		Verdicts: verdicts, VerdictsFile: *answersPath}, diagnose.AttributeOptions{Depth: *depth})
@@ -167,4 +171,27 @@ func chunkDoc(id string) string {
 		}
 	}
 	return id[:i]
+}
+
+// checkSlicesMatch refuses slice labels of which none belongs to a query
+// with a verdict: a queries file of another dataset would otherwise leave
+// every query silently "(no slice)".
+func checkSlicesMatch(slices map[string]string, verdicts []diagnose.Verdict, src, field, answers string) error {
+	var labelled []string
+	for q, l := range slices {
+		if l != "" {
+			labelled = append(labelled, q)
+		}
+	}
+	for _, v := range verdicts {
+		if slices[v.QueryID] != "" {
+			return nil
+		}
+	}
+	sort.Strings(labelled)
+	if len(labelled) == 0 {
+		return nil // ReadSlices already refuses a file without the field
+	}
+	return fmt.Errorf("%s: %s: none of the %d labelled queries (e.g. %q) has a verdict in %s: wrong queries file?",
+		src, field, len(labelled), labelled[0], answers)
 }

@@ -115,6 +115,10 @@ func TestAttributeBadInput(t *testing.T) {
 		{[]string{"--answers", "a.jsonl", "--format", "csv"}, 2, `bench attribute: --format must be table, md or json, got "csv"`},
 		{[]string{"--answers", "testdata/attribute/answers.jsonl", "--slice-field", "topic"}, 1,
 			"bench attribute: testdata/attribute/labelled.jsonl: topic: no line has this field"},
+		// Slice labels for queries none of which has a verdict: the wrong
+		// queries file; every query would silently be "(no slice)".
+		{[]string{"--answers", "testdata/attribute/answers.jsonl", "--slice-field", "topic", "--queries", "testdata/attribute/otherqueries.jsonl"}, 1,
+			`bench attribute: testdata/attribute/otherqueries.jsonl: topic: none of the 2 labelled queries (e.g. "x1") has a verdict in testdata/attribute/answers.jsonl: wrong queries file?`},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
