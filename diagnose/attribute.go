@@ -3,7 +3,9 @@ package diagnose
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -226,7 +228,9 @@ type Attribution struct {
 // Errors: Depth < 0; a verdict whose query id is in neither the qrels nor
 // the run (an unknown query id: a typo or a verdict file for another query
 // set) as a *VerdictError naming VerdictsFile and its line; a
-// duplicate query id among Verdicts; a NaN or infinite score in the run.
+// duplicate query id among Verdicts; a NaN or infinite score in the run; a
+// non-empty run sharing no query id with the qrels (wrong qrels: every
+// verdict would count as a retrieval miss).
 func Attribute(in AttributeInput, opt AttributeOptions) (*Attribution, error) {
 	depth := opt.Depth
 	if depth < 0 {
@@ -234,6 +238,9 @@ func Attribute(in AttributeInput, opt AttributeOptions) (*Attribution, error) {
 	}
 	if depth == 0 {
 		depth = DefaultDepth
+	}
+	if err := checkCommonQuery(in.Run, in.Qrels); err != nil {
+		return nil, err
 	}
 	file := in.VerdictsFile
 	if file == "" {
@@ -382,4 +389,24 @@ func jsonNum(v float64) *float64 {
 		return nil
 	}
 	return &v
+}
+
+// checkCommonQuery refuses a non-empty run that shares no query id with
+// the qrels, with the message of eval.Evaluate's same check.
+func checkCommonQuery(run eval.Run, qrels eval.Qrels) error {
+	if len(run) == 0 || len(qrels) == 0 {
+		return nil
+	}
+	for q := range run {
+		if _, ok := qrels[q]; ok {
+			return nil
+		}
+	}
+	rq, qq := slices.Sorted(maps.Keys(run)), slices.Sorted(maps.Keys(qrels))
+	plural := "ies"
+	if len(rq) == 1 {
+		plural = "y"
+	}
+	return fmt.Errorf("diagnose: no run query is in the qrels: the run's %d quer%s (e.g. %q) and the qrels' %d (e.g. %q) share no id; wrong qrels for this run?",
+		len(rq), plural, rq[0], len(qq), qq[0])
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ragbench/ragbench/eval"
 )
 
 // fixtureVerdicts grades the fixture's answers (see fixture_test.go): every
@@ -183,5 +184,18 @@ func checkRates(t *testing.T, name string, tb Table, hit, acc, pr, pm float64) {
 		if !same {
 			t.Errorf("%s: %s = %v, want %v", name, labels[i], got[i], want[i])
 		}
+	}
+}
+
+// TestAttributeNoQueryInCommon checks that a run sharing no query id with
+// the qrels is an error: every verdict would otherwise count as a retrieval
+// miss and the advice would blame retrieval.
+func TestAttributeNoQueryInCommon(t *testing.T) {
+	vs := []Verdict{{QueryID: "q1", Correct: true, Line: 1}}
+	run := eval.Run{"x1": {{DocID: "d1", Score: 1}}, "x2": {{DocID: "d2", Score: 1}}}
+	_, err := Attribute(AttributeInput{Run: run, Qrels: fixtureQrels(), Verdicts: vs, VerdictsFile: "a.jsonl"}, AttributeOptions{})
+	want := `diagnose: no run query is in the qrels: the run's 2 queries (e.g. "x1") and the qrels' `
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err = %v, want prefix %q", err, want)
 	}
 }
