@@ -235,7 +235,11 @@ func parseQrelsText(r io.Reader, name string) (Qrels, error) {
 		} else {
 			f := strings.Fields(string(line))
 			if len(f) != 4 {
-				return nil, s.errf("line", "TREC qrels line needs 4 fields (qid iter docid grade), got %d", len(f))
+				hint := ""
+				if len(f) == 6 && f[1] == "Q0" {
+					hint = " (this looks like a run line: give QRELS first, then RUN)"
+				}
+				return nil, s.errf("line", "TREC qrels line needs 4 fields (qid iter docid grade), got %d%s", len(f), hint)
 			}
 			qid, did, grade = f[0], f[2], f[3]
 		}
@@ -455,7 +459,7 @@ func parseRunTREC(r io.Reader, name string) (Run, RunInfo, error) {
 			continue
 		}
 		if nf < 6 {
-			return nil, info, s.errf("line", "TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d", nf)
+			return nil, info, s.errf("line", "TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d%s", nf, qrelsLineHint(line, nf))
 		}
 		field := func(i int) []byte { return line[sp[i].start:sp[i].end] }
 		sc, err := parseScore(field(4))
@@ -854,4 +858,15 @@ func startsWithBrace(br *bufio.Reader) bool {
 			return false
 		}
 	}
+}
+
+// qrelsLineHint explains a run line with too few fields that looks like a
+// qrels line ("q1 0 d1 1", or BEIR's "query-id<TAB>corpus-id<TAB>score"
+// header): the QRELS and RUN arguments were probably swapped.
+func qrelsLineHint(line []byte, nf int) string {
+	f := bytes.Fields(line)
+	if nf == 4 && len(f) == 4 && string(f[1]) == "0" || nf == 3 && bytes.HasPrefix(line, []byte("query-id\t")) {
+		return " (this looks like a qrels line: give QRELS first, then RUN)"
+	}
+	return ""
 }

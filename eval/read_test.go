@@ -82,6 +82,13 @@ func TestBadInput(t *testing.T) {
 			`q.jsonl:1: gold: key given twice in one object`},
 		{"jsonl: id and qid differ", "q.jsonl", "{\"id\":\"a\",\"qid\":\"b\",\"gold\":[\"d1\"]}\n", false,
 			`q.jsonl:1: qid: "id" and "qid" both given and different (a vs b)`},
+		// QRELS and RUN swapped: a hint, as the fields alone do not say it.
+		{"run given as qrels", "qrels.txt", "q1 Q0 d1 1 0.5 tag\n", false,
+			"qrels.txt:1: line: TREC qrels line needs 4 fields (qid iter docid grade), got 6 (this looks like a run line: give QRELS first, then RUN)"},
+		{"qrels given as run", "run.trec", "q1 0 d1 1\n", true,
+			"run.trec:1: line: TREC run line needs 6 fields (qid Q0 docid rank score tag), got 4 (this looks like a qrels line: give QRELS first, then RUN)"},
+		{"BEIR qrels given as run", "run.trec", "query-id\tcorpus-id\tscore\nq1\td1\t1\n", true,
+			"run.trec:1: line: TREC run line needs 6 fields (qid Q0 docid rank score tag), got 3 (this looks like a qrels line: give QRELS first, then RUN)"},
 	}
 	dir := t.TempDir()
 	for _, tc := range cases {

@@ -402,7 +402,7 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 			continue
 		}
 		if nf < 6 {
-			out.err, out.errLine, out.errField = fmt.Errorf("TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d", nf), line, "line"
+			out.err, out.errLine, out.errField = fmt.Errorf("TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d%s", nf, qrelsLineHint(ln, nf)), line, "line"
 			return out
 		}
 		score := ln[sp[4].start:sp[4].end]
