@@ -156,6 +156,9 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", ra.path, err)
 		}
+		if e.NumQ == 0 {
+			return fmt.Errorf("%s: no query to compare: all %d evaluated queries are unanswerable (no doc with grade ≥ %d in %s)", ra.path, len(e.Queries), *level, *qrelsPath)
+		}
 		for _, w := range e.Warnings() {
 			evalWarnings = append(evalWarnings, ra.name+": "+w)
 		}

@@ -129,3 +129,14 @@ func TestCompareRunPathWithEquals(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
 	}
 }
+
+// TestCompareAllUnanswerable: with -l 2 and binary qrels (grade 1 only),
+// every query is unanswerable; the error says so instead of "no queries".
+func TestCompareAllUnanswerable(t *testing.T) {
+	dir := writeCompareData(t)
+	code, _, errOut := runBench("compare", "--qrels", filepath.Join(dir, "qrels.txt"), "-l", "2", filepath.Join(dir, "good.trec"), filepath.Join(dir, "bad.trec"))
+	want := "no query to compare: all 6 evaluated queries are unanswerable (no doc with grade ≥ 2 in "
+	if code != 1 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errOut, want)
+	}
+}
