@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strings"
 
@@ -150,6 +151,9 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkFinite(e); err != nil {
+		return err
+	}
 	e.Slices = e.SliceMeans(meta) // labelled-query JSONL: per-slice means
 	switch *format {
 	case "trec":
@@ -167,6 +171,20 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	if *format != "table" {
 		for _, w := range e.Warnings() {
 			fmt.Fprintf(stderr, "bench eval: note: %s\n", w)
+		}
+	}
+	return nil
+}
+
+// checkFinite refuses per-query values that are not finite: parameters
+// such as utility.1e308,-1e308,0,0 overflow, and a NaN would print as
+// "n/a" (no query averaged) or break the JSON output.
+func checkFinite(e *eval.Evaluation) error {
+	for i, row := range e.Values {
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("measure %s: query %q: value %v is not finite (do the measure's parameters overflow?)", e.Measures[j].Name, e.Queries[i], v)
+			}
 		}
 	}
 	return nil

@@ -254,3 +254,16 @@ func TestEvalUsage(t *testing.T) {
 		t.Errorf("missing file: exit %d, %q", code, errOut)
 	}
 }
+
+// TestEvalNonFinite: utility with coefficients ±1e308 overflows (q1 of the
+// example has 2 relevant and 2 non-relevant retrieved: 2e308 − 2e308 is
+// Inf − Inf = NaN), which used to print as "n/a" in the table and break
+// --format json; now an error naming measure and query.
+func TestEvalNonFinite(t *testing.T) {
+	for _, format := range []string{"table", "json", "trec"} {
+		_, errOut, code := runEval(t, "--format", format, "-m", "utility.1e308,-1e308,0,0", exampleQrels, exampleRun)
+		if code != 1 || !strings.Contains(errOut, "is not finite") {
+			t.Errorf("--format %s: exit %d, stderr %q; want exit 1, not finite", format, code, errOut)
+		}
+	}
+}
