@@ -239,3 +239,20 @@ func TestNoQueryInCommon(t *testing.T) {
 		t.Errorf("one common query: %v", err)
 	}
 }
+
+// TestWriteTablePipeInID: a query id or slice holding '|' is escaped so the
+// Markdown table keeps its columns.
+func TestWriteTablePipeInID(t *testing.T) {
+	ms, _ := ParseMeasures([]string{"P.1"})
+	e, err := Evaluate(Qrels{"a|b": {"d1": 1}}, Run{"a|b": {{"d1", 1}}}, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, e, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| a\\|b  | 1.0000 |") {
+		t.Errorf("per-query row not escaped:\n%s", b.String())
+	}
+}

@@ -123,7 +123,13 @@ func sliceLabel(s string) string {
 	if s == "" {
 		return "(none)"
 	}
-	return s
+	return mdCell(s)
+}
+
+// mdCell escapes '|' so that an id holding one stays in its Markdown table
+// cell.
+func mdCell(s string) string {
+	return strings.ReplaceAll(s, "|", `\|`)
 }
 
 // numericMeasures drops runid and relstring, which have no numeric value.
@@ -200,7 +206,7 @@ func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 		fmt.Fprintln(bw)
 		qw := len("query")
 		for _, q := range e.Queries {
-			qw = max(qw, len(q))
+			qw = max(qw, len(mdCell(q)))
 		}
 		fmt.Fprintf(bw, "| %-*s |", qw, "query")
 		for _, j := range idx {
@@ -212,7 +218,7 @@ func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 		}
 		fmt.Fprintln(bw)
 		for i, q := range e.Queries {
-			label := q
+			label := mdCell(q)
 			if !e.InMean[i] {
 				label += "*"
 			}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/ragbench/ragbench/eval"
@@ -141,6 +142,10 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	}
 	if *format == "trec" {
 		ms = eval.TrecOrder(ms)
+	} else if !slices.ContainsFunc(ms, func(m eval.Measure) bool { return m.Kind != eval.RelString && m.Kind != eval.RunID }) {
+		// The table, json and csv formats show numbers only: the output
+		// would be empty.
+		return usagef("-m %s: relstring and runid are printed by --format trec only (relstring per query, with -q)", strings.Join(names, " -m "))
 	}
 
 	qrels, meta, err := eval.ReadQrels(fs.Arg(0))

@@ -242,6 +242,7 @@ func TestEvalUsage(t *testing.T) {
 		{"--format", "xml", exampleQrels, exampleRun},
 		{"-l", "0", exampleQrels, exampleRun},
 		{"--ties", "random", exampleQrels, exampleRun},
+		{"-m", "relstring.10", exampleQrels, exampleRun}, // table shows numbers only: was an empty table
 	} {
 		if _, _, code := runEval(t, args...); code != 2 {
 			t.Errorf("%q: exit %d, want 2", args, code)
