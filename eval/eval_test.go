@@ -256,3 +256,18 @@ func TestWriteTablePipeInID(t *testing.T) {
 		t.Errorf("per-query row not escaped:\n%s", b.String())
 	}
 }
+
+// TestWriteJSONInvalidUTF8: query ids "q\xff" and "q\xfe" would both be
+// written as "q\uFFFD" by encoding/json, merging two queries' values into
+// one key; WriteJSON refuses instead.
+func TestWriteJSONInvalidUTF8(t *testing.T) {
+	ms, _ := ParseMeasures([]string{"P.1"})
+	e, err := Evaluate(Qrels{"q\xff": {"d1": 1}, "q\xfe": {"d1": 1}}, Run{"q\xff": {{"d1", 1}}, "q\xfe": {{"d2", 1}}}, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteJSON(&b, e, true); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
+		t.Errorf("err = %v, want not valid UTF-8", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // kindFamily is the trec_eval family name of each kind.
@@ -263,6 +264,15 @@ type jsonSlice struct {
 // missing_queries_scored_zero, warnings and, when e.Slices is set, slices
 // (slice → {num_q, queries, means}).
 func WriteJSON(w io.Writer, e *Evaluation, perQuery bool) error {
+	// encoding/json writes invalid UTF-8 as U+FFFD: two query ids differing
+	// only there would silently merge into one key.
+	for _, ids := range [][]string{e.Queries, e.NotInQrels, e.NotInRun, {e.Options.RunTag}} {
+		for _, id := range ids {
+			if !utf8.ValidString(id) {
+				return fmt.Errorf("eval: id %q is not valid UTF-8, which JSON cannot hold; use the csv or trec format", id)
+			}
+		}
+	}
 	idx := numericMeasures(e)
 	doc := jsonEvaluation{
 		Run: e.Options.RunTag, NumQ: e.NumQ, Means: map[string]*float64{},
