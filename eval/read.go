@@ -71,6 +71,10 @@ func openMaybeGzip(path string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, &SyntaxError{File: path, Msg: "is a directory, want a file"}
+	}
 	if !strings.HasSuffix(path, ".gz") {
 		return f, nil
 	}

@@ -427,3 +427,19 @@ func TestJSONAfterBlankLines(t *testing.T) {
 		t.Fatalf("EvaluateRunFile: %v, %v; want recip_rank 0.5", e, err)
 	}
 }
+
+// TestDirectoryGiven: a directory given as a file is named as such, with
+// no line number (it used to be "dir:1: read dir: is a directory").
+func TestDirectoryGiven(t *testing.T) {
+	dir := t.TempDir()
+	want := dir + ": is a directory, want a file"
+	if _, err := ReadRun(dir); err == nil || err.Error() != want {
+		t.Errorf("ReadRun: %v, want %s", err, want)
+	}
+	if _, _, err := ReadQrels(dir); err == nil || err.Error() != want {
+		t.Errorf("ReadQrels: %v, want %s", err, want)
+	}
+	if _, _, err := EvaluateRunFile(Qrels{"q": {"d": 1}}, dir, []Measure{mustMeasure(t, "map")}, DefaultOptions()); err == nil || err.Error() != want {
+		t.Errorf("EvaluateRunFile: %v, want %s", err, want)
+	}
+}
