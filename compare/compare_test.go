@@ -305,3 +305,26 @@ func TestFormats(t *testing.T) {
 		t.Errorf("csv: %d records, err %v, header %v", len(recs), err, recs[0])
 	}
 }
+
+// TestMarkdownPipeInName: a system name holding '|' is escaped in both
+// Markdown tables (the pairwise rows used to split it into two columns).
+func TestMarkdownPipeInName(t *testing.T) {
+	in := Input{Systems: []string{"a|b", "c"}, Metrics: []string{"m"}, Scores: Scores{
+		"a|b": {"m": byQuery("q", []float64{1, 0, 1, 1})},
+		"c":   {"m": byQuery("q", []float64{0, 0, 1, 0})},
+	}}
+	r, err := Compare(in, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	r.Write(&b, Markdown)
+	for _, line := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(line, "| m |") && !strings.HasPrefix(line, `| m | a\|b | c |`) {
+			t.Errorf("pairwise row not escaped: %s", line)
+		}
+	}
+	if !strings.Contains(b.String(), `| m | a\|b | c |`) {
+		t.Errorf("no pairwise row for a|b vs c:\n%s", b.String())
+	}
+}

@@ -262,7 +262,11 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 			buf.WriteString("| Metric | A | B | Mean A | Mean B | A − B | 95% CI | d_z | W/T/L | p | p adj. | Sig. |\n")
 			buf.WriteString("|---|---|---|---:|---:|---:|---|---:|---|---:|---:|---|\n")
 			for _, p := range r.Pairs {
-				fmt.Fprintf(&buf, "| %s |\n", strings.Join(pairCells(p), " | "))
+				cells := pairCells(p)
+				for i := range cells {
+					cells[i] = mdEscape(cells[i])
+				}
+				fmt.Fprintf(&buf, "| %s |\n", strings.Join(cells, " | "))
 			}
 		}
 		_, err := w.Write(buf.Bytes())
