@@ -74,7 +74,8 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprint(stderr, compareUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	runArgs, err := parseInterspersed(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
 		}
@@ -83,7 +84,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	if *qrelsPath == "" {
 		return usagef("--qrels is required; see 'bench compare --help'")
 	}
-	if fs.NArg() == 0 {
+	if len(runArgs) == 0 {
 		return usagef("no runs given; see 'bench compare --help'")
 	}
 	test, err := stats.ParseTest(*testName)
@@ -115,7 +116,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	type runArg struct{ name, path string }
 	var runs []runArg
 	seen := map[string]string{}
-	for _, a := range fs.Args() {
+	for _, a := range runArgs {
 		name, path, ok := strings.Cut(a, "=")
 		if _, err := os.Stat(a); !ok || err == nil {
 			// A path that exists is a path, even with '=' in it

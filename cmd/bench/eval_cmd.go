@@ -89,14 +89,15 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 		}
 		norm[i] = a
 	}
-	if err := fs.Parse(norm); err != nil {
+	pos, err := parseInterspersed(fs, norm)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
 		}
 		return usagef("%v", err)
 	}
-	if fs.NArg() != 2 {
-		return usagef("need QRELS and RUN, got %d argument(s); see 'bench eval --help'", fs.NArg())
+	if len(pos) != 2 {
+		return usagef("need QRELS and RUN, got %d argument(s); see 'bench eval --help'", len(pos))
 	}
 	if *level < 1 {
 		return usagef("-l %d: the relevance level must be ≥ 1", *level)
@@ -148,11 +149,11 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 		return usagef("-m %s: relstring and runid are printed by --format trec only (relstring per query, with -q)", strings.Join(names, " -m "))
 	}
 
-	qrels, meta, err := eval.ReadQrels(fs.Arg(0))
+	qrels, meta, err := eval.ReadQrels(pos[0])
 	if err != nil {
 		return err
 	}
-	e, _, err := eval.EvaluateRunFile(qrels, fs.Arg(1), ms, opts)
+	e, _, err := eval.EvaluateRunFile(qrels, pos[1], ms, opts)
 	if err != nil {
 		return err
 	}
@@ -193,4 +194,25 @@ func checkFinite(e *eval.Evaluation) error {
 		}
 	}
 	return nil
+}
+
+// parseInterspersed parses fs's flags wherever they stand among the
+// positional arguments (bench eval qrels run -m map), which it returns in
+// order; everything after "--" is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }

@@ -268,3 +268,23 @@ func TestEvalNonFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagsAfterArguments: flags may follow the positional arguments, as
+// in bench history (bench eval QRELS RUN -m map used to be "got 4
+// argument(s)"; bench compare ... RUN -m map tried to open "-m").
+func TestFlagsAfterArguments(t *testing.T) {
+	before, _, code1 := runEval(t, "--format", "trec", "-m", "map", exampleQrels, exampleRun)
+	after, errOut, code2 := runEval(t, exampleQrels, exampleRun, "--format", "trec", "-m", "map")
+	if code1 != 0 || code2 != 0 || before != after {
+		t.Errorf("flags after arguments: exit %d (%s), output %q; flags first: exit %d, %q", code2, errOut, after, code1, before)
+	}
+	// After "--" everything is an argument: "-m" is then a third argument.
+	if _, _, code := runEval(t, exampleQrels, "--", exampleRun, "-m"); code != 2 {
+		t.Errorf("-- then -m: exit %d, want 2 (3 arguments)", code)
+	}
+	dir := writeCompareData(t)
+	code, out, errOut := runBench("compare", "--qrels", filepath.Join(dir, "qrels.txt"), filepath.Join(dir, "good.trec"), filepath.Join(dir, "bad.trec"), "-m", "success@1", "--format", "csv")
+	if code != 0 || !strings.Contains(out, "good.trec,bad.trec,success@1,6,1,0,") {
+		t.Errorf("compare with flags after runs: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+}
