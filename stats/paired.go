@@ -79,6 +79,9 @@ func describe(s Sample, d []float64, opt Options) Result {
 	e.CILow, e.CIHigh = e.MeanDiff, e.MeanDiff
 	e.SD, e.DZ, e.MDD = math.NaN(), math.NaN(), math.NaN()
 	if n == 1 {
+		// One difference says nothing about its spread: the t interval has
+		// 0 degrees of freedom and is unbounded, not [d, d].
+		e.CILow, e.CIHigh = math.NaN(), math.NaN()
 		r.Warnings = append(r.Warnings, "n = 1: one query cannot show a significant difference; p set to 1")
 		return r
 	}

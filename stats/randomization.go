@@ -146,6 +146,10 @@ func bootstrap(d []float64, opt Options, r *Result) {
 		r.P, r.Exact, r.Samples = 1, true, 0
 		return
 	}
+	if n == 1 { // every resample is d itself: no interval (see describe)
+		r.P, r.Exact, r.Samples = 1, true, 0
+		return
+	}
 	rng := newRand(opt)
 	means := make([]float64, opt.Resamples)
 	thr := math.Abs(m) - tieTolerance(d)/float64(n)

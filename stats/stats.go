@@ -229,7 +229,8 @@ type Effect struct {
 	// CILow and CIHigh bound the Options.Confidence (95%) confidence
 	// interval of MeanDiff: the Student-t interval mean ± t·sd/√n, or the
 	// bootstrap percentile interval when the test is Bootstrap (CIMethod
-	// says which). Both equal MeanDiff when n = 1 or sd = 0.
+	// says which). Both equal MeanDiff when sd = 0; both are NaN
+	// (undefined: the t interval has 0 degrees of freedom) when n = 1.
 	CILow, CIHigh float64
 	// CIMethod is "t" or "bootstrap percentile".
 	CIMethod string

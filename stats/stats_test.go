@@ -123,6 +123,11 @@ func TestEdgeCases(t *testing.T) {
 		if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "n = 1") {
 			t.Errorf("%s n = 1: warnings %q, want an n = 1 warning", test, r.Warnings)
 		}
+		// One query gives no interval (t with 0 degrees of freedom), not the
+		// zero-width [0.5, 0.5] shown before.
+		if !math.IsNaN(r.Effect.CILow) || !math.IsNaN(r.Effect.CIHigh) {
+			t.Errorf("%s n = 1: CI [%v, %v], want undefined (NaN)", test, r.Effect.CILow, r.Effect.CIHigh)
+		}
 		_, err = Paired(test, Sample{QueryIDs: []string{"q1", "q2"}, A: []float64{0.5, math.NaN()}, B: []float64{0.2, 0.1}}, Options{})
 		if err == nil || !strings.Contains(err.Error(), `"q2"`) {
 			t.Errorf("%s NaN: err = %v, want an error naming query \"q2\"", test, err)
