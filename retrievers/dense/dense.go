@@ -184,7 +184,8 @@ func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Optio
 
 // Skipped returns the ids of the chunks left out of the index because their
 // IndexText is empty or only white space (in corpus order; nil when none).
-// Such chunks are never retrieved; they are not saved by Save.
+// Such chunks are never retrieved. The list is not saved by Save: after
+// Load it is nil.
 func (r *Retriever) Skipped() []string { return slices.Clone(r.skipped) }
 
 // Warnings describes what the retriever left out, for reports: one line
