@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -269,5 +270,45 @@ func TestWriteJSONInvalidUTF8(t *testing.T) {
 	var b strings.Builder
 	if err := WriteJSON(&b, e, true); err == nil || !strings.Contains(err.Error(), "not valid UTF-8") {
 		t.Errorf("err = %v, want not valid UTF-8", err)
+	}
+}
+
+// TestTieReorderedNote: q1 lists d1 then d2 at equal scores; trec_eval ranks
+// d2 first (doc id descending), so RR = 1/2 where the file order gives 1.
+// That reordering is counted and reported; q2's tie is already in trec_eval
+// order (d9 before d8) and q3 has no tie, so neither is counted. Checked in
+// memory and streamed, and not reported with --ties input.
+func TestTieReorderedNote(t *testing.T) {
+	qrels := Qrels{"q1": {"d1": 1}, "q2": {"d8": 1}, "q3": {"d5": 1}}
+	run := Run{"q1": {{"d1", 1}, {"d2", 1}}, "q2": {{"d9", 2}, {"d8", 2}}, "q3": {{"d5", 3}, {"d4", 1}}}
+	path := filepath.Join(t.TempDir(), "run.trec")
+	os.WriteFile(path, []byte("q1 Q0 d1 1 1 t\nq1 Q0 d2 2 1 t\nq2 Q0 d9 1 2 t\nq2 Q0 d8 2 2 t\nq3 Q0 d5 1 3 t\nq3 Q0 d4 2 1 t\n"), 0o644)
+	ms, _ := ParseMeasures([]string{"recip_rank"})
+	want := `1 query with tied scores listed in another order than trec_eval's (doc id descending), e.g. "q1": ranked as trec_eval does; --ties input keeps the run's order`
+	e1, err := Evaluate(qrels, run, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e2, _, err := EvaluateRunFile(qrels, path, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, e := range map[string]*Evaluation{"in memory": e1, "streamed": e2} {
+		if !cmp.Equal(e.TieReordered, []string{"q1"}) || !slices.Contains(e.Warnings(), want) {
+			t.Errorf("%s: TieReordered %v, warnings %q", name, e.TieReordered, e.Warnings())
+		}
+		// (1/2 + 1/2 + 1)/3: q1 and q2 both have their relevant doc second.
+		if math.Abs(e.Means[0]-2.0/3) > 1e-15 {
+			t.Errorf("%s: MRR %v, want 2/3", name, e.Means[0])
+		}
+	}
+	opts := DefaultOptions()
+	opts.TieBreak = TieInputOrder
+	e3, err := Evaluate(qrels, run, ms, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e3.TieReordered) != 0 || len(e3.Warnings()) != 0 {
+		t.Errorf("--ties input: TieReordered %v, warnings %q", e3.TieReordered, e3.Warnings())
 	}
 }

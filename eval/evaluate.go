@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -80,6 +81,12 @@ type Evaluation struct {
 	// NotInRun lists qrels queries with no result in the run; with
 	// CompleteQueries they have rows of zeros, otherwise no row.
 	NotInRun []string
+	// TieReordered lists, in byte order, the queries whose run lists
+	// results with equal scores in another order than trec_eval's tie-break
+	// (doc id descending), which was applied (Options.TieBreak ==
+	// TieDocIDDesc): their values can differ from what the file order
+	// gives (--ties input). Empty with TieInputOrder.
+	TieReordered []string
 	// RelStrings holds trec_eval's relstring per query (only when the
 	// relstring measure was requested).
 	RelStrings map[string]string
@@ -151,6 +158,9 @@ func (e *Evaluation) Warnings() []string {
 		} else {
 			w = append(w, fmt.Sprintf("%d qrels quer%s missing from the run (skipped: not averaged), e.g. %q", n, plural(n), e.NotInRun[0]))
 		}
+	}
+	if n := len(e.TieReordered); n > 0 {
+		w = append(w, fmt.Sprintf("%d quer%s with tied scores listed in another order than trec_eval's (doc id descending), e.g. %q: ranked as trec_eval does; --ties input keeps the run's order", n, plural(n), e.TieReordered[0]))
 	}
 	if n := len(e.Unanswerable); n > 0 {
 		if e.Options.AverageUnanswerable {
@@ -242,11 +252,13 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 				}
 				buf = append(buf[:0], run[q]...)
 				Sort(buf, opts.TieBreak)
+				reordered := opts.TieBreak == TieDocIDDesc && tiesReordered(run[q], buf)
 				if opts.MaxResults > 0 && len(buf) > opts.MaxResults {
 					buf = buf[:opts.MaxResults]
 				}
 				r.prepare(qrels[q], buf, opts.RelevanceLevel)
 				rows[i] = r.row(q, measures, flat[i*len(measures):(i+1)*len(measures)], relStringLen)
+				rows[i].tieReordered = reordered
 			}
 		}()
 	}
@@ -287,10 +299,31 @@ func checkResults(qid string, res []Result, seen map[string]struct{}) error {
 
 // queryRow is one evaluated query.
 type queryRow struct {
-	qid       string
-	values    []float64
-	numRel    int
-	relString string
+	qid          string
+	values       []float64
+	numRel       int
+	relString    string
+	tieReordered bool // see Evaluation.TieReordered
+}
+
+// tiesReordered reports whether sorted (in, sorted by Sort with
+// TieDocIDDesc) orders some equal scores differently from in's order.
+func tiesReordered(in, sorted []Result) bool {
+	tied := false
+	for i := 1; i < len(sorted) && !tied; i++ {
+		tied = sorted[i].Score == sorted[i-1].Score
+	}
+	if !tied {
+		return false
+	}
+	stable := slices.Clone(in)
+	Sort(stable, TieInputOrder)
+	for i := range stable {
+		if stable[i].DocID != sorted[i].DocID {
+			return true
+		}
+	}
+	return false
 }
 
 func relStringLength(ms []Measure) int {
@@ -325,8 +358,12 @@ func (e *Evaluation) finish(rows []queryRow, wantRelString bool) {
 		e.RelStrings = make(map[string]string, len(rows))
 	}
 	e.Unanswerable = nil
+	e.TieReordered = nil
 	e.NumQ = 0
 	for i, qr := range rows {
+		if qr.tieReordered {
+			e.TieReordered = append(e.TieReordered, qr.qid)
+		}
 		e.Queries[i] = qr.qid
 		e.Values[i] = qr.values
 		e.InMean[i] = true

@@ -471,6 +471,14 @@ func (ev *evaluator) evaluate(qid string, judg map[string]int, recs []record, da
 	sorted = append(sorted, recs...)
 	ev.recs = sorted
 	sortRecords(sorted, data, opts.TieBreak)
+	reordered := false
+	if opts.TieBreak == TieDocIDDesc {
+		// Lines grow in file order within a query: an inversion among equal
+		// scores means the tie-break changed the file's order.
+		for i := 1; i < len(sorted) && !reordered; i++ {
+			reordered = sorted[i].score == sorted[i-1].score && sorted[i].line < sorted[i-1].line
+		}
+	}
 	if opts.MaxResults > 0 && len(sorted) > opts.MaxResults {
 		sorted = sorted[:opts.MaxResults]
 	}
@@ -488,7 +496,9 @@ func (ev *evaluator) evaluate(qid string, judg map[string]int, recs []record, da
 	}
 	r.setJudged(judg, opts.RelevanceLevel)
 	values := make([]float64, len(ev.s.measures))
-	return r.row(qid, ev.s.measures, values, ev.s.relLen), 0, nil
+	row := r.row(qid, ev.s.measures, values, ev.s.relLen)
+	row.tieReordered = reordered
+	return row, 0, nil
 }
 
 // appendShifted appends src's records to b, copying their doc ids into b's
