@@ -60,6 +60,9 @@ func main() {
 // run dispatches to a subcommand and maps its error to an exit code.
 func run(stdout, stderr io.Writer, args []string) int {
 	cmds := commands()
+	if len(args) == 2 && args[0] == "help" {
+		args = []string{args[1], "--help"} // 'bench help eval' = 'bench eval --help'
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(stderr, cmds)
 		if len(args) == 0 {
