@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/ragbench/ragbench/eval"
@@ -60,12 +59,6 @@ func loadBEIRQueries(path string) (map[string]string, error) {
 	return out, err
 }
 
-// sortResults sorts by score descending, ties by id ascending.
-func sortResults(l []eval.Result) {
-	sort.Slice(l, func(i, j int) bool {
-		if l[i].Score != l[j].Score {
-			return l[i].Score > l[j].Score
-		}
-		return l[i].DocID < l[j].DocID
-	})
-}
+// sortResults puts results in trec_eval's order (score descending, ties by
+// doc id descending), so run files, truncation at k and evaluation agree.
+func sortResults(l []eval.Result) { eval.Sort(l, eval.TieDocIDDesc) }
