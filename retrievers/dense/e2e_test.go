@@ -33,14 +33,21 @@ func TestE2EDenseMTEB(t *testing.T) {
 	models := []struct {
 		dir      string
 		ref, tol float64
+		full     bool // only with RAGBENCH_E2E_FULL=1: too slow for CI's budget
 	}{
-		{"all-minilm-l6-v2", 0.6451, 0.01},
-		{"bge-small-en-v1.5", 0.7127, 0.01},
-		{"e5-small-v2", 0.6885, 0.01},
-		{"e5-small-v2-q", 0.6885, 0.03},
+		{"all-minilm-l6-v2", 0.6451, 0.01, false},
+		{"bge-small-en-v1.5", 0.7127, 0.01, false},
+		{"e5-small-v2", 0.6885, 0.01, false},
+		// Dynamically quantized: the encoder forces batch size 1, so 5,183
+		// documents take several times MiniLM's time on 2 cores.
+		{"e5-small-v2-q", 0.6885, 0.03, true},
 	}
 	var present []int
 	for i, m := range models {
+		if m.full && os.Getenv("RAGBENCH_E2E_FULL") != "1" {
+			t.Logf("%s: skipped (set RAGBENCH_E2E_FULL=1)", m.dir)
+			continue
+		}
 		if _, err := os.Stat(filepath.Join(testenv.RepoRoot(), "models", m.dir, "model.onnx")); err == nil {
 			present = append(present, i)
 		}
