@@ -39,6 +39,7 @@ require (
 	github.com/blevesearch/zapx/v17 v17.2.5 // indirect
 	github.com/emirpasic/gods v1.18.1 // indirect
 	github.com/golang/snappy v1.0.0 // indirect
+	github.com/google/renameio/v2 v2.0.2 // indirect
 	github.com/json-iterator/go v0.0.0-20171115153421-f7279a603ede // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/mschoch/smat v0.2.0 // indirect

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/google/renameio/v2"
+
 	"github.com/ragbench/ragbench/eval"
 )
 
@@ -31,8 +33,8 @@ func NewLabelInfo(spec Spec, docs []Document) LabelInfo {
 // qrelsPath + ".chunking.json".
 func LabelInfoPath(qrelsPath string) string { return qrelsPath + ".chunking.json" }
 
-// WriteLabelInfo writes info beside qrelsPath atomically (temp file +
-// rename).
+// WriteLabelInfo writes info beside qrelsPath atomically (renameio: temp
+// file in the same folder, fsync, rename; new files get mode 0644).
 func WriteLabelInfo(qrelsPath string, info LabelInfo) error {
 	if _, err := ParseSpec(info.Chunking); err != nil {
 		return fmt.Errorf("label info: %w", err)
@@ -42,19 +44,7 @@ func WriteLabelInfo(qrelsPath string, info LabelInfo) error {
 		return err
 	}
 	path := LabelInfoPath(qrelsPath)
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".chunking-*.json")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return renameio.WriteFile(path, append(data, '\n'), 0o644, renameio.WithTempDir(filepath.Dir(path)), renameio.IgnoreUmask())
 }
 
 // ReadLabelInfo reads the LabelInfo beside qrelsPath. A missing record is an

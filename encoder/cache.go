@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync/atomic"
+
+	"github.com/google/renameio/v2"
 )
 
 // CachedEmbedder wraps an Embedder with an on-disk embedding cache,
@@ -220,34 +222,15 @@ func (c *CachedEmbedder) write(key string, ids []int64, v []float32) error {
 	return writeFileAtomic(c.path(key), b)
 }
 
-// writeFileAtomic writes data to a temporary file in path's folder and
-// renames it over path, so readers see the old content or the new, never a
-// part.
+// writeFileAtomic creates path's folder and writes data atomically with
+// renameio (temporary file in the same folder, fsync, rename), so readers
+// see the old content or the new, never a part. New files get mode 0644.
 func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(dir), renameio.IgnoreUmask()); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

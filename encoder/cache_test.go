@@ -17,6 +17,9 @@ func cacheFiles(t *testing.T, dir string) (entries, temps int) {
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			switch {
+			// renameio names its temporary files "." + base + digits.
+			case strings.HasPrefix(filepath.Base(p), "."):
+				temps++
 			case strings.HasSuffix(p, ".emb"):
 				entries++
 			case strings.Contains(filepath.Base(p), ".tmp-"):

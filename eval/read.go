@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/google/renameio/v2"
 )
 
 // SyntaxError reports bad input at a place in a file: File is the path (or
@@ -749,35 +751,30 @@ func WriteQrelsFile(path string, qrels Qrels) (skipped int, err error) {
 	return skipped, err
 }
 
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+// writeAtomic streams write's output (gzip-compressed when path ends in
+// ".gz") to a renameio pending file beside path and atomically replaces path
+// with it (fsync, rename; new files get mode 0644 less the umask).
+func writeAtomic(path string, write func(io.Writer) error) error {
+	f, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o644))
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
+	defer f.Cleanup() // no-op after CloseAtomicallyReplace succeeded
 	var w io.Writer = f
 	var zw *gzip.Writer
 	if strings.HasSuffix(path, ".gz") {
 		zw = gzip.NewWriter(f)
 		w = zw
 	}
-	if err = write(w); err != nil {
+	if err := write(w); err != nil {
 		return err
 	}
 	if zw != nil {
-		if err = zw.Close(); err != nil {
+		if err := zw.Close(); err != nil {
 			return err
 		}
 	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return f.CloseAtomicallyReplace()
 }
 
 // WriteQrelsTREC writes qrels in TREC format ("qid 0 docid grade"), queries

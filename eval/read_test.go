@@ -274,7 +274,8 @@ func TestWriteReadRoundTrip(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if strings.Contains(e.Name(), ".tmp") {
+		// renameio names its temporary files "." + base + digits.
+		if strings.Contains(e.Name(), ".tmp") || strings.HasPrefix(e.Name(), ".") {
 			t.Errorf("temporary file left behind: %s", e.Name())
 		}
 	}

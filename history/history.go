@@ -46,6 +46,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/google/renameio/v2"
 )
 
 // Header is the history CSV's header line, field by field.
@@ -354,43 +356,14 @@ func lastRun(data []byte, file string) (int, error) {
 	return rows[0].Run, nil
 }
 
-// writeAtomic writes data to a temporary file beside path, syncs it and
-// renames it over path. The file keeps path's permissions when it exists.
+// writeAtomic writes data atomically with renameio (temporary file beside
+// path, fsync, rename). The file keeps path's permissions when it exists,
+// else gets mode 0644.
 func writeAtomic(path string, data []byte) error {
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	err := renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(filepath.Dir(path)), renameio.IgnoreUmask())
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			os.Remove(name)
-		}
-	}()
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("history: %w", err)
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("history: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("history: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	if err := os.Rename(name, path); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	ok = true
 	return nil
 }
 

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/renameio/v2"
+
 	"github.com/ragbench/ragbench/history"
 )
 
@@ -245,24 +247,9 @@ func histMarkdownTable(b *strings.Builder, header []string, rows [][]string) {
 	}
 }
 
-// histWriteFileAtomic writes data to a temporary file beside path and renames
-// it over path, so readers never see a partial file.
+// histWriteFileAtomic writes data atomically with renameio (temporary file
+// beside path, fsync, rename), so readers never see a partial file. New
+// files get mode 0644.
 func histWriteFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(filepath.Dir(path)), renameio.IgnoreUmask())
 }

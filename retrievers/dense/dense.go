@@ -30,6 +30,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/renameio/v2"
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/ragbench/ragbench/corpus"
@@ -392,15 +393,12 @@ type header struct {
 // Export stream (gob, gzip-compressed) — one file, not NewPersistentDB's one
 // file per document.
 func (r *Retriever) Save(path string) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	f, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o644))
 	if err != nil {
 		return fmt.Errorf("dense: save: %w", err)
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
+	defer f.Cleanup() // no-op after CloseAtomicallyReplace succeeded
 	fail := func(err error) error {
-		f.Close()
 		return fmt.Errorf("dense: save %s: %w", path, err)
 	}
 	h, err := json.Marshal(header{Model: r.opts.Model, Dim: r.dim, Count: r.n})
@@ -413,14 +411,8 @@ func (r *Retriever) Save(path string) error {
 	if err := r.db.ExportToWriter(f, true, "", collectionName); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
+	if err := f.CloseAtomicallyReplace(); err != nil {
 		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("dense: save %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("dense: save %s: %w", path, err)
 	}
 	return nil
 }
