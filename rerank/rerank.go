@@ -281,19 +281,7 @@ func (r *Retriever) Stats() retrievers.Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s.Queries = len(r.latencies)
-	s.LatencyP50 = percentile(r.latencies, 0.50)
-	s.LatencyP95 = percentile(r.latencies, 0.95)
+	s.LatencyP50 = retrievers.Percentile(r.latencies, 0.50)
+	s.LatencyP95 = retrievers.Percentile(r.latencies, 0.95)
 	return s
-}
-
-// percentile returns the nearest-rank p-quantile of d (the ⌈p·n⌉-th
-// smallest), or 0 for an empty d.
-func percentile(d []time.Duration, p float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	i := int(math.Ceil(p*float64(len(s)))) - 1
-	return s[min(max(i, 0), len(s)-1)]
 }

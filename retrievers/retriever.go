@@ -5,6 +5,8 @@ package retrievers
 
 import (
 	"context"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/ragbench/ragbench/eval"
@@ -34,4 +36,18 @@ type Stats struct {
 	Queries    int           // queries searched so far
 	LatencyP50 time.Duration // per-query search latency, median
 	LatencyP95 time.Duration // per-query search latency, 95th percentile
+}
+
+// Percentile returns the nearest-rank p-quantile (0 < p ≤ 1) of the
+// latencies d: the ⌈p·n⌉-th smallest of the n values (p = 0.50 for
+// Stats.LatencyP50, 0.95 for LatencyP95), or 0 for an empty d. d is not
+// modified. p ≤ 0 gives the smallest value, p > 1 the largest.
+func Percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(math.Ceil(p*float64(len(s)))) - 1
+	return s[min(max(i, 0), len(s)-1)]
 }

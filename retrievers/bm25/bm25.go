@@ -525,18 +525,9 @@ func (r *Retriever) Len() int { return len(r.ids) }
 // over all Search calls so far (nearest-rank).
 func (r *Retriever) Stats() retrievers.Stats {
 	r.mu.Lock()
-	lat := slices.Clone(r.latencies)
-	r.mu.Unlock()
-	slices.Sort(lat)
-	pct := func(p float64) time.Duration {
-		if len(lat) == 0 {
-			return 0
-		}
-		i := int(math.Ceil(p*float64(len(lat)))) - 1
-		return lat[max(i, 0)]
-	}
-	return retrievers.Stats{Build: r.build, IndexBytes: r.bytes, Queries: len(lat),
-		LatencyP50: pct(0.50), LatencyP95: pct(0.95)}
+	defer r.mu.Unlock()
+	return retrievers.Stats{Build: r.build, IndexBytes: r.bytes, Queries: len(r.latencies),
+		LatencyP50: retrievers.Percentile(r.latencies, 0.50), LatencyP95: retrievers.Percentile(r.latencies, 0.95)}
 }
 
 // Terms returns the analysed terms of text with their counts, sorted by

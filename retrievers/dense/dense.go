@@ -365,8 +365,8 @@ func (r *Retriever) Stats() retrievers.Stats {
 		Build:      r.build,
 		IndexBytes: r.bytes,
 		Queries:    len(r.latencies),
-		LatencyP50: percentile(r.latencies, 0.50),
-		LatencyP95: percentile(r.latencies, 0.95),
+		LatencyP50: retrievers.Percentile(r.latencies, 0.50),
+		LatencyP95: retrievers.Percentile(r.latencies, 0.95),
 	}
 }
 
@@ -479,16 +479,4 @@ func Load(ctx context.Context, path string, embed EmbedFunc, opts Options) (*Ret
 	}
 	r.build = time.Since(start)
 	return r, nil
-}
-
-// percentile returns the nearest-rank p-quantile of d (the ⌈p·n⌉-th
-// smallest), or 0 for an empty d.
-func percentile(d []time.Duration, p float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	i := int(math.Ceil(p*float64(len(s)))) - 1
-	return s[min(max(i, 0), len(s)-1)]
 }

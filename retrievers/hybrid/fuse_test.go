@@ -322,20 +322,3 @@ func TestRetriever(t *testing.T) {
 		t.Error("nil input: want an error")
 	}
 }
-
-func TestPercentile(t *testing.T) {
-	// Nearest rank: n = 20 → p50 is the 10th, p95 the 19th smallest.
-	d := make([]time.Duration, 20)
-	for i := range d {
-		d[i] = time.Duration(20-i) * time.Millisecond
-	}
-	if p := percentile(d, 0.5); p != 10*time.Millisecond {
-		t.Errorf("p50 %v, want 10ms", p)
-	}
-	if p := percentile(d, 0.95); p != 19*time.Millisecond {
-		t.Errorf("p95 %v, want 19ms", p)
-	}
-	if p := percentile(nil, 0.5); p != 0 {
-		t.Errorf("empty: %v", p)
-	}
-}
