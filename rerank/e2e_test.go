@@ -3,11 +3,8 @@
 package rerank_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -19,41 +16,11 @@ import (
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/internal/testenv/beir"
 	"github.com/ragbench/ragbench/rerank"
-	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/retrievers/bm25"
 	"github.com/ragbench/ragbench/stats"
 )
-
-// readQueries reads BEIR queries.jsonl, keeping the ids in keep.
-func readQueries(t *testing.T, path string, keep eval.Qrels) []retrievers.Query {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var qs []retrievers.Query
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		var q struct {
-			ID   string `json:"_id"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			t.Fatalf("%s:%d: %v", path, line, err)
-		}
-		if _, ok := keep[q.ID]; ok {
-			qs = append(qs, retrievers.Query{ID: q.ID, Text: q.Text})
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	sort.Slice(qs, func(i, j int) bool { return qs[i].ID < qs[j].ID })
-	return qs
-}
 
 var measures = []string{"ndcg_cut.10", "recall.100", "recip_rank_cut.10"}
 
@@ -170,7 +137,8 @@ func TestE2ERerankSciFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := readQueries(t, filepath.Join(ds, "queries.jsonl"), qrels)
+	queries := beir.Queries(t, filepath.Join(ds, "queries.jsonl"), qrels)
+	sort.Slice(queries, func(i, j int) bool { return queries[i].ID < queries[j].ID })
 	if len(queries) != 300 {
 		t.Fatalf("%d test queries, want 300", len(queries))
 	}

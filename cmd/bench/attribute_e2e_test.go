@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -18,6 +17,7 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/internal/testenv/beir"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/retrievers/bm25"
 	"gopkg.in/yaml.v3"
@@ -69,7 +69,7 @@ func TestE2EAttributeSciFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := scifactQueries(t, filepath.Join(dir, "queries.jsonl"), qrels)
+	queries := beir.Queries(t, filepath.Join(dir, "queries.jsonl"), qrels)
 	if len(queries) != 300 {
 		t.Fatalf("%d SciFact test queries, want 300", len(queries))
 	}
@@ -231,35 +231,6 @@ func TestE2EAttributeSciFact(t *testing.T) {
 			t.Logf("bench attribute output:\n%s", stdout.String())
 		}
 	}
-}
-
-// scifactQueries reads BEIR queries.jsonl and keeps the queries in qrels.
-func scifactQueries(t *testing.T, path string, qrels eval.Qrels) []retrievers.Query {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var qs []retrievers.Query
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		var q struct {
-			ID   string `json:"_id"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			t.Fatalf("%s:%d: %v", path, line, err)
-		}
-		if _, ok := qrels[q.ID]; ok {
-			qs = append(qs, retrievers.Query{ID: q.ID, Text: q.Text})
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return qs
 }
 
 // TestE2EAttributeBenchRun runs the real pipeline: 'bench run' on

@@ -1,49 +1,17 @@
 package bm25
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/internal/testenv/beir"
 	"github.com/ragbench/ragbench/retrievers"
 )
-
-// readQueries reads a BEIR queries.jsonl ({"_id", "text"} per line) and keeps
-// the queries judged in qrels, in file order.
-func readQueries(t testing.TB, path string, qrels eval.Qrels) []retrievers.Query {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var qs []retrievers.Query
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		var q struct {
-			ID   string `json:"_id"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			t.Fatalf("%s:%d: %v", path, line, err)
-		}
-		if _, ok := qrels[q.ID]; ok {
-			qs = append(qs, retrievers.Query{ID: q.ID, Text: q.Text})
-		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return qs
-}
 
 // scifact loads SciFact's corpus as whole-document chunks with titles, and
 // its test queries and qrels.
@@ -62,7 +30,7 @@ func scifact(t testing.TB) ([]corpus.Chunk, []retrievers.Query, eval.Qrels) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs := readQueries(t, filepath.Join(dir, "queries.jsonl"), qrels)
+	qs := beir.Queries(t, filepath.Join(dir, "queries.jsonl"), qrels)
 	if len(qs) != 300 {
 		t.Fatalf("%d SciFact test queries, want 300", len(qs))
 	}
@@ -167,7 +135,7 @@ func TestCranfield(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs := readQueries(t, filepath.Join(dir, "queries.jsonl"), qrels)
+	qs := beir.Queries(t, filepath.Join(dir, "queries.jsonl"), qrels)
 	run, err := r.Search(context.Background(), qs, 100)
 	if err != nil {
 		t.Fatal(err)

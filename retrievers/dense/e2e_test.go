@@ -3,9 +3,7 @@
 package dense_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,7 +15,7 @@ import (
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
-	"github.com/ragbench/ragbench/retrievers"
+	"github.com/ragbench/ragbench/internal/testenv/beir"
 	"github.com/ragbench/ragbench/retrievers/dense"
 )
 
@@ -70,7 +68,7 @@ func TestE2EDenseMTEB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := readQueries(t, filepath.Join(ds, "queries.jsonl"), qrels)
+	queries := beir.Queries(t, filepath.Join(ds, "queries.jsonl"), qrels)
 	ms, err := eval.ParseMeasures([]string{"ndcg_cut.10", "recall.100", "recip_rank_cut.10"})
 	if err != nil {
 		t.Fatal(err)
@@ -114,31 +112,6 @@ func TestE2EDenseMTEB(t *testing.T) {
 			}
 		})
 	}
-}
-
-func readQueries(t *testing.T, path string, keep eval.Qrels) []retrievers.Query {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var qs []retrievers.Query
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		var q struct {
-			ID   string `json:"_id"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			t.Fatalf("%s:%d: %v", path, line, err)
-		}
-		if _, ok := keep[q.ID]; ok {
-			qs = append(qs, retrievers.Query{ID: q.ID, Text: q.Text})
-		}
-	}
-	return qs
 }
 
 // cacheDir is the embedding cache shared by e2e runs: $RAGBENCH_CACHE, else

@@ -3,9 +3,7 @@
 package hybrid_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -21,38 +19,13 @@ import (
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/internal/testenv/beir"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/retrievers/bm25"
 	"github.com/ragbench/ragbench/retrievers/dense"
 	"github.com/ragbench/ragbench/retrievers/hybrid"
 	"github.com/ragbench/ragbench/stats"
 )
-
-func readQueries(t *testing.T, path string, keep eval.Qrels) []retrievers.Query {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var qs []retrievers.Query
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		var q struct {
-			ID   string `json:"_id"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			t.Fatalf("%s:%d: %v", path, line, err)
-		}
-		if _, ok := keep[q.ID]; ok {
-			qs = append(qs, retrievers.Query{ID: q.ID, Text: q.Text})
-		}
-	}
-	sort.Slice(qs, func(i, j int) bool { return qs[i].ID < qs[j].ID })
-	return qs
-}
 
 func evaluate(t *testing.T, qrels eval.Qrels, run eval.Run) *eval.Evaluation {
 	t.Helper()
@@ -145,7 +118,8 @@ func TestE2EDenseHybridSciFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := readQueries(t, filepath.Join(ds, "queries.jsonl"), qrels)
+	queries := beir.Queries(t, filepath.Join(ds, "queries.jsonl"), qrels)
+	sort.Slice(queries, func(i, j int) bool { return queries[i].ID < queries[j].ID })
 
 	e, err := encoder.LoadEmbedder(model, encoder.Options{IntraOpThreads: runtime.GOMAXPROCS(0)})
 	if err != nil {
