@@ -14,6 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // maxLine is the longest line (in bytes) Load accepts: 64 MiB.
@@ -174,7 +176,7 @@ func parseJSONLine(file string, n int, line []byte) (Document, error) {
 	if err := json.Unmarshal(line, &raw); err != nil {
 		return Document{}, &LineError{File: file, Line: n, Msg: "invalid JSON: " + err.Error()}
 	}
-	if key := repeatedKey(line); key != "" {
+	if key := jsonkey.Repeated(line, false); key != "" {
 		return Document{}, &LineError{File: file, Line: n, Field: key, Msg: "key given twice in one object"}
 	}
 	str := func(key string) (string, bool, error) {
@@ -310,31 +312,4 @@ func Hash(docs []Document) string {
 		put(d.Text)
 	}
 	return hex.EncodeToString(h.Sum(nil))
-}
-
-// repeatedKey returns the first top-level key that occurs twice in the JSON
-// object line (already decoded without error), or "": encoding/json would
-// silently keep the last value.
-func repeatedKey(line []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		key, _ := tok.(string)
-		if seen[key] {
-			return key
-		}
-		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return ""
-		}
-	}
-	return ""
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // ReadSlices reads query slice labels from a JSONL file of queries (a
@@ -44,7 +46,7 @@ func ReadSlices(path, field string) (map[string]string, error) {
 		if err := json.Unmarshal(text, &obj); err != nil || obj == nil {
 			return nil, fmt.Errorf("%s:%d: not a JSON object", path, line)
 		}
-		if key := repeatedKey(text); key != "" {
+		if key := jsonkey.Repeated(text, false); key != "" {
 			return nil, fmt.Errorf("%s:%d: %s: key given twice in one object", path, line, key)
 		}
 		id, idKey := "", ""

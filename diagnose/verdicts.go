@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // Verdict is one graded answer: whether the RAG answer to query QueryID was
@@ -116,7 +118,7 @@ func parseVerdict(text []byte) (Verdict, *VerdictError) {
 		}
 		return Verdict{}, &VerdictError{Msg: msg + `; want {"qid": "...", "correct": true|false}`}
 	}
-	if key := repeatedKey(text); key != "" {
+	if key := jsonkey.Repeated(text, false); key != "" {
 		return Verdict{}, &VerdictError{Field: key, Msg: "key given twice in one object (which value is meant is ambiguous)"}
 	}
 	var v Verdict
@@ -143,31 +145,4 @@ func parseVerdict(text []byte) (Verdict, *VerdictError) {
 		return v, &VerdictError{Field: "correct", Msg: fmt.Sprintf("query %q: want true or false, got %s", v.QueryID, rawC)}
 	}
 	return v, nil
-}
-
-// repeatedKey returns the first top-level key that occurs twice in the JSON
-// object text (already known to be valid), or "". encoding/json silently
-// keeps the last value of a repeated key.
-func repeatedKey(text []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	if _, err := dec.Token(); err != nil { // '{'
-		return ""
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		key, _ := tok.(string)
-		if seen[key] {
-			return key
-		}
-		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return ""
-		}
-	}
-	return ""
 }

@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/google/renameio/v2"
+
+	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // SyntaxError reports bad input at a place in a file: File is the path (or
@@ -328,7 +330,7 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 		if _, err := dec.Token(); err != io.EOF {
 			return nil, nil, s.errf("json", "unexpected data after the object (one query per line)")
 		}
-		if key := repeatedKey(line, true); key != "" {
+		if key := jsonkey.Repeated(line, true); key != "" {
 			return nil, nil, s.errf(key, "key given twice in one object")
 		}
 		idField, raw := "id", q.ID
@@ -373,7 +375,7 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 			if err := dec.Decode(&grades); err != nil {
 				return nil, nil, s.errf("gold", "must map doc id to integer grade: %v", err)
 			}
-			if d := repeatedKey(q.Gold, false); d != "" {
+			if d := jsonkey.Repeated(q.Gold, false); d != "" {
 				return nil, nil, s.errf("gold", "doc %q graded twice", d)
 			}
 			for d, v := range grades {
@@ -809,39 +811,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// repeatedKey returns the first key that occurs twice at the top level of
-// the JSON object text (already decoded without error), or "".
-// encoding/json silently keeps the last value of a repeated key, and matches
-// struct fields case-insensitively: with foldCase, keys equal but for case
-// ("gold", "Gold") count as repeated.
-func repeatedKey(text []byte, foldCase bool) string {
-	dec := json.NewDecoder(bytes.NewReader(text))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return ""
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		key, _ := tok.(string)
-		k := key
-		if foldCase {
-			k = strings.ToLower(key)
-		}
-		if seen[k] {
-			return key
-		}
-		seen[k] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return ""
-		}
-	}
-	return ""
 }
 
 // startsWithBrace reports whether the first byte after an optional UTF-8 BOM
