@@ -5,14 +5,12 @@ package rerank_test
 import (
 	"context"
 	"math"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
@@ -125,19 +123,7 @@ func TestE2ERerankSciFact(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	docs, err := corpus.Load(filepath.Join(ds, "corpus.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qrels, _, err := eval.ReadQrels(filepath.Join(ds, "qrels", "test.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries := beir.Queries(t, filepath.Join(ds, "queries.jsonl"), qrels)
+	chunks, queries, qrels := beir.WholeDocsTest(t, ds)
 	sort.Slice(queries, func(i, j int) bool { return queries[i].ID < queries[j].ID })
 	if len(queries) != 300 {
 		t.Fatalf("%d test queries, want 300", len(queries))

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/internal/testenv/beir"
@@ -57,19 +56,7 @@ var offTopic = []string{
 func TestE2EAttributeSciFact(t *testing.T) {
 	dir := testenv.Shared(t, "datasets/scifact")
 	ctx := context.Background()
-	docs, err := corpus.Load(filepath.Join(dir, "corpus.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qrels, _, err := eval.ReadQrels(filepath.Join(dir, "qrels", "test.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries := beir.Queries(t, filepath.Join(dir, "queries.jsonl"), qrels)
+	chunks, queries, qrels := beir.WholeDocsTest(t, dir)
 	if len(queries) != 300 {
 		t.Fatalf("%d SciFact test queries, want 300", len(queries))
 	}

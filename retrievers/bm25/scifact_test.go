@@ -18,19 +18,7 @@ import (
 func scifact(t testing.TB) ([]corpus.Chunk, []retrievers.Query, eval.Qrels) {
 	t.Helper()
 	dir := testenv.Shared(t, "datasets/scifact")
-	docs, err := corpus.Load(filepath.Join(dir, "corpus.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qrels, _, err := eval.ReadQrels(filepath.Join(dir, "qrels", "test.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs := beir.Queries(t, filepath.Join(dir, "queries.jsonl"), qrels)
+	chunks, qs, qrels := beir.WholeDocsTest(t, dir)
 	if len(qs) != 300 {
 		t.Fatalf("%d SciFact test queries, want 300", len(qs))
 	}

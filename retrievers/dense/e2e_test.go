@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
@@ -56,19 +55,7 @@ func TestE2EDenseMTEB(t *testing.T) {
 	if err := encoder.Init(""); err != nil {
 		t.Fatal(err)
 	}
-	docs, err := corpus.Load(filepath.Join(ds, "corpus.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qrels, _, err := eval.ReadQrels(filepath.Join(ds, "qrels", "test.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries := beir.Queries(t, filepath.Join(ds, "queries.jsonl"), qrels)
+	chunks, queries, qrels := beir.WholeDocsTest(t, ds)
 	ms, err := eval.ParseMeasures([]string{"ndcg_cut.10", "recall.100", "recip_rank_cut.10"})
 	if err != nil {
 		t.Fatal(err)

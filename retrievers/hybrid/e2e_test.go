@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
@@ -106,19 +105,7 @@ func TestE2EDenseHybridSciFact(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	docs, err := corpus.Load(filepath.Join(ds, "corpus.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(docs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qrels, _, err := eval.ReadQrels(filepath.Join(ds, "qrels", "test.tsv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries := beir.Queries(t, filepath.Join(ds, "queries.jsonl"), qrels)
+	chunks, queries, qrels := beir.WholeDocsTest(t, ds)
 	sort.Slice(queries, func(i, j int) bool { return queries[i].ID < queries[j].ID })
 
 	e, err := encoder.LoadEmbedder(model, encoder.Options{IntraOpThreads: runtime.GOMAXPROCS(0)})

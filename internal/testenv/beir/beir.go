@@ -8,8 +8,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/retrievers"
 )
@@ -44,4 +46,27 @@ func Queries(t testing.TB, path string, keep eval.Qrels) []retrievers.Query {
 		t.Fatal(err)
 	}
 	return qs
+}
+
+// WholeDocsTest loads the BEIR dataset in folder dir (e.g.
+// testenv.Shared(t, "datasets/scifact")) as most end-to-end tests use it:
+// corpus.jsonl as one chunk per document with the title prepended
+// (corpus.Spec{Strategy: corpus.Whole, Title: true}), the qrels of the test
+// split (qrels/test.tsv), and the queries judged there, in file order. Any
+// error fails the test.
+func WholeDocsTest(t testing.TB, dir string) ([]corpus.Chunk, []retrievers.Query, eval.Qrels) {
+	t.Helper()
+	docs, err := corpus.Load(filepath.Join(dir, "corpus.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qrels, _, err := eval.ReadQrels(filepath.Join(dir, "qrels", "test.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return chunks, Queries(t, filepath.Join(dir, "queries.jsonl"), qrels), qrels
 }
