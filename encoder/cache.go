@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
-	"github.com/google/renameio/v2"
+	"github.com/ragbench/ragbench/internal/fileutil"
 )
 
 // CachedEmbedder wraps an Embedder with an on-disk embedding cache,
@@ -219,19 +219,5 @@ func (c *CachedEmbedder) write(key string, ids []int64, v []float32) error {
 		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(x))
 	}
 	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b))
-	return writeFileAtomic(c.path(key), b)
-}
-
-// writeFileAtomic creates path's folder and writes data atomically with
-// renameio (temporary file in the same folder, fsync, rename), so readers
-// see the old content or the new, never a part. New files get mode 0644.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(dir), renameio.IgnoreUmask()); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return fileutil.WriteAtomic(c.path(key), b)
 }

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -16,6 +15,8 @@ import (
 	"strings"
 
 	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/ragbench/ragbench/internal/fileutil"
 )
 
 // Options are run-time settings that do not change a model's numbers
@@ -120,7 +121,7 @@ func loadModel(dir string, opts Options, wantKind string) (*model, error) {
 		return nil, err
 	}
 	modelPath := filepath.Join(dir, ModelFile)
-	modelSHA, err := sha256File(modelPath)
+	modelSHA, err := fileutil.SHA256(modelPath)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
@@ -133,7 +134,7 @@ func loadModel(dir string, opts Options, wantKind string) (*model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tokenizer: %w", err)
 	}
-	tokSHA, err := sha256File(tokPath)
+	tokSHA, err := fileutil.SHA256(tokPath)
 	if err != nil {
 		return nil, err
 	}
@@ -370,19 +371,6 @@ func firstPositive(v ...int) int {
 		}
 	}
 	return 0
-}
-
-func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 func (m *model) close() error {

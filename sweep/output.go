@@ -13,10 +13,12 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/schollz/progressbar/v3"
+
 	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/history"
-	"github.com/schollz/progressbar/v3"
+	"github.com/ragbench/ragbench/internal/fileutil"
 )
 
 // Threshold is a cell's abstention analysis (diagnose.Threshold at
@@ -133,24 +135,24 @@ func writeOutputs(cfg *Config, ds *dataset, res *Results, opts Options) error {
 		if err := writeRunTREC(&buf, c.run, strings.ReplaceAll(c.Name, "/", "__"), ds.sortedIDs()); err != nil {
 			return err
 		}
-		if err := writeFileAtomic(filepath.Join(out, "runs", cellFile(res.Cells[i].Name)+".trec"), buf.Bytes()); err != nil {
+		if err := fileutil.WriteAtomic(filepath.Join(out, "runs", cellFile(res.Cells[i].Name)+".trec"), buf.Bytes()); err != nil {
 			return err
 		}
 	}
-	if err := writeFileAtomic(filepath.Join(out, "misses.jsonl"), missesJSONL(cfg, ds, res)); err != nil {
+	if err := fileutil.WriteAtomic(filepath.Join(out, "misses.jsonl"), missesJSONL(cfg, ds, res)); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(out, "results.json"), ResultsJSON(res)); err != nil {
+	if err := fileutil.WriteAtomic(filepath.Join(out, "results.json"), ResultsJSON(res)); err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(out, "report.md"), []byte(Report(res))); err != nil {
+	if err := fileutil.WriteAtomic(filepath.Join(out, "report.md"), []byte(Report(res))); err != nil {
 		return err
 	}
 	man, err := manifest(cfg, ds)
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(filepath.Join(out, "manifest.json"), man); err != nil {
+	if err := fileutil.WriteAtomic(filepath.Join(out, "manifest.json"), man); err != nil {
 		return err
 	}
 	if opts.NoHistory {
@@ -315,7 +317,7 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 		if p == "" {
 			continue
 		}
-		h, err := fileSHA256(p)
+		h, err := fileutil.SHA256(p)
 		if err != nil {
 			return nil, err
 		}

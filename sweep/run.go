@@ -15,6 +15,7 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/stats"
 )
@@ -314,7 +315,7 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	var hashes []string
 	for _, role := range []string{"corpus", "queries", "qrels"} {
 		if p := ds.files[role]; p != "" {
-			h, err := fileSHA256(p)
+			h, err := fileutil.SHA256(p)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -536,7 +537,7 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 			cr.run[q.ID] = []eval.Result{}
 		}
 	}
-	if err := writeFileAtomic(cachePath, mustJSON(cachedRun(cr.run))); err != nil {
+	if err := fileutil.WriteAtomic(cachePath, mustJSON(cachedRun(cr.run))); err != nil {
 		return nil, fmt.Errorf("run cache: %w", err)
 	}
 	return cr, nil
@@ -843,7 +844,7 @@ func hashFolder(dir string) ([]FileHash, error) {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
-		h, err := fileSHA256(p)
+		h, err := fileutil.SHA256(p)
 		if err != nil {
 			return nil, err
 		}

@@ -6,12 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strconv"
-
-	"github.com/google/renameio/v2"
 )
 
 func sha256Hex(b []byte) string {
@@ -25,34 +20,6 @@ func mustJSON(v any) []byte {
 		panic(fmt.Sprintf("sweep: cannot marshal %T: %v", v, err)) // only plain structs are marshalled
 	}
 	return b
-}
-
-// fileSHA256 returns the sha256 (hex) of a file's bytes.
-func fileSHA256(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// writeFileAtomic creates path's folder and writes data atomically with
-// renameio (temporary file in the same folder, fsync, rename), so readers
-// never see a partial file. New files get mode 0644.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(dir), renameio.IgnoreUmask()); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }
 
 // IsHeldOut reports whether query id qid is held out: the first 8 bytes of
