@@ -146,6 +146,9 @@ type RetrieverConfig struct {
 	// FallbackModels are tried in order when Model is not found, e.g.
 	// [use-lite] behind bge-small-en-v1.5.
 	FallbackModels []string `yaml:"fallback_models" json:"fallback_models,omitempty"`
+	// requested is Model as written in the config, kept to report a
+	// fallback: a silent switch to a weaker model would mislead the reader.
+	requested string
 	// BatchSize is the inference batch size (dense, rerank; default 32).
 	BatchSize int `yaml:"batch_size" json:"batch_size,omitempty"`
 
@@ -770,6 +773,7 @@ func (c *Config) resolve(opts LoadOptions) error {
 		if r.Model == "" {
 			continue
 		}
+		r.requested = r.Model
 		r.Model = c.findModel(append([]string{r.Model}, r.FallbackModels...))
 	}
 	c.Output = firstNonEmpty(opts.Output, c.Output, filepath.Join("results", c.Name))

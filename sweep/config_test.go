@@ -241,3 +241,20 @@ func TestShippedConfigsLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackWarning: a retriever whose model is missing and replaced by a
+// fallback is named in the warnings; one that found its own model is not.
+func TestFallbackWarning(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "use-lite"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Retrievers: []RetrieverConfig{
+		{Name: "dense", Model: filepath.Join(root, "use-lite"), FallbackModels: []string{"use-lite"}, requested: "bge-small-en-v1.5"},
+		{Name: "ce", Model: filepath.Join(root, "use-lite"), FallbackModels: []string{"x"}, requested: "use-lite"},
+	}}
+	w := fallbackWarnings(cfg)
+	if len(w) != 1 || !strings.Contains(w[0], "retriever dense: model bge-small-en-v1.5 not found; using fallback use-lite") {
+		t.Fatalf("warnings = %q", w)
+	}
+}

@@ -211,7 +211,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Warnings = append(warns, res.Warnings...)
+	res.Warnings = append(append(fallbackWarnings(cfg), warns...), res.Warnings...)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -852,4 +852,21 @@ func hashFolder(dir string) ([]FileHash, error) {
 		out = append(out, FileHash{Path: p, SHA256: h, Bytes: info.Size()})
 	}
 	return out, nil
+}
+
+// fallbackWarnings names each retriever whose model was not found and was
+// replaced by one of its fallback_models, so the report never presents a
+// fallback's numbers as the requested model's.
+func fallbackWarnings(cfg *Config) []string {
+	var out []string
+	for _, r := range cfg.Retrievers {
+		if r.requested == "" || len(r.FallbackModels) == 0 {
+			continue
+		}
+		if filepath.Base(r.Model) != filepath.Base(r.requested) {
+			out = append(out, fmt.Sprintf("retriever %s: model %s not found; using fallback %s (%s) — its numbers are not %s's",
+				r.Name, r.requested, filepath.Base(r.Model), r.Model, r.requested))
+		}
+	}
+	return out
 }
