@@ -4,6 +4,14 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+# Debian packages the set-up needs (unzip: to unpack the model jars).
+if ! command -v unzip >/dev/null 2>&1; then
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq unzip >/dev/null
+  else
+    echo "setup: unzip is missing (apt-get install unzip); standard models cannot be unpacked" >&2
+  fi
+fi
 go mod download
 ./scripts/install-onnxruntime.sh
 if [[ -x ./scripts/fetch-models.sh ]]; then
