@@ -60,15 +60,16 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprint(stderr, runUsage)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseInterspersed(fs, args) // 'bench run CONFIG --check' works too
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return errHelp
 		}
 		return usagef("%v", err)
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		fs.Usage()
-		return usagef("want exactly one CONFIG file, got %d arguments", fs.NArg())
+		return usagef("want exactly one CONFIG file, got %d arguments", len(pos))
 	}
 	showProgress := false
 	switch *progress {
@@ -82,7 +83,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	default:
 		return usagef("--progress %q: auto, always or never", *progress)
 	}
-	cfg, err := sweep.Load(fs.Arg(0), sweep.LoadOptions{DataDir: *dataDir, ModelsDir: *modelsDir, Output: *output, CacheDir: *cacheDir, History: *histPath})
+	cfg, err := sweep.Load(pos[0], sweep.LoadOptions{DataDir: *dataDir, ModelsDir: *modelsDir, Output: *output, CacheDir: *cacheDir, History: *histPath})
 	if err != nil {
 		return err
 	}
