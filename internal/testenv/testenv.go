@@ -47,3 +47,14 @@ func Shared(t testing.TB, rel string) string {
 	}
 	return p
 }
+
+// EmbeddingCache returns the folder of the embedding cache the end-to-end
+// tests share (encoder.NewCachedEmbedder's dir): $RAGBENCH_CACHE when set,
+// else .cache/embeddings under the repository root (git-ignored). The folder
+// need not exist yet.
+func EmbeddingCache() string {
+	if d := os.Getenv("RAGBENCH_CACHE"); d != "" {
+		return d
+	}
+	return filepath.Join(RepoRoot(), ".cache", "embeddings")
+}

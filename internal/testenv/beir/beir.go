@@ -1,4 +1,6 @@
-// Package beir reads BEIR-layout test material (queries.jsonl) for tests.
+// Package beir reads BEIR-layout test material (queries.jsonl) for tests,
+// and holds the end-to-end tests' shared scoring helpers (Evaluate, Mean,
+// Summary, LogPaired, TimedSearch), so that each is defined once.
 // It lives apart from package testenv so that testenv itself imports no
 // ragbench package and stays usable from the internal tests of eval and
 // retrievers without an import cycle.
