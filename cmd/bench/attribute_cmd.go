@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"sort"
@@ -40,8 +38,7 @@ Flags:
 
 // cmdAttribute implements 'bench attribute'.
 func cmdAttribute(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("attribute", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("attribute", stderr)
 	runPath := fs.String("run", "", "run `file` (TREC or JSON)")
 	qrelsPath := fs.String("qrels", "", "qrels `file` (TREC, BEIR TSV or labelled-query JSONL)")
 	answersPath := fs.String("answers", "", "answer verdicts `file` (JSONL: {\"qid\": ..., \"correct\": true|false})")
@@ -50,15 +47,8 @@ func cmdAttribute(stdout, stderr io.Writer, args []string) error {
 	queriesPath := fs.String("queries", "", "queries JSONL `file` holding --slice-field (default: the qrels file)")
 	format := fs.String("format", "table", "output `format`: table, md or json")
 	maxp := fs.Bool("maxp", false, "the run ranks chunks named docid#i: score each document by its best chunk (MaxP) before matching the qrels")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, attributeUsage)
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usagef("%v", err)
+		return flagErr(fs, stdout, stderr, attributeUsage, err)
 	}
 	if fs.NArg() > 0 {
 		return usagef("unexpected argument %q (all inputs are flags; see --help)", fs.Arg(0))

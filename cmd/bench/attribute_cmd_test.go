@@ -134,8 +134,8 @@ func TestAttributeHelp(t *testing.T) {
 	if code := run(&stdout, &stderr, []string{"attribute", "--help"}); code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	if !strings.Contains(stderr.String(), "Examples:") || !strings.Contains(stderr.String(), "-slice-field") {
-		t.Errorf("help lacks examples or flags:\n%s", stderr.String())
+	if !strings.Contains(stdout.String(), "Examples:") || !strings.Contains(stdout.String(), "-slice-field") || stderr.Len() != 0 {
+		t.Errorf("help lacks examples or flags on stdout:\n%s\nstderr: %q", stdout.String(), stderr.String())
 	}
 }
 

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -52,8 +50,7 @@ Flags:
 
 // cmdCompare implements 'bench compare'.
 func cmdCompare(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("compare", stderr)
 	var measures measureList
 	var (
 		qrelsPath    = fs.String("qrels", "", "qrels `file` (TREC, BEIR TSV or JSONL; required)")
@@ -70,16 +67,9 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		workers      = fs.Int("workers", 0, "comparisons run at once (0 = all CPUs; results do not depend on it)")
 	)
 	fs.Var(&measures, "m", "measure `name` as in bench eval (repeatable; default ndcg@10)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, compareUsage)
-		fs.PrintDefaults()
-	}
 	runArgs, err := parseInterspersed(fs, args)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usagef("%v", err)
+		return flagErr(fs, stdout, stderr, compareUsage, err)
 	}
 	if *qrelsPath == "" {
 		return usagef("--qrels is required; see 'bench compare --help'")

@@ -104,8 +104,8 @@ func TestCompareCLI(t *testing.T) {
 			t.Errorf("%q: exit %d (%s), want 2", args[1:], code, errOut)
 		}
 	}
-	if code, _, errOut := runBench("compare", "--help"); code != 0 || !strings.Contains(errOut, "Examples:") {
-		t.Errorf("--help: exit %d, stderr %q", code, errOut)
+	if code, out, errOut := runBench("compare", "--help"); code != 0 || !strings.Contains(out, "Examples:") || errOut != "" {
+		t.Errorf("--help: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	// A single run is not an error: the report says there is nothing to compare.
 	if code, out, errOut := runBench("compare", "--qrels", p("qrels.txt"), p("good.trec")); code != 0 || !strings.Contains(out, "only one system") {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -63,8 +62,7 @@ func (l *measureList) Set(s string) error { *l = append(*l, s); return nil }
 
 // cmdEval implements 'bench eval'.
 func cmdEval(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("eval", stderr)
 	var (
 		measures measureList
 		perQuery = fs.Bool("q", false, "print per-query values as well as the summary")
@@ -78,10 +76,6 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 		workers  = fs.Int("workers", 0, "goroutines evaluating queries (0 = all CPUs; results do not depend on it)")
 	)
 	fs.Var(&measures, "m", "measure `name` (repeatable; see above)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, evalUsage)
-		fs.PrintDefaults()
-	}
 	norm := make([]string, len(args))
 	for i, a := range args {
 		if m := trecShortFlag.FindStringSubmatch(a); m != nil {
@@ -91,10 +85,7 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	}
 	pos, err := parseInterspersed(fs, norm)
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usagef("%v", err)
+		return flagErr(fs, stdout, stderr, evalUsage, err)
 	}
 	if len(pos) != 2 {
 		return usagef("need QRELS and RUN, got %d argument(s); see 'bench eval --help'", len(pos))

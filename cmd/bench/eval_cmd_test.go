@@ -248,8 +248,8 @@ func TestEvalUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2", args, code)
 		}
 	}
-	if _, errOut, code := runEval(t, "--help"); code != 0 || !strings.Contains(errOut, "Examples:") {
-		t.Errorf("--help: exit %d, output %q", code, errOut)
+	if out, errOut, code := runEval(t, "--help"); code != 0 || !strings.Contains(out, "Examples:") || errOut != "" {
+		t.Errorf("--help: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if _, errOut, code := runEval(t, exampleQrels, "missing.trec"); code != 1 || !strings.Contains(errOut, "missing.trec") {
 		t.Errorf("missing file: exit %d, %q", code, errOut)

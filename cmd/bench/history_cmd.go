@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -36,25 +35,17 @@ Flags:
 
 // cmdHistory implements 'bench history'.
 func cmdHistory(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("history", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("history", stderr)
 	metric := fs.String("metric", "", "show only this `metric` (and chart it); default all metrics, chart ndcg@10 if present")
 	chart := fs.String("chart", "", "write an SVG chart of the metric over runs, one line per cell, to `file`")
 	format := fs.String("format", "table", "output `format`: table or md")
 	last := fs.Int("last", 0, "show only the last `n` runs (0: all)")
-	fs.Usage = func() {
-		fmt.Fprint(stderr, historyUsage)
-		fs.PrintDefaults()
-	}
 	// Accept FILE before or after the flags.
 	var files []string
 	rest := args
 	for {
 		if err := fs.Parse(rest); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return errHelp
-			}
-			return usagef("%v", err)
+			return flagErr(fs, stdout, stderr, historyUsage, err)
 		}
 		if fs.NArg() == 0 {
 			break

@@ -21,6 +21,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -63,11 +64,12 @@ func run(stdout, stderr io.Writer, args []string) int {
 	if len(args) == 2 && args[0] == "help" {
 		args = []string{args[1], "--help"} // 'bench help eval' = 'bench eval --help'
 	}
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printUsage(stderr, cmds)
-		if len(args) == 0 {
-			return 2
-		}
+	if len(args) == 0 {
+		printUsage(stderr, cmds) // a usage error: no command
+		return 2
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(stdout, cmds) // help asked for: stdout, exit 0 (as git and go)
 		return 0
 	}
 	c, ok := cmds[args[0]]
@@ -90,8 +92,41 @@ func run(stdout, stderr io.Writer, args []string) int {
 	return 0
 }
 
-// errHelp is returned by a subcommand after printing its --help text.
+// errHelp is returned by a subcommand after printing its --help text to
+// stdout (exit 0).
 var errHelp = errors.New("help requested")
+
+// newFlagSet returns a subcommand's flag set: parse errors are written to
+// stderr, and its Usage prints nothing (flagErr prints the usage text, to
+// stdout for -h/--help and to stderr for a usage error).
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {}
+	return fs
+}
+
+// printFlagUsage writes text followed by fs's flag defaults to w.
+func printFlagUsage(w io.Writer, fs *flag.FlagSet, text string) {
+	out := fs.Output()
+	fmt.Fprint(w, text)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+}
+
+// flagErr turns an error of fs.Parse into the subcommand's result: for
+// -h/--help the usage text goes to stdout and errHelp is returned (exit
+// 0); any other parse error is a usage error (exit 2) with the usage text on
+// stderr after flag's own message.
+func flagErr(fs *flag.FlagSet, stdout, stderr io.Writer, text string, err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		printFlagUsage(stdout, fs, text)
+		return errHelp
+	}
+	printFlagUsage(stderr, fs, text)
+	return usagef("%v", err)
+}
 
 func printUsage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "usage: bench <command> [flags] [args]")

@@ -58,13 +58,13 @@ type modelFlags struct {
 	dir, file string
 }
 
-func parseModelFlags(stderr io.Writer, args []string) (*modelFlags, error) {
+func parseModelFlags(stdout, stderr io.Writer, args []string) (*modelFlags, error) {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, modelUsage)
 		return nil, usagef("model: missing subcommand (check, embed or score)")
 	}
-	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stderr, modelUsage)
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, modelUsage)
 		return nil, errHelp
 	}
 	mf := &modelFlags{subcmd: args[0]}
@@ -87,7 +87,7 @@ func parseModelFlags(stderr io.Writer, args []string) (*modelFlags, error) {
 	for {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(stderr, modelUsage)
+				fmt.Fprint(stdout, modelUsage)
 				return nil, errHelp
 			}
 			return nil, usagef("model %s: %v", mf.subcmd, err)
@@ -127,7 +127,7 @@ func (mf *modelFlags) options() encoder.Options {
 
 // cmdModel implements 'bench model check|embed|score'.
 func cmdModel(stdout, stderr io.Writer, args []string) error {
-	mf, err := parseModelFlags(stderr, args)
+	mf, err := parseModelFlags(stdout, stderr, args)
 	if err != nil {
 		return err
 	}

@@ -185,7 +185,7 @@ func TestModelUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2", args, code)
 		}
 	}
-	if _, stderr, code := runModelCmd(t, "model", "--help"); code != 0 || !strings.Contains(stderr, "Examples:") {
-		t.Errorf("--help: exit %d", code)
+	if stdout, stderr, code := runModelCmd(t, "model", "--help"); code != 0 || !strings.Contains(stdout, "Examples:") || stderr != "" {
+		t.Errorf("--help: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -43,8 +41,7 @@ flags:
 
 // cmdRun implements 'bench run CONFIG'.
 func cmdRun(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("run", stderr)
 	var (
 		dataDir   = fs.String("data-dir", "", "data root for relative dataset paths (default $RAGBENCH_DATA_DIR, else ../shared beside the repo)")
 		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the repository's models/ then <data root>/models)")
@@ -56,19 +53,12 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		progress  = fs.String("progress", "auto", "progress bars on stderr: auto (when stderr is a terminal), always, never")
 		ortLib    = fs.String("onnxruntime", "", "ONNX Runtime shared library for dense and rerank retrievers (default $ONNXRUNTIME_LIB, else third_party/onnxruntime/libonnxruntime.so)")
 	)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, runUsage)
-		fs.PrintDefaults()
-	}
 	pos, err := parseInterspersed(fs, args) // 'bench run CONFIG --check' works too
 	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return errHelp
-		}
-		return usagef("%v", err)
+		return flagErr(fs, stdout, stderr, runUsage, err)
 	}
 	if len(pos) != 1 {
-		fs.Usage()
+		printFlagUsage(stderr, fs, runUsage)
 		return usagef("want exactly one CONFIG file, got %d arguments", len(pos))
 	}
 	showProgress := false

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHelpGoesToStdout: help asked for explicitly (bench -h, --help, help,
+// help CMD, CMD -h, CMD --help, CMD -help) prints to stdout and exits 0,
+// with nothing on stderr, as git and go do; a usage error (no command, an
+// unknown command or flag, a missing argument) prints the usage or a
+// message pointing to --help on stderr and exits 2 with nothing on stdout.
+func TestHelpGoesToStdout(t *testing.T) {
+	type tc struct {
+		args []string
+		want string // text the help must hold
+	}
+	cases := []tc{
+		{[]string{"-h"}, "usage: bench <command>"},
+		{[]string{"--help"}, "usage: bench <command>"},
+		{[]string{"help"}, "usage: bench <command>"},
+	}
+	for name := range commands() {
+		head := "usage: bench " + name
+		cases = append(cases,
+			tc{[]string{"help", name}, head},
+			tc{[]string{name, "--help"}, head},
+			tc{[]string{name, "-h"}, head},
+			tc{[]string{name, "-help"}, head},
+		)
+		if name != "model" { // model's flags follow its subcommand
+			cases = append(cases, tc{[]string{name, "--help"}, "Flags:"})
+		}
+	}
+	for _, c := range cases {
+		code, out, errOut := runBench(c.args...)
+		if code != 0 || !strings.Contains(strings.ToLower(out), strings.ToLower(c.want)) || errOut != "" {
+			t.Errorf("%q: exit %d, stdout %.60q, stderr %.60q; want exit 0, %q on stdout, empty stderr", c.args, code, out, errOut, c.want)
+		}
+	}
+
+	for _, args := range [][]string{
+		nil,
+		{"nosuchcommand"},
+		{"help", "nosuchcommand"},
+		{"eval", "--bogus", "q", "r"},
+		{"eval", "onlyqrels"},
+		{"compare", "--bogus"},
+		{"history", "--bogus"},
+		{"run", "--bogus", "x.yaml"},
+		{"run"},
+		{"attribute", "--bogus"},
+		{"model"},
+		{"model", "check"},
+	} {
+		code, out, errOut := runBench(args...)
+		if code != 2 || out != "" || !strings.Contains(errOut, "usage") && !strings.Contains(errOut, "--help") {
+			t.Errorf("%q: exit %d, stdout %.60q, stderr %.80q; want exit 2, usage or a --help pointer on stderr, empty stdout", args, code, out, errOut)
+		}
+	}
+}
