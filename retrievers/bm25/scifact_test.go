@@ -29,17 +29,8 @@ func scifact(t testing.TB) ([]corpus.Chunk, []retrievers.Query, eval.Qrels) {
 // recall_100, every qrels query averaged).
 func scoreRun(t testing.TB, qrels eval.Qrels, run eval.Run) (ndcg10, recall100 float64) {
 	t.Helper()
-	ms, err := eval.ParseMeasures([]string{"ndcg_cut.10", "recall.100"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := eval.Evaluate(qrels, run, ms, eval.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ndcg10, _ = e.Mean("ndcg_cut_10")
-	recall100, _ = e.Mean("recall_100")
-	return ndcg10, recall100
+	e := beir.Evaluate(t, qrels, run)
+	return beir.Mean(t, e, "ndcg_cut_10"), beir.Mean(t, e, "recall_100")
 }
 
 // sciCase is one SciFact configuration; want ≥ 0 asserts nDCG@10 and
