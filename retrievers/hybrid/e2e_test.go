@@ -4,11 +4,9 @@ package hybrid_test
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,56 +17,12 @@ import (
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/internal/testenv/beir"
+	"github.com/ragbench/ragbench/internal/testenv/embedtest"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/retrievers/bm25"
 	"github.com/ragbench/ragbench/retrievers/dense"
 	"github.com/ragbench/ragbench/retrievers/hybrid"
-	"github.com/ragbench/ragbench/stats"
 )
-
-func evaluate(t *testing.T, qrels eval.Qrels, run eval.Run) *eval.Evaluation {
-	t.Helper()
-	ms, err := eval.ParseMeasures([]string{"ndcg_cut.10", "recall.100", "recip_rank_cut.10"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := eval.Evaluate(qrels, run, ms, eval.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-func mean(t *testing.T, e *eval.Evaluation, name string) float64 {
-	t.Helper()
-	v, ok := e.Mean(name)
-	if !ok {
-		t.Fatalf("no measure %s", name)
-	}
-	return v
-}
-
-func summary(t *testing.T, e *eval.Evaluation) string {
-	return fmt.Sprintf("nDCG@10 %.4f  R@100 %.4f  MRR@10 %.4f", mean(t, e, "ndcg_cut_10"), mean(t, e, "recall_100"), mean(t, e, "recip_rank_cut_10"))
-}
-
-func paired(t *testing.T, name string, a, b *eval.Evaluation) {
-	t.Helper()
-	for i := range a.Queries {
-		if a.Queries[i] != b.Queries[i] {
-			t.Fatalf("query order differs at %d", i)
-		}
-	}
-	s := stats.Sample{QueryIDs: a.Queries, A: a.Column("ndcg_cut_10"), B: b.Column("ndcg_cut_10")}
-	for _, test := range []stats.Test{stats.Randomization, stats.TTest} {
-		r, err := stats.Paired(test, s, stats.Options{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s vs BM25, nDCG@10, paired %s test: %.4f vs %.4f, Δ %+.4f, p = %.4g (n = %d)",
-			name, test, r.MeanA, r.MeanB, r.MeanA-r.MeanB, r.P, r.N)
-	}
-}
 
 // peakRSS returns the process's peak resident set size (VmHWM) in MiB.
 func peakRSS() float64 {
@@ -108,15 +62,7 @@ func TestE2EDenseHybridSciFact(t *testing.T) {
 	chunks, queries, qrels := beir.WholeDocsTest(t, ds)
 	sort.Slice(queries, func(i, j int) bool { return queries[i].ID < queries[j].ID })
 
-	e, err := encoder.LoadEmbedder(model, encoder.Options{IntraOpThreads: runtime.GOMAXPROCS(0)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	emb, err := encoder.NewCachedEmbedder(e, cacheDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	emb := embedtest.Cached(t, model)
 	d, err := dense.New(ctx, chunks, emb.Embed, dense.Options{Model: emb.Fingerprint()})
 	if err != nil {
 		t.Fatal(err)
@@ -137,12 +83,7 @@ func TestE2EDenseHybridSciFact(t *testing.T) {
 	}
 	t.Logf("dense use-lite: saved %.1f MiB, loaded in %v", float64(fi.Size())/(1<<20), loaded.Stats().Build.Round(time.Millisecond))
 
-	start := time.Now()
-	denseRun, err := d.Search(ctx, queries, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	el := time.Since(start)
+	denseRun, el := beir.TimedSearch(t, ctx, d, queries, 100)
 	st := d.Stats()
 	t.Logf("dense use-lite: %d queries in %v (%.1f q/s incl. query embedding; p50 %v, p95 %v)",
 		len(queries), el.Round(time.Millisecond), float64(len(queries))/el.Seconds(), st.LatencyP50, st.LatencyP95)
@@ -174,21 +115,16 @@ func TestE2EDenseHybridSciFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	start = time.Now()
-	hyRun, err := h.Search(ctx, queries, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	el = time.Since(start)
+	hyRun, el := beir.TimedSearch(t, ctx, h, queries, 100)
 	hs := h.Stats()
 
-	bm, de, hy := evaluate(t, qrels, bmRun), evaluate(t, qrels, denseRun), evaluate(t, qrels, hyRun)
-	t.Logf("BM25:                 %s", summary(t, bm))
-	t.Logf("dense use-lite:       %s", summary(t, de))
+	bm, de, hy := beir.Evaluate(t, qrels, bmRun), beir.Evaluate(t, qrels, denseRun), beir.Evaluate(t, qrels, hyRun)
+	t.Logf("BM25:                 %s", beir.Summary(t, bm))
+	t.Logf("dense use-lite:       %s", beir.Summary(t, de))
 	t.Logf("hybrid RRF(BM25, dense), k=60, depth 100: %s; %d queries in %v (%.1f q/s; p50 ≈ %v, p95 ≈ %v)",
-		summary(t, hy), len(queries), el.Round(time.Millisecond), float64(len(queries))/el.Seconds(), hs.LatencyP50, hs.LatencyP95)
-	paired(t, "dense use-lite", de, bm)
-	paired(t, "hybrid RRF", hy, bm)
+		beir.Summary(t, hy), len(queries), el.Round(time.Millisecond), float64(len(queries))/el.Seconds(), hs.LatencyP50, hs.LatencyP95)
+	beir.LogPaired(t, "dense use-lite", "BM25", de, bm)
+	beir.LogPaired(t, "hybrid RRF", "BM25", hy, bm)
 	t.Logf("peak RSS %.0f MiB", peakRSS())
 
 	// Independent check of the dense run: brute-force cosine in float64 over
@@ -235,15 +171,6 @@ func TestE2EDenseHybridSciFact(t *testing.T) {
 			}
 		}
 	}
-}
-
-// cacheDir is the embedding cache shared by e2e runs: $RAGBENCH_CACHE, else
-// .cache/embeddings under the repository root (git-ignored).
-func cacheDir() string {
-	if d := os.Getenv("RAGBENCH_CACHE"); d != "" {
-		return d
-	}
-	return filepath.Join(testenv.RepoRoot(), ".cache", "embeddings")
 }
 
 // cosine is the cosine similarity of a and b, computed in float64.
