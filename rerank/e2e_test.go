@@ -12,56 +12,11 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/encoder"
-	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/internal/testenv/beir"
 	"github.com/ragbench/ragbench/rerank"
 	"github.com/ragbench/ragbench/retrievers/bm25"
-	"github.com/ragbench/ragbench/stats"
 )
-
-var measures = []string{"ndcg_cut.10", "recall.100", "recip_rank_cut.10"}
-
-func evaluate(t *testing.T, qrels eval.Qrels, run eval.Run) *eval.Evaluation {
-	t.Helper()
-	ms, err := eval.ParseMeasures(measures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := eval.Evaluate(qrels, run, ms, eval.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-func mean(t *testing.T, e *eval.Evaluation, name string) float64 {
-	t.Helper()
-	v, ok := e.Mean(name)
-	if !ok {
-		t.Fatalf("no measure %s", name)
-	}
-	return v
-}
-
-// paired logs a paired randomization test and t-test of a vs b on nDCG@10.
-func paired(t *testing.T, name string, a, b *eval.Evaluation) {
-	t.Helper()
-	s := stats.Sample{QueryIDs: a.Queries, A: a.Column("ndcg_cut_10"), B: b.Column("ndcg_cut_10")}
-	for i := range a.Queries {
-		if a.Queries[i] != b.Queries[i] {
-			t.Fatalf("query order differs at %d", i)
-		}
-	}
-	for _, test := range []stats.Test{stats.Randomization, stats.TTest} {
-		r, err := stats.Paired(test, s, stats.Options{Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s vs BM25, nDCG@10, paired %s test: mean %.4f vs %.4f, Δ %+.4f, p = %.4g (n = %d)",
-			name, test, r.MeanA, r.MeanB, r.MeanA-r.MeanB, r.P, r.N)
-	}
-}
 
 // cachedScores memoises a ScoreFunc per (query, passage), so the second
 // rerank mode reuses the first's cross-encoder scores.
@@ -136,9 +91,9 @@ func TestE2ERerankSciFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bm := evaluate(t, qrels, bmRun)
-	bmNDCG := mean(t, bm, "ndcg_cut_10")
-	t.Logf("BM25: nDCG@10 %.4f  R@100 %.4f  MRR@10 %.4f", bmNDCG, mean(t, bm, "recall_100"), mean(t, bm, "recip_rank_cut_10"))
+	bm := beir.Evaluate(t, qrels, bmRun)
+	bmNDCG := beir.Mean(t, bm, "ndcg_cut_10")
+	t.Logf("BM25: %s", beir.Summary(t, bm))
 
 	ce, err := encoder.LoadCrossEncoder(ceDir, encoder.Options{IntraOpThreads: runtime.GOMAXPROCS(0)})
 	if err != nil {
@@ -163,20 +118,15 @@ func TestE2ERerankSciFact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		start := time.Now()
-		run, err := r.Search(ctx, queries, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		elapsed := time.Since(start)
-		e := evaluate(t, qrels, run)
-		got := mean(t, e, "ndcg_cut_10")
+		run, elapsed := beir.TimedSearch(t, ctx, r, queries, 100)
+		e := beir.Evaluate(t, qrels, run)
+		got := beir.Mean(t, e, "ndcg_cut_10")
 		st := r.Stats()
-		t.Logf("BM25 top-100 + CE rerank (%s): nDCG@10 %.4f  R@100 %.4f  MRR@10 %.4f  (reference nDCG@10 %.4f); %d queries in %v (%.2f q/s, p50 %v, p95 %v); CE %d pairs in %v (%.0f pairs/s)",
-			tc.mode, got, mean(t, e, "recall_100"), mean(t, e, "recip_rank_cut_10"), tc.ref,
+		t.Logf("BM25 top-100 + CE rerank (%s): %s  (reference nDCG@10 %.4f); %d queries in %v (%.2f q/s, p50 %v, p95 %v); CE %d pairs in %v (%.0f pairs/s)",
+			tc.mode, beir.Summary(t, e), tc.ref,
 			len(queries), elapsed.Round(time.Millisecond), float64(len(queries))/elapsed.Seconds(), st.LatencyP50, st.LatencyP95,
 			cache.pairs, cache.spent.Round(time.Millisecond), float64(cache.pairs)/cache.spent.Seconds())
-		paired(t, "rerank "+string(tc.mode), e, bm)
+		beir.LogPaired(t, "rerank "+string(tc.mode), "BM25", e, bm)
 		if tc.gain {
 			refGain, gain := tc.ref-refBM25, got-bmNDCG
 			if math.Abs(gain-refGain) > tc.tol {
@@ -190,7 +140,7 @@ func TestE2ERerankSciFact(t *testing.T) {
 			t.Errorf("%s: nDCG@10 %.4f, want %.4f ± %.2f", tc.mode, got, tc.ref, tc.tol)
 		}
 		// Recall@100 is unchanged: reranking permutes the same 100.
-		if d := mean(t, e, "recall_100") - mean(t, bm, "recall_100"); math.Abs(d) > 1e-12 {
+		if d := beir.Mean(t, e, "recall_100") - beir.Mean(t, bm, "recall_100"); math.Abs(d) > 1e-12 {
 			t.Errorf("%s: Recall@100 changed by %g", tc.mode, d)
 		}
 	}
