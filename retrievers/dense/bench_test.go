@@ -26,53 +26,69 @@ const (
 )
 
 var (
-	benchOnce  sync.Once
-	benchR     *Retriever
-	benchFlat  []float32 // benchN × benchDim, row-major, normalised rows
-	benchQuery [][]float32
+	benchOnce   sync.Once
+	benchR      *Retriever
+	benchFlat   []float32 // benchN × benchDim, row-major, normalised rows
+	benchQuery  [][]float32
+	benchChunks []corpus.Chunk // benchN chunks "d00000"…, text = row index
+	benchEmbed  EmbedFunc      // text i → row i of benchFlat
 )
 
+// benchSetup builds the benchmark corpus once per process: benchN random
+// normalised rows, 64 random queries, their chunks and lookup embedder, and
+// the chromem retriever over them.
 func benchSetup(b *testing.B) {
 	benchOnce.Do(func() {
 		rng := rand.New(rand.NewPCG(42, 384))
-		vecs := make([][]float32, benchN)
-		benchFlat = make([]float32, 0, benchN*benchDim)
-		for i := range vecs {
-			v := make([]float32, benchDim)
-			for j := range v {
-				v[j] = float32(rng.NormFloat64())
-			}
-			vecs[i] = normalized(v)
-			benchFlat = append(benchFlat, vecs[i]...)
-		}
-		for range 64 {
-			q := make([]float32, benchDim)
-			for j := range q {
-				q[j] = float32(rng.NormFloat64())
-			}
-			benchQuery = append(benchQuery, normalized(q))
-		}
-		cs := make([]corpus.Chunk, benchN)
-		for i := range cs {
-			cs[i] = corpus.Chunk{ID: fmt.Sprintf("d%05d", i), Text: strconv.Itoa(i)}
-		}
-		embed := func(_ context.Context, texts []string, _ bool) ([][]float32, error) {
-			out := make([][]float32, len(texts))
-			for i, t := range texts {
-				j, err := strconv.Atoi(t)
-				if err != nil {
-					return nil, err
-				}
-				out[i] = vecs[j]
-			}
-			return out, nil
-		}
-		r, err := New(context.Background(), cs, embed, Options{BatchSize: 1000})
+		var vecs [][]float32
+		vecs, benchFlat = randomVectors(rng, benchN, benchDim)
+		benchQuery, _ = randomVectors(rng, 64, benchDim)
+		benchChunks, benchEmbed = lookupCorpus(vecs)
+		r, err := New(context.Background(), benchChunks, benchEmbed, Options{BatchSize: 1000})
 		if err != nil {
 			panic(err)
 		}
 		benchR = r
 	})
+}
+
+// randomVectors draws n vectors of dim standard normals from rng, one
+// vector after another, and normalises each; it returns them as rows and as
+// one row-major n × dim slice holding the same values.
+func randomVectors(rng *rand.Rand, n, dim int) (vecs [][]float32, flat []float32) {
+	vecs = make([][]float32, n)
+	flat = make([]float32, 0, n*dim)
+	for i := range vecs {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(rng.NormFloat64())
+		}
+		vecs[i] = normalized(v)
+		flat = append(flat, vecs[i]...)
+	}
+	return vecs, flat
+}
+
+// lookupCorpus returns one chunk per vector, id fmt.Sprintf("d%05d", i) and
+// text strconv.Itoa(i), and an EmbedFunc mapping such a text back to
+// vecs[i] (a text that is not an index is an error).
+func lookupCorpus(vecs [][]float32) ([]corpus.Chunk, EmbedFunc) {
+	cs := make([]corpus.Chunk, len(vecs))
+	for i := range cs {
+		cs[i] = corpus.Chunk{ID: fmt.Sprintf("d%05d", i), Text: strconv.Itoa(i)}
+	}
+	embed := func(_ context.Context, texts []string, _ bool) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i, t := range texts {
+			j, err := strconv.Atoi(t)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = vecs[j]
+		}
+		return out, nil
+	}
+	return cs, embed
 }
 
 // topK returns the indexes of the k highest scores (score desc, index asc).
@@ -154,27 +170,8 @@ func BenchmarkQuery50k(b *testing.B) {
 //	go test -run '^$' -bench Build50k -benchtime 3x -benchmem ./retrievers/dense/
 func BenchmarkBuild50k(b *testing.B) {
 	benchSetup(b)
-	vecs := make([][]float32, benchN)
-	for i := range vecs {
-		vecs[i] = benchFlat[i*benchDim : (i+1)*benchDim]
-	}
-	cs := make([]corpus.Chunk, benchN)
-	for i := range cs {
-		cs[i] = corpus.Chunk{ID: fmt.Sprintf("d%05d", i), Text: strconv.Itoa(i)}
-	}
-	embed := func(_ context.Context, texts []string, _ bool) ([][]float32, error) {
-		out := make([][]float32, len(texts))
-		for i, t := range texts {
-			j, err := strconv.Atoi(t)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = vecs[j]
-		}
-		return out, nil
-	}
 	for b.Loop() {
-		if _, err := New(context.Background(), cs, embed, Options{BatchSize: 1000}); err != nil {
+		if _, err := New(context.Background(), benchChunks, benchEmbed, Options{BatchSize: 1000}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -190,29 +187,8 @@ func TestContiguousBaselineAgrees(t *testing.T) {
 	}
 	const n, dim = 2000, 384
 	rng := rand.New(rand.NewPCG(7, 7))
-	flat := make([]float32, 0, n*dim)
-	vecs := make([][]float32, n)
-	cs := make([]corpus.Chunk, n)
-	for i := range vecs {
-		v := make([]float32, dim)
-		for j := range v {
-			v[j] = float32(rng.NormFloat64())
-		}
-		vecs[i] = normalized(v)
-		flat = append(flat, vecs[i]...)
-		cs[i] = corpus.Chunk{ID: fmt.Sprintf("d%05d", i), Text: strconv.Itoa(i)}
-	}
-	embed := func(_ context.Context, texts []string, _ bool) ([][]float32, error) {
-		out := make([][]float32, len(texts))
-		for i, t := range texts {
-			j, err := strconv.Atoi(t)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = vecs[j]
-		}
-		return out, nil
-	}
+	vecs, flat := randomVectors(rng, n, dim)
+	cs, embed := lookupCorpus(vecs)
 	r, err := New(context.Background(), cs, embed, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,14 +7,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
 	"github.com/ragbench/ragbench/encoder"
-	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/internal/testenv/beir"
+	"github.com/ragbench/ragbench/internal/testenv/embedtest"
 	"github.com/ragbench/ragbench/retrievers/dense"
 )
 
@@ -56,40 +55,20 @@ func TestE2EDenseMTEB(t *testing.T) {
 		t.Fatal(err)
 	}
 	chunks, queries, qrels := beir.WholeDocsTest(t, ds)
-	ms, err := eval.ParseMeasures([]string{"ndcg_cut.10", "recall.100", "recip_rank_cut.10"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, i := range present {
 		m := models[i]
 		t.Run(m.dir, func(t *testing.T) {
 			ctx := context.Background()
-			e, err := encoder.LoadEmbedder(filepath.Join(testenv.RepoRoot(), "models", m.dir), encoder.Options{IntraOpThreads: runtime.GOMAXPROCS(0)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
-			emb, err := encoder.NewCachedEmbedder(e, cacheDir())
-			if err != nil {
-				t.Fatal(err)
-			}
+			emb := embedtest.Cached(t, filepath.Join(testenv.RepoRoot(), "models", m.dir))
 			r, err := dense.New(ctx, chunks, emb.Embed, dense.Options{Model: emb.Fingerprint()})
 			if err != nil {
 				t.Fatal(err)
 			}
-			start := time.Now()
-			run, err := r.Search(ctx, queries, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			el := time.Since(start)
-			ev, err := eval.Evaluate(qrels, run, ms, eval.DefaultOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
-			ndcg, _ := ev.Mean("ndcg_cut_10")
-			r100, _ := ev.Mean("recall_100")
-			mrr, _ := ev.Mean("recip_rank_cut_10")
+			run, el := beir.TimedSearch(t, ctx, r, queries, 100)
+			ev := beir.Evaluate(t, qrels, run)
+			ndcg := beir.Mean(t, ev, "ndcg_cut_10")
+			r100 := beir.Mean(t, ev, "recall_100")
+			mrr := beir.Mean(t, ev, "recip_rank_cut_10")
 			st, cs := r.Stats(), emb.Stats()
 			t.Logf("%s: nDCG@10 %.4f (MTEB %.4f, Δ %+.4f)  R@100 %.4f  MRR@10 %.4f; built %d docs in %v (%.1f docs/s), %d queries in %v (%.1f q/s); embedding cache %d hits, %d misses",
 				m.dir, ndcg, m.ref, ndcg-m.ref, r100, mrr, r.Len(), st.Build.Round(time.Millisecond), float64(r.Len())/st.Build.Seconds(),
@@ -99,13 +78,4 @@ func TestE2EDenseMTEB(t *testing.T) {
 			}
 		})
 	}
-}
-
-// cacheDir is the embedding cache shared by e2e runs: $RAGBENCH_CACHE, else
-// .cache/embeddings under the repository root (git-ignored).
-func cacheDir() string {
-	if d := os.Getenv("RAGBENCH_CACHE"); d != "" {
-		return d
-	}
-	return filepath.Join(testenv.RepoRoot(), ".cache", "embeddings")
 }
