@@ -14,6 +14,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -40,6 +41,13 @@ type Input struct {
 	// Scores must hold every (system, metric) listed; see Options.MissingAsZero
 	// for queries that some systems lack.
 	Scores Scores
+	// Queries, when not empty, are the query ids every system must cover
+	// (for example the qrels' queries with a relevant doc): a query that
+	// every system lacks is then missing too, and counts ("lacks 2 of 3
+	// queries") are out of len(Queries). A score for a query outside
+	// Queries is an error. When empty, the queries are the union of the
+	// systems' query ids.
+	Queries []string
 }
 
 // Options configures Compare. The zero value gives the defaults.
@@ -389,20 +397,28 @@ func firstDuplicate(names []string) string {
 	return ""
 }
 
-// align returns the sorted union of query ids of metric over all systems
-// and the score matrix [system][query]. A system lacking some of them is an
-// error listing up to 10 missing ids, unless zero is set (then they score 0
-// and a warning counts them).
+// align returns the query ids of metric — in.Queries when given, else the
+// union of the systems' query ids — sorted, and the score matrix
+// [system][query]. A system lacking some of them is an error listing up to
+// 10 missing ids, unless zero is set (then they score 0 and a warning counts
+// them).
 func align(in Input, metric string, zero bool, warnings *[]string) ([]string, [][]float64, error) {
 	union := map[string]bool{}
+	for _, q := range in.Queries {
+		union[q] = true
+	}
 	for _, s := range in.Systems {
 		byQ, ok := in.Scores[s][metric]
 		if !ok {
 			return nil, nil, fmt.Errorf("system %q has no scores for metric %q", s, metric)
 		}
-		for q, v := range byQ {
+		for _, q := range slices.Sorted(maps.Keys(byQ)) { // the first bad query in id order
+			v := byQ[q]
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, nil, fmt.Errorf("system %q, metric %q, query %q: score is %v", s, metric, q, v)
+			}
+			if len(in.Queries) > 0 && !union[q] {
+				return nil, nil, fmt.Errorf("system %q, metric %q: query %q is not one of the %d queries to compare", s, metric, q, len(in.Queries))
 			}
 			union[q] = true
 		}

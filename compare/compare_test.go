@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -219,6 +220,49 @@ func TestMissingQueries(t *testing.T) {
 	delete(in.Scores, "b")
 	if _, err := Compare(in, Options{}); err == nil {
 		t.Error("system without scores: want error")
+	}
+}
+
+// TestMissingQueriesCountedAgainstQueries: with Input.Queries = q1..q3, a
+// query that every system lacks (q3) is missing too, and the counts are out
+// of the 3 queries, not of the 2 that some system has: b lacks q2 and q3
+// ("2 of 3"), a lacks q3 ("1 of 3"). Without Queries the union {q1, q2} is
+// all there is ("b" lacks 1 of 2), as before.
+func TestMissingQueriesCountedAgainstQueries(t *testing.T) {
+	in := Input{
+		Systems: []string{"a", "b"},
+		Metrics: []string{"p@1"},
+		Scores: Scores{
+			"a": {"p@1": {"q1": 1, "q2": 1}},
+			"b": {"p@1": {"q1": 1}},
+		},
+		Queries: []string{"q3", "q1", "q2"},
+	}
+	_, err := Compare(in, Options{})
+	for _, want := range []string{`system "a" lacks 1 of 3 queries (q3)`, `system "b" lacks 2 of 3 queries (q2, q3)`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want it to contain %q", err, want)
+		}
+	}
+	r, err := Compare(in, Options{MissingAsZero: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a scores (1, 1, 0): mean 2/3; b (1, 0, 0): mean 1/3; 3 queries.
+	if r.Queries[0] != 3 || math.Abs(r.Means[0][0]-2.0/3) > 1e-15 || math.Abs(r.Means[1][0]-1.0/3) > 1e-15 {
+		t.Errorf("with -c: queries %d, means %v; want 3, 2/3 and 1/3", r.Queries[0], r.Means)
+	}
+	wantW := []string{`system "a", metric "p@1": 1 of 3 queries missing, scored 0`, `system "b", metric "p@1": 2 of 3 queries missing, scored 0`}
+	if !slices.Equal(r.Warnings, wantW) {
+		t.Errorf("warnings %q, want %q", r.Warnings, wantW)
+	}
+	in.Queries = nil
+	if _, err := Compare(in, Options{}); err == nil || !strings.Contains(err.Error(), `system "b" lacks 1 of 2 queries (q2)`) {
+		t.Errorf("without Queries: err = %v", err)
+	}
+	in.Queries = []string{"q1"}
+	if _, err := Compare(in, Options{}); err == nil || !strings.Contains(err.Error(), `query "q2" is not one of the 1 queries`) {
+		t.Errorf("score outside Queries: err = %v", err)
 	}
 }
 

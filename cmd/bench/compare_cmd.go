@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ragbench/ragbench/compare"
@@ -25,10 +27,12 @@ p, adjusted p).
 
 RUN is a TREC run or ranx JSON file (see 'bench eval --help'); its name is
 its file name, or NAME when given as NAME=PATH (an existing file whose path
-holds '=' is taken as a path). Runs must cover the same
-queries: a qrels query missing from a run is an error listing the missing
-queries, unless -c (then it scores 0, as trec_eval -c). Queries with no
-relevant document in the qrels are left out, as in bench eval's means.
+holds '=' is taken as a path). Runs must cover the qrels'
+queries: a qrels query missing from a run, or from every run, is an error
+saying how many are missing and listing them per run file, unless -c (then
+it scores 0 in the runs that lack it, as trec_eval -c and ranx's
+make_comparable do). Queries with no relevant document in the qrels are
+left out, as in bench eval's means.
 
 Tests (--test): randomization (default; paired sign-flip test of the mean
 difference, exact when ≤ 20 queries differ, else --permutations Monte Carlo
@@ -103,8 +107,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		return usagef("%v", err)
 	}
 
-	type runArg struct{ name, path string }
-	var runs []runArg
+	var runs []compareRun
 	seen := map[string]string{}
 	for _, a := range runArgs {
 		name, path, ok := strings.Cut(a, "=")
@@ -120,7 +123,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 			return usagef("two runs named %q (%s and %s): name them with NAME=PATH", name, prev, path)
 		}
 		seen[name] = path
-		runs = append(runs, runArg{name, path})
+		runs = append(runs, compareRun{name, path})
 	}
 	if *baseline != "" {
 		if _, ok := seen[*baseline]; !ok {
@@ -132,13 +135,45 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	in := compare.Input{Metrics: labels, Scores: compare.Scores{}}
-	var evalWarnings []string
-	for _, ra := range runs {
+	// The queries compared: the qrels queries with a relevant doc (grade ≥
+	// -l); those without one are left out as in bench eval's means.
+	var answerable []string
+	for q, docs := range qrels {
+		for _, g := range docs {
+			if g >= *level {
+				answerable = append(answerable, q)
+				break
+			}
+		}
+	}
+	slices.Sort(answerable)
+	in := compare.Input{Metrics: labels, Scores: compare.Scores{}, Queries: answerable}
+	type readRun struct {
+		run  eval.Run
+		info eval.RunInfo
+	}
+	read := make([]readRun, len(runs))
+	missing := make([][]string, len(runs)) // answerable queries each run lacks
+	for i, ra := range runs {
 		run, info, err := eval.ReadRunInfo(ra.path)
 		if err != nil {
 			return err
 		}
+		read[i] = readRun{run, info}
+		for _, q := range answerable {
+			if _, ok := run[q]; !ok {
+				missing[i] = append(missing[i], q)
+			}
+		}
+	}
+	if !*complete {
+		if err := missingQueriesError(*qrelsPath, len(answerable), runs, missing); err != nil {
+			return err
+		}
+	}
+	var evalWarnings []string
+	for i, ra := range runs {
+		run, info := read[i].run, read[i].info
 		opts := eval.DefaultOptions()
 		opts.CompleteQueries = *complete
 		opts.RelevanceLevel = *level
@@ -175,6 +210,64 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	rep.Warnings = append(rep.Warnings, evalWarnings...)
 	return rep.Write(stdout, f)
+}
+
+// compareRun is a run argument: its name in the report and its file.
+type compareRun struct{ name, path string }
+
+// label names the run in messages: its name, followed by its path in
+// parentheses when the two differ (NAME=PATH, or a file in another folder).
+func (r compareRun) label() string {
+	if r.path == r.name {
+		return r.name
+	}
+	return r.name + " (" + r.path + ")"
+}
+
+// missingQueriesError is the error of runs that lack qrels queries with a
+// relevant doc (nil when none does): how many of the qrels' nAnswerable
+// queries are missing, the queries missing from every run, and per run the
+// ids it lacks (at most 10 each). Without -c such queries cannot be
+// compared: trec_eval without -c would average each run over its own
+// queries, and ranx refuses runs whose query ids differ from the qrels'
+// unless make_comparable (which scores them 0, as -c does).
+func missingQueriesError(qrelsPath string, nAnswerable int, runs []compareRun, missing [][]string) error {
+	count := map[string]int{}
+	for _, m := range missing {
+		for _, q := range m {
+			count[q]++
+		}
+	}
+	if len(count) == 0 {
+		return nil
+	}
+	list := func(ids []string) string {
+		if len(ids) > 10 {
+			return strings.Join(ids[:10], ", ") + fmt.Sprintf(" and %d more", len(ids)-10)
+		}
+		return strings.Join(ids, ", ")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of the %d queries of %s with a relevant doc %s missing from the runs; runs must cover the same queries, or -c scores a missing query 0 (as trec_eval -c and ranx make_comparable):",
+		len(count), nAnswerable, qrelsPath, map[bool]string{true: "is", false: "are"}[len(count) == 1])
+	if len(runs) > 1 {
+		var all []string
+		for q, n := range count {
+			if n == len(runs) {
+				all = append(all, q)
+			}
+		}
+		if len(all) > 0 {
+			slices.Sort(all)
+			fmt.Fprintf(&b, "\n  missing from every run: %d quer%s (%s)", len(all), map[bool]string{true: "y", false: "ies"}[len(all) == 1], list(all))
+		}
+	}
+	for i, m := range missing {
+		if len(m) > 0 {
+			fmt.Fprintf(&b, "\n  %s lacks %d of %d: %s", runs[i].label(), len(m), nAnswerable, list(m))
+		}
+	}
+	return errors.New(b.String())
 }
 
 // compareMeasures parses -m names (default ndcg@10) into measures and their

@@ -140,3 +140,44 @@ func TestCompareAllUnanswerable(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errOut, want)
 	}
 }
+
+// TestCompareMissingFromEveryRun: qrels q1..q3 (one relevant doc each), run
+// a retrieves it for q1 and q2, run b for q1 only; q3 is in no run. Without
+// -c that is an error (it was skipped with a warning, and b was said to lack
+// "1 of 2" queries: counted against the union of the runs' queries instead
+// of the 3 qrels queries). With -c q3 scores 0 in both runs: nDCG@10 means
+// (1+1+0)/3 and (1+0+0)/3 over 3 queries.
+func TestCompareMissingFromEveryRun(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	for name, s := range map[string]string{
+		"qrels.txt": "q1 0 d1 1\nq2 0 d2 1\nq3 0 d3 1\nq4 0 d4 0\n", // q4: unanswerable, not compared
+		"a.trec":    "q1 Q0 d1 1 2 a\nq2 Q0 d2 1 2 a\n",
+		"b.trec":    "q1 Q0 d1 1 2 b\n",
+	} {
+		if err := os.WriteFile(p(name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, errOut := runBench("compare", "--qrels", p("qrels.txt"), p("a.trec"), p("b.trec"))
+	for _, want := range []string{
+		"2 of the 3 queries of " + p("qrels.txt") + " with a relevant doc are missing from the runs",
+		"-c scores a missing query 0",
+		"missing from every run: 1 query (q3)\n",
+		"a.trec (" + p("a.trec") + ") lacks 1 of 3: q3\n",
+		"b.trec (" + p("b.trec") + ") lacks 2 of 3: q2, q3\n",
+	} {
+		if code != 1 || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit 1 and %q", code, out, errOut, want)
+		}
+	}
+	// The same run twice: q3 is missing from every run, nothing else.
+	code, _, errOut = runBench("compare", "--qrels", p("qrels.txt"), "A="+p("a.trec"), "B="+p("a.trec"))
+	if code != 1 || !strings.Contains(errOut, "1 of the 3 queries") || !strings.Contains(errOut, "missing from every run: 1 query (q3)") {
+		t.Errorf("same run twice: exit %d, stderr:\n%s", code, errOut)
+	}
+	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "-c", "--format", "csv", p("a.trec"), p("b.trec"))
+	if code != 0 || !strings.Contains(out, "\na.trec,b.trec,ndcg@10,3,0.6666666666666666,0.3333333333333333,") {
+		t.Errorf("-c: exit %d, stderr %q, stdout:\n%s\nwant n 3, means 2/3 and 1/3", code, errOut, out)
+	}
+}
