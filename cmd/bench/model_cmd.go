@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/ragbench/ragbench/encoder"
@@ -131,6 +132,11 @@ func cmdModel(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The folder first: a missing folder or file is one clear error, before
+	// ONNX Runtime is loaded and before any report line is printed.
+	if err := checkModelFolder(mf.dir); err != nil {
+		return err
+	}
 	if err := encoder.Init(mf.lib); err != nil {
 		return err
 	}
@@ -144,9 +150,40 @@ func cmdModel(stdout, stderr io.Writer, args []string) error {
 	}
 }
 
+// modelFolderHint says what a model folder is and where models come from.
+const modelFolderHint = "a model folder holds model.onnx (the ONNX graph) and tokenizer.json (Hugging Face tokenizers), " +
+	"optionally ragbench.json (see docs/models.md). ./scripts/fetch-models.sh puts all-minilm-l6-v2 and e5-small-v2-q into models/; " +
+	"the shared data root's models/ (../shared/models) holds use-lite and ce-scifact-tiny; other models: export them from Hugging Face into a folder (docs/models.md)"
+
+// checkModelFolder reports, in one error, what is missing from the model
+// folder dir: the folder itself, or its model.onnx and tokenizer.json.
+func checkModelFolder(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s: no such model folder; %s", dir, modelFolderHint)
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s: not a folder; %s", dir, modelFolderHint)
+	}
+	var missing []string
+	for _, f := range []string{encoder.ModelFile, encoder.TokenizerFile} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err != nil || fi.IsDir() {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s: no %s in this folder; %s", dir, strings.Join(missing, " and no "), modelFolderHint)
+	}
+	return nil
+}
+
 func modelCheck(w io.Writer, mf *modelFlags) error {
 	info, err := encoder.Check(mf.dir, mf.options())
-	if info != nil {
+	if info != nil && len(info.Inputs)+len(info.Outputs) > 0 {
+		// Only once the graph loaded: before that the report would be
+		// empty headers.
 		fmt.Fprint(w, info.Report())
 	}
 	if err != nil {

@@ -150,12 +150,14 @@ func TestModelCheckAndErrors(t *testing.T) {
 			t.Errorf("check output lacks %q:\n%s", want, out)
 		}
 	}
-	// A broken folder fails loudly with exit 1.
+	// A broken folder fails loudly with exit 1, without printing the
+	// report's empty headers (the graph never loaded).
 	bad := t.TempDir()
 	os.WriteFile(filepath.Join(bad, "model.onnx"), []byte("junk"), 0o644)
-	_, stderr, code = runModelCmd(t, "model", "check", bad)
-	if code != 1 || !strings.Contains(stderr, "FAILED") || !strings.Contains(stderr, "not a loadable ONNX model") {
-		t.Errorf("broken folder: exit %d, stderr %q", code, stderr)
+	os.WriteFile(filepath.Join(bad, "tokenizer.json"), []byte("{}"), 0o644)
+	out, stderr, code = runModelCmd(t, "model", "check", bad)
+	if code != 1 || out != "" || !strings.Contains(stderr, "FAILED") || !strings.Contains(stderr, "not a loadable ONNX model") {
+		t.Errorf("broken folder: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	// Bad input lines are named by file and line.
 	f := filepath.Join(t.TempDir(), "in.txt")
@@ -187,5 +189,38 @@ func TestModelUsage(t *testing.T) {
 	}
 	if stdout, stderr, code := runModelCmd(t, "model", "--help"); code != 0 || !strings.Contains(stdout, "Examples:") || stderr != "" {
 		t.Errorf("--help: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestModelCheckMissingFolder: a missing folder, a file instead of a
+// folder, or a folder without model.onnx or tokenizer.json fails with one
+// message naming what is missing and where models come from (exit 1), with
+// nothing on stdout: no half-printed report of empty "graph inputs:"
+// headers. No ONNX Runtime is needed to say so.
+func TestModelCheckMissingFolder(t *testing.T) {
+	dir := t.TempDir()
+	onlyTok := filepath.Join(dir, "only-tokenizer")
+	os.Mkdir(onlyTok, 0o755)
+	os.WriteFile(filepath.Join(onlyTok, "tokenizer.json"), []byte("{}"), 0o644)
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	file := filepath.Join(dir, "file.onnx")
+	os.WriteFile(file, []byte("x"), 0o644)
+	nowhere := filepath.Join(dir, "nonexistent")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"model", "check", nowhere}, nowhere + ": no such model folder; a model folder holds model.onnx"},
+		{[]string{"model", "check", file}, file + ": not a folder"},
+		{[]string{"model", "check", onlyTok}, onlyTok + ": no model.onnx in this folder"},
+		{[]string{"model", "check", empty}, empty + ": no model.onnx and no tokenizer.json in this folder"},
+		{[]string{"model", "embed", nowhere}, nowhere + ": no such model folder"},
+		{[]string{"model", "score", empty}, "no model.onnx and no tokenizer.json"},
+	} {
+		stdout, stderr, code := runModelCmd(t, c.args...)
+		if code != 1 || stdout != "" || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "scripts/fetch-models.sh") || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 1, empty stdout, one line with %q", c.args, code, stdout, stderr, c.want)
+		}
 	}
 }
