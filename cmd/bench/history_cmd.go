@@ -14,24 +14,67 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/ragbench/ragbench/history"
+	"github.com/ragbench/ragbench/sweep"
 )
 
-const historyUsage = `usage: bench history [flags] [FILE]
+const historyUsage = `usage: bench history [flags] [FILE | CONFIG]
 
-Show the history CSV that 'bench run' appends one run to (default FILE:
-bench-history.csv in the current folder): one row per run and cell, each
-metric with its change against the previous run of the same cell. A change
-marked † compares runs on different datasets (dataset_hash differs), and
-one marked * runs with a different config. --chart draws a metric over runs,
-one line per cell, as SVG.
+Show the history CSV that 'bench run CONFIG' appends one run to: one row per
+run and cell, each metric with its change against the previous run of the
+same cell. A change marked † compares runs on different datasets
+(dataset_hash differs), and one marked * runs with a different config.
+--chart draws a metric over runs, one line per cell, as SVG.
+
+Which file: FILE; or, given a CONFIG (.yaml or .yml), the history that
+'bench run CONFIG' writes (the config's history:, else bench-history.csv
+beside the config); with no argument, the first of ./bench-history.csv and
+./configs/bench-history.csv that exists.
 
 Examples:
   bench history
+  bench history configs/scifact.yaml
   bench history configs/bench-history.csv --metric ndcg@10
   bench history --metric recall@100 --chart recall.svg --format md bench-history.csv
 
 Flags:
 `
+
+// historyDefaults are the files 'bench history' without an argument reads,
+// the first that exists: bench run writes the history beside its config,
+// and the repository's configs live in configs/.
+var historyDefaults = []string{"bench-history.csv", filepath.Join("configs", "bench-history.csv")}
+
+// historyPath resolves the history file argument (see historyUsage): arg
+// itself, the history of a .yaml/.yml config, or with arg "" the first of
+// historyDefaults that exists. Errors say where it looked.
+func historyPath(arg string) (string, error) {
+	switch {
+	case arg == "":
+		for _, p := range historyDefaults {
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+		}
+		return "", fmt.Errorf("no history file given, and none in the current folder: looked for ./%s and ./%s ('bench run CONFIG' appends to bench-history.csv beside CONFIG, or to the config's history:); give the file or the config, e.g. 'bench history configs/scifact.yaml'",
+			historyDefaults[0], historyDefaults[1])
+	case strings.HasSuffix(arg, ".yaml") || strings.HasSuffix(arg, ".yml"):
+		cfg, err := sweep.Load(arg, sweep.LoadOptions{})
+		if err != nil {
+			return "", err
+		}
+		p := cfg.History
+		if wd, err := os.Getwd(); err == nil {
+			if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+				p = r
+			}
+		}
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%s: no such history file: the history of %s, written by 'bench run %s' (none has run yet without --no-history)", p, arg, arg)
+		}
+		return p, nil
+	}
+	return arg, nil
+}
 
 // cmdHistory implements 'bench history'.
 func cmdHistory(stdout, stderr io.Writer, args []string) error {
@@ -56,15 +99,15 @@ func cmdHistory(stdout, stderr io.Writer, args []string) error {
 	if len(files) > 1 {
 		return usagef("one history file at most, got %d: %s", len(files), strings.Join(files, " "))
 	}
-	path := "bench-history.csv"
-	if len(files) == 1 {
-		path = files[0]
-	}
 	if *format != "table" && *format != "md" {
 		return usagef("--format must be table or md, got %q", *format)
 	}
 	if *last < 0 {
 		return usagef("--last must be ≥ 0, got %d", *last)
+	}
+	path, err := historyPath(strings.Join(files, ""))
+	if err != nil {
+		return err
 	}
 	rows, err := history.Read(path)
 	if err != nil {

@@ -114,3 +114,53 @@ func TestHistoryLastWithGaps(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryFindsFile: 'bench run configs/x.yaml' writes
+// configs/bench-history.csv, so 'bench history' with no argument looks in
+// ./bench-history.csv, then ./configs/bench-history.csv, and says where it
+// looked when neither exists; given a CONFIG it reads that config's history
+// (bench-history.csv beside it, or its history: field).
+func TestHistoryFindsFile(t *testing.T) {
+	fixture, err := os.ReadFile("testdata/history/bench-history.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	history := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(&stdout, &stderr, append([]string{"history"}, args...))
+		return code, stdout.String(), stderr.String()
+	}
+
+	code, out, errOut := history()
+	want := "bench history: no history file given, and none in the current folder: looked for ./bench-history.csv and ./configs/bench-history.csv"
+	if code != 1 || out != "" || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "bench history configs/scifact.yaml") {
+		t.Errorf("nothing there: exit %d, stdout %q, stderr %q; want exit 1 and %q", code, out, errOut, want)
+	}
+
+	os.Mkdir("configs", 0o755)
+	os.WriteFile(filepath.Join("configs", "bench-history.csv"), fixture, 0o644)
+	cfg := "name: x\ndataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: bm25, type: bm25}\nk: [10]\n"
+	os.WriteFile(filepath.Join("configs", "x.yaml"), []byte(cfg), 0o644)
+	for _, args := range [][]string{nil, {"configs/x.yaml"}} {
+		code, out, errOut = history(args...)
+		if code != 0 || !strings.HasPrefix(out, "Run history: configs/bench-history.csv (4 runs)\n") {
+			t.Errorf("%q: exit %d, stderr %q, stdout:\n%.200s\nwant configs/bench-history.csv", args, code, errOut, out)
+		}
+	}
+
+	// ./bench-history.csv comes first (one run of the fixture: its header).
+	lines := strings.SplitAfter(string(fixture), "\n")
+	os.WriteFile("bench-history.csv", []byte(lines[0]), 0o644)
+	if code, out, errOut = history(); code != 0 || out != "bench-history.csv: no runs yet\n" {
+		t.Errorf("./bench-history.csv: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+
+	// A config naming its own history file, not written yet.
+	os.WriteFile(filepath.Join("configs", "y.yaml"), []byte(cfg+"history: ../runs.csv\n"), 0o644)
+	code, _, errOut = history("configs/y.yaml")
+	if code != 1 || !strings.Contains(errOut, "runs.csv: no such history file: the history of configs/y.yaml, written by 'bench run configs/y.yaml'") {
+		t.Errorf("config with history: exit %d, stderr %q", code, errOut)
+	}
+}
