@@ -2,13 +2,16 @@ package sweep
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 )
 
 // Report renders res as report.md (GitHub Markdown, readable as plain text
-// in a terminal): the comparison table at prompt_k with significance
-// superscripts, recall across the k grid, the best cell per chunking (chosen
+// in a terminal): findings (fusion or rerank cells that do not beat their
+// own best input, the best cell overall), the comparison table at prompt_k
+// with significance superscripts (split into tables at most maxTableWidth
+// characters wide when it would be wider), recall across the k grid, the best cell per chunking (chosen
 // on tuning queries) with its held-out number, tuning vs held-out, per-slice
 // tables, unanswerable queries, timings and warnings.
 func Report(res *Results) string {
@@ -24,6 +27,14 @@ func Report(res *Results) string {
 		w(" (chunk rankings become document rankings by MaxP)")
 	}
 	w(".\nAnswerable queries are split by a seeded hash of the query id (seed %d): %d tuning, %d held out (%.0f%%). Metrics average the answerable queries; a query with no result scores 0.\n\n", *cfg.HeldOut.Seed, ds.Tuning, ds.HeldOut, 100**cfg.HeldOut.Fraction)
+
+	if notes := Findings(res); len(notes) > 0 {
+		w("## Notes\n\n")
+		for _, n := range notes {
+			w("- %s\n", n)
+		}
+		w("\n")
+	}
 
 	// Retrievers.
 	w("## Retrievers\n\n")
@@ -42,33 +53,54 @@ func Report(res *Results) string {
 	letters := cellLetters(len(res.Cells))
 	sig := res.Significance
 	w("## Comparison at prompt_k = %d\n\n", pk)
-	head := []string{"", "cell"}
 	var cols []string
 	for _, f := range cfg.Metrics {
 		cols = append(cols, metricName(f, pk))
 	}
-	head = append(head, cols...)
-	rows := [][]string{}
-	for i, c := range res.Cells {
-		row := []string{letters[i], c.Name}
-		for _, m := range cols {
-			cell := f4(c.Means[GroupAll][m])
-			{
-				if beats := sig.Beats[m][c.Name]; len(beats) > 0 {
-					var sup []string
-					for _, j := range beats {
-						sup = append(sup, letters[j])
-					}
-					cell += "<sup>" + strings.Join(sup, "") + "</sup>"
+	// column m of the comparison table: the means with the letters of the
+	// cells each beats significantly.
+	column := func(m string) []string {
+		out := make([]string, len(res.Cells))
+		for i, c := range res.Cells {
+			out[i] = f4(c.Means[GroupAll][m])
+			if beats := sig.Beats[m][c.Name]; len(beats) > 0 {
+				var sup []string
+				for _, j := range beats {
+					sup = append(sup, letters[j])
 				}
+				out[i] += "<sup>" + strings.Join(sup, "") + "</sup>"
 			}
-			row = append(row, cell)
 		}
-		rows = append(rows, row)
+		return out
 	}
-	table(&b, head, rows)
-	w("\nSuperscript letters name the cells a cell beats significantly on that metric, over the %d answerable queries.\n\n", sig.Queries)
+	groups := splitColumns(letters, res.Cells, cols, sig.Metrics, column)
+	for gi, g := range groups {
+		if gi > 0 {
+			w("\n")
+			if len(sig.Metrics) > 0 && !contains(sig.Metrics, g[0]) && contains(sig.Metrics, groups[gi-1][0]) {
+				w("Other metrics at prompt_k = %d (not tested for significance):\n\n", pk)
+			}
+		}
+		head := append([]string{"", "cell"}, g...)
+		rows := [][]string{}
+		colVals := make([][]string, len(g))
+		for j, m := range g {
+			colVals[j] = column(m)
+		}
+		for i, c := range res.Cells {
+			row := []string{letters[i], c.Name}
+			for j := range g {
+				row = append(row, colVals[j][i])
+			}
+			rows = append(rows, row)
+		}
+		table(&b, head, rows)
+	}
+	w("\nSuperscript letters name the cells a cell beats significantly on that metric (after correction), over the %d answerable queries.\n\n", sig.Queries)
 	for _, n := range sig.Notes {
+		if strings.HasPrefix(n, "A superscript letter marks") {
+			continue // said in the sentence above
+		}
 		w("- %s\n", mdEscape(n))
 	}
 	w("\n")
@@ -226,6 +258,276 @@ func Report(res *Results) string {
 		}
 	}
 	return b.String()
+}
+
+// maxTableWidth is the widest comparison table, in characters, that
+// Report writes as one table: about a terminal's width. A wider one is
+// split (see splitColumns).
+const maxTableWidth = 100
+
+// splitColumns returns the comparison table's metric columns in groups, one
+// table each: all of cols in one group when the table fits maxTableWidth;
+// else the significance-tested metrics first, then the others, each packed
+// greedily (in cols order) into tables no wider than maxTableWidth (a
+// single column wider than that gets a table of its own). Every column is
+// in exactly one group, so no number is lost.
+func splitColumns(letters []string, cells []CellResult, cols, tested []string, column func(string) []string) [][]string {
+	const sepW = 3 // "| " before a column, " " after it, closing "|" counted once
+	keyW := sepW + runeLen("") + 1
+	nameW := runeLen("cell")
+	for i, c := range cells {
+		keyW = max(keyW, sepW+runeLen(letters[i])+1)
+		nameW = max(nameW, runeLen(c.Name))
+	}
+	base := keyW + sepW + nameW
+	width := map[string]int{}
+	for _, m := range cols {
+		wd := runeLen(m)
+		for _, v := range column(m) {
+			wd = max(wd, runeLen(v))
+		}
+		width[m] = sepW + wd
+	}
+	total := base
+	for _, m := range cols {
+		total += width[m]
+	}
+	if total <= maxTableWidth || len(cols) <= 1 {
+		return [][]string{cols}
+	}
+	var first, rest []string
+	for _, m := range cols {
+		if contains(tested, m) {
+			first = append(first, m)
+		} else {
+			rest = append(rest, m)
+		}
+	}
+	var out [][]string
+	for _, part := range [][]string{first, rest} {
+		var g []string
+		w := base
+		for _, m := range part {
+			if len(g) > 0 && w+width[m] > maxTableWidth {
+				out = append(out, g)
+				g, w = nil, base
+			}
+			g = append(g, m)
+			w += width[m]
+		}
+		if len(g) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Findings are report.md's "Notes": short Markdown sentences on what a
+// reader should not miss, on the primary metric at prompt_k over all
+// answerable queries, with the significance already computed (Results.
+// Significance, after its correction):
+//   - each hybrid or rerank cell whose mean does not exceed that of its best
+//     input cell (same chunking; for a rerank, its one input), grouped by
+//     retriever, with both means, the difference and whether it is
+//     significant;
+//   - the best cell overall (highest mean, ties to the earlier cell) and,
+//     when it is a plain BM25 cell, how far the best cell of another type
+//     is behind it; when it is not, how far it is ahead of the best BM25
+//     cell.
+//
+// Empty when there are no cells (or no primary metric).
+func Findings(res *Results) []string {
+	cfg := &res.Config
+	if len(res.Cells) == 0 || cfg.PrimaryMetric == "" {
+		return nil
+	}
+	m := metricName(cfg.PrimaryMetric, cfg.PromptK)
+	mean := func(c *CellResult) float64 { return c.Means[GroupAll][m] }
+	byName := map[string]*CellResult{}
+	for i := range res.Cells {
+		byName[res.Cells[i].Name] = &res.Cells[i]
+	}
+	var out []string
+
+	// Fusion and rerank cells against their inputs, per retriever.
+	for _, rc := range cfg.Retrievers {
+		var inputs []string
+		switch rc.Type {
+		case "hybrid":
+			inputs = rc.Inputs
+		case "rerank":
+			inputs = []string{rc.Input}
+		default:
+			continue
+		}
+		var lines []string
+		n := 0
+		for i := range res.Cells {
+			c := &res.Cells[i]
+			if c.Retriever.Name != rc.Name {
+				continue
+			}
+			n++
+			var best, worst *CellResult
+			for _, in := range inputs {
+				ic := byName[c.Chunking.Name+"/"+in]
+				if ic == nil {
+					continue
+				}
+				if best == nil || mean(ic) > mean(best) {
+					best = ic
+				}
+				if worst == nil || mean(ic) < mean(worst) {
+					worst = ic
+				}
+			}
+			if best == nil || mean(c) > mean(best) {
+				continue
+			}
+			line := fmt.Sprintf("%s: %s vs `%s` %s (%s), %s", c.Chunking.Name, f4(mean(c)), best.Name, f4(mean(best)),
+				signed(mean(c)-mean(best)), res.Significance.verdict(m, c.Name, best.Name, false))
+			if rc.Type == "hybrid" && worst != nil && worst != best {
+				line += fmt.Sprintf("; its weaker input `%s` scores %s", worst.Name, f4(mean(worst)))
+			}
+			lines = append(lines, line)
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		what := "its best input"
+		if rc.Type == "rerank" {
+			what = "its input `" + rc.Input + "`"
+		}
+		name := "`" + rc.Name + "`"
+		if rc.Name != rc.Type {
+			name += " (" + rc.Type + ")"
+		}
+		note := fmt.Sprintf("%s does not beat %s on %s in %d of %d chunkings%s:", name, what, m, len(lines), n, res.Significance.correctionSuffix())
+		for _, l := range lines {
+			note += "\n  - " + l
+		}
+		out = append(out, note)
+	}
+
+	// Best cell overall.
+	best := &res.Cells[0]
+	for i := range res.Cells {
+		if mean(&res.Cells[i]) > mean(best) {
+			best = &res.Cells[i]
+		}
+	}
+	var other *CellResult // best cell of the other kind (BM25 vs not)
+	for i := range res.Cells {
+		c := &res.Cells[i]
+		if (c.Retriever.Type == "bm25") != (best.Retriever.Type == "bm25") && (other == nil || mean(c) > mean(other)) {
+			other = c
+		}
+	}
+	if best.Retriever.Type == "bm25" {
+		note := fmt.Sprintf("The best cell overall on %s is a plain BM25 cell: `%s` (%s, all %d answerable queries).", m, best.Name, f4(mean(best)), res.Dataset.Answerable)
+		if other != nil {
+			note += fmt.Sprintf(" The best cell of another type, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, other.Name, best.Name, true))
+		}
+		out = append(out, note)
+	} else {
+		note := fmt.Sprintf("The best cell overall on %s is `%s` (%s, %s, all %d answerable queries).", m, best.Name, best.Retriever.Type, f4(mean(best)), res.Dataset.Answerable)
+		if other != nil {
+			note += fmt.Sprintf(" The best plain BM25 cell, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, best.Name, other.Name, true))
+		}
+		out = append(out, note)
+	}
+	return out
+}
+
+// verdict says whether cell a differs significantly from cell b on metric
+// m, from the pair's test: "significantly better", "significantly worse" or
+// "not significant", then (with withCorr) " after Holm–Bonferroni
+// correction", then the p-value: " (adjusted p = 0.004)"; or "not tested
+// for significance" when no test covers the pair.
+func (s *Significance) verdict(m, a, b string, withCorr bool) string {
+	for _, p := range s.Pairs {
+		if p.Metric != m || !(p.A == a && p.B == b || p.A == b && p.B == a) {
+			continue
+		}
+		diff := p.MeanA - p.MeanB
+		if p.A != a {
+			diff = -diff
+		}
+		corr := ""
+		if withCorr {
+			corr = " without correction"
+			if c := correctionName(s.Correction); c != "" {
+				corr = " after " + c + " correction"
+			}
+		}
+		pv := "adjusted p"
+		if correctionName(s.Correction) == "" {
+			pv = "p"
+		}
+		switch {
+		case p.Significant && diff > 0:
+			return fmt.Sprintf("significantly better%s (%s = %s)", corr, pv, formatP(p.PAdjusted))
+		case p.Significant && diff < 0:
+			return fmt.Sprintf("significantly worse%s (%s = %s)", corr, pv, formatP(p.PAdjusted))
+		}
+		return fmt.Sprintf("not significant%s (%s = %s)", corr, pv, formatP(p.PAdjusted))
+	}
+	return "not tested for significance"
+}
+
+// correctionSuffix is " (significance after Holm–Bonferroni correction)"
+// or, without a correction, " (significance without correction)".
+func (s *Significance) correctionSuffix() string {
+	if c := correctionName(s.Correction); c != "" {
+		return " (significance after " + c + " correction)"
+	}
+	return " (significance without correction)"
+}
+
+// correctionName is the display name of a significance.correction value
+// ("" for none).
+func correctionName(c string) string {
+	switch c {
+	case "holm":
+		return "Holm–Bonferroni"
+	case "bonferroni":
+		return "Bonferroni"
+	case "bh":
+		return "Benjamini–Hochberg"
+	case "none", "":
+		return ""
+	}
+	return c
+}
+
+// formatP writes a p-value with 3 significant digits, "< 0.001" below that.
+func formatP(p float64) string {
+	if p < 0.001 {
+		return "< 0.001"
+	}
+	return fmt.Sprintf("%.3g", p)
+}
+
+// signed writes a difference with its sign (− for negative) and 4
+// decimals; "±0" when it rounds to zero.
+func signed(d float64) string {
+	switch s := f4(math.Abs(d)); {
+	case s == "0.0000":
+		return "±0"
+	case d < 0:
+		return "−" + s
+	default:
+		return "+" + s
+	}
+}
+
+// below says how far (d ≥ 0) a cell is below the best: "is 0.0500 below
+// it", or "ties with it" when d rounds to zero.
+func below(d float64) string {
+	if s := f4(d); s != "0.0000" {
+		return "is " + s + " below it"
+	}
+	return "ties with it"
 }
 
 // describeRetriever is a one-line summary of a retriever's settings.

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,172 @@ func TestCellLetters(t *testing.T) {
 	l := cellLetters(28)
 	if l[0] != "a" || l[25] != "z" || l[26] != "aa" || l[27] != "ab" {
 		t.Errorf("letters %v", l)
+	}
+}
+
+// findingsResults is a hand-made sweep: two chunkings × bm25, dense, rrf
+// (hybrid of bm25 + dense) and ce (rerank of rrf), ndcg@10 means:
+//
+//	        bm25  dense  rrf   ce
+//	doc     0.60  0.20   0.50  0.55
+//	fixed-4 0.52  0.30   0.51  0.40
+//
+// so rrf is below its best input (bm25) in both chunkings, ce below its
+// input only in fixed-4, and the best cell overall is doc/bm25, with doc/ce
+// the best cell of another type.
+func findingsResults() *Results {
+	rcs := []RetrieverConfig{
+		{Name: "bm25", Type: "bm25", K1: ptr(0.9), B: ptr(0.4)}, {Name: "dense", Type: "dense"},
+		{Name: "rrf", Type: "hybrid", Inputs: []string{"bm25", "dense"}, Fusion: "rrf", RRFK: ptr(60.0), Depth: 100},
+		{Name: "ce", Type: "rerank", Input: "rrf"},
+	}
+	means := map[string][]float64{"doc": {0.60, 0.20, 0.50, 0.55}, "fixed-4": {0.52, 0.30, 0.51, 0.40}}
+	res := &Results{
+		Config: Config{Name: "x", Dataset: DatasetConfig{Title: ptr(true)}, Metrics: []string{"ndcg"}, K: []int{10}, PromptK: 10,
+			PrimaryMetric: "ndcg", Retrievers: rcs, HeldOut: HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
+		Dataset: DatasetSummary{Name: "d", Answerable: 40},
+	}
+	for _, ch := range []string{"doc", "fixed-4"} {
+		for i, rc := range rcs {
+			res.Cells = append(res.Cells, CellResult{Name: ch + "/" + rc.Name, Chunking: Chunking{Name: ch}, Retriever: rc,
+				Means: map[string]map[string]float64{GroupAll: {"ndcg@10": means[ch][i]}}})
+		}
+	}
+	res.Significance = Significance{Correction: "holm", Alpha: 0.05, Metrics: []string{"ndcg@10"}, Pairs: []PairTest{
+		// A/B in either order: the report must read the direction from the means.
+		{A: "doc/bm25", B: "doc/rrf", Metric: "ndcg@10", MeanA: 0.60, MeanB: 0.50, PAdjusted: 0.012, Significant: true},
+		{A: "fixed-4/rrf", B: "fixed-4/bm25", Metric: "ndcg@10", MeanA: 0.51, MeanB: 0.52, PAdjusted: 0.64},
+		{A: "fixed-4/rrf", B: "fixed-4/ce", Metric: "ndcg@10", MeanA: 0.51, MeanB: 0.40, PAdjusted: 0.2},
+		{A: "doc/bm25", B: "doc/ce", Metric: "ndcg@10", MeanA: 0.60, MeanB: 0.55, PAdjusted: 0.3},
+		// A different metric must be ignored.
+		{A: "doc/bm25", B: "doc/ce", Metric: "recall@10", MeanA: 0.9, MeanB: 0.5, PAdjusted: 0.001, Significant: true},
+	}}
+	return res
+}
+
+// TestFindings: hybrid below its best input, significant (doc) and not
+// (fixed-4); a rerank below its input in one chunking of two; the best cell
+// a plain BM25 cell. Differences by hand: 0.50 − 0.60 = −0.1000,
+// 0.51 − 0.52 = −0.0100, 0.40 − 0.51 = −0.1100, 0.60 − 0.55 = 0.0500.
+func TestFindings(t *testing.T) {
+	got := Findings(findingsResults())
+	want := []string{
+		"`rrf` (hybrid) does not beat its best input on ndcg@10 in 2 of 2 chunkings (significance after Holm–Bonferroni correction):\n" +
+			"  - doc: 0.5000 vs `doc/bm25` 0.6000 (−0.1000), significantly worse (adjusted p = 0.012); its weaker input `doc/dense` scores 0.2000\n" +
+			"  - fixed-4: 0.5100 vs `fixed-4/bm25` 0.5200 (−0.0100), not significant (adjusted p = 0.64); its weaker input `fixed-4/dense` scores 0.3000",
+		"`ce` (rerank) does not beat its input `rrf` on ndcg@10 in 1 of 2 chunkings (significance after Holm–Bonferroni correction):\n" +
+			"  - fixed-4: 0.4000 vs `fixed-4/rrf` 0.5100 (−0.1100), not significant (adjusted p = 0.2)",
+		"The best cell overall on ndcg@10 is a plain BM25 cell: `doc/bm25` (0.6000, all 40 answerable queries). " +
+			"The best cell of another type, `doc/ce` (0.5500), is 0.0500 below it, not significant after Holm–Bonferroni correction (adjusted p = 0.3).",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d findings, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("finding %d\n got %q\nwant %q", i, got[i], want[i])
+		}
+	}
+	md := Report(findingsResults())
+	if !strings.Contains(md, "## Notes\n\n- `rrf` (hybrid) does not beat") || strings.Index(md, "## Notes") > strings.Index(md, "## Comparison") {
+		t.Errorf("report has no Notes section before the comparison:\n%s", md)
+	}
+}
+
+// TestFindingsBestNotBM25: when a fusion beats every input and is the best
+// cell, the note names it and the best BM25 cell below it; without
+// correction the p-value is not called adjusted; pairs never tested say so.
+func TestFindingsBestNotBM25(t *testing.T) {
+	res := findingsResults()
+	res.Cells = res.Cells[:4] // doc only
+	res.Cells[2].Means[GroupAll]["ndcg@10"] = 0.70
+	res.Cells[3].Means[GroupAll]["ndcg@10"] = 0.75
+	res.Significance = Significance{Correction: "none", Pairs: []PairTest{
+		{A: "doc/bm25", B: "doc/ce", Metric: "ndcg@10", MeanA: 0.60, MeanB: 0.75, P: 0.004, PAdjusted: 0.004, Significant: true},
+	}}
+	got := Findings(res)
+	want := "The best cell overall on ndcg@10 is `doc/ce` (rerank, 0.7500, all 40 answerable queries). " +
+		"The best plain BM25 cell, `doc/bm25` (0.6000), is 0.1500 below it, significantly better without correction (p = 0.004)."
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("findings %q\nwant [%q]", got, want)
+	}
+	// rrf 0.70 < ce 0.75 but no test covers doc/rrf vs doc/ce.
+	res.Cells[3].Means[GroupAll]["ndcg@10"] = 0.65
+	got = Findings(res)
+	if len(got) != 2 || !strings.Contains(got[0], "0.6500 vs `doc/rrf` 0.7000 (−0.0500), not tested for significance") {
+		t.Errorf("findings %q", got)
+	}
+}
+
+// TestReportSuperscriptSentenceOnce: the sentence explaining superscripts
+// appears once, though compare's notes carry their own version.
+func TestReportSuperscriptSentenceOnce(t *testing.T) {
+	res := findingsResults()
+	res.Significance.Notes = []string{"Test: paired t-test.", "A superscript letter marks a system that is significantly better than the system with that letter."}
+	md := Report(res)
+	if n := strings.Count(strings.ToLower(md), "superscript letter"); n != 1 {
+		t.Errorf("%d explanations of superscript letters, want 1:\n%s", n, md)
+	}
+	if !strings.Contains(md, "- Test: paired t-test.") {
+		t.Error("other significance notes dropped")
+	}
+}
+
+// TestReportWideTableSplit: a comparison table wider than maxTableWidth is
+// split, the tested metric first, into tables no wider than that; every
+// mean appears once, with its superscripts.
+func TestReportWideTableSplit(t *testing.T) {
+	fams := []string{"hit_rate", "recall", "precision", "mrr", "map", "ndcg"}
+	names := []string{"fixed-128o32/rerank-interp", "fixed-256o32/rerank-interp", "doc/bm25"}
+	res := &Results{
+		Config: Config{Name: "x", Dataset: DatasetConfig{Title: ptr(true)}, Metrics: fams, K: []int{10}, PromptK: 10,
+			HeldOut: HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
+		Significance: Significance{Metrics: []string{"ndcg@10"}, Beats: map[string]map[string][]int{"ndcg@10": {"doc/bm25": {0, 1}}}},
+	}
+	for i, n := range names {
+		m := map[string]float64{}
+		for j, f := range fams {
+			m[f+"@10"] = float64(100*(i+1)+j) / 1000 // distinct: 0.100 … 0.305
+		}
+		res.Cells = append(res.Cells, CellResult{Name: n, Means: map[string]map[string]float64{GroupAll: m}})
+	}
+	md := Report(res)
+	sec := md[strings.Index(md, "## Comparison"):strings.Index(md, "Superscript letters")]
+	for _, l := range strings.Split(sec, "\n") {
+		if strings.HasPrefix(l, "|") && runeLen(l) > maxTableWidth {
+			t.Errorf("table line of %d characters: %s", runeLen(l), l)
+		}
+	}
+	for i := range names {
+		for j, f := range fams {
+			v := fmt.Sprintf("| %.4f", float64(100*(i+1)+j)/1000)
+			if n := strings.Count(sec, v); n != 1 {
+				t.Errorf("%s of %s (%s) appears %d times", f, names[i], v, n)
+			}
+		}
+	}
+	if !strings.Contains(sec, "| c | doc/bm25                   | 0.3050<sup>ab</sup> |") {
+		t.Errorf("tested metric not in the first table with its superscripts:\n%s", sec)
+	}
+	if strings.Index(sec, "ndcg@10") > strings.Index(sec, "hit_rate@10") || !strings.Contains(sec, "Other metrics at prompt_k = 10") {
+		t.Errorf("ndcg@10 (tested) should come first, then the other metrics:\n%s", sec)
+	}
+}
+
+// TestFindingsTie: equal means read as a tie, not as a signed difference.
+func TestFindingsTie(t *testing.T) {
+	res := findingsResults()
+	res.Cells = res.Cells[:4]
+	res.Cells[2].Means[GroupAll]["ndcg@10"] = 0.60 // rrf = bm25
+	res.Cells[3].Means[GroupAll]["ndcg@10"] = 0.70 // ce above rrf, best overall
+	res.Significance.Pairs = nil
+	got := Findings(res)
+	if len(got) != 2 || !strings.Contains(got[0], "doc: 0.6000 vs `doc/bm25` 0.6000 (±0), not tested for significance") {
+		t.Errorf("findings %q", got)
+	}
+	res.Cells[3].Means[GroupAll]["ndcg@10"] = 0.60 // three-way tie: the earliest cell, bm25, is best
+	got = Findings(res)
+	if last := got[len(got)-1]; !strings.Contains(last, "plain BM25 cell: `doc/bm25`") || !strings.Contains(last, "`doc/rrf` (0.6000), ties with it") {
+		t.Errorf("findings %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,11 +23,12 @@ import (
 
 // Options are the run-time settings of Run that are not part of the config.
 type Options struct {
-	// Stderr receives progress bars and warnings (nil: discarded).
+	// Stderr receives the progress output (nil: discarded).
 	Stderr io.Writer
-	// Progress shows progress bars on Stderr (callers set it when Stderr is
-	// a terminal).
-	Progress bool
+	// Progress is how progress is shown on Stderr: ProgressNone (the zero
+	// value), ProgressBar (callers choose it when Stderr is a terminal) or
+	// ProgressPlain (one line per stage start and end, for logs).
+	Progress ProgressMode
 	// Now stamps the history row; nil means time.Now.
 	Now func() time.Time
 	// NoHistory skips the history CSV row.
@@ -36,6 +38,8 @@ type Options struct {
 	ONNXRuntime string
 
 	backend *backend // nil: defaultBackend()
+	// clock times the progress lines; nil means time.Now (tests fix it).
+	clock func() time.Time
 }
 
 // Results is everything a sweep measured; results.json is its JSON form.
@@ -207,7 +211,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := sweep(ctx, cfg, ds, be, opts)
+	prog := newProgress(opts.Progress, opts.Stderr, opts.clock)
+	defer prog.abort()
+	res, err := sweep(ctx, cfg, ds, be, opts, prog)
 	if err != nil {
 		return nil, err
 	}
@@ -215,9 +221,11 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	prog.begin("all cells", "write outputs", len(res.Cells), "cells")
 	if err := writeOutputs(cfg, ds, res, opts); err != nil {
 		return nil, err
 	}
+	prog.end("")
 	return res, nil
 }
 
@@ -333,7 +341,7 @@ type cellRun struct {
 	timing Timing
 }
 
-func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Options) (*Results, error) {
+func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Options, prog *progress) (*Results, error) {
 	res := &Results{Config: *cfg, Metrics: cfg.metricNames()}
 	res.Config.Output, res.Config.CacheDir, res.Config.History = "", "", ""
 	res.Dataset = DatasetSummary{
@@ -370,8 +378,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	chunkings := cfg.Chunkings()
 	mdl := &models{lib: opts.ONNXRuntime, cacheDir: cfg.CacheDir, embedders: map[string]*encoder.CachedEmbedder{}, crosses: map[string]*crossScorer{}}
 	defer mdl.close()
-	bar := newBar(opts, len(chunkings)*len(cfg.Retrievers), "sweep")
-	defer bar.finish()
+	nCells := len(chunkings) * len(cfg.Retrievers)
 	levels := map[string]bool{}
 	var err error
 	for _, ch := range chunkings {
@@ -379,6 +386,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 			return nil, err
 		}
 		t0 := time.Now()
+		prog.begin("chunking "+ch.Name, "chunk", len(ds.docs), "documents")
 		chunks, err := ch.Spec().Chunk(ds.docs)
 		if err != nil {
 			return nil, fmt.Errorf("chunking %s: %w", ch.Name, err)
@@ -389,6 +397,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 		}
 		levels[level.String()] = true
 		chunkTime := time.Since(t0).Seconds()
+		prog.end(groupDigits(len(chunks)) + " chunks")
 		docOf := corpus.DocOf(chunks)
 		chunkByID := make(map[string]int, len(chunks))
 		for i, c := range chunks {
@@ -409,16 +418,26 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 				return nil, err
 			}
 			cell := Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
-			env.stage = func(stage string) { bar.describe(cell.Name + ": " + stage) }
-			env.stage("start")
-			cr, err := runCell(ctx, cfg, ds, be, env, chunks, cell, runs, depth, queriesKey, modelHash)
+			scope := fmt.Sprintf("[%d/%d] %s", len(res.Cells)+1, nCells, cell.Name)
+			cellStart := prog.now()
+			// The backend reports counts as "embed 12/345 chunks" or
+			// "rerank 40/1200 pairs".
+			env.stage = func(msg string) {
+				if done, total, ok := parseStageCount(msg); ok {
+					prog.set(done, total)
+				}
+			}
+			cr, err := runCell(ctx, cfg, ds, be, env, chunks, cell, runs, depth, queriesKey, modelHash, prog, scope)
 			if err != nil {
 				return nil, fmt.Errorf("cell %s: %w", cell.Name, err)
+			}
+			if cr.timing.Cached {
+				prog.line(scope, "run read from the run cache (nothing built or searched)")
 			}
 			cr.timing.Chunk = chunkTime
 			runs[rc.Name] = cr
 			t1 := time.Now()
-			env.stage("score")
+			prog.begin(scope, "score", len(ds.answerable), "queries")
 			final := cr.run
 			if level == corpus.DocLevel {
 				final = corpus.MaxP(final, docOf)
@@ -429,9 +448,12 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 				return nil, fmt.Errorf("cell %s: %w", cell.Name, err)
 			}
 			cr.timing.Score = time.Since(t1).Seconds()
+			prog.end("")
 			res.Cells = append(res.Cells, result)
 			res.Timings = append(res.Timings, cr.timing)
-			bar.add()
+			if prog.mode == ProgressBar {
+				prog.line(scope, "done in "+formatDuration(prog.now().Sub(cellStart)))
+			}
 		}
 	}
 	if levels["chunk"] {
@@ -439,9 +461,12 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	} else {
 		res.Dataset.Level = "document"
 	}
+	n := len(res.Cells)
+	prog.begin("all cells", "significance", n*(n-1)/2*len(cfg.Significance.Metrics), "paired comparisons")
 	if res.Significance, err = significance(cfg, ds, res.Cells); err != nil {
 		return nil, err
 	}
+	prog.end("")
 	res.Best = bestPerChunking(cfg, res.Cells)
 	return res, nil
 }
@@ -456,7 +481,12 @@ func (ds *dataset) sortedIDs() []string {
 
 // runCell produces a cell's chunk-level run, from the run cache when the
 // same inputs were run before.
-func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buildEnv, chunks []corpus.Chunk, cell Cell, runs map[string]*cellRun, depth int, queriesKey string, modelHash map[string]string) (*cellRun, error) {
+//
+// prog shows the stages under scope: "index" (bm25) or "embed" (dense, the
+// count of chunks embedded as the backend reports it), "search" (queries,
+// in blocks of searchBlock), "fuse" (hybrid) or "rerank" (query–passage
+// pairs). A cell read from the run cache has no stage.
+func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buildEnv, chunks []corpus.Chunk, cell Cell, runs map[string]*cellRun, depth int, queriesKey string, modelHash map[string]string, prog *progress, scope string) (*cellRun, error) {
 	rc := cell.Retriever
 	var inputs []string
 	switch rc.Type {
@@ -488,9 +518,9 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 	case "bm25", "dense":
 		t0 := time.Now()
 		if rc.Type == "dense" {
-			env.stage("embed + index")
+			prog.begin(scope, "embed", len(chunks), "chunks")
 		} else {
-			env.stage("index")
+			prog.begin(scope, "index", len(chunks), "chunks")
 		}
 		var embed time.Duration
 		env.embedTime = &embed
@@ -498,13 +528,21 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 		if e != nil {
 			return nil, e
 		}
+		note := ""
+		if rc.Type == "dense" && !prog.updatedStage() {
+			note = "index read from the cache, nothing embedded"
+		}
+		prog.end(note)
 		cr.timing.Embed = embed.Seconds()
 		cr.timing.Build = time.Since(t0).Seconds() - cr.timing.Embed
 		embed = 0
 		t1 := time.Now()
-		env.stage("search")
-		cr.run, err = r.Search(ctx, ds.queries, depth)
+		prog.begin(scope, "search", len(ds.queries), "queries")
+		cr.run, err = searchBlocks(ctx, r, ds.queries, depth, prog)
 		cr.timing.Search = time.Since(t1).Seconds()
+		if err == nil {
+			prog.end("")
+		}
 		cr.timing.QueryEmbed = embed.Seconds()
 		st := r.Stats()
 		cr.timing.IndexBytes = st.IndexBytes
@@ -519,15 +557,25 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 			in[i] = runs[name].run
 		}
 		t0 := time.Now()
-		env.stage("fuse")
+		prog.begin(scope, "fuse", len(ds.queries), "queries")
 		cr.run, err = be.fuse(in, rc)
 		cr.run = truncate(cr.run, depth)
 		cr.timing.Fuse = time.Since(t0).Seconds()
+		if err == nil {
+			prog.end("")
+		}
 	case "rerank":
 		t0 := time.Now()
-		env.stage("rerank")
+		pairs := 0
+		for _, l := range runs[rc.Input].run {
+			pairs += min(len(l), rc.Depth)
+		}
+		prog.begin(scope, "rerank", pairs, "pairs")
 		cr.run, err = be.rerank(ctx, runs[rc.Input].run, ds.queries, chunks, rc, env)
 		cr.timing.Rerank = time.Since(t0).Seconds()
+		if err == nil {
+			prog.end("")
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -541,6 +589,29 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 		return nil, fmt.Errorf("run cache: %w", err)
 	}
 	return cr, nil
+}
+
+// searchBlock is how many queries searchBlocks hands a retriever at once:
+// the dense retriever's query batch (backend.go), so dense query
+// embeddings are computed in exactly the batches of a single Search call,
+// and runs are identical to one call's.
+const searchBlock = 256
+
+// searchBlocks searches queries in blocks of searchBlock, reporting the
+// queries done to prog after each block. Retrievers accumulate their
+// latency statistics across calls, so Stats covers every query.
+func searchBlocks(ctx context.Context, r retrievers.Retriever, queries []retrievers.Query, k int, prog *progress) (eval.Run, error) {
+	run := make(eval.Run, len(queries))
+	for b := 0; b < len(queries); b += searchBlock {
+		e := min(b+searchBlock, len(queries))
+		part, err := r.Search(ctx, queries[b:e], k)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(run, part)
+		prog.set(e, 0)
+	}
+	return run, nil
 }
 
 func withoutName(rc RetrieverConfig) RetrieverConfig {

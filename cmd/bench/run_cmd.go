@@ -50,7 +50,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		check     = fs.Bool("check", false, "load and validate the config and every file it names, print the cells, and stop")
 		histPath  = fs.String("history", "", "history CSV to append the run's row to (default: the config's history, else bench-history.csv beside the config)")
 		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
-		progress  = fs.String("progress", "auto", "progress bars on stderr: auto (when stderr is a terminal), always, never")
+		progress  = fs.String("progress", "auto", "progress on stderr: auto (bar when stderr is a terminal, else plain), bar (one bar per stage), plain (one line per stage start and end), none")
 		ortLib    = fs.String("onnxruntime", "", "ONNX Runtime shared library for dense and rerank retrievers (default $ONNXRUNTIME_LIB, else third_party/onnxruntime/libonnxruntime.so)")
 	)
 	pos, err := parseInterspersed(fs, args) // 'bench run CONFIG --check' works too
@@ -61,17 +61,9 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		printFlagUsage(stderr, fs, runUsage)
 		return usagef("want exactly one CONFIG file, got %d arguments", len(pos))
 	}
-	showProgress := false
-	switch *progress {
-	case "auto":
-		if f, ok := stderr.(*os.File); ok {
-			showProgress = term.IsTerminal(int(f.Fd()))
-		}
-	case "always":
-		showProgress = true
-	case "never":
-	default:
-		return usagef("--progress %q: auto, always or never", *progress)
+	progressMode, err := runProgressMode(*progress, stderr)
+	if err != nil {
+		return err
 	}
 	cfg, err := sweep.Load(pos[0], sweep.LoadOptions{DataDir: *dataDir, ModelsDir: *modelsDir, Output: *output, CacheDir: *cacheDir, History: *histPath})
 	if err != nil {
@@ -114,7 +106,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}()
 	start := time.Now()
 	fmt.Fprintf(stderr, "bench run: %s: %d cells → %s\n", cfg.Path(), len(cells), cfg.Output)
-	res, err := sweep.Run(ctx, cfg, sweep.Options{Stderr: stderr, Progress: showProgress, NoHistory: *noHistory, ONNXRuntime: *ortLib})
+	res, err := sweep.Run(ctx, cfg, sweep.Options{Stderr: stderr, Progress: progressMode, NoHistory: *noHistory, ONNXRuntime: *ortLib})
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted after %s; caches and earlier outputs are intact", time.Since(start).Round(time.Second))
@@ -141,4 +133,27 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		fmt.Fprintf(stdout, "history: %s\n", rel(cfg.History))
 	}
 	return nil
+}
+
+// runProgressMode resolves --progress: "auto" is a bar when stderr is a
+// terminal and plain lines otherwise (logs, CI, pipes); "bar", "plain" and
+// "none" force a mode ("always" and "never", the flag's former values, stay
+// accepted as "bar" and "none"). Anything else is a usage error.
+func runProgressMode(flagValue string, stderr io.Writer) (sweep.ProgressMode, error) {
+	switch flagValue {
+	case "auto":
+		if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			return sweep.ProgressBar, nil
+		}
+		return sweep.ProgressPlain, nil
+	case "always":
+		return sweep.ProgressBar, nil
+	case "never":
+		return sweep.ProgressNone, nil
+	}
+	m, err := sweep.ParseProgressMode(flagValue)
+	if err != nil {
+		return 0, usagef("--progress %q: want auto, bar, plain or none", flagValue)
+	}
+	return m, nil
 }

@@ -1,0 +1,232 @@
+package sweep
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tickClock is a clock that moves one second forward at every call, so each
+// progress stage (one call when it begins, one when it ends) lasts 1s.
+func tickClock() func() time.Time {
+	t := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	return func() time.Time {
+		t = t.Add(time.Second)
+		return t
+	}
+}
+
+// TestProgressPlain: with stderr not a terminal (a bytes.Buffer) and plain
+// progress, the small sweep writes one line when each stage starts and one
+// when it ends, no carriage return. Expected lines by hand from the fixture
+// (testdata/small): 6 documents; whole-document chunking gives 6 chunks,
+// fixed-4o1 (windows of 4 words every 3) gives 3+3+2+3+2+2 = 15 chunks for
+// passages of 10, 8, 7, 8, 7 and 6 words (1 + ⌈(n−4)/3⌉ each); all 6 judged
+// queries are searched and fused, the 4 answerable ones scored; 6 cells
+// give 6·5/2 = 15 paired comparisons on one metric. A cached second run
+// replaces index and search (or fuse) by one line per cell.
+func TestProgressPlain(t *testing.T) {
+	dir := t.TempDir()
+	cfg := loadSmall(t, dir)
+	var buf bytes.Buffer
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true, Stderr: &buf, Progress: ProgressPlain, clock: tickClock()}); err != nil {
+		t.Fatal(err)
+	}
+	stage := func(scope, what, note string) []string {
+		if note != "" {
+			note = "; " + note
+		}
+		return []string{
+			"bench run: " + scope + ": " + what + " …",
+			"bench run: " + scope + ": " + what + " done in 1.00s" + note,
+		}
+	}
+	first := func(scope, chunks string) []string {
+		return append(append(stage(scope, "index "+chunks+" chunks", ""), stage(scope, "search 6 queries", "")...), stage(scope, "score 4 queries", "")...)
+	}
+	fused := func(scope string) []string {
+		return append(stage(scope, "fuse 6 queries", ""), stage(scope, "score 4 queries", "")...)
+	}
+	var want []string
+	want = append(want, stage("chunking doc", "chunk 6 documents", "6 chunks")...)
+	want = append(want, first("[1/6] doc/bm25", "6")...)
+	want = append(want, first("[2/6] doc/bm25-flat", "6")...)
+	want = append(want, fused("[3/6] doc/rrf")...)
+	want = append(want, stage("chunking fixed-4o1", "chunk 6 documents", "15 chunks")...)
+	want = append(want, first("[4/6] fixed-4o1/bm25", "15")...)
+	want = append(want, first("[5/6] fixed-4o1/bm25-flat", "15")...)
+	want = append(want, fused("[6/6] fixed-4o1/rrf")...)
+	want = append(want, stage("all cells", "significance 15 paired comparisons", "")...)
+	want = append(want, stage("all cells", "write outputs 6 cells", "")...)
+	checkLines(t, "first run", buf.String(), want)
+
+	// Second run: every cell from the run cache.
+	buf.Reset()
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true, Stderr: &buf, Progress: ProgressPlain, clock: tickClock()}); err != nil {
+		t.Fatal(err)
+	}
+	want = nil
+	for i, ch := range []string{"doc", "fixed-4o1"} {
+		chunks := []string{"6", "15"}[i]
+		want = append(want, stage("chunking "+ch, "chunk 6 documents", chunks+" chunks")...)
+		for j, r := range []string{"bm25", "bm25-flat", "rrf"} {
+			scope := fmt.Sprintf("[%d/6] %s/%s", 3*i+j+1, ch, r)
+			want = append(want, "bench run: "+scope+": run read from the run cache (nothing built or searched)")
+			want = append(want, stage(scope, "score 4 queries", "")...)
+		}
+	}
+	want = append(want, stage("all cells", "significance 15 paired comparisons", "")...)
+	want = append(want, stage("all cells", "write outputs 6 cells", "")...)
+	checkLines(t, "cached run", buf.String(), want)
+}
+
+func checkLines(t *testing.T, what, got string, want []string) {
+	t.Helper()
+	if strings.ContainsAny(got, "\r\x1b") {
+		t.Errorf("%s: plain progress holds a carriage return or escape code: %q", what, got)
+	}
+	if !strings.HasSuffix(got, "\n") {
+		t.Errorf("%s: output does not end in a newline", what)
+	}
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	for i := 0; i < max(len(lines), len(want)); i++ {
+		var g, w string
+		if i < len(lines) {
+			g = lines[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			t.Errorf("%s: line %d\n got %q\nwant %q", what, i+1, g, w)
+		}
+	}
+}
+
+// TestProgressBar: the bar mode draws bars with carriage returns, each
+// stage under its own description, and leaves one finished line per cell.
+func TestProgressBar(t *testing.T) {
+	cfg := loadSmall(t, t.TempDir())
+	var buf bytes.Buffer
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true, Stderr: &buf, Progress: ProgressBar, clock: tickClock()}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, s := range []string{"\rchunking doc: chunk", "\r[1/6] doc/bm25: index", "(0/6, ", "chunks/", "\r[1/6] doc/bm25: search", "queries/",
+		"\r[3/6] doc/rrf: fuse", "\r[6/6] fixed-4o1/rrf: score", "(0/15, "} {
+		if !strings.Contains(out, s) {
+			t.Errorf("bar output lacks %q", s)
+		}
+	}
+	// Persistent lines: one per cell, each 4 clock ticks (cell start,
+	// stages begin/end pairs: index+search+score = 6 ticks → 7s for BM25
+	// cells; fuse+score = 4 ticks → 5s for RRF cells).
+	var kept []string
+	for _, l := range strings.Split(out, "\n") {
+		if i := strings.LastIndex(l, "\r"); i >= 0 {
+			l = l[i+1:]
+		}
+		if l != "" {
+			kept = append(kept, l)
+		}
+	}
+	want := []string{
+		"bench run: [1/6] doc/bm25: done in 7.00s",
+		"bench run: [2/6] doc/bm25-flat: done in 7.00s",
+		"bench run: [3/6] doc/rrf: done in 5.00s",
+		"bench run: [4/6] fixed-4o1/bm25: done in 7.00s",
+		"bench run: [5/6] fixed-4o1/bm25-flat: done in 7.00s",
+		"bench run: [6/6] fixed-4o1/rrf: done in 5.00s",
+	}
+	if strings.Join(kept, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines left after the bars:\n%s\nwant\n%s", strings.Join(kept, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestProgressKeepsResults: results.json (timings aside) and report.md
+// (timing section aside) are byte-identical whatever the progress mode.
+func TestProgressKeepsResults(t *testing.T) {
+	var results, reports [][]byte
+	for _, mode := range []ProgressMode{ProgressNone, ProgressPlain, ProgressBar} {
+		cfg := loadSmall(t, t.TempDir())
+		var buf bytes.Buffer
+		if _, err := Run(t.Context(), cfg, Options{NoHistory: true, Stderr: &buf, Progress: mode}); err != nil {
+			t.Fatal(err)
+		}
+		if mode == ProgressNone && buf.Len() != 0 {
+			t.Errorf("ProgressNone wrote %q", buf.String())
+		}
+		results = append(results, withoutTimings(t, filepath.Join(cfg.Output, "results.json")))
+		reports = append(reports, reportWithoutTimings(t, filepath.Join(cfg.Output, "report.md")))
+	}
+	for i := 1; i < len(results); i++ {
+		if !bytes.Equal(results[0], results[i]) {
+			t.Errorf("results.json with progress mode %d differs from mode 0", i)
+		}
+		if !bytes.Equal(reports[0], reports[i]) {
+			t.Errorf("report.md with progress mode %d differs from mode 0", i)
+		}
+	}
+}
+
+func reportWithoutTimings(t *testing.T, path string) []byte {
+	t.Helper()
+	b := readFile(t, path)
+	i := bytes.Index(b, []byte("## Timings"))
+	if i < 0 {
+		t.Fatalf("%s: no timings section", path)
+	}
+	j := bytes.Index(b[i:], []byte("\n## "))
+	if j < 0 {
+		return b[:i]
+	}
+	return append(append([]byte{}, b[:i]...), b[i+j:]...)
+}
+
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParseProgressMode(t *testing.T) {
+	for s, want := range map[string]ProgressMode{"none": ProgressNone, "bar": ProgressBar, "plain": ProgressPlain} {
+		if got, err := ParseProgressMode(s); err != nil || got != want || got.String() != s {
+			t.Errorf("%q: %v, %v", s, got, err)
+		}
+	}
+	for _, s := range []string{"", "auto", "Plain", "always"} {
+		if _, err := ParseProgressMode(s); err == nil {
+			t.Errorf("%q: no error", s)
+		}
+	}
+}
+
+func TestProgressHelpers(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 12345: "12,345", 1234567: "1,234,567", -4500: "-4,500"} {
+		if got := groupDigits(n); got != want {
+			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for d, want := range map[time.Duration]string{
+		420 * time.Millisecond: "0.42s", 59*time.Second + 990*time.Millisecond: "59.99s",
+		62 * time.Second: "1m02s", 3723 * time.Second: "1h02m03s",
+	} {
+		if got := formatDuration(d); got != want {
+			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+	for msg, want := range map[string][3]int{"embed 12/345 chunks": {12, 345, 1}, "rerank 0/1200 pairs": {0, 1200, 1}, "search": {0, 0, 0}, "embed x/3 chunks": {0, 0, 0}, "embed 3 chunks": {0, 0, 0}} {
+		d, tot, ok := parseStageCount(msg)
+		if d != want[0] || tot != want[1] || ok != (want[2] == 1) {
+			t.Errorf("parseStageCount(%q) = %d, %d, %v", msg, d, tot, ok)
+		}
+	}
+}
