@@ -877,8 +877,36 @@ func (c *Config) Validate() error {
 		}
 		f := fmt.Sprintf("retrievers.%d.model", i)
 		if _, err := os.Stat(r.Model); err != nil {
+			// Say what provides each wanted model: scripts/fetch-models.sh
+			// (run by setup.sh) fetches only all-minilm-l6-v2 and
+			// e5-small-v2-q; use-lite and ce-scifact-tiny come with the
+			// shared data root's models/; anything else (bge-small-en-v1.5,
+			// ms-marco-MiniLM-L-6-v2, …) must be brought from Hugging Face.
+			names := append([]string{filepath.Base(r.Model)}, r.FallbackModels...)
+			var fetched, shared, other []string
+			for _, n := range names {
+				switch filepath.Base(n) {
+				case "all-minilm-l6-v2", "e5-small-v2-q":
+					fetched = append(fetched, n)
+				case "use-lite", "ce-scifact-tiny":
+					shared = append(shared, n)
+				default:
+					other = append(other, n)
+				}
+			}
+			var hints []string
+			if len(fetched) > 0 {
+				hints = append(hints, fmt.Sprintf("run ./scripts/setup.sh (scripts/fetch-models.sh fetches %s into the repository's models/)", strings.Join(fetched, ", ")))
+			}
+			if len(shared) > 0 {
+				hints = append(hints, fmt.Sprintf("%s ships in the shared data's models/ (%s): pass --data-dir (or set RAGBENCH_DATA_DIR) to the data root holding it", strings.Join(shared, ", "), filepath.Join(c.dataDir, "models")))
+			}
+			if len(other) > 0 {
+				hints = append(hints, fmt.Sprintf("no script fetches %s: export it from Hugging Face into a folder of the models root (model.onnx, tokenizer.json; see docs/models.md)", strings.Join(other, ", ")))
+			}
+			hints = append(hints, "or pass --models-dir (or set RAGBENCH_MODELS_DIR) to the folder holding it")
 			errs = append(errs, &ConfigError{File: c.path, Field: f, Msg: fmt.Sprintf(
-				"retriever %q: model folder %s not found (searched %s); run ./scripts/setup.sh to fetch the standard models, or pass --models-dir (or set RAGBENCH_MODELS_DIR) to the folder holding it", r.Name, strings.Join(append([]string{filepath.Base(r.Model)}, r.FallbackModels...), ", "), strings.Join(c.modelRoots, ", "))})
+				"retriever %q: model folder %s not found (searched %s); %s", r.Name, strings.Join(names, ", "), strings.Join(c.modelRoots, ", "), strings.Join(hints, "; "))})
 			continue
 		}
 		for _, file := range []string{"model.onnx", "tokenizer.json"} {

@@ -163,7 +163,7 @@ func TestValidateMissingFiles(t *testing.T) {
 		"dataset.corpus: corpus " + filepath.Join(data, "corpus.jsonl") + " not found; pass --data-dir",
 		"dataset.queries: queries",
 		"retrievers.1.model: retriever \"dense\": model folder",
-		"run ./scripts/setup.sh",
+		"no script fetches no-such-model: export it from Hugging Face",
 		"--models-dir",
 	} {
 		if !strings.Contains(err.Error(), w) {
@@ -176,6 +176,50 @@ func TestValidateMissingFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(cfg.Output); !os.IsNotExist(err) {
 		t.Errorf("output folder %s exists after a failed validation", cfg.Output)
+	}
+}
+
+// TestValidateMissingModelHint: the hint names what provides each missing
+// model: ./scripts/setup.sh only for the models scripts/fetch-models.sh
+// fetches (all-minilm-l6-v2, e5-small-v2-q); the shared data root's models/
+// for use-lite and ce-scifact-tiny; Hugging Face for anything else
+// (bge-small-en-v1.5). Every hint names the roots searched and
+// --models-dir.
+func TestValidateMissingModelHint(t *testing.T) {
+	data, models := t.TempDir(), t.TempDir()
+	for _, c := range []struct {
+		model     string
+		want, not []string
+	}{
+		{"all-minilm-l6-v2", []string{"run ./scripts/setup.sh (scripts/fetch-models.sh fetches all-minilm-l6-v2 into the repository's models/)"}, []string{"Hugging Face", "shared data"}},
+		{"e5-small-v2-q", []string{"run ./scripts/setup.sh"}, []string{"Hugging Face"}},
+		{"bge-small-en-v1.5, fallback_models: [use-lite]", []string{
+			"model folder bge-small-en-v1.5, use-lite not found",
+			"use-lite ships in the shared data's models/ (" + filepath.Join(data, "models") + "): pass --data-dir",
+			"no script fetches bge-small-en-v1.5: export it from Hugging Face",
+		}, []string{"setup.sh"}},
+		{"ce-scifact-tiny", []string{"ce-scifact-tiny ships in the shared data's models/"}, []string{"setup.sh", "Hugging Face"}},
+	} {
+		p := writeConfig(t, minimal+"  - {name: dense, type: dense, model: "+c.model+"}\n")
+		cfg, err := Load(p, LoadOptions{DataDir: data, ModelsDir: models})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = cfg.Validate()
+		if err == nil {
+			t.Fatalf("%s: no error", c.model)
+		}
+		msg := err.Error()
+		for _, w := range append(c.want, "(searched "+models+")", "or pass --models-dir (or set RAGBENCH_MODELS_DIR)") {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: error %q does not contain %q", c.model, msg, w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(msg, w) {
+				t.Errorf("%s: error %q contains %q", c.model, msg, w)
+			}
+		}
 	}
 }
 
