@@ -156,9 +156,8 @@ func fmtValue(m Measure, v float64) string {
 
 // WriteTable writes e as Markdown tables that also read well in a terminal:
 // a summary line (queries averaged and the counted policies), one row per
-// measure with its mean, a table of e.Slices when set (one row per slice,
-// num_q = queries averaged, "n/a" where none is), and, when perQuery, a table
-// with one row per query.
+// measure with its mean, a table of e.Slices when set (see writeSliceTable),
+// and, when perQuery, a table with one row per query.
 func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 	bw := bufio.NewWriter(w)
 	idx := numericMeasures(e)
@@ -181,27 +180,7 @@ func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 		fmt.Fprintf(bw, "| %-*s | %10s |\n", width, e.Measures[j].Name, fmtValue(e.Measures[j], e.Means[j]))
 	}
 	if len(e.Slices) > 0 {
-		fmt.Fprintln(bw)
-		sw := len("slice")
-		for _, sl := range e.Slices {
-			sw = max(sw, len(sliceLabel(sl.Slice)))
-		}
-		fmt.Fprintf(bw, "| %-*s | %5s |", sw, "slice", "num_q")
-		for _, j := range idx {
-			fmt.Fprintf(bw, " %*s |", max(6, len(e.Measures[j].Name)), e.Measures[j].Name)
-		}
-		fmt.Fprintf(bw, "\n|-%s-|------:|", strings.Repeat("-", sw))
-		for _, j := range idx {
-			fmt.Fprintf(bw, "-%s:|", strings.Repeat("-", max(6, len(e.Measures[j].Name))))
-		}
-		fmt.Fprintln(bw)
-		for _, sl := range e.Slices {
-			fmt.Fprintf(bw, "| %-*s | %5d |", sw, sliceLabel(sl.Slice), sl.NumQ)
-			for _, j := range idx {
-				fmt.Fprintf(bw, " %*s |", max(6, len(e.Measures[j].Name)), fmtValue(e.Measures[j], sl.Means[j]))
-			}
-			fmt.Fprintln(bw)
-		}
+		writeSliceTable(bw, e, idx)
 	}
 	if perQuery {
 		fmt.Fprintln(bw)
@@ -234,6 +213,62 @@ func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// writeSliceTable writes the table of e.Slices: one row per slice with
+// num_q (the queries averaged) and, unless unanswerable queries are averaged
+// (Options.AverageUnanswerable), the slice's unanswerable queries counted
+// apart, then the slice's means. A slice with no query averaged has "-" in
+// its measure columns, and a line under the table says in words why (all
+// its queries are unanswerable).
+func writeSliceTable(bw *bufio.Writer, e *Evaluation, idx []int) {
+	apart := !e.Options.AverageUnanswerable
+	fmt.Fprintln(bw)
+	sw := len("slice")
+	for _, sl := range e.Slices {
+		sw = max(sw, len(sliceLabel(sl.Slice)))
+	}
+	mw := func(j int) int { return max(6, len(e.Measures[j].Name)) }
+	fmt.Fprintf(bw, "| %-*s | %5s |", sw, "slice", "num_q")
+	if apart {
+		fmt.Fprintf(bw, " %s |", "unanswerable")
+	}
+	for _, j := range idx {
+		fmt.Fprintf(bw, " %*s |", mw(j), e.Measures[j].Name)
+	}
+	fmt.Fprintf(bw, "\n|-%s-|------:|", strings.Repeat("-", sw))
+	if apart {
+		fmt.Fprintf(bw, "-%s:|", strings.Repeat("-", len("unanswerable")))
+	}
+	for _, j := range idx {
+		fmt.Fprintf(bw, "-%s:|", strings.Repeat("-", mw(j)))
+	}
+	fmt.Fprintln(bw)
+	var empty []string
+	for _, sl := range e.Slices {
+		fmt.Fprintf(bw, "| %-*s | %5d |", sw, sliceLabel(sl.Slice), sl.NumQ)
+		if apart {
+			fmt.Fprintf(bw, " %*d |", len("unanswerable"), sl.Rows-sl.NumQ)
+		}
+		for _, j := range idx {
+			v := "-"
+			if sl.NumQ > 0 {
+				v = fmtValue(e.Measures[j], sl.Means[j])
+			}
+			fmt.Fprintf(bw, " %*s |", mw(j), v)
+		}
+		fmt.Fprintln(bw)
+		if sl.NumQ == 0 {
+			n := sl.Rows - sl.NumQ
+			empty = append(empty, fmt.Sprintf("slice \"%s\" has no query averaged: its %d quer%s unanswerable (no relevant doc), so it has no means (-)", sliceLabel(sl.Slice), n, map[bool]string{true: "y is", false: "ies are"}[n == 1]))
+		}
+	}
+	if apart {
+		fmt.Fprintln(bw, "\nnum_q: queries averaged; unanswerable: queries with no relevant doc, counted apart and not averaged.")
+	}
+	for _, s := range empty {
+		fmt.Fprintln(bw, s+".")
+	}
 }
 
 // jsonEvaluation is the --format json document.

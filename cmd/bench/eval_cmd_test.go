@@ -210,15 +210,35 @@ func TestEvalFormatCSVAndTable(t *testing.T) {
 		`note: 1 qrels query missing from the run (scored 0), e.g. "q4"`,
 		"note: 1 unanswerable query (no relevant doc) not averaged",
 		fmt.Sprintf("| ndcg_cut_10 |     %.4f |", (ndcgQ1+1)/3),
-		// per slice: single-hop = q1 and q4 (missing: 0); unanswerable q3
-		// is not averaged.
-		fmt.Sprintf("| single-hop   |     2 |      %.4f |", ndcgQ1/2),
-		"| multi-hop    |     1 |      1.0000 |",
-		"| unanswerable |     0 |         n/a |",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table output lacks %q:\n%s", want, out)
 		}
+	}
+	// Per slice: single-hop = q1 and q4 (missing: 0); the slice named
+	// "unanswerable" holds q3 alone, which has no relevant doc: counted in
+	// the unanswerable column, not averaged, and said so in words (it was a
+	// row "| unanswerable | 0 | n/a |" that read like a count of 0).
+	sliceTable := strings.Join([]string{
+		"| slice        | num_q | unanswerable | ndcg_cut_10 |",
+		"|--------------|------:|-------------:|------------:|",
+		"| multi-hop    |     1 |            0 |      1.0000 |",
+		fmt.Sprintf("| single-hop   |     2 |            0 |      %.4f |", ndcgQ1/2),
+		"| unanswerable |     0 |            1 |           - |",
+		"",
+		"num_q: queries averaged; unanswerable: queries with no relevant doc, counted apart and not averaged.",
+		`slice "unanswerable" has no query averaged: its 1 query is unanswerable (no relevant doc), so it has no means (-).`,
+		"",
+	}, "\n")
+	if !strings.HasSuffix(out, "\n\n"+sliceTable) {
+		t.Errorf("slice table:\n%s\nwant it to end with\n%s", out, sliceTable)
+	}
+	// --average-unanswerable: q3 is averaged in its slice (nDCG 0, as
+	// trec_eval scores a query without relevant doc), no column apart.
+	out, _, _ = runEval(t, "--average-unanswerable", "-m", "ndcg@10", exampleQrels, exampleRun)
+	if want := "| slice        | num_q | ndcg_cut_10 |\n|--------------|------:|------------:|\n| multi-hop    |     1 |      1.0000 |\n" +
+		fmt.Sprintf("| single-hop   |     2 |      %.4f |\n", ndcgQ1/2) + "| unanswerable |     1 |      0.0000 |\n"; !strings.HasSuffix(out, "\n\n"+want) {
+		t.Errorf("--average-unanswerable slice table:\n%s\nwant it to end with\n%s", out, want)
 	}
 }
 
