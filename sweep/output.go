@@ -151,12 +151,21 @@ func newProgress(mode ProgressMode, w io.Writer, now func() time.Time) *progress
 	return &progress{mode: mode, w: w, now: now}
 }
 
-// what is "<stage> <total> <unit>", e.g. "embed 12,345 chunks".
+// what is "<stage> <total> <unit>", e.g. "embed 12,345 chunks" (unit in
+// the singular for a total of 1: "1 query", "1 paired comparison").
 func (p *progress) what() string {
 	if p.unit == "" {
 		return p.stage
 	}
-	return p.stage + " " + groupDigits(p.total) + " " + p.unit
+	unit := p.unit
+	if p.total == 1 {
+		if u, ok := strings.CutSuffix(unit, "ies"); ok {
+			unit = u + "y"
+		} else {
+			unit = strings.TrimSuffix(unit, "s")
+		}
+	}
+	return p.stage + " " + groupDigits(p.total) + " " + unit
 }
 
 // begin starts a stage of scope with total items of unit.

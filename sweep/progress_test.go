@@ -223,6 +223,12 @@ func TestProgressHelpers(t *testing.T) {
 			t.Errorf("formatDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
+	for unit, want := range map[string]string{"queries": "1 query", "paired comparisons": "1 paired comparison", "chunks": "1 chunk"} {
+		p := &progress{stage: "x", unit: unit, total: 1}
+		if got := p.what(); got != "x "+want {
+			t.Errorf("what() = %q, want %q", got, "x "+want)
+		}
+	}
 	for msg, want := range map[string][3]int{"embed 12/345 chunks": {12, 345, 1}, "rerank 0/1200 pairs": {0, 1200, 1}, "search": {0, 0, 0}, "embed x/3 chunks": {0, 0, 0}, "embed 3 chunks": {0, 0, 0}} {
 		d, tot, ok := parseStageCount(msg)
 		if d != want[0] || tot != want[1] || ok != (want[2] == 1) {

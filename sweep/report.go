@@ -442,8 +442,9 @@ func Findings(res *Results) []string {
 // verdict says whether cell a differs significantly from cell b on metric
 // m, from the pair's test: "significantly better", "significantly worse" or
 // "not significant", then (with withCorr) " after Holm–Bonferroni
-// correction", then the p-value: " (adjusted p = 0.004)"; or "not tested
-// for significance" when no test covers the pair.
+// correction", then the p-value: " (adjusted p = 0.004)" or " (adjusted
+// p < 0.001)"; or "not tested for significance" when no test covers the
+// pair.
 func (s *Significance) verdict(m, a, b string, withCorr bool) string {
 	for _, p := range s.Pairs {
 		if p.Metric != m || !(p.A == a && p.B == b || p.A == b && p.B == a) {
@@ -466,11 +467,11 @@ func (s *Significance) verdict(m, a, b string, withCorr bool) string {
 		}
 		switch {
 		case p.Significant && diff > 0:
-			return fmt.Sprintf("significantly better%s (%s = %s)", corr, pv, formatP(p.PAdjusted))
+			return fmt.Sprintf("significantly better%s (%s %s)", corr, pv, formatP(p.PAdjusted))
 		case p.Significant && diff < 0:
-			return fmt.Sprintf("significantly worse%s (%s = %s)", corr, pv, formatP(p.PAdjusted))
+			return fmt.Sprintf("significantly worse%s (%s %s)", corr, pv, formatP(p.PAdjusted))
 		}
-		return fmt.Sprintf("not significant%s (%s = %s)", corr, pv, formatP(p.PAdjusted))
+		return fmt.Sprintf("not significant%s (%s %s)", corr, pv, formatP(p.PAdjusted))
 	}
 	return "not tested for significance"
 }
@@ -500,12 +501,13 @@ func correctionName(c string) string {
 	return c
 }
 
-// formatP writes a p-value with 3 significant digits, "< 0.001" below that.
+// formatP writes a p-value's relation and value with 3 significant digits:
+// "= 0.0123", or "< 0.001" below that.
 func formatP(p float64) string {
 	if p < 0.001 {
 		return "< 0.001"
 	}
-	return fmt.Sprintf("%.3g", p)
+	return fmt.Sprintf("= %.3g", p)
 }
 
 // signed writes a difference with its sign (− for negative) and 4

@@ -219,3 +219,13 @@ func TestFindingsTie(t *testing.T) {
 		t.Errorf("findings %q", got)
 	}
 }
+
+// TestFindingsSmallP: a p-value below 0.001 reads "p < 0.001", not "= <".
+func TestFindingsSmallP(t *testing.T) {
+	res := findingsResults()
+	res.Significance.Pairs[0].PAdjusted = 0.0004
+	got := Findings(res)
+	if len(got) == 0 || !strings.Contains(got[0], "significantly worse (adjusted p < 0.001)") {
+		t.Errorf("findings %q", got)
+	}
+}
