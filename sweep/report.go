@@ -11,7 +11,8 @@ import (
 // in a terminal): findings (fusion or rerank cells that do not beat their
 // own best input, the best cell overall), the comparison table at prompt_k
 // with significance superscripts (split into tables at most maxTableWidth
-// characters wide when it would be wider), recall across the k grid, the best cell per chunking (chosen
+// characters wide when it would be wider, as are per-slice tables), recall
+// across the k grid, the best cell per chunking (chosen
 // on tuning queries) with its held-out number, tuning vs held-out, per-slice
 // tables, unanswerable queries, timings and warnings.
 func Report(res *Results) string {
@@ -57,45 +58,29 @@ func Report(res *Results) string {
 	for _, f := range cfg.Metrics {
 		cols = append(cols, metricName(f, pk))
 	}
-	// column m of the comparison table: the means with the letters of the
-	// cells each beats significantly.
+	// column m of the comparison table: the header, then the means with
+	// the letters of the cells each beats significantly.
 	column := func(m string) []string {
-		out := make([]string, len(res.Cells))
-		for i, c := range res.Cells {
-			out[i] = f4(c.Means[GroupAll][m])
+		out := []string{m}
+		for _, c := range res.Cells {
+			v := f4(c.Means[GroupAll][m])
 			if beats := sig.Beats[m][c.Name]; len(beats) > 0 {
 				var sup []string
 				for _, j := range beats {
 					sup = append(sup, letters[j])
 				}
-				out[i] += "<sup>" + strings.Join(sup, "") + "</sup>"
+				v += "<sup>" + strings.Join(sup, "") + "</sup>"
 			}
+			out = append(out, v)
 		}
 		return out
 	}
-	groups := splitColumns(letters, res.Cells, cols, sig.Metrics, column)
-	for gi, g := range groups {
-		if gi > 0 {
-			w("\n")
-			if len(sig.Metrics) > 0 && !contains(sig.Metrics, g[0]) && contains(sig.Metrics, groups[gi-1][0]) {
-				w("Other metrics at prompt_k = %d (not tested for significance):\n\n", pk)
-			}
-		}
-		head := append([]string{"", "cell"}, g...)
-		rows := [][]string{}
-		colVals := make([][]string, len(g))
-		for j, m := range g {
-			colVals[j] = column(m)
-		}
-		for i, c := range res.Cells {
-			row := []string{letters[i], c.Name}
-			for j := range g {
-				row = append(row, colVals[j][i])
-			}
-			rows = append(rows, row)
-		}
-		table(&b, head, rows)
+	keys := [][]string{{""}, {"cell"}}
+	for i, c := range res.Cells {
+		keys[0] = append(keys[0], letters[i])
+		keys[1] = append(keys[1], c.Name)
 	}
+	splitTable(&b, keys, cols, sig.Metrics, column, fmt.Sprintf("Other metrics at prompt_k = %d (not tested for significance):", pk))
 	w("\nSuperscript letters name the cells a cell beats significantly on that metric (after correction), over the %d answerable queries.\n\n", sig.Queries)
 	for _, n := range sig.Notes {
 		if strings.HasPrefix(n, "A superscript letter marks") {
@@ -160,15 +145,17 @@ func Report(res *Results) string {
 				w("Every query of this slice is unanswerable: see below.\n\n")
 				continue
 			}
-			var rows [][]string
+			keys := [][]string{{"cell"}}
 			for _, c := range res.Cells {
-				row := []string{c.Name}
-				for _, m := range cols {
-					row = append(row, f4(c.Means[g][m]))
-				}
-				rows = append(rows, row)
+				keys[0] = append(keys[0], c.Name)
 			}
-			table(&b, append([]string{"cell"}, cols...), rows)
+			splitTable(&b, keys, cols, nil, func(m string) []string {
+				out := []string{m}
+				for _, c := range res.Cells {
+					out = append(out, f4(c.Means[g][m]))
+				}
+				return out
+			}, "")
 			w("\n")
 		}
 	}
@@ -265,46 +252,46 @@ func Report(res *Results) string {
 // split (see splitColumns).
 const maxTableWidth = 100
 
-// splitColumns returns the comparison table's metric columns in groups, one
-// table each: all of cols in one group when the table fits maxTableWidth;
-// else the significance-tested metrics first, then the others, each packed
-// greedily (in cols order) into tables no wider than maxTableWidth (a
-// single column wider than that gets a table of its own). Every column is
-// in exactly one group, so no number is lost.
-func splitColumns(letters []string, cells []CellResult, cols, tested []string, column func(string) []string) [][]string {
-	const sepW = 3 // "| " before a column, " " after it, closing "|" counted once
-	keyW := sepW + runeLen("") + 1
-	nameW := runeLen("cell")
-	for i, c := range cells {
-		keyW = max(keyW, sepW+runeLen(letters[i])+1)
-		nameW = max(nameW, runeLen(c.Name))
-	}
-	base := keyW + sepW + nameW
-	width := map[string]int{}
-	for _, m := range cols {
-		wd := runeLen(m)
-		for _, v := range column(m) {
+// splitColumns returns a table's metric columns in groups, one table each:
+// all of cols in one group when the table fits maxTableWidth; else the
+// metrics in first (the significance-tested ones) before the others, each
+// part packed greedily, in cols order, into tables no wider than
+// maxTableWidth (a column that alone is too wide gets a table of its own).
+// keys are the columns every table repeats (letter, cell name), each a
+// header followed by its values; column(m) is metric m's header and values.
+// Every column is in exactly one group, so no number is lost.
+func splitColumns(keys [][]string, cols, first []string, column func(string) []string) [][]string {
+	const sepW = 3 // "| " before a cell and " " after it; the closing "|" is ignored
+	colW := func(vals []string) int {
+		wd := 0
+		for _, v := range vals {
 			wd = max(wd, runeLen(v))
 		}
-		width[m] = sepW + wd
+		return sepW + wd
 	}
+	base := 1
+	for _, k := range keys {
+		base += colW(k)
+	}
+	width := map[string]int{}
 	total := base
 	for _, m := range cols {
+		width[m] = colW(column(m))
 		total += width[m]
 	}
 	if total <= maxTableWidth || len(cols) <= 1 {
 		return [][]string{cols}
 	}
-	var first, rest []string
+	var head, rest []string
 	for _, m := range cols {
-		if contains(tested, m) {
-			first = append(first, m)
+		if contains(first, m) {
+			head = append(head, m)
 		} else {
 			rest = append(rest, m)
 		}
 	}
 	var out [][]string
-	for _, part := range [][]string{first, rest} {
+	for _, part := range [][]string{head, rest} {
 		var g []string
 		w := base
 		for _, m := range part {
@@ -320,6 +307,43 @@ func splitColumns(letters []string, cells []CellResult, cols, tested []string, c
 		}
 	}
 	return out
+}
+
+// splitTable writes a table of the key columns (each a header then one
+// value per row) and the metric columns cols, split by splitColumns; between
+// tables it writes a blank line, and between the first-metric tables and
+// the others, the line between (when not empty).
+func splitTable(b *strings.Builder, keys [][]string, cols, first []string, column func(string) []string, between string) {
+	groups := splitColumns(keys, cols, first, column)
+	for gi, g := range groups {
+		if gi > 0 {
+			b.WriteString("\n")
+			if between != "" && len(first) > 0 && !contains(first, g[0]) && contains(first, groups[gi-1][0]) {
+				b.WriteString(between + "\n\n")
+			}
+		}
+		head := []string{}
+		for _, k := range keys {
+			head = append(head, k[0])
+		}
+		head = append(head, g...)
+		vals := make([][]string, len(g))
+		for j, m := range g {
+			vals[j] = column(m)[1:]
+		}
+		var rows [][]string
+		for i := range len(keys[0]) - 1 {
+			var row []string
+			for _, k := range keys {
+				row = append(row, k[i+1])
+			}
+			for j := range g {
+				row = append(row, vals[j][i])
+			}
+			rows = append(rows, row)
+		}
+		table(b, head, rows)
+	}
 }
 
 // Findings are report.md's "Notes": short Markdown sentences on what a

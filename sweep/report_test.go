@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -166,7 +167,9 @@ func TestReportSuperscriptSentenceOnce(t *testing.T) {
 // mean appears once, with its superscripts.
 func TestReportWideTableSplit(t *testing.T) {
 	fams := []string{"hit_rate", "recall", "precision", "mrr", "map", "ndcg"}
-	names := []string{"fixed-128o32/rerank-interp", "fixed-256o32/rerank-interp", "doc/bm25"}
+	// The first name makes even the 6-column slice table (no letters, no
+	// superscripts) wider than maxTableWidth: 3+40 + 14+12+15+9+9+10 + 1.
+	names := []string{"fixed-128o32/rerank-interpolated-alpha04", "fixed-256o32/rerank-interp", "doc/bm25"}
 	res := &Results{
 		Config: Config{Name: "x", Dataset: DatasetConfig{Title: ptr(true)}, Metrics: fams, K: []int{10}, PromptK: 10,
 			HeldOut: HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
@@ -177,9 +180,32 @@ func TestReportWideTableSplit(t *testing.T) {
 		for j, f := range fams {
 			m[f+"@10"] = float64(100*(i+1)+j) / 1000 // distinct: 0.100 … 0.305
 		}
-		res.Cells = append(res.Cells, CellResult{Name: n, Means: map[string]map[string]float64{GroupAll: m}})
+		sl := map[string]float64{}
+		for j, f := range fams {
+			sl[f+"@10"] = float64(500+100*i+j) / 1000 // 0.500 … 0.705
+		}
+		res.Cells = append(res.Cells, CellResult{Name: n, Means: map[string]map[string]float64{GroupAll: m, "slice:s": sl}, Counts: map[string]int{"slice:s": 1}})
 	}
+	res.Dataset.Slices = []string{"s"}
 	md := Report(res)
+	// The per-slice table is split the same way (config order, no
+	// significance), every value once.
+	slice := md[strings.Index(md, "### s (1 answerable queries)"):strings.Index(md, "## Unanswerable")]
+	for _, l := range strings.Split(slice, "\n") {
+		if strings.HasPrefix(l, "|") && runeLen(l) > maxTableWidth {
+			t.Errorf("slice table line of %d characters: %s", runeLen(l), l)
+		}
+	}
+	for i := range names {
+		for j := range fams {
+			if v := fmt.Sprintf("| %.4f", float64(500+100*i+j)/1000); strings.Count(slice, v) != 1 {
+				t.Errorf("slice table: %s appears %d times", v, strings.Count(slice, v))
+			}
+		}
+	}
+	if strings.Count(slice, "| cell ") < 2 {
+		t.Errorf("slice table not split:\n%s", slice)
+	}
 	sec := md[strings.Index(md, "## Comparison"):strings.Index(md, "Superscript letters")]
 	for _, l := range strings.Split(sec, "\n") {
 		if strings.HasPrefix(l, "|") && runeLen(l) > maxTableWidth {
@@ -194,7 +220,7 @@ func TestReportWideTableSplit(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(sec, "| c | doc/bm25                   | 0.3050<sup>ab</sup> |") {
+	if !regexp.MustCompile(`(?m)^\| c \| doc/bm25 +\| 0\.3050<sup>ab</sup> \|`).MatchString(sec) {
 		t.Errorf("tested metric not in the first table with its superscripts:\n%s", sec)
 	}
 	if strings.Index(sec, "ndcg@10") > strings.Index(sec, "hit_rate@10") || !strings.Contains(sec, "Other metrics at prompt_k = 10") {
