@@ -57,6 +57,14 @@ func TestLoadFormats(t *testing.T) {
 		{"plain.jsonl", plain},
 		{"docs.tsv", tsv},
 		{"docs.tsv.gz", tsv},
+		// A UTF-8 byte order mark and CRLF line ends (Windows editors,
+		// Excel exports) read as the plain file, as qrels and runs do.
+		{"bom.jsonl", "\ufeff" + strings.ReplaceAll(beir, "\n", "\r\n")},
+		{"bom.jsonl.gz", "\ufeff" + strings.ReplaceAll(beir, "\n", "\r\n")},
+		{"bom-plain.jsonl", "\ufeff" + strings.ReplaceAll(plain, "\n", "\r\n")},
+		{"bom.tsv", "\ufeff" + strings.ReplaceAll(tsv, "\n", "\r\n")},
+		// Without a header the BOM must not become part of the first id.
+		{"bom-noheader.tsv", "\ufeff" + strings.ReplaceAll(strings.TrimPrefix(tsv, "id\ttitle\ttext\n"), "\n", "\r\n")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := Load(writeFile(t, tc.name, tc.content))
@@ -113,6 +121,9 @@ func TestLoadErrors(t *testing.T) {
 		{"spaceid.tsv", "a\tb\nc d\te\n", `spaceid.tsv:2: id: doc id "c d" contains white space`},
 		// encoding/json keeps the last of two equal keys.
 		{"twice.jsonl", `{"_id":"a","text":"x","text":"y"}`, `twice.jsonl:1: text: key given twice in one object`},
+		// Only a BOM at the start of the file is dropped; one on a later
+		// line is bad JSON there, with the line number.
+		{"bom2.jsonl", `{"_id":"a","text":"x"}` + "\r\n\ufeff" + `{"_id":"b","text":"y"}`, `bom2.jsonl:2: invalid JSON`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load(writeFile(t, tc.name, tc.content))

@@ -51,7 +51,10 @@ func (e *LineError) Error() string {
 //     "id<TAB>title<TAB>text" or "id<TAB>text" (any case; "_id" too) is a
 //     header and skipped.
 //
-// Blank lines are skipped. Documents are returned in file order.
+// The file is UTF-8, with or without a byte order mark (U+FEFF, dropped),
+// with LF or CRLF line ends (carriage returns ending a line are dropped), as for
+// qrels and runs (eval.ReadQrels). Blank lines are skipped. Documents are
+// returned in file order.
 //
 // Errors (as *LineError where a line is at fault): a missing or empty id, an
 // id holding white space (no TREC run or qrels line could name it), a
@@ -103,6 +106,9 @@ func Load(path string) ([]Document, error) {
 			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
 		}
 		eof := errors.Is(err, io.EOF)
+		if lineNo == 1 {
+			line = bytes.TrimPrefix(line, utf8BOM)
+		}
 		line = bytes.TrimRight(line, "\r\n")
 		if len(bytes.TrimSpace(line)) > 0 {
 			if lineNo == 1 && isTSVHeader(name, line) {
@@ -128,6 +134,10 @@ func Load(path string) ([]Document, error) {
 	}
 	return docs, nil
 }
+
+// utf8BOM is the byte order mark some editors (Notepad, Excel exports) put
+// at the start of a UTF-8 file; Load drops it from the first line.
+var utf8BOM = []byte("\ufeff")
 
 var errLongLine = fmt.Errorf("line longer than %d bytes", maxLine)
 
