@@ -44,8 +44,13 @@ type buildEnv struct {
 	corpusHash string // corpus.Hash of the documents
 	chunking   Chunking
 	models     *models
-	stage      func(name string) // shows the current stage on the progress bar
-	embedTime  *time.Duration    // accumulates time spent embedding (dense)
+	// progress, when not nil, reports the count of a long build step:
+	// done of total items finished (0 ≤ done ≤ total, total > 0) of stage
+	// "embed" (chunks embedded by a dense build) or "rerank" (query–passage
+	// pairs scored). Calls for one stage come from one goroutine at a time,
+	// with done not decreasing.
+	progress  func(stage string, done, total int)
+	embedTime *time.Duration // accumulates time spent embedding (dense)
 }
 
 func defaultBackend() backend {
@@ -180,9 +185,9 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 			if env.embedTime != nil {
 				*env.embedTime += time.Since(t0)
 			}
-			if !query && env.stage != nil {
-				done += len(texts) // dense.New calls embed from one goroutine
-				env.stage(fmt.Sprintf("embed %d/%d chunks", done, len(chunks)))
+			if !query && err == nil && env.progress != nil {
+				done = min(done+len(texts), len(chunks)) // dense.New calls embed from one goroutine
+				env.progress("embed", done, len(chunks))
 			}
 			return v, err
 		}
@@ -256,10 +261,10 @@ func rerankRun(ctx context.Context, first eval.Run, queries []retrievers.Query, 
 	done := 0
 	score := func(ctx context.Context, query string, passages []string) ([]float32, error) {
 		v, err := c.score(ctx, query, passages)
-		if env.stage != nil {
+		if err == nil && env.progress != nil && total > 0 {
 			mu.Lock()
-			done += len(passages)
-			env.stage(fmt.Sprintf("rerank %d/%d pairs", done, total))
+			done = min(done+len(passages), total)
+			env.progress("rerank", done, total)
 			mu.Unlock()
 		}
 		return v, err

@@ -316,23 +316,17 @@ func formatDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm%02ds", s/3600, s/60%60, s%60)
 }
 
-// parseStageCount reads the count in a backend stage message such as
-// "embed 12/345 chunks" or "rerank 40/1200 pairs": done and total.
-func parseStageCount(msg string) (done, total int, ok bool) {
-	f := strings.Fields(msg)
-	if len(f) < 2 {
-		return 0, 0, false
+// stageProgress is the backend's typed progress callback (buildEnv.progress)
+// for p: done of total items of stage ("embed", "rerank") move the bar of
+// the stage p shows; a count for another stage, or a negative one, is
+// ignored.
+func (p *progress) stageProgress(stage string, done, total int) {
+	p.mu.Lock()
+	current := p.active && p.stage == stage
+	p.mu.Unlock()
+	if current && done >= 0 && total >= 0 {
+		p.set(done, total)
 	}
-	a, b, found := strings.Cut(f[1], "/")
-	if !found {
-		return 0, 0, false
-	}
-	d, err1 := strconv.Atoi(a)
-	t, err2 := strconv.Atoi(b)
-	if err1 != nil || err2 != nil || d < 0 || t < 0 {
-		return 0, 0, false
-	}
-	return d, t, true
 }
 
 // ResultsJSON is results.json: indented JSON of res, ending in a newline.
@@ -345,56 +339,6 @@ func ResultsJSON(res *Results) []byte {
 		panic(fmt.Sprintf("sweep: results.json: %v", err)) // NaN-free by construction
 	}
 	return buf.Bytes()
-}
-
-// writeOutputs writes report.md, results.json, runs/<cell>.trec,
-// misses.jsonl and manifest.json into cfg.Output, each atomically, then
-// appends the history row.
-func writeOutputs(cfg *Config, ds *dataset, res *Results, opts Options) error {
-	out := cfg.Output
-	if err := os.MkdirAll(filepath.Join(out, "runs"), 0o755); err != nil {
-		return err
-	}
-	for i, c := range res.Cells {
-		var buf bytes.Buffer
-		if err := writeRunTREC(&buf, c.run, strings.ReplaceAll(c.Name, "/", "__"), ds.sortedIDs()); err != nil {
-			return err
-		}
-		if err := fileutil.WriteAtomic(filepath.Join(out, "runs", cellFile(res.Cells[i].Name)+".trec"), buf.Bytes()); err != nil {
-			return err
-		}
-	}
-	if err := fileutil.WriteAtomic(filepath.Join(out, "misses.jsonl"), missesJSONL(cfg, ds, res)); err != nil {
-		return err
-	}
-	if err := fileutil.WriteAtomic(filepath.Join(out, "results.json"), ResultsJSON(res)); err != nil {
-		return err
-	}
-	if err := fileutil.WriteAtomic(filepath.Join(out, "report.md"), []byte(Report(res))); err != nil {
-		return err
-	}
-	man, err := manifest(cfg, ds)
-	if err != nil {
-		return err
-	}
-	if err := fileutil.WriteAtomic(filepath.Join(out, "manifest.json"), man); err != nil {
-		return err
-	}
-	if opts.NoHistory {
-		return nil
-	}
-	row := history.Row{Time: opts.Now().UTC(), ConfigHash: cfg.Hash(), DatasetHash: ds.hash, Metrics: map[string]map[string]float64{}}
-	for _, c := range res.Cells {
-		m := map[string]float64{}
-		for _, name := range headlineMetrics(cfg) {
-			m[name] = c.Means[GroupAll][name]
-		}
-		row.Metrics[c.Name] = m
-	}
-	if err := history.Append(cfg.History, row); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	return nil
 }
 
 // headlineMetrics are the history CSV's metrics: every family at prompt_k

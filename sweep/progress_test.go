@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,10 +230,27 @@ func TestProgressHelpers(t *testing.T) {
 			t.Errorf("what() = %q, want %q", got, "x "+want)
 		}
 	}
-	for msg, want := range map[string][3]int{"embed 12/345 chunks": {12, 345, 1}, "rerank 0/1200 pairs": {0, 1200, 1}, "search": {0, 0, 0}, "embed x/3 chunks": {0, 0, 0}, "embed 3 chunks": {0, 0, 0}} {
-		d, tot, ok := parseStageCount(msg)
-		if d != want[0] || tot != want[1] || ok != (want[2] == 1) {
-			t.Errorf("parseStageCount(%q) = %d, %d, %v", msg, d, tot, ok)
+	// The backend's typed counts move only the stage being shown.
+	p := newProgress(ProgressPlain, io.Discard, nil)
+	p.begin("cell", "embed", 345, "chunks")
+	for _, c := range []struct {
+		stage       string
+		done, total int
+		wantDone    int
+	}{
+		{"embed", 12, 345, 12},
+		{"rerank", 40, 1200, 12}, // another stage: ignored
+		{"embed", -1, 345, 12},   // negative: ignored
+		{"embed", 300, 345, 300},
+	} {
+		p.stageProgress(c.stage, c.done, c.total)
+		if p.done != c.wantDone || p.total != 345 {
+			t.Errorf("after stageProgress(%q, %d, %d): done %d of %d, want %d of 345", c.stage, c.done, c.total, p.done, p.total, c.wantDone)
 		}
+	}
+	p.end("")
+	p.stageProgress("embed", 345, 345) // no stage active: ignored
+	if p.done != 300 {
+		t.Errorf("stageProgress after end changed done to %d", p.done)
 	}
 }

@@ -187,6 +187,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := checkOutputDir(cfg.Output); err != nil {
+		return nil, err // before any work
+	}
 	for _, rc := range cfg.Retrievers {
 		if rc.Type == "dense" || rc.Type == "rerank" {
 			// Load ONNX Runtime now, so a missing library stops the run
@@ -222,7 +225,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 		return nil, err
 	}
 	prog.begin("all cells", "write outputs", len(res.Cells), "cells")
-	if err := writeOutputs(cfg, ds, res, opts); err != nil {
+	if err := writeOutputs(ctx, cfg, ds, res, opts); err != nil {
 		return nil, err
 	}
 	prog.end("")
@@ -420,13 +423,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 			cell := Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
 			scope := fmt.Sprintf("[%d/%d] %s", len(res.Cells)+1, nCells, cell.Name)
 			cellStart := prog.now()
-			// The backend reports counts as "embed 12/345 chunks" or
-			// "rerank 40/1200 pairs".
-			env.stage = func(msg string) {
-				if done, total, ok := parseStageCount(msg); ok {
-					prog.set(done, total)
-				}
-			}
+			env.progress = prog.stageProgress // the backend's embed and rerank counts
 			cr, err := runCell(ctx, cfg, ds, be, env, chunks, cell, runs, depth, queriesKey, modelHash, prog, scope)
 			if err != nil {
 				return nil, fmt.Errorf("cell %s: %w", cell.Name, err)
