@@ -21,7 +21,6 @@ import (
 
 	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/internal/fileutil"
 )
 
