@@ -58,6 +58,7 @@ type levelCount struct{ level, count int }
 type ranking struct {
 	grades    []int        // grade at each rank (0-based), or a sentinel
 	numRel    int          // R: judged docs with grade ≥ level
+	numPos    int          // judged docs with a positive grade (0: unanswerable)
 	numNonrel int          // judged docs with 0 ≤ grade < level
 	numRelRet int          // retrieved docs with grade ≥ level
 	levels    []levelCount // judged grades ≥ 0 and their counts, ascending
@@ -104,11 +105,14 @@ func gradeOf(g int, ok bool) int {
 // setJudged fills the statistics of the query's judgements.
 func (r *ranking) setJudged(judg map[string]int, level int) {
 	r.level = level
-	r.numRel, r.numNonrel = 0, 0
+	r.numRel, r.numNonrel, r.numPos = 0, 0, 0
 	r.levels = r.levels[:0]
 	for _, g := range judg {
 		if g < 0 {
 			continue
+		}
+		if g > 0 {
+			r.numPos++
 		}
 		if g >= level {
 			r.numRel++

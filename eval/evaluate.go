@@ -26,10 +26,13 @@ type Options struct {
 	// averaged in (trec_eval -c, ranx make_comparable). When false such
 	// queries are skipped, as trec_eval does by default.
 	CompleteQueries bool
-	// AverageUnanswerable includes queries whose qrels hold no relevant doc
-	// (grade ≥ RelevanceLevel) in the means, as trec_eval does. When false
-	// they still get a row but are left out of the means and of num_q, and
-	// are listed in Evaluation.Unanswerable.
+	// AverageUnanswerable includes unanswerable queries (no judged doc
+	// with a positive grade, whatever RelevanceLevel) in the means, as
+	// trec_eval does. When false they still get a row but are left out of
+	// the means and of num_q, and are listed in Evaluation.Unanswerable.
+	// A query whose positive grades all lie below RelevanceLevel is not
+	// unanswerable: it is averaged, binary measures scoring it as trec_eval
+	// does (R = 0: 0), and listed in Evaluation.BelowLevel.
 	AverageUnanswerable bool
 	// TieBreak orders equal scores (default TieDocIDDesc, trec_eval's).
 	TieBreak TieBreak
@@ -72,9 +75,15 @@ type Evaluation struct {
 	Means []float64
 	// NumQ is the number of queries averaged.
 	NumQ int
-	// Unanswerable lists the qrels queries with no relevant doc that have a
-	// row, in byte order.
+	// Unanswerable lists the qrels queries with no judged doc of positive
+	// grade (ragbench's definition, independent of the relevance level)
+	// that have a row, in byte order.
 	Unanswerable []string
+	// BelowLevel lists, in byte order, the queries with a row that have
+	// positive grades but none ≥ Options.RelevanceLevel (only with -l > 1):
+	// averaged, with R = 0 for binary measures (0, as in trec_eval) while
+	// nDCG still gains from their grades.
+	BelowLevel []string
 	// NotInQrels lists run queries absent from the qrels; they are ignored,
 	// as trec_eval does, and counted here.
 	NotInQrels []string
@@ -161,6 +170,9 @@ func (e *Evaluation) Warnings() []string {
 	}
 	if n := len(e.TieReordered); n > 0 {
 		w = append(w, fmt.Sprintf("%d quer%s with tied scores listed in another order than trec_eval's (doc id descending), e.g. %q: ranked as trec_eval does; --ties input keeps the run's order", n, plural(n), e.TieReordered[0]))
+	}
+	if n := len(e.BelowLevel); n > 0 {
+		w = append(w, fmt.Sprintf("%d quer%s with relevant docs only below grade %d (relevance level): averaged, binary measures score %s 0 as trec_eval does, e.g. %q", n, plural(n), e.Options.RelevanceLevel, map[bool]string{true: "it", false: "them"}[n == 1], e.BelowLevel[0]))
 	}
 	if n := len(e.Unanswerable); n > 0 {
 		if e.Options.AverageUnanswerable {
@@ -301,7 +313,8 @@ func checkResults(qid string, res []Result, seen map[string]struct{}) error {
 type queryRow struct {
 	qid          string
 	values       []float64
-	numRel       int
+	numRel       int // R at the relevance level
+	numPos       int // judged docs with a positive grade
 	relString    string
 	tieReordered bool // see Evaluation.TieReordered
 }
@@ -341,7 +354,7 @@ func (r *ranking) row(qid string, ms []Measure, values []float64, relStringLen i
 	for j, m := range ms {
 		values[j] = r.value(m)
 	}
-	qr := queryRow{qid: qid, values: values, numRel: r.numRel}
+	qr := queryRow{qid: qid, values: values, numRel: r.numRel, numPos: r.numPos}
 	if relStringLen > 0 {
 		qr.relString = r.relString(relStringLen)
 	}
@@ -358,6 +371,7 @@ func (e *Evaluation) finish(rows []queryRow, wantRelString bool) {
 		e.RelStrings = make(map[string]string, len(rows))
 	}
 	e.Unanswerable = nil
+	e.BelowLevel = nil
 	e.TieReordered = nil
 	e.NumQ = 0
 	for i, qr := range rows {
@@ -367,9 +381,12 @@ func (e *Evaluation) finish(rows []queryRow, wantRelString bool) {
 		e.Queries[i] = qr.qid
 		e.Values[i] = qr.values
 		e.InMean[i] = true
-		if qr.numRel == 0 {
+		switch {
+		case qr.numPos == 0:
 			e.Unanswerable = append(e.Unanswerable, qr.qid)
 			e.InMean[i] = e.Options.AverageUnanswerable
+		case qr.numRel == 0:
+			e.BelowLevel = append(e.BelowLevel, qr.qid)
 		}
 		if e.InMean[i] {
 			e.NumQ++

@@ -135,12 +135,14 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The queries compared: the qrels queries with a relevant doc (grade ≥
-	// -l); those without one are left out as in bench eval's means.
+	// The queries compared: the qrels queries with a judged doc of positive
+	// grade, whatever -l (those without one are unanswerable and left out,
+	// as in bench eval's means; under -l a query relevant only below the
+	// level is compared, its binary measures 0 as in trec_eval).
 	var answerable []string
 	for q, docs := range qrels {
 		for _, g := range docs {
-			if g >= *level {
+			if g > 0 {
 				answerable = append(answerable, q)
 				break
 			}
@@ -183,7 +185,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 			return fmt.Errorf("%s: %w", ra.path, err)
 		}
 		if e.NumQ == 0 {
-			return fmt.Errorf("%s: no query to compare: all %d evaluated queries are unanswerable (no doc with grade ≥ %d in %s)", ra.path, len(e.Queries), *level, *qrelsPath)
+			return fmt.Errorf("%s: no query to compare: all %d evaluated queries are unanswerable (no doc with a positive grade in %s)", ra.path, len(e.Queries), *qrelsPath)
 		}
 		for _, w := range e.Warnings() {
 			evalWarnings = append(evalWarnings, ra.name+": "+w)

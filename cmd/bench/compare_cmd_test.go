@@ -130,14 +130,35 @@ func TestCompareRunPathWithEquals(t *testing.T) {
 	}
 }
 
-// TestCompareAllUnanswerable: with -l 2 and binary qrels (grade 1 only),
-// every query is unanswerable; the error says so instead of "no queries".
+// TestCompareAllUnanswerable: qrels whose judgements all have grade 0 make
+// every query unanswerable; the error says so instead of "no queries".
 func TestCompareAllUnanswerable(t *testing.T) {
 	dir := writeCompareData(t)
-	code, _, errOut := runBench("compare", "--qrels", filepath.Join(dir, "qrels.txt"), "-l", "2", filepath.Join(dir, "good.trec"), filepath.Join(dir, "bad.trec"))
-	want := "no query to compare: all 6 evaluated queries are unanswerable (no doc with grade ≥ 2 in "
+	zero := filepath.Join(dir, "zero.txt")
+	if err := os.WriteFile(zero, []byte("q1 0 rel1 0\nq2 0 rel2 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runBench("compare", "--qrels", zero, "-c", filepath.Join(dir, "good.trec"), filepath.Join(dir, "bad.trec"))
+	want := "no query to compare: all 2 evaluated queries are unanswerable (no doc with a positive grade in "
 	if code != 1 || !strings.Contains(errOut, want) {
 		t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, errOut, want)
+	}
+}
+
+// TestCompareBelowLevel: with -l 2 and binary qrels (grade 1 only) the six
+// queries are not unanswerable (they have a positive grade): they are
+// compared, and success@1 is 0 for both runs (R = 0 at level 2, as
+// trec_eval scores them), a note saying why. (They used to be called
+// unanswerable and the comparison refused.)
+func TestCompareBelowLevel(t *testing.T) {
+	dir := writeCompareData(t)
+	code, out, errOut := runBench("compare", "--qrels", filepath.Join(dir, "qrels.txt"), "-l", "2", "-m", "success@1", "--format", "csv", filepath.Join(dir, "good.trec"), filepath.Join(dir, "bad.trec"))
+	if code != 0 || !strings.Contains(out, "good.trec,bad.trec,success@1,6,0,0,") {
+		t.Errorf("exit %d, stderr %q, stdout:\n%s\nwant 6 queries, means 0 and 0", code, errOut, out)
+	}
+	code, out, _ = runBench("compare", "--qrels", filepath.Join(dir, "qrels.txt"), "-l", "2", "-m", "success@1", filepath.Join(dir, "good.trec"), filepath.Join(dir, "bad.trec"))
+	if want := "6 queries with relevant docs only below grade 2 (relevance level)"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, table lacks %q:\n%s", code, want, out)
 	}
 }
 

@@ -308,3 +308,50 @@ func TestFlagsAfterArguments(t *testing.T) {
 		t.Errorf("compare with flags after runs: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 }
+
+// writeFiles writes name → content into a temporary folder and returns a
+// function giving the path of a name.
+func writeFiles(t *testing.T, files map[string]string) func(string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, s := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return func(n string) string { return filepath.Join(dir, n) }
+}
+
+// TestEvalLevelKeepsGradeOneQueries: -l 2 must not call a query whose
+// relevant docs are all grade 1 unanswerable (the trial saw nDCG@5 change
+// from 0.9827 to 0.9876 with "8 unanswerable queries"). Hand-computed:
+// qA judged d1=2, d2=1, ranked d2, d1; qB judged d3=1, ranked d4, d3; qC
+// gold {} (unanswerable). nDCG@2: qA (1 + 2/log2 3)/(2 + 1/log2 3), qB
+// (1/log2 3)/1, the same at -l 1 and -l 2 (the level does not apply to
+// nDCG); P@1: qA 1 at -l 1, 0 at -l 2; qB 0.
+func TestEvalLevelKeepsGradeOneQueries(t *testing.T) {
+	p := writeFiles(t, map[string]string{
+		"graded.jsonl": `{"qid": "qA", "gold": {"d1": 2, "d2": 1}}` + "\n" + `{"qid": "qB", "gold": {"d3": 1}}` + "\n" + `{"qid": "qC", "gold": {}}` + "\n",
+		"run.trec":     "qA Q0 d2 1 3 r\nqA Q0 d1 2 2 r\nqB Q0 d4 1 2 r\nqB Q0 d3 2 1 r\nqC Q0 d5 1 1 r\n",
+	})
+	ndcg := ((1+2/math.Log2(3))/(2+1/math.Log2(3)) + 1/math.Log2(3)) / 2
+	for _, c := range []struct {
+		level string
+		p1    float64
+	}{{"1", 0.5}, {"2", 0}} {
+		out, errOut, code := runEval(t, "--format", "csv", "-l", c.level, "-m", "ndcg@2", "-m", "P.1", p("graded.jsonl"), p("run.trec"))
+		want := fmt.Sprintf("query,ndcg_cut_2,P_1,averaged\nall,%s,%s,\n", strconv.FormatFloat(ndcg, 'g', -1, 64), strconv.FormatFloat(c.p1, 'g', -1, 64))
+		if code != 0 || out != want {
+			t.Errorf("-l %s: exit %d, stderr %q, stdout %q; want %q", c.level, code, errOut, out, want)
+		}
+		if !strings.Contains(errOut, "1 unanswerable query (no relevant doc) not averaged") {
+			t.Errorf("-l %s: stderr %q lacks the unanswerable note", c.level, errOut)
+		}
+	}
+	// --format trec -l 2: every query averaged as trec_eval does (num_q 3;
+	// qC scores 0), byte for byte trec_eval's layout.
+	out, _, _ := runEval(t, "--format", "trec", "-l", "2", "-m", "num_q", "-m", "ndcg_cut.2", p("graded.jsonl"), p("run.trec"))
+	if want := fmt.Sprintf("num_q                 \tall\t3\nndcg_cut_2            \tall\t%.4f\n", 2*ndcg/3); out != want {
+		t.Errorf("trec -l 2:\n%s\nwant\n%s", out, want)
+	}
+}
