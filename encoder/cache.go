@@ -31,6 +31,9 @@ import (
 type CachedEmbedder struct {
 	e   *Embedder
 	dir string // DIR/<fingerprint[:16]>
+	// embedBatch runs the model on one batch of tokenized texts (e.EmbedTokens;
+	// tests replace it to cancel mid-way).
+	embedBatch func(ctx context.Context, toks []Tokens) ([][]float32, error)
 
 	hits, misses, corrupt atomic.Int64
 }
@@ -51,7 +54,7 @@ func NewCachedEmbedder(e *Embedder, dir string) (*CachedEmbedder, error) {
 	if err := os.MkdirAll(sub, 0o755); err != nil {
 		return nil, fmt.Errorf("embedding cache: %w", err)
 	}
-	return &CachedEmbedder{e: e, dir: sub}, nil
+	return &CachedEmbedder{e: e, dir: sub, embedBatch: e.EmbedTokens}, nil
 }
 
 // Embedder returns the wrapped embedder.
@@ -73,8 +76,12 @@ func (c *CachedEmbedder) Stats() CacheStats {
 
 // Embed behaves as Embedder.Embed (same vectors, same errors) but reads
 // cached vectors and embeds only the texts not yet cached, each distinct
-// text once. Write failures are errors (a cache that silently stops
-// caching would make a sweep re-embed everything).
+// text once. Entries are written batch by batch (Options.BatchSize texts,
+// longest first, as Embedder.EmbedTokens runs them): when ctx is cancelled
+// mid-way Embed returns ctx's error and nothing else, but the batches
+// finished before stay cached (CacheStats.Misses counts them), so calling
+// Embed again embeds only the rest. Write failures are errors (a cache
+// that silently stops caching would make a sweep re-embed everything).
 func (c *CachedEmbedder) Embed(ctx context.Context, texts []string, query bool) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	keys := make([]string, len(texts))
@@ -105,17 +112,43 @@ func (c *CachedEmbedder) Embed(ctx context.Context, texts []string, query bool) 
 		if err != nil {
 			return nil, remapIndex(err, missIdx)
 		}
-		vecs, err := c.e.EmbedTokens(ctx, toks)
-		if err != nil {
-			return nil, err
+		// Run the misses in the model's own batches (the order and batch
+		// composition Embedder.EmbedTokens uses, so the vectors are the
+		// same) and write each batch's entries as soon as it is done: when
+		// ctx is cancelled or a later batch fails, the finished batches
+		// stay cached and a rerun embeds only the rest.
+		seqs := make([][]int64, len(toks))
+		for j, t := range toks {
+			seqs[j] = t.IDs
 		}
-		for j, i := range missIdx {
-			out[i] = vecs[j]
-			if err := c.write(keys[i], toks[j].IDs, vecs[j]); err != nil {
+		order := lengthOrder(seqs)
+		bs := max(c.e.m.opts.BatchSize, 1)
+		for lo := 0; lo < len(order); lo += bs {
+			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
+			batch := order[lo:min(lo+bs, len(order))]
+			bt := make([]Tokens, len(batch))
+			for b, j := range batch {
+				bt[b] = toks[j]
+			}
+			vecs, err := c.embedBatch(ctx, bt)
+			if err != nil {
+				var te *TextError
+				if errors.As(err, &te) && te.Index >= 0 && te.Index < len(batch) {
+					err = &TextError{te.Field, missIdx[batch[te.Index]], te.Err}
+				}
+				return nil, err
+			}
+			for b, j := range batch {
+				i := missIdx[j]
+				out[i] = vecs[b]
+				if err := c.write(keys[i], toks[j].IDs, vecs[b]); err != nil {
+					return nil, err
+				}
+			}
+			c.misses.Add(int64(len(batch)))
 		}
-		c.misses.Add(int64(len(missIdx)))
 	}
 	// Fill duplicates from their first occurrence.
 	for i := range out {

@@ -192,3 +192,75 @@ func TestCachedEmbedderErrorIndex(t *testing.T) {
 		t.Fatalf("err = %v, want TextError index 2 wrapping ErrEmptyText", err)
 	}
 }
+
+// TestCachedEmbedderCancelKeepsBatches: a context cancelled while Embed is
+// running keeps the batches finished before it on disk, and a second call
+// embeds only the rest. Batch size 2 over the 6 reference sentences gives
+// 3 batches; the fake model runner cancels ctx after the second batch,
+// so 2×2 = 4 entries are written, the call returns context.Canceled, and
+// the rerun reads 4 entries and runs the model on the last 2 texts only.
+func TestCachedEmbedderCancelKeepsBatches(t *testing.T) {
+	needRuntime(t)
+	dir, ref := useLite(t)
+	e, err := LoadEmbedder(dir, Options{BatchSize: 2, TextNormalization: TextCollapseWhitespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if bs := e.m.opts.BatchSize; bs != 2 || len(ref.Sentences) != 6 {
+		t.Fatalf("batch size %d and %d sentences; the counts below assume 2 and 6", bs, len(ref.Sentences))
+	}
+	want, err := e.Embed(context.Background(), ref.Sentences, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cdir := t.TempDir()
+	c, err := NewCachedEmbedder(e, cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var sizes []int
+	c.embedBatch = func(ctx context.Context, toks []Tokens) ([][]float32, error) {
+		sizes = append(sizes, len(toks))
+		v, err := e.EmbedTokens(ctx, toks)
+		if len(sizes) == 2 {
+			cancel() // Ctrl-C while the second batch runs: it still completes
+		}
+		return v, err
+	}
+	got, err := c.Embed(ctx, ref.Sentences, false)
+	if !errors.Is(err, context.Canceled) || got != nil {
+		t.Fatalf("cancelled Embed = %d vectors, %v; want nil, context.Canceled", len(got), err)
+	}
+	if !cmp.Equal(sizes, []int{2, 2}) {
+		t.Errorf("model ran on batches %v, want [2 2] (stopped before the third)", sizes)
+	}
+	if n, tmp := cacheFiles(t, cdir); n != 4 || tmp != 0 {
+		t.Errorf("after cancel: %d entries, %d temp files; want 4 (two finished batches) and 0", n, tmp)
+	}
+	if s := c.Stats(); s.Misses != 4 || s.Hits != 0 {
+		t.Errorf("after cancel: stats %+v, want 4 misses", s)
+	}
+	// The rerun (a new wrapper, as a new process) resumes.
+	c2, _ := NewCachedEmbedder(e, cdir)
+	before := e.Stats().Texts
+	got, err = c2.Embed(context.Background(), ref.Sentences, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ran := e.Stats().Texts - before; ran != 2 {
+		t.Errorf("rerun ran the model on %d texts, want 2 (the unfinished batch)", ran)
+	}
+	if s := c2.Stats(); s.Hits != 4 || s.Misses != 2 {
+		t.Errorf("rerun stats %+v, want 4 hits and 2 misses", s)
+	}
+	// Same batches as one uncached Embed, so the same vectors exactly.
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("resumed vectors differ from Embed:\n%s", diff)
+	}
+	if n, _ := cacheFiles(t, cdir); n != 6 {
+		t.Errorf("%d entries after the rerun, want 6", n)
+	}
+}
