@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -188,13 +189,54 @@ func (r *Report) Notes() []string {
 		if m.Pairs == 0 {
 			continue
 		}
-		s := fmt.Sprintf("With %d queries, differences in %s below %.3f are noise: that is the minimum detectable difference at 80%% power (paired t, α = %g)", m.N, m.Metric, m.Median, o.Alpha)
-		if m.Pairs > 1 {
-			s += fmt.Sprintf(", median over %d pairs, range %.3f–%.3f", m.Pairs, m.Min, m.Max)
-		}
-		notes = append(notes, s+".")
+		notes = append(notes, r.mddNote(m))
 	}
 	return notes
+}
+
+// mddNote is the minimum-detectable-difference sentence of one metric.
+// The MDD scales with the standard deviation of the per-query differences,
+// so a pair whose differences are all equal (no per-query variance: two
+// identical runs, or one run shifted by a constant) has no MDD to speak of
+// (stats gives 0; a standard deviation up to flatSD, float rounding of a
+// constant shift, counts as none): instead of "differences below 0.000 are noise" the
+// sentence says the MDD is undefined, for the metric when every pair is so,
+// else the median and range are over the other pairs and the rest are
+// counted.
+func (r *Report) mddNote(m MDDSummary) string {
+	const flatSD = 1e-12
+	var v []float64
+	flat := 0
+	for _, p := range r.Pairs {
+		switch {
+		case p.Metric != m.Metric || math.IsNaN(p.Effect.MDD):
+		case p.Effect.MDD == 0 || p.Effect.SD <= flatSD:
+			flat++
+		default:
+			v = append(v, p.Effect.MDD)
+		}
+	}
+	power := fmt.Sprintf("at 80%% power (paired t, α = %g)", r.Options.Alpha)
+	if len(v) == 0 {
+		what := "the pair's"
+		if flat > 1 {
+			what = fmt.Sprintf("all %d pairs'", flat)
+		}
+		return fmt.Sprintf("With %d queries, the minimum detectable difference in %s is undefined (no per-query variance: %s per-query differences are all equal, as between identical runs).", m.N, m.Metric, what)
+	}
+	slices.Sort(v)
+	med := v[len(v)/2]
+	if len(v)%2 == 0 {
+		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	s := fmt.Sprintf("With %d queries, differences in %s below %.3f are noise: that is the minimum detectable difference %s", m.N, m.Metric, med, power)
+	if len(v) > 1 {
+		s += fmt.Sprintf(", median over %d pairs, range %.3f–%.3f", len(v), v[0], v[len(v)-1])
+	}
+	if flat > 0 {
+		s += fmt.Sprintf("; undefined for %d other pair%s with no per-query variance", flat, plural(flat))
+	}
+	return s + "."
 }
 
 // allWarnings returns the report's warnings, then the distinct warnings of
