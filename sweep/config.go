@@ -69,6 +69,7 @@ type Config struct {
 	dataDir    string
 	modelsDir  string
 	modelRoots []string // folders searched for relative model folders, in order
+	lines      lines    // field path → line in the config file, for errors
 }
 
 // DatasetConfig names the dataset. Either BEIR is set (a folder with
@@ -99,6 +100,14 @@ type DatasetConfig struct {
 	// Title says whether chunks are indexed with the document title
 	// prepended (default true).
 	Title *bool `yaml:"title" json:"title"`
+	// UnknownGold is what a judged doc id that names no corpus document
+	// (nor a chunk "<doc id>#<n>" of one) does: "error" (default: the run
+	// stops before any work, naming file:line, query and id) or "ignore"
+	// (the judgement is dropped before evaluation, counted in a warning of
+	// report.md and results.json; recall and nDCG denominators then count
+	// only gold documents present in the corpus, and a query left without
+	// relevant documents becomes unanswerable).
+	UnknownGold string `yaml:"unknown_gold" json:"unknown_gold"`
 }
 
 // ChunkingConfig is one entry of the chunking grid.
@@ -233,8 +242,28 @@ type LoadOptions struct {
 type ConfigError struct {
 	File  string // the config file
 	Line  int    // 1-based line of the field (0: unknown)
-	Field string // dotted path, e.g. "retrievers.2.alpha"
+	Field string // field path, list indices in brackets, e.g. "retrievers[2].alpha"
 	Msg   string // what is wrong and what to do
+}
+
+// fieldPath turns a dotted path with numeric list indices
+// ("retrievers.2.alpha") into the displayed form ("retrievers[2].alpha").
+func fieldPath(dotted string) string {
+	if dotted == "" {
+		return ""
+	}
+	var b strings.Builder
+	for i, part := range strings.Split(dotted, ".") {
+		if _, err := strconv.Atoi(part); err == nil && i > 0 {
+			b.WriteString("[" + part + "]")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(part)
+	}
+	return b.String()
 }
 
 func (e *ConfigError) Error() string {
@@ -281,7 +310,10 @@ func Load(path string, opts LoadOptions) (*Config, error) {
 	return cfg, nil
 }
 
-var lineRe = regexp.MustCompile(`^line (\d+): (.*)$`)
+var (
+	lineRe      = regexp.MustCompile(`^line (\d+): (.*)$`)
+	unmarshalRe = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+)
 
 func parse(file string, data []byte) (*Config, error) {
 	var root yaml.Node
@@ -290,13 +322,13 @@ func parse(file string, data []byte) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &ConfigError{File: file, Msg: "empty config file"}
 		}
-		return nil, yamlErr(file, err)
+		return nil, yamlErr(file, data, nil, err)
 	}
 	var cfg Config
 	dec = yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
-		return nil, yamlErr(file, err)
+		return nil, yamlErr(file, data, &root, err)
 	}
 	cfg.path = file
 	if err := cfg.check(&root); err != nil {
@@ -305,9 +337,12 @@ func parse(file string, data []byte) (*Config, error) {
 	return &cfg, nil
 }
 
-// yamlErr turns yaml.v3's "yaml: unmarshal errors:\n  line 3: field x not
-// found in type sweep.Config" into file:3: messages.
-func yamlErr(file string, err error) error {
+// yamlErr turns yaml.v3's errors into file:line: field: messages: "yaml:
+// unmarshal errors:\n  line 3: field x not found in type sweep.Config"
+// becomes "file:3: x: unknown field", "line 4: cannot unmarshal !!str `abc`
+// into int" becomes "file:4: k[1]: not an integer: abc" (the field found
+// in root), and a syntax error keeps its line and says what a tab is.
+func yamlErr(file string, data []byte, root *yaml.Node, err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		var msgs []string
@@ -318,9 +353,12 @@ func yamlErr(file string, err error) error {
 				continue
 			}
 			msg := m[2]
+			line, _ := strconv.Atoi(m[1])
 			if strings.HasPrefix(msg, "field ") && strings.Contains(msg, " not found in type ") {
 				f := strings.TrimPrefix(msg[:strings.Index(msg, " not found")], "field ")
 				msg = fmt.Sprintf("%s: unknown field (see docs/config.md for the fields)", f)
+			} else if u := unmarshalRe.FindStringSubmatch(msg); u != nil {
+				msg = typeMsg(root, line, u[1], u[2], u[3])
 			}
 			msgs = append(msgs, fmt.Sprintf("%s:%s: %s", file, m[1], msg))
 		}
@@ -328,9 +366,101 @@ func yamlErr(file string, err error) error {
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	if m := lineRe.FindStringSubmatch(msg); m != nil {
-		return fmt.Errorf("%s:%s: %s", file, m[1], m[2])
+		line, _ := strconv.Atoi(m[1])
+		text := m[2]
+		// yaml.v3 reports a tab as "found character that cannot start any
+		// token" (sometimes on the line after the tab).
+		for _, l := range []int{line, line - 1} {
+			if src := sourceLine(data, l); strings.Contains(src, "\t") {
+				line = l
+				text = "tab character: YAML indents with spaces only; replace the tab with spaces (yaml: " + text + ")"
+				break
+			}
+		}
+		return fmt.Errorf("%s:%d: %s", file, line, text)
 	}
 	return fmt.Errorf("%s: %s", file, msg)
+}
+
+// sourceLine is line n (1-based) of data, or "".
+func sourceLine(data []byte, n int) string {
+	ls := strings.Split(string(data), "\n")
+	if n < 1 || n > len(ls) {
+		return ""
+	}
+	return ls[n-1]
+}
+
+// typeMsg words yaml.v3's "cannot unmarshal !!tag `value` into type" for
+// the node at line (found in root): "k[1]: not an integer: abc".
+func typeMsg(root *yaml.Node, line int, tag, value, into string) string {
+	field := ""
+	if root != nil {
+		field = fieldPath(findNode(root, "", line, tag, value))
+	}
+	var what string
+	switch {
+	case strings.HasPrefix(into, "[]"):
+		what = "want a list, e.g. [" + firstNonEmpty(value, "…") + "]"
+	case into == "int" || into == "int64":
+		what = "not an integer"
+	case into == "float64":
+		what = "not a number"
+	case into == "bool":
+		what = "not true or false"
+	case into == "string":
+		what = "want a single value, not a " + map[string]string{"seq": "list", "map": "mapping"}[tag]
+	default:
+		what = fmt.Sprintf("want a mapping of fields (%s), not a %s", strings.TrimPrefix(into, "sweep."), map[string]string{"seq": "list", "str": "string", "int": "number", "float": "number", "bool": "boolean", "null": "null"}[tag])
+	}
+	if value != "" && !strings.HasPrefix(into, "[]") {
+		what += ": " + value
+	}
+	if field == "" {
+		return what
+	}
+	return field + ": " + what
+}
+
+// findNode returns the dotted path of the first node at line whose tag is
+// !!tag (and whose value is value, when given).
+func findNode(n *yaml.Node, prefix string, line int, tag, value string) string {
+	match := func(c *yaml.Node) bool {
+		return c.Line == line && c.ShortTag() == "!!"+tag && (value == "" || c.Value == value)
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if p := findNode(c, prefix, line, tag, value); p != "" {
+				return p
+			}
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if prefix != "" {
+				p = prefix + "." + k.Value
+			}
+			if match(v) {
+				return p
+			}
+			if q := findNode(v, p, line, tag, value); q != "" {
+				return q
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			p := prefix + "." + strconv.Itoa(i)
+			if match(c) {
+				return p
+			}
+			if q := findNode(c, p, line, tag, value); q != "" {
+				return q
+			}
+		}
+	}
+	return ""
 }
 
 // lines maps dotted field paths ("retrievers.2.alpha") to their line in the
@@ -368,7 +498,12 @@ func (l lines) errf(file, field, format string, a ...any) *ConfigError {
 		f = f[:strings.LastIndex(f, ".")]
 		line = l[f]
 	}
-	return &ConfigError{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, a...)}
+	return &ConfigError{File: file, Line: line, Field: fieldPath(field), Msg: fmt.Sprintf(format, a...)}
+}
+
+// errf is a ConfigError on field of c's file, with the field's line.
+func (c *Config) errf(field, format string, a ...any) *ConfigError {
+	return c.lines.errf(c.path, field, format, a...)
 }
 
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
@@ -382,6 +517,58 @@ func (c *Config) check(root *yaml.Node) error {
 		errs = append(errs, ln.errf(c.path, field, format, a...))
 	}
 	has := func(field string) bool { _, ok := ln[field]; return ok }
+	c.lines = ln
+	// Only an absent field takes its default: an explicit null, 0, "" or
+	// [] is an error, never a silent fallback.
+	nullFields(root, "", func(field string) {
+		bad(field, "empty value (null): give a value, or remove the line to use the default")
+	})
+	explicit := func(field string, zero bool, format string, a ...any) {
+		if zero && has(field) && !isNull(root, field) {
+			bad(field, format, a...)
+		}
+	}
+	const noDefault = "; remove the line to use the default"
+	explicit("name", c.Name == "", "empty name"+noDefault+" (the config file's base name)")
+	explicit("k", len(c.K) == 0, "empty k grid: list the cutoffs, e.g. k: [1, 5, 10]"+noDefault+" %v", DefaultK)
+	explicit("metrics", len(c.Metrics) == 0, "empty metrics list: name at least one of %s"+noDefault+" (all six)", strings.Join(MetricFamilies, ", "))
+	explicit("chunking", len(c.Chunking) == 0, "empty chunking list: give at least one entry, e.g. - strategy: doc"+noDefault+" (one whole-document chunking)")
+	explicit("prompt_k", c.PromptK == 0, "prompt_k 0: must be one of k"+noDefault+" (10, else the largest k)")
+	explicit("depth", c.Depth == 0, "depth 0: must be ≥ the largest k"+noDefault+" (the largest k)")
+	explicit("snippet", c.Snippet == 0, "snippet 0: must be ≥ 1 character"+noDefault+" (160)")
+	explicit("primary_metric", c.PrimaryMetric == "", "empty: one of the evaluated metrics"+noDefault+" (ndcg)")
+	explicit("output", c.Output == "", "empty path"+noDefault+" (results/<name> beside the config)")
+	explicit("cache_dir", c.CacheDir == "", "empty path"+noDefault+" ($RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
+	explicit("history", c.History == "", "empty path"+noDefault+" (bench-history.csv beside the config)")
+	explicit("dataset.name", c.Dataset.Name == "", "empty name"+noDefault+" (the dataset folder's name)")
+	explicit("dataset.split", c.Dataset.Split == "", "empty split"+noDefault+" (test)")
+	explicit("dataset.slice_field", c.Dataset.SliceField == "", "empty field name"+noDefault+" (kind, else slice)")
+	explicit("dataset.unknown_gold", c.Dataset.UnknownGold == "", "empty: error or ignore"+noDefault+" (error)")
+	for i, ch := range c.Chunking {
+		f := fmt.Sprintf("chunking.%d", i)
+		if ch.Strategy != "doc" {
+			explicit(f+".overlaps", len(ch.Overlaps) == 0, "empty overlaps list: give at least one overlap, e.g. [0]"+noDefault+" ([0])")
+		}
+	}
+	for i, r := range c.Retrievers {
+		f := fmt.Sprintf("retrievers.%d", i)
+		explicit(f+".scoring", r.Scoring == "", "empty: lucene or bleve"+noDefault+" (lucene)")
+		explicit(f+".fields", r.Fields == "", "empty: flat or multi"+noDefault+" (flat)")
+		explicit(f+".analyzer", r.Analyzer == "", "empty: en or lucene-en"+noDefault+" (en)")
+		explicit(f+".fusion", r.Fusion == "", "empty: rrf, combsum or combmnz"+noDefault+" (rrf)")
+		explicit(f+".normalization", r.Normalization == "", "empty: minmax or zscore"+noDefault+" (minmax)")
+		explicit(f+".mode", r.Mode == "", "empty: ce or interpolate"+noDefault+" (ce)")
+		explicit(f+".batch_size", r.BatchSize == 0, "batch_size 0: must be ≥ 1"+noDefault+" (32)")
+		explicit(f+".depth", r.Depth == 0, "depth 0: must be ≥ 1"+noDefault+" (100)")
+		explicit(f+".weights", len(r.Weights) == 0, "empty weights list: one weight per input"+noDefault+" (all 1)")
+	}
+	sg := &c.Significance
+	explicit("significance.test", sg.Test == "", "empty: randomization, t, bootstrap, wilcoxon or sign"+noDefault+" (randomization)")
+	explicit("significance.correction", sg.Correction == "", "empty: holm, bonferroni, bh or none"+noDefault+" (holm)")
+	explicit("significance.metrics", len(sg.Metrics) == 0, "empty metrics list: name at least one evaluated metric"+noDefault+" ([primary_metric])")
+	if sg.Test == "" || sg.Test == "randomization" || sg.Test == "bootstrap" {
+		explicit("significance.permutations", sg.Permutations == 0, "0 permutations: the %s test needs ≥ 1 (e.g. 10000)"+noDefault+" (10000)", firstNonEmpty(sg.Test, "randomization"))
+	}
 
 	if c.Name == "" {
 		c.Name = strings.TrimSuffix(filepath.Base(c.path), filepath.Ext(c.path))
@@ -405,6 +592,12 @@ func (c *Config) check(root *yaml.Node) error {
 		t := true
 		d.Title = &t
 	}
+	if d.UnknownGold == "" {
+		d.UnknownGold = "error"
+	}
+	if d.UnknownGold != "error" && d.UnknownGold != "ignore" {
+		bad("dataset.unknown_gold", "unknown policy %q: error (stop the run) or ignore (drop unknown gold ids, counted in the report)", d.UnknownGold)
+	}
 
 	if len(c.Chunking) == 0 {
 		c.Chunking = []ChunkingConfig{{Strategy: "doc"}}
@@ -414,7 +607,7 @@ func (c *Config) check(root *yaml.Node) error {
 		f := fmt.Sprintf("chunking.%d", i)
 		switch ch.Strategy {
 		case "doc":
-			if len(ch.Sizes) > 0 || len(ch.Overlaps) > 0 {
+			if has(f+".sizes") || has(f+".overlaps") {
 				bad(f+".sizes", "strategy doc takes no sizes or overlaps")
 			}
 		case "fixed", "sentence":
@@ -453,7 +646,7 @@ func (c *Config) check(root *yaml.Node) error {
 		if !nameRe.MatchString(r.Name) {
 			bad(f+".name", "name %q: use letters, digits, '.', '-', '_'", r.Name)
 		} else if j, dup := names[r.Name]; dup {
-			bad(f+".name", "duplicate name %q (also retrievers.%d)", r.Name, j)
+			bad(f+".name", "duplicate name %q (also retrievers[%d])", r.Name, j)
 		}
 		names[r.Name] = i
 		only := func(allowed ...string) {
@@ -683,7 +876,7 @@ func (c *Config) check(root *yaml.Node) error {
 	if s.Permutations == 0 {
 		s.Permutations = 10000
 	}
-	if s.Permutations < 1 {
+	if s.Permutations < 1 && (s.Test == "randomization" || s.Test == "bootstrap") {
 		bad("significance.permutations", "permutations %d must be ≥ 1", s.Permutations)
 	}
 	if c.PrimaryMetric == "" {
@@ -723,6 +916,46 @@ func (c *Config) check(root *yaml.Node) error {
 	return errors.Join(errs...)
 }
 
+// nullFields calls bad with the dotted path of each mapping value that is
+// an explicit YAML null ("k:", "k: ~", "k: null").
+func nullFields(n *yaml.Node, prefix string, bad func(field string)) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			nullFields(c, prefix, bad)
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := k.Value
+			if prefix != "" {
+				p = prefix + "." + k.Value
+			}
+			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+				bad(p)
+				continue
+			}
+			nullFields(v, p, bad)
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			nullFields(c, prefix+"."+strconv.Itoa(i), bad)
+		}
+	}
+}
+
+// isNull reports whether the dotted field path holds an explicit null
+// (nullFields reports those).
+func isNull(root *yaml.Node, field string) bool {
+	null := false
+	nullFields(root, "", func(f string) {
+		if f == field {
+			null = true
+		}
+	})
+	return null
+}
+
 // resolve sets the data and models roots and makes every path absolute.
 func (c *Config) resolve(opts LoadOptions) error {
 	dir := filepath.Dir(c.path)
@@ -734,10 +967,15 @@ func (c *Config) resolve(opts LoadOptions) error {
 	if c.modelsDir != "" {
 		c.modelRoots = []string{c.modelsDir}
 	} else {
-		// The repository's models/ (scripts/fetch-models.sh), then the data
+		// The repository's models/ (scripts/fetch-models.sh puts the
+		// standard models there): the checkout holding the config, then the
+		// checkout holding the running binary (bin/bench), so a config
+		// kept outside the repository still finds them; then the data
 		// root's models/.
-		if repo := repoRoot(dir); repo != "" {
-			c.modelRoots = append(c.modelRoots, filepath.Join(repo, "models"))
+		for _, repo := range []string{repoRoot(dir), exeRepoRoot()} {
+			if repo != "" {
+				c.modelRoots = append(c.modelRoots, filepath.Join(repo, "models"))
+			}
 		}
 		c.modelsDir = filepath.Join(c.dataDir, "models")
 		c.modelRoots = append(c.modelRoots, c.modelsDir)
@@ -749,11 +987,16 @@ func (c *Config) resolve(opts LoadOptions) error {
 	if c.modelsDir, err = filepath.Abs(c.modelsDir); err != nil {
 		return err
 	}
-	for i := range c.modelRoots {
-		if c.modelRoots[i], err = filepath.Abs(c.modelRoots[i]); err != nil {
+	var roots []string
+	for _, r := range c.modelRoots {
+		if r, err = filepath.Abs(r); err != nil {
 			return err
 		}
+		if !contains(roots, r) {
+			roots = append(roots, r)
+		}
 	}
+	c.modelRoots = roots
 	d := &c.Dataset
 	for _, p := range []*string{&d.BEIR, &d.Corpus, &d.Queries, &d.Qrels} {
 		*p = under(c.dataDir, *p)
@@ -805,10 +1048,31 @@ func (c *Config) findModel(cands []string) string {
 	return under(c.modelRoots[0], cands[0])
 }
 
-// repoRoot is the nearest folder at or above dir holding go.mod, or "".
+// executable is os.Executable (tests replace it).
+var executable = os.Executable
+
+// exeRepoRoot is the ragbench checkout holding the running binary (e.g.
+// bin/bench built by scripts/setup.sh), or "" (go run, go test, an
+// installed binary).
+func exeRepoRoot() string {
+	exe, err := executable()
+	if err != nil {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	return repoRoot(filepath.Dir(exe))
+}
+
+// modulePath is the module of the ragbench repository, as go.mod names it.
+const modulePath = "github.com/ragbench/ragbench"
+
+// repoRoot is the nearest folder at or above dir holding the ragbench
+// repository's go.mod (module github.com/ragbench/ragbench), or "".
 func repoRoot(dir string) string {
 	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+		if b, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && isRagbenchMod(b) {
 			return d
 		}
 		p := filepath.Dir(d)
@@ -817,6 +1081,17 @@ func repoRoot(dir string) string {
 		}
 		d = p
 	}
+}
+
+// isRagbenchMod reports whether go.mod content declares modulePath.
+func isRagbenchMod(gomod []byte) bool {
+	for _, l := range strings.Split(string(gomod), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == modulePath {
+			return true
+		}
+	}
+	return false
 }
 
 // defaultDataDir is ../shared beside the repository (the folder with
@@ -844,14 +1119,17 @@ func (c *Config) ModelsDir() string { return c.modelsDir }
 func (c *Config) ModelRoots() []string { return c.modelRoots }
 
 // Validate checks, before any work, that every file the sweep reads exists:
-// the dataset files and each model folder's model.onnx and tokenizer.json.
-// Each problem is reported with what to do about it.
+// the dataset files and each model folder's model.onnx and tokenizer.json,
+// and that each model is of the kind its retriever needs (an embedder for
+// dense, a cross-encoder for rerank; read from ragbench.json "kind", else
+// inferred from the graph's outputs as the encoder package does, without
+// ONNX Runtime). It does not read the dataset: CheckDataset does. Each
+// problem is reported with what to do about it.
 func (c *Config) Validate() error {
 	var errs []error
 	need := func(field, p, what string) {
 		if _, err := os.Stat(p); err != nil {
-			errs = append(errs, &ConfigError{File: c.path, Field: field,
-				Msg: fmt.Sprintf("%s %s not found; %s", what, p, hintData)})
+			errs = append(errs, c.errf(field, "%s %s not found; %s", what, p, hintData))
 		}
 	}
 	d := c.Dataset
@@ -905,14 +1183,19 @@ func (c *Config) Validate() error {
 				hints = append(hints, fmt.Sprintf("no script fetches %s: export it from Hugging Face into a folder of the models root (model.onnx, tokenizer.json; see docs/models.md)", strings.Join(other, ", ")))
 			}
 			hints = append(hints, "or pass --models-dir (or set RAGBENCH_MODELS_DIR) to the folder holding it")
-			errs = append(errs, &ConfigError{File: c.path, Field: f, Msg: fmt.Sprintf(
-				"retriever %q: model folder %s not found (searched %s); %s", r.Name, strings.Join(names, ", "), strings.Join(c.modelRoots, ", "), strings.Join(hints, "; "))})
+			errs = append(errs, c.errf(f, "retriever %q: model folder %s not found (searched %s); %s", r.Name, strings.Join(names, ", "), strings.Join(c.modelRoots, ", "), strings.Join(hints, "; ")))
 			continue
 		}
+		complete := true
 		for _, file := range []string{"model.onnx", "tokenizer.json"} {
 			if _, err := os.Stat(filepath.Join(r.Model, file)); err != nil {
-				errs = append(errs, &ConfigError{File: c.path, Field: f, Msg: fmt.Sprintf(
-					"retriever %q: %s has no %s; a model folder needs model.onnx and tokenizer.json (check it with: bench model check %s)", r.Name, r.Model, file, r.Model)})
+				complete = false
+				errs = append(errs, c.errf(f, "retriever %q: %s has no %s; a model folder needs model.onnx and tokenizer.json (check it with: bench model check %s)", r.Name, r.Model, file, r.Model))
+			}
+		}
+		if complete {
+			if err := checkModelKind(r); err != nil {
+				errs = append(errs, c.errf(f, "%v", err))
 			}
 		}
 	}

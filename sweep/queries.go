@@ -2,22 +2,38 @@ package sweep
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 )
 
-// scanLines calls fn for each line of a file (BOM and CR stripped).
+// scanLines calls fn for each non-blank line of a file (BOM and CR
+// stripped; a ".gz" file is decompressed).
 func scanLines(path string, fn func(n int, line string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return fmt.Errorf("%s: not a gzip file: %v", path, err)
+		}
+		defer zr.Close()
+		r = zr
+	}
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<28)
 	n := 0
 	for sc.Scan() {
@@ -62,3 +78,271 @@ func loadBEIRQueries(path string) (map[string]string, error) {
 // sortResults puts results in trec_eval's order (score descending, ties by
 // doc id descending), so run files, truncation at k and evaluation agree.
 func sortResults(l []eval.Result) { eval.Sort(l, eval.TieDocIDDesc) }
+
+// judgement is one (query id, doc id) pair of a qrels or labelled file.
+type judgement struct{ query, doc string }
+
+// judgementLines returns the line of each wanted judgement in a qrels file
+// (TREC "qid iter docid grade", BEIR TSV "query-id corpus-id score") or a
+// labelled-query JSONL ("id"/"qid" and "gold" list or object), as
+// eval.ReadQrels reads them. Judgements not found have no entry.
+func judgementLines(path string, want map[judgement]bool) map[judgement]int {
+	out := map[judgement]int{}
+	_ = scanLines(path, func(n int, line string) error {
+		if strings.HasPrefix(strings.TrimSpace(line), "{") {
+			var q struct {
+				ID   json.RawMessage `json:"id"`
+				QID  json.RawMessage `json:"qid"`
+				Gold json.RawMessage `json:"gold"`
+			}
+			if json.Unmarshal([]byte(line), &q) != nil {
+				return nil
+			}
+			id := jsonString(q.ID)
+			if id == "" {
+				id = jsonString(q.QID)
+			}
+			var docs []string
+			if json.Unmarshal(q.Gold, &docs) != nil {
+				var m map[string]json.RawMessage
+				_ = json.Unmarshal(q.Gold, &m)
+				for d := range m {
+					docs = append(docs, d)
+				}
+			}
+			for _, d := range docs {
+				if j := (judgement{id, d}); want[j] && out[j] == 0 {
+					out[j] = n
+				}
+			}
+			return nil
+		}
+		var j judgement
+		if f := strings.Split(line, "\t"); len(f) == 3 {
+			j = judgement{strings.TrimSpace(f[0]), strings.TrimSpace(f[1])}
+		} else if f := strings.Fields(line); len(f) == 4 {
+			j = judgement{f[0], f[2]}
+		}
+		if want[j] && out[j] == 0 {
+			out[j] = n
+		}
+		return nil
+	})
+	return out
+}
+
+// jsonString reads a JSON string or integer id ("" otherwise).
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		if _, err := n.Int64(); err == nil {
+			return n.String()
+		}
+	}
+	return ""
+}
+
+// knownDoc reports whether a judged id names a corpus document, or a chunk
+// "<doc id>#<n>" of one (chunk-level labels; whether the chunking makes
+// that chunk is corpus.CheckLabels' concern).
+func knownDoc(id string, docByID map[string]int) bool {
+	if _, ok := docByID[id]; ok {
+		return true
+	}
+	if i := strings.LastIndexByte(id, '#'); i > 0 {
+		if _, ok := docByID[id[:i]]; ok {
+			if _, err := strconv.Atoi(id[i+1:]); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// maxListed is how many unknown gold ids an error lists.
+const maxListed = 5
+
+// checkGold finds relevant judgements (grade ≥ 1) whose doc id names no
+// corpus document (knownDoc) in ds.qrels, read from qrelsPath. With policy
+// "error" they are an error listing the first maxListed as
+// "file:line: gold: query "q": doc "d" is not in the corpus" plus their
+// count; with "ignore" they are dropped from ds.qrels and counted in the
+// returned warning. Judgements of grade ≤ 0 change no measure and are
+// left alone.
+func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (string, error) {
+	var unknown []judgement
+	queries := map[string]bool{}
+	for q, m := range ds.qrels {
+		for d, g := range m {
+			if g >= 1 && !knownDoc(d, ds.docByID) {
+				unknown = append(unknown, judgement{q, d})
+				queries[q] = true
+			}
+		}
+	}
+	if len(unknown) == 0 {
+		return "", nil
+	}
+	if policy == "ignore" {
+		emptied := 0
+		for _, j := range unknown {
+			delete(ds.qrels[j.query], j.doc)
+		}
+		for q := range queries {
+			answerable := false
+			for _, g := range ds.qrels[q] {
+				answerable = answerable || g >= 1
+			}
+			if !answerable {
+				emptied++
+			}
+		}
+		w := fmt.Sprintf("dataset.unknown_gold: ignore: dropped %d relevant judgements in %d queries of %s whose doc ids are not in the corpus %s (recall and nDCG count only gold documents present in the corpus)", len(unknown), len(queries), qrelsPath, corpusPath)
+		if emptied > 0 {
+			w += fmt.Sprintf("; %d of these queries have no relevant document left and are reported as unanswerable", emptied)
+		}
+		return w, nil
+	}
+	want := map[judgement]bool{}
+	for _, j := range unknown {
+		want[j] = true
+	}
+	at := judgementLines(qrelsPath, want)
+	sort.Slice(unknown, func(a, b int) bool {
+		la, lb := at[unknown[a]], at[unknown[b]]
+		if la != lb {
+			return la < lb
+		}
+		if unknown[a].query != unknown[b].query {
+			return unknown[a].query < unknown[b].query
+		}
+		return unknown[a].doc < unknown[b].doc
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d gold doc ids in %d queries name no document of the corpus %s (they would silently score as misses)", qrelsPath, len(unknown), len(queries), corpusPath)
+	if len(unknown) > maxListed {
+		fmt.Fprintf(&b, "; the first %d", maxListed)
+	}
+	b.WriteString(":")
+	for i, j := range unknown {
+		if i == maxListed {
+			fmt.Fprintf(&b, "\n  … and %d more", len(unknown)-maxListed)
+			break
+		}
+		loc := qrelsPath
+		if l := at[j]; l > 0 {
+			loc += ":" + strconv.Itoa(l)
+		}
+		fmt.Fprintf(&b, "\n  %s: gold: query %q: doc %q is not in the corpus", loc, j.query, j.doc)
+	}
+	fmt.Fprintf(&b, "\nfix the ids (or the corpus), or set dataset.unknown_gold: ignore in %s to drop them (counted in the report)", cfgPath)
+	return "", fmt.Errorf("%s", b.String())
+}
+
+// readSliceField reads the slice label of each query from field of a
+// JSONL queries file: a top-level key, or (BEIR queries.jsonl) a key of
+// the "metadata" object. Strings are taken as they are, numbers and
+// booleans as written; "" and null mean no slice; a list or object is an
+// error naming file:line. It also returns the keys seen, for the error
+// of a field no query carries.
+func readSliceField(path, field string) (map[string]string, []string, error) {
+	out := map[string]string{}
+	seen := map[string]bool{}
+	err := scanLines(path, func(n int, line string) error {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &obj); err != nil {
+			return fmt.Errorf("%s:%d: json: %v", path, n, err)
+		}
+		id := ""
+		for _, k := range []string{"id", "qid", "_id"} {
+			if raw, ok := obj[k]; ok {
+				id = jsonString(raw)
+				break
+			}
+		}
+		for k := range obj {
+			seen[k] = true
+		}
+		raw, ok := obj[field]
+		where := field
+		if !ok {
+			var meta map[string]json.RawMessage
+			if m, has := obj["metadata"]; has && json.Unmarshal(m, &meta) == nil {
+				for k := range meta {
+					seen["metadata."+k] = true
+				}
+				raw, ok = meta[field]
+				where = "metadata." + field
+			}
+		}
+		if !ok || id == "" {
+			return nil
+		}
+		v := bytes.TrimSpace(raw)
+		switch {
+		case len(v) == 0 || string(v) == "null":
+		case v[0] == '"':
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil {
+				return fmt.Errorf("%s:%d: %s: %v", path, n, where, err)
+			}
+			if s != "" {
+				out[id] = s
+			}
+		case v[0] == '[' || v[0] == '{':
+			return fmt.Errorf("%s:%d: %s: slice label must be a string, number or boolean, not %s (dataset.slice_field names one label per query)", path, n, where, map[byte]string{'[': "a list", '{': "an object"}[v[0]])
+		default:
+			out[id] = string(v)
+		}
+		return nil
+	})
+	return out, sortedKeys(seen), err
+}
+
+// CheckDataset loads and checks the dataset the way Run does before its
+// first cell — corpus (ids, duplicates, JSON), queries, qrels or labels,
+// gold ids against the corpus (dataset.unknown_gold), the slice field —
+// and returns the summary and warnings, without building anything.
+// bench run --check calls it.
+func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
+	ds, warns, err := loadDataset(cfg, defaultBackend())
+	if err != nil {
+		return DatasetSummary{}, nil, err
+	}
+	sum := DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
+		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{}}
+	slices := map[string]bool{}
+	for _, id := range ds.answerable {
+		if ds.heldout[id] {
+			sum.HeldOut++
+		} else {
+			sum.Tuning++
+		}
+	}
+	for _, q := range ds.queries {
+		if s := ds.slice[q.ID]; s != "" {
+			slices[s] = true
+		}
+	}
+	sum.Slices = append(sum.Slices, sortedKeys(slices)...)
+	// The qrels level depends on the chunking: check every chunking's
+	// labels as Run does, so stale chunk labels fail here too.
+	for _, ch := range cfg.Chunkings() {
+		chunks, err := ch.Spec().Chunk(ds.docs)
+		if err != nil {
+			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
+		}
+		level, err := corpus.CheckLabels(ds.qrels, ds.docs, ch.Spec(), chunks)
+		if err != nil {
+			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
+		}
+		if level == corpus.ChunkLevel || sum.Level == "" {
+			sum.Level = level.String()
+		}
+	}
+	return sum, warns, nil
+}
