@@ -141,6 +141,9 @@ func Report(res *Results) string {
 				n = res.Cells[0].Counts[g]
 			}
 			w("### %s (%d answerable queries)\n\n", s, n)
+			if s == NoSlice {
+				w("Queries with no `%s` label.\n\n", cfg.Dataset.SliceField)
+			}
 			if n == 0 {
 				w("Every query of this slice is unanswerable: see below.\n\n")
 				continue

@@ -2,6 +2,9 @@ package sweep
 
 import (
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -253,5 +256,102 @@ func TestFindingsSmallP(t *testing.T) {
 	got := Findings(res)
 	if len(got) == 0 || !strings.Contains(got[0], "significantly worse (adjusted p < 0.001)") {
 		t.Errorf("findings %q", got)
+	}
+}
+
+// TestNoSliceGroup: queries without a slice label, beside labelled ones,
+// form the slice "(none)" (bench eval's label) in results.json's groups,
+// the dataset's slice list and report.md. The fixture is testdata/small
+// with the kind of q3 and q4 removed; per query at k = 3 (see
+// TestSmallSweep, every cell returns the same passages):
+//
+//	q3: hit 1, recall 1/2, P 1/3, RR 1, AP 1/2, nDCG 1/(1 + 1/log2 3)
+//	q4: all 0
+//
+// so "(none)" = {q3, q4} has hit 1/2, recall 1/4, P 1/6, RR 1/2, AP 1/4,
+// nDCG 0.613147/2 = 0.306574; "multi" keeps only q2 (all 1, P 2/3).
+func TestNoSliceGroup(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	corpus, err := os.ReadFile("testdata/small/corpus.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries, err := os.ReadFile("testdata/small/queries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(queries)), "\n") {
+		if strings.Contains(l, `"q3"`) || strings.Contains(l, `"q4"`) {
+			l = regexp.MustCompile(`, "kind": "[a-z]+"`).ReplaceAllString(l, "")
+		}
+		lines = append(lines, l)
+	}
+	os.WriteFile(filepath.Join(data, "corpus.jsonl"), corpus, 0o644)
+	os.WriteFile(filepath.Join(data, "queries.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	cfg, err := Load("testdata/small.yaml", LoadOptions{DataDir: data, Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Dataset.Slices, ","); got != "(none),multi,single,unanswerable" {
+		t.Errorf("slices %q, want (none),multi,single,unanswerable", got)
+	}
+	ndcgQ3 := 1 / (1 + 1/math.Log2(3))
+	want := map[string]map[string]float64{
+		"slice:(none)": {"hit_rate@3": 0.5, "recall@3": 0.25, "precision@3": 1.0 / 6, "mrr@3": 0.5, "map@3": 0.25, "ndcg@3": ndcgQ3 / 2},
+		"slice:multi":  {"hit_rate@3": 1, "recall@3": 1, "precision@3": 2.0 / 3, "mrr@3": 1, "map@3": 1, "ndcg@3": 1},
+	}
+	for _, c := range res.Cells {
+		for g, metrics := range want {
+			for m, v := range metrics {
+				if got := c.Means[g][m]; math.Abs(got-v) > 1e-12 {
+					t.Errorf("%s %s %s = %.6f, want %.6f", c.Name, g, m, got, v)
+				}
+			}
+		}
+		if c.Counts["slice:(none)"] != 2 || c.Counts["slice:multi"] != 1 || c.Counts["slice:single"] != 1 {
+			t.Errorf("%s counts %v, want (none) 2, multi 1, single 1", c.Name, c.Counts)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(cfg.Output, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"slice:(none)": {`) {
+		t.Error(`results.json: no "slice:(none)" group`)
+	}
+	rep := Report(res)
+	if !strings.Contains(rep, "### (none) (2 answerable queries)\n\nQueries with no `kind` label.") {
+		t.Errorf("report.md: no (none) slice section:\n%s", rep)
+	}
+	if !strings.Contains(rep, "| ndcg@3 ") || !strings.Contains(rep, "0.3066") {
+		t.Error("report.md: (none) slice table lacks ndcg@3 = 0.3066")
+	}
+}
+
+// TestReportNoVarianceWording: in testdata/small every cell returns the
+// same passages for every query, so every pair's per-query differences
+// are all zero; the notes must call the minimum detectable difference
+// undefined, not "below 0.000 are noise".
+func TestReportNoVarianceWording(t *testing.T) {
+	cfg := loadSmall(t, t.TempDir())
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Report(res)
+	if strings.Contains(rep, "below 0.000") {
+		t.Error("report.md says differences below 0.000 are noise")
+	}
+	if !strings.Contains(rep, "minimum detectable difference in ndcg@3 is undefined (no per-query variance") {
+		t.Errorf("report.md lacks the undefined-MDD sentence:\n%s", rep)
 	}
 }

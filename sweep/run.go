@@ -78,17 +78,33 @@ type DatasetSummary struct {
 	Unanswerable int      `json:"unanswerable"` // with none (reported apart)
 	Tuning       int      `json:"tuning"`       // answerable, not held out
 	HeldOut      int      `json:"held_out"`     // answerable, held out
-	Slices       []string `json:"slices"`       // slice labels, sorted; empty when none
+	Slices       []string `json:"slices"`       // slice labels, sorted, with NoSlice when some queries have none; empty when no query has one
 	Level        string   `json:"qrels_level"`  // "document" or "chunk"
 }
 
 // Group names used in CellResult.Means: "all", "tuning", "heldout", and
-// "slice:<label>" for each slice.
+// "slice:<label>" for each slice (DatasetSummary.Slices), NoSlice included.
 const (
 	GroupAll     = "all"
 	GroupTuning  = "tuning"
 	GroupHeldOut = "heldout"
 )
+
+// NoSlice is the slice of the queries without a slice label when other
+// queries have one: "(none)", the label bench eval uses. It sorts before
+// any label starting with a letter or digit; a query labelled "(none)"
+// itself falls in the same slice (with a warning).
+const NoSlice = "(none)"
+
+// sliceOf is the query's slice for the per-slice groups: its label, or
+// NoSlice when it has none and labelled (some query has a label); "" when
+// no query has one.
+func (ds *dataset) sliceOf(id string, labelled bool) string {
+	if s := ds.slice[id]; s != "" || !labelled {
+		return s
+	}
+	return NoSlice
+}
 
 // CellResult is one cell's numbers. Metric names are "family@k" (see
 // Config.Metrics), values in [0, 1].
@@ -185,9 +201,6 @@ type dataset struct {
 // steps; caches and earlier outputs are left intact.
 func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := cfg.CheckWritable(!opts.NoHistory); err != nil {
 		return nil, err
 	}
 	if err := checkOutputDir(cfg.Output); err != nil {
@@ -295,25 +308,6 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 			ds.text[id] = m.Text
 		}
 	}
-	if f := d.SliceField; f != "" {
-		// The named field only: a typo never falls back to kind/slice.
-		labelled := firstNonEmpty(queriesPath, qrelsPath)
-		slices, keys, err := readSliceField(labelled, f)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(slices) == 0 {
-			return nil, nil, cfg.errf("dataset.slice_field", "no query of %s has a %q field (keys seen: %s); name one of those, or remove slice_field", labelled, f, strings.Join(keys, ", "))
-		}
-		ds.slice = slices
-	}
-	w, err := checkGold(ds, firstNonEmpty(qrelsPath, queriesPath), corpusPath, d.UnknownGold, cfg.path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if w != "" {
-		warns = append(warns, w)
-	}
 	ids := sortedKeys(ds.qrels)
 	if len(ids) == 0 {
 		return nil, nil, fmt.Errorf("%s: no judged queries", firstNonEmpty(qrelsPath, queriesPath))
@@ -381,10 +375,19 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 			res.Dataset.Tuning++
 		}
 	}
+	unlabelled := false
 	for _, id := range ds.sortedIDs() {
 		if s := ds.slice[id]; s != "" {
 			slices[s] = true
+		} else {
+			unlabelled = true
 		}
+	}
+	if len(slices) > 0 && unlabelled {
+		if slices[NoSlice] {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("slice label %q is also the slice of the queries without a label: they are reported together", NoSlice))
+		}
+		slices[NoSlice] = true
 	}
 	res.Dataset.Slices = append(res.Dataset.Slices, sortedKeys(slices)...)
 
@@ -719,6 +722,10 @@ func scoreCell(cfg *Config, ds *dataset, cell Cell, run eval.Run, nChunks int, c
 		cr.PerQuery[id] = pq[id]
 	}
 	groups := map[string][]string{}
+	labelled := false // as in sweep: some judged query has a slice label
+	for _, id := range ds.sortedIDs() {
+		labelled = labelled || ds.slice[id] != ""
+	}
 	for _, id := range ds.answerable {
 		groups[GroupAll] = append(groups[GroupAll], id)
 		if ds.heldout[id] {
@@ -726,7 +733,7 @@ func scoreCell(cfg *Config, ds *dataset, cell Cell, run eval.Run, nChunks int, c
 		} else {
 			groups[GroupTuning] = append(groups[GroupTuning], id)
 		}
-		if s := ds.slice[id]; s != "" {
+		if s := ds.sliceOf(id, labelled); s != "" {
 			groups["slice:"+s] = append(groups["slice:"+s], id)
 		}
 	}
