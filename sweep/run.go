@@ -203,6 +203,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if err := cfg.CheckWritable(!opts.NoHistory); err != nil {
+		return nil, err
+	}
 	if err := checkOutputDir(cfg.Output); err != nil {
 		return nil, err // before any work
 	}
@@ -307,6 +310,25 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 			ds.slice[id] = m.Slice
 			ds.text[id] = m.Text
 		}
+	}
+	if f := d.SliceField; f != "" {
+		// The named field only: a typo never falls back to kind/slice.
+		labelled := firstNonEmpty(queriesPath, qrelsPath)
+		slices, keys, err := readSliceField(labelled, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(slices) == 0 {
+			return nil, nil, cfg.errf("dataset.slice_field", "no query of %s has a %q field (keys seen: %s); name one of those, or remove slice_field", labelled, f, strings.Join(keys, ", "))
+		}
+		ds.slice = slices
+	}
+	w, err := checkGold(ds, firstNonEmpty(qrelsPath, queriesPath), corpusPath, d.UnknownGold, cfg.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w != "" {
+		warns = append(warns, w)
 	}
 	ids := sortedKeys(ds.qrels)
 	if len(ids) == 0 {
