@@ -34,7 +34,7 @@ Examples:
   bench run configs/scifact.yaml
   bench run --data-dir /data/beir --models-dir ./models configs/scifact.yaml
   bench run --check configs/scifact.yaml          # validate only, no work
-  bench run --output /tmp/out --no-history --data-dir sweep/testdata/small sweep/testdata/small.yaml
+  bench run --output /tmp/out --cache-dir /tmp/ragbench-cache --no-history --data-dir sweep/testdata/small sweep/testdata/small.yaml
 
 flags:
 `
