@@ -95,7 +95,9 @@ type meta struct {
 // With opts.Dir set, an index built earlier for the same chunks, analyzer
 // and field layout is opened instead of rebuilt; a new one is built in a
 // temporary folder and renamed into place, so an interrupted build never
-// leaves a half index behind. Errors: invalid options, empty chunks,
+// leaves a half index behind (the temporary folder is removed on error or
+// cancellation, and by the next New when its process died: see
+// RemoveStaleBuilds). Errors: invalid options, empty chunks,
 // duplicate chunk ids, bleve or file-system failures, cancellation.
 func New(ctx context.Context, chunks []corpus.Chunk, opts Options) (*Retriever, error) {
 	start := time.Now()
@@ -293,11 +295,17 @@ func (r *Retriever) openOrBuild(ctx context.Context, chunks []corpus.Chunk, key 
 	if err := os.MkdirAll(r.opts.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("bm25: %w", err)
 	}
-	tmp, err := os.MkdirTemp(r.opts.Dir, ".bm25-build-")
+	// Build folders of interrupted builds (a process killed, or stopped by a
+	// second Ctrl-C before its deferred clean-up ran) are removed here.
+	if _, err := RemoveStaleBuilds(r.opts.Dir, time.Now()); err != nil {
+		return nil, fmt.Errorf("bm25: %w", err)
+	}
+	tmp, release, err := newBuildDir(r.opts.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("bm25: %w", err)
 	}
-	defer os.RemoveAll(tmp) // a no-op after the rename
+	defer release()
+	defer os.RemoveAll(tmp) // on error or cancellation; a no-op after the rename
 	idx, err := bleve.NewUsing(filepath.Join(tmp, "index"), m, scorch.Name, scorch.Name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("bm25: create index in %s: %w", tmp, err)
@@ -318,6 +326,7 @@ func (r *Retriever) openOrBuild(ctx context.Context, chunks []corpus.Chunk, key 
 	if err := os.WriteFile(filepath.Join(tmp, metaFile), data, 0o644); err != nil {
 		return nil, fmt.Errorf("bm25: %w", err)
 	}
+	release() // the lock file must not end up in the index folder
 	if err := os.Rename(tmp, final); err != nil {
 		// Another process may have finished the same index first: use it.
 		if md2, err2 := r.openCached(final, key); err2 == nil {
