@@ -79,3 +79,43 @@ func TestUnanswerableIndependentOfLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestParseMeasuresTrecCutoffs: trec_eval v10.0 reads cutoffs with atol
+// (meas_init.c get_long_cutoffs), keeping the leading integer: "23.4" → 23.
+// ParseMeasuresTrec does the same for plain decimals and reports each
+// truncation; ParseMeasures refuses them; text atol would read partly is
+// refused by both.
+func TestParseMeasuresTrecCutoffs(t *testing.T) {
+	ms, warns, err := ParseMeasuresTrec([]string{"ndcg_cut.10,20,23.4", "P.7.", "map"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, m := range ms {
+		names = append(names, m.Name)
+	}
+	if want := []string{"ndcg_cut_10", "ndcg_cut_20", "ndcg_cut_23", "P_7", "map"}; !slices.Equal(names, want) {
+		t.Errorf("measures %q, want %q", names, want)
+	}
+	if len(ms) > 2 && ms[2].K != 23 {
+		t.Errorf("ndcg_cut_23 has K %d", ms[2].K)
+	}
+	wantWarns := []string{
+		`measure "ndcg_cut.10,20,23.4": cutoff "23.4" truncated to 23, as trec_eval reads it (C atol keeps the leading integer); output name ndcg_cut_23`,
+		`measure "P.7.": cutoff "7." truncated to 7, as trec_eval reads it (C atol keeps the leading integer); output name P_7`,
+	}
+	if !slices.Equal(warns, wantWarns) {
+		t.Errorf("warnings %q, want %q", warns, wantWarns)
+	}
+	if _, w, err := ParseMeasuresTrec([]string{"P.5,10"}); err != nil || len(w) != 0 {
+		t.Errorf("integer cutoffs: warnings %q, err %v; want none", w, err)
+	}
+	if _, err := ParseMeasures([]string{"ndcg_cut.23.4"}); err == nil {
+		t.Error("ParseMeasures accepted a fractional cutoff")
+	}
+	for _, bad := range []string{"ndcg_cut.10abc", "P.1e2", "P.0.9", "P.-3.5", "P..5", "recall.5,"} {
+		if _, _, err := ParseMeasuresTrec([]string{bad}); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}

@@ -131,11 +131,11 @@ func TestEvaluateRejectsBadRun(t *testing.T) {
 		want string
 	}{
 		{Run{"q1": {{"d1", 1}}, "q2": {{"d1", 1}, {"d2", 0.5}, {"d1", 0.2}}},
-			`eval: run query "q2" retrieves doc "d1" twice (trec_eval rejects duplicate docs)`},
+			`run query "q2" retrieves doc "d1" twice (trec_eval rejects duplicate docs)`},
 		{Run{"q1": {{"d1", math.NaN()}}},
-			`eval: run query "q1" doc "d1": score NaN is not finite`},
+			`run query "q1" doc "d1": score NaN is not finite`},
 		{Run{"q2": {{"d3", 1}, {"d1", math.Inf(-1)}}},
-			`eval: run query "q2" doc "d1": score -Inf is not finite`},
+			`run query "q2" doc "d1": score -Inf is not finite`},
 	} {
 		_, err := Evaluate(qrels, tc.run, ms, DefaultOptions())
 		if err == nil || err.Error() != tc.want {

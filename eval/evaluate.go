@@ -204,7 +204,7 @@ func plural(n int) string {
 // rejects in a file; the first such query in id order is reported).
 func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluation, error) {
 	if len(measures) == 0 {
-		return nil, fmt.Errorf("eval: no measure given")
+		return nil, fmt.Errorf("no measure given")
 	}
 	if opts.RelevanceLevel < 1 {
 		opts.RelevanceLevel = 1
@@ -229,10 +229,10 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 	sort.Strings(e.NotInQrels)
 	sort.Strings(e.NotInRun)
 	if len(run) > 0 && len(e.NotInQrels) == len(run) {
-		return nil, fmt.Errorf("eval: %w", noCommonQuery(e.NotInQrels, e.NotInRun))
+		return nil, noCommonQuery(e.NotInQrels, e.NotInRun)
 	}
 	if len(e.Queries) == 0 {
-		return nil, fmt.Errorf("eval: no query has both qrels and results (run queries not in qrels: %d)", len(e.NotInQrels))
+		return nil, fmt.Errorf("no query has both qrels and results (run queries not in qrels: %d)", len(e.NotInQrels))
 	}
 	relStringLen := relStringLength(measures)
 	rows := make([]queryRow, len(e.Queries))
@@ -299,10 +299,10 @@ func checkResults(qid string, res []Result, seen map[string]struct{}) error {
 	clear(seen)
 	for _, x := range res {
 		if math.IsNaN(x.Score) || math.IsInf(x.Score, 0) {
-			return fmt.Errorf("eval: run query %q doc %q: score %v is not finite", qid, x.DocID, x.Score)
+			return fmt.Errorf("run query %q doc %q: score %v is not finite", qid, x.DocID, x.Score)
 		}
 		if _, dup := seen[x.DocID]; dup {
-			return fmt.Errorf("eval: run query %q retrieves doc %q twice (trec_eval rejects duplicate docs)", qid, x.DocID)
+			return fmt.Errorf("run query %q retrieves doc %q twice (trec_eval rejects duplicate docs)", qid, x.DocID)
 		}
 		seen[x.DocID] = struct{}{}
 	}

@@ -304,7 +304,7 @@ func WriteJSON(w io.Writer, e *Evaluation, perQuery bool) error {
 	for _, ids := range [][]string{e.Queries, e.NotInQrels, e.NotInRun, {e.Options.RunTag}} {
 		for _, id := range ids {
 			if !utf8.ValidString(id) {
-				return fmt.Errorf("eval: id %q is not valid UTF-8, which JSON cannot hold; use the csv or trec format", id)
+				return fmt.Errorf("id %q is not valid UTF-8, which JSON cannot hold; use the csv or trec format", id)
 			}
 		}
 	}

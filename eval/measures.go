@@ -159,9 +159,35 @@ func OfficialMeasures() []Measure {
 //     r-precision (= Rprec).
 //
 // Errors name the measure: an unknown name, a cutoff that is not a positive
-// integer (trec_eval truncates "23.4" to 23; ragbench refuses), a bad
-// parameter.
+// integer (trec_eval truncates "23.4" to 23; ParseMeasures refuses it,
+// ParseMeasuresTrec accepts it with a warning), a bad parameter.
 func ParseMeasures(names []string) ([]Measure, error) {
+	return parseMeasures(names, nil)
+}
+
+// ParseMeasuresTrec is ParseMeasures with trec_eval's reading of cutoff
+// parameters (P, recall, ndcg_cut, map_cut, relative_P, success, unj and
+// ragbench's cutoff families): trec_eval v10.0 reads each comma-separated
+// cutoff with C's atol (meas_init.c, get_long_cutoffs), which keeps the
+// leading integer, so "ndcg_cut.10,20,23.4" yields ndcg_cut_23. A cutoff
+// written as a decimal number (digits, a point, digits: "23.4", "23.") is
+// read the same way — truncated to its integer part — and each one so
+// changed is reported in warnings, in the order met ("measure
+// \"ndcg_cut.10,20,23.4\": cutoff \"23.4\" truncated to 23 ..."). Other
+// text that atol would read partly ("10abc", "1e2" → 1) and a cutoff
+// truncating to 0 are errors, as is everything ParseMeasures refuses.
+func ParseMeasuresTrec(names []string) (ms []Measure, warnings []string, err error) {
+	warnings = []string{}
+	ms, err = parseMeasures(names, &warnings)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ms, warnings, nil
+}
+
+// parseMeasures is ParseMeasures; with lax non-nil, fractional cutoffs are
+// truncated as trec_eval does and a warning for each is appended to *lax.
+func parseMeasures(names []string, lax *[]string) ([]Measure, error) {
 	var out []Measure
 	seen := map[string]bool{}
 	add := func(m Measure) {
@@ -184,7 +210,7 @@ func ParseMeasures(names []string) ([]Measure, error) {
 	}
 	for _, raw := range names {
 		for _, name := range splitMeasureList(raw) {
-			ms, err := parseMeasure(name)
+			ms, err := parseMeasure(name, lax)
 			if err != nil {
 				return nil, err
 			}
@@ -194,7 +220,7 @@ func ParseMeasures(names []string) ([]Measure, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("eval: no measure given")
+		return nil, fmt.Errorf("no measure given")
 	}
 	return out, nil
 }
@@ -205,7 +231,7 @@ func splitMeasureList(s string) []string {
 	return strings.Fields(s)
 }
 
-func parseMeasure(name string) ([]Measure, error) {
+func parseMeasure(name string, lax *[]string) ([]Measure, error) {
 	switch name {
 	case "official":
 		return expandGroup(officialMeasures)
@@ -231,7 +257,7 @@ func parseMeasure(name string) ([]Measure, error) {
 	}
 	if k, ok := simple[base]; ok {
 		if hasParams {
-			return nil, fmt.Errorf("eval: measure %q: %s takes no parameter", name, base)
+			return nil, fmt.Errorf("measure %q: %s takes no parameter", name, base)
 		}
 		return one(base, k, 0, 0), nil
 	}
@@ -252,7 +278,7 @@ func parseMeasure(name string) ([]Measure, error) {
 		m.Name = base + "_" + params
 		mp := &measureParams{}
 		bad := func(why string) ([]Measure, error) {
-			return nil, fmt.Errorf("eval: measure %q: %s", name, why)
+			return nil, fmt.Errorf("measure %q: %s", name, why)
 		}
 		switch k {
 		case RelString:
@@ -322,7 +348,7 @@ func parseMeasure(name string) ([]Measure, error) {
 		}
 		if hasParams {
 			var err error
-			if ks, err = parseCutoffs(name, params); err != nil {
+			if ks, err = parseCutoffs(name, params, lax); err != nil {
 				return nil, err
 			}
 		}
@@ -343,7 +369,7 @@ func parseMeasure(name string) ([]Measure, error) {
 			for _, p := range strings.Split(params, ",") {
 				x, err := strconv.ParseFloat(p, 64)
 				if err != nil || x < 0 || (k == IPrecAtRecall && x > 1) {
-					return nil, fmt.Errorf("eval: measure %q: bad parameter %q", name, p)
+					return nil, fmt.Errorf("measure %q: bad parameter %q", name, p)
 				}
 				xs = append(xs, x)
 			}
@@ -356,7 +382,7 @@ func parseMeasure(name string) ([]Measure, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("eval: unknown measure %q (see 'bench eval --help' for the names)", name)
+	return nil, fmt.Errorf("unknown measure %q (see 'bench eval --help' for the names)", name)
 }
 
 // singleValued reports whether m's family yields one measure whose
@@ -379,7 +405,7 @@ func one(name string, k Kind, c int, x float64) []Measure {
 func expandGroup(names []string) ([]Measure, error) {
 	var out []Measure
 	for _, n := range names {
-		ms, err := parseMeasure(n)
+		ms, err := parseMeasure(n, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -388,12 +414,20 @@ func expandGroup(names []string) ([]Measure, error) {
 	return out, nil
 }
 
-func parseCutoffs(name, params string) ([]int, error) {
+func parseCutoffs(name, params string, lax *[]string) ([]int, error) {
 	var ks []int
 	for _, p := range strings.Split(params, ",") {
 		c, err := strconv.Atoi(p)
+		if err != nil && lax != nil {
+			if ip, ok := decimalIntPart(p); ok {
+				c, err = strconv.Atoi(ip)
+				if err == nil && c > 0 {
+					*lax = append(*lax, fmt.Sprintf("measure %q: cutoff %q truncated to %d, as trec_eval reads it (C atol keeps the leading integer); output name %s_%d", name, p, c, strings.SplitN(name, ".", 2)[0], c))
+				}
+			}
+		}
 		if err != nil || c <= 0 {
-			return nil, fmt.Errorf("eval: measure %q: cutoff %q is not a positive integer", name, p)
+			return nil, fmt.Errorf("measure %q: cutoff %q is not a positive integer", name, p)
 		}
 		ks = append(ks, c)
 	}
@@ -404,7 +438,7 @@ func parseCutoffs(name, params string) ([]int, error) {
 func parseRanx(name, base, ks string) ([]Measure, error) {
 	k, err := strconv.Atoi(ks)
 	if err != nil || k <= 0 {
-		return nil, fmt.Errorf("eval: measure %q: cutoff %q is not a positive integer", name, ks)
+		return nil, fmt.Errorf("measure %q: cutoff %q is not a positive integer", name, ks)
 	}
 	var trecBase string
 	switch base {
@@ -425,7 +459,18 @@ func parseRanx(name, base, ks string) ([]Measure, error) {
 	case "judged":
 		trecBase = "judged"
 	default:
-		return nil, fmt.Errorf("eval: unknown measure %q (ranx-style names: ndcg@k ndcg_burges@k hit_rate@k mrr@k recall@k precision@k map@k judged@k)", name)
+		return nil, fmt.Errorf("unknown measure %q (ranx-style names: ndcg@k ndcg_burges@k hit_rate@k mrr@k recall@k precision@k map@k judged@k)", name)
 	}
-	return parseMeasure(fmt.Sprintf("%s.%d", trecBase, k))
+	return parseMeasure(fmt.Sprintf("%s.%d", trecBase, k), nil)
+}
+
+// decimalIntPart returns the integer part of p when p is a plain decimal
+// number with a fractional part: an optional '+', digits, '.', and
+// optional digits ("23.4" → "23", "7." → "7").
+func decimalIntPart(p string) (string, bool) {
+	ip, frac, ok := strings.Cut(strings.TrimPrefix(p, "+"), ".")
+	if !ok || ip == "" || strings.Trim(ip, "0123456789") != "" || strings.Trim(frac, "0123456789") != "" {
+		return "", false
+	}
+	return ip, true
 }

@@ -712,21 +712,21 @@ func parseRunJSON(r io.Reader, name string) (Run, RunInfo, error) {
 // tag must be non-empty and contain no white space.
 func WriteRunTREC(w io.Writer, run Run, tag string) error {
 	if tag == "" || strings.ContainsAny(tag, " \t\r\n") {
-		return fmt.Errorf("eval: run tag %q must be non-empty and contain no white space", tag)
+		return fmt.Errorf("run tag %q must be non-empty and contain no white space", tag)
 	}
 	bw := bufio.NewWriter(w)
 	for _, qid := range sortedKeys(run) {
 		if strings.ContainsAny(qid, " \t\r\n") || qid == "" {
-			return fmt.Errorf("eval: query id %q cannot be written in TREC format", qid)
+			return fmt.Errorf("query id %q cannot be written in TREC format", qid)
 		}
 		res := append([]Result(nil), run[qid]...)
 		Sort(res, TieDocIDDesc)
 		for i, r := range res {
 			if strings.ContainsAny(r.DocID, " \t\r\n") || r.DocID == "" {
-				return fmt.Errorf("eval: doc id %q cannot be written in TREC format", r.DocID)
+				return fmt.Errorf("doc id %q cannot be written in TREC format", r.DocID)
 			}
 			if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
-				return fmt.Errorf("eval: query %q doc %q: score %v not finite", qid, r.DocID, r.Score)
+				return fmt.Errorf("query %q doc %q: score %v not finite", qid, r.DocID, r.Score)
 			}
 			fmt.Fprintf(bw, "%s Q0 %s %d %s %s\n", qid, r.DocID, i+1, strconv.FormatFloat(r.Score, 'g', -1, 64), tag)
 		}
@@ -792,11 +792,11 @@ func WriteQrelsTREC(w io.Writer, qrels Qrels) (skipped int, err error) {
 			continue
 		}
 		if strings.ContainsAny(qid, " \t\r\n") {
-			return skipped, fmt.Errorf("eval: query id %q cannot be written in TREC format", qid)
+			return skipped, fmt.Errorf("query id %q cannot be written in TREC format", qid)
 		}
 		for _, did := range sortedKeys(m) {
 			if strings.ContainsAny(did, " \t\r\n") {
-				return skipped, fmt.Errorf("eval: doc id %q cannot be written in TREC format", did)
+				return skipped, fmt.Errorf("doc id %q cannot be written in TREC format", did)
 			}
 			fmt.Fprintf(bw, "%s 0 %s %d\n", qid, did, m[did])
 		}

@@ -27,7 +27,7 @@ var errNotContiguous = errors.New("eval: run queries not contiguous")
 // passed to Evaluate. Errors are those of ReadRun and Evaluate.
 func EvaluateRunFile(qrels Qrels, path string, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
 	if len(measures) == 0 {
-		return nil, RunInfo{}, fmt.Errorf("eval: no measure given")
+		return nil, RunInfo{}, fmt.Errorf("no measure given")
 	}
 	rc, err := openMaybeGzip(path)
 	if err != nil {
@@ -355,7 +355,7 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 		return nil, info, &SyntaxError{File: name, Msg: noCommonQuery(notInQrels, e.NotInRun).Error()}
 	}
 	if len(rows) == 0 {
-		return nil, info, fmt.Errorf("eval: no query has both qrels and results (run queries not in qrels: %d)", len(notInQrels))
+		return nil, info, fmt.Errorf("no query has both qrels and results (run queries not in qrels: %d)", len(notInQrels))
 	}
 	slices.SortFunc(rows, func(a, b queryRow) int {
 		switch {

@@ -128,16 +128,22 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 			names = []string{"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"}
 		}
 	}
-	ms, err := eval.ParseMeasures(names)
+	// trec_eval's reading of parameters: a fractional cutoff is truncated
+	// (ndcg_cut.23.4 → ndcg_cut_23), each one reported on stderr.
+	ms, truncated, err := eval.ParseMeasuresTrec(names)
 	if err != nil {
 		return usagef("%v", err)
 	}
+	for _, w := range truncated {
+		fmt.Fprintf(stderr, "bench eval: warning: %s\n", w)
+	}
 	if *format == "trec" {
 		ms = eval.TrecOrder(ms)
-	} else if !slices.ContainsFunc(ms, func(m eval.Measure) bool { return m.Kind != eval.RelString && m.Kind != eval.RunID }) {
-		// The table, json and csv formats show numbers only: the output
-		// would be empty.
-		return usagef("-m %s: relstring and runid are printed by --format trec only (relstring per query, with -q)", strings.Join(names, " -m "))
+	} else if dropped, err := textMeasures(names, ms, *format); err != nil {
+		return err
+	} else if len(dropped) > 0 {
+		fmt.Fprintf(stderr, "bench eval: note: %s of the measure group%s printed by --format trec only, not in this output\n", strings.Join(dropped, " and "), map[bool]string{true: " is", false: "s are"}[len(dropped) == 1])
+		ms = slices.DeleteFunc(ms, isTextMeasure)
 	}
 
 	qrels, meta, err := eval.ReadQrels(pos[0])
@@ -171,6 +177,39 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 		}
 	}
 	return nil
+}
+
+// isTextMeasure reports whether m has no numeric value (relstring, runid).
+func isTextMeasure(m eval.Measure) bool {
+	return m.Kind == eval.RelString || m.Kind == eval.RunID
+}
+
+// textMeasures checks the -m names for the table, json and csv formats,
+// which show numbers only: relstring and runid named on their own are a
+// usage error (they were dropped silently when mixed with other measures);
+// brought in by the groups official or all_trec they are dropped, and their
+// names (among ms) returned so that the caller says so.
+func textMeasures(names []string, ms []eval.Measure, format string) (dropped []string, err error) {
+	for _, raw := range names {
+		for _, n := range strings.Fields(raw) {
+			if n == "official" || n == "all_trec" {
+				continue
+			}
+			got, _, err := eval.ParseMeasuresTrec([]string{n})
+			if err != nil {
+				continue // reported by the caller's parse
+			}
+			if slices.ContainsFunc(got, isTextMeasure) {
+				return nil, usagef("-m %s: relstring and runid are printed by --format trec only (relstring per query, with -q); --format %s shows numbers only", n, format)
+			}
+		}
+	}
+	for _, m := range ms {
+		if isTextMeasure(m) {
+			dropped = append(dropped, m.Name)
+		}
+	}
+	return dropped, nil
 }
 
 // checkFinite refuses per-query values that are not finite: parameters
