@@ -169,22 +169,32 @@ func Report(res *Results) string {
 		w("None: every judged query has a relevant document.\n\n")
 	} else {
 		w("%d queries have no relevant document; they are not averaged into the tables above. A retriever always returns something, so the question is whether its top-1 score separates them from answerable queries.\n\n", ds.Unanswerable)
-		var rows [][]string
+		// Short headers (explained below the table), split like the
+		// comparison table when long cell names still make it too wide.
+		hd := []string{"top-1 unans.", "top-1 ans.", "threshold", "abstain", fmt.Sprintf("lose gold@%d", pk)}
+		var names []string
+		vals := map[string][]string{}
 		for _, c := range res.Cells {
 			t := c.Threshold
 			if t == nil {
 				continue
 			}
-			row := []string{c.Name, fq(t.Unanswerable.Median), fq(t.Answerable.Median)}
+			names = append(names, c.Name)
+			row := []string{fq(t.Unanswerable.Median), fq(t.Answerable.Median)}
 			if s := t.Suggested; s != nil {
 				row = append(row, fmt.Sprintf("%.4g", s.Threshold), pct(s.UnanswerableAbstained), pct(s.AnswerableLostGold))
 			} else {
 				row = append(row, "–", "–", "–")
 			}
-			rows = append(rows, row)
+			for i, h := range hd {
+				vals[h] = append(vals[h], row[i])
+			}
 		}
-		table(&b, []string{"cell", "median top-1 (unanswerable)", "median top-1 (answerable)", "suggested threshold", "unanswerable abstained", fmt.Sprintf("answerable losing gold@%d", pk)}, rows)
-		w("\nThe threshold maximises Youden's J (share of unanswerable queries returning nothing − share of answerable queries losing a gold passage from the top %d).\n\n", pk)
+		splitTable(&b, [][]string{append([]string{"cell"}, names...)}, hd, nil, func(h string) []string {
+			return append([]string{h}, vals[h]...)
+		}, "")
+		w("\ntop-1 unans. and top-1 ans.: median top-1 score of the unanswerable and of the answerable queries (– when none has a result). threshold: the suggested abstention threshold; abstain: share of unanswerable queries it turns into no answer; lose gold@%d: share of answerable queries it would make lose a gold passage from the top %d.\n\n", pk, pk)
+		w("The threshold maximises Youden's J (share of unanswerable queries returning nothing − share of answerable queries losing a gold passage from the top %d).\n\n", pk)
 		if len(res.Cells) > 0 {
 			w("What came back for them (top 3; first cell per retriever, chunking %s):\n\n", res.Cells[0].Chunking.Name)
 			for _, c := range res.Cells {
@@ -230,15 +240,24 @@ func Report(res *Results) string {
 
 	// Timings.
 	w("## Timings (seconds)\n\n")
-	var trows [][]string
+	// The stage times first; latency and index size go to a second table
+	// when one would be wider than a terminal (splitTable).
+	tcols := []string{"cached", "chunk", "build", "embed", "search", "fuse", "rerank", "score", "query p50/p95 ms", "index MB"}
+	tvals := map[string][]string{}
+	tkeys := []string{"cell"}
 	for _, t := range res.Timings {
 		cached := ""
 		if t.Cached {
 			cached = "yes"
 		}
-		trows = append(trows, []string{t.Cell, cached, fmt.Sprintf("%.2f", t.Chunk), fmt.Sprintf("%.2f", t.Build), fmt.Sprintf("%.2f", t.Embed), fmt.Sprintf("%.2f", t.Search), fmt.Sprintf("%.2f", t.Fuse), fmt.Sprintf("%.2f", t.Rerank), fmt.Sprintf("%.2f", t.Score), latency(t), mb(t.IndexBytes)})
+		tkeys = append(tkeys, t.Cell)
+		for i, v := range []string{cached, fmt.Sprintf("%.2f", t.Chunk), fmt.Sprintf("%.2f", t.Build), fmt.Sprintf("%.2f", t.Embed), fmt.Sprintf("%.2f", t.Search), fmt.Sprintf("%.2f", t.Fuse), fmt.Sprintf("%.2f", t.Rerank), fmt.Sprintf("%.2f", t.Score), latency(t), mb(t.IndexBytes)} {
+			tvals[tcols[i]] = append(tvals[tcols[i]], v)
+		}
 	}
-	table(&b, []string{"cell", "cached run", "chunk", "build", "embed", "search", "fuse", "rerank", "score", "query p50/p95 ms", "index MB"}, trows)
+	splitTable(&b, [][]string{tkeys}, tcols, tcols[:8], func(m string) []string {
+		return append([]string{m}, tvals[m]...)
+	}, "")
 	w("\nA cached run was read from the run cache: nothing was built, embedded or searched. Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
 
 	if len(res.Warnings) > 0 {

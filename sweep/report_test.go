@@ -355,3 +355,59 @@ func TestReportNoVarianceWording(t *testing.T) {
 		t.Errorf("report.md lacks the undefined-MDD sentence:\n%s", rep)
 	}
 }
+
+// TestReportTimingAndUnanswerableWidth: with cell names as long as a real
+// sweep's ("fixed-256o32/rerank-interpolated", 33 characters) the timing
+// and unanswerable tables stay within maxTableWidth (a 100-column
+// terminal) and every number of the cells' Timing and Threshold is still
+// printed exactly once, in its own row.
+func TestReportTimingAndUnanswerableWidth(t *testing.T) {
+	names := []string{"fixed-256o32/rerank-interpolated", "doc/bm25"}
+	res := &Results{
+		Config: Config{Name: "x", Dataset: DatasetConfig{Title: ptr(true)}, Metrics: []string{"ndcg"}, K: []int{10}, PromptK: 10,
+			HeldOut: HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
+		Dataset: DatasetSummary{Unanswerable: 2},
+	}
+	f := func(v float64) *float64 { return &v }
+	for i, n := range names {
+		d := float64(i)
+		res.Cells = append(res.Cells, CellResult{Name: n, Means: map[string]map[string]float64{GroupAll: {"ndcg@10": 0.5}},
+			Threshold: &Threshold{
+				Unanswerable: ScoreQuantiles{Median: f(0.1111 + d)}, Answerable: ScoreQuantiles{Median: f(0.2222 + d)},
+				Suggested: &ThresholdChoice{Threshold: 0.3333 + d, UnanswerableAbstained: 0.44 + d/10, AnswerableLostGold: 0.05 + d/10}}})
+		res.Timings = append(res.Timings, Timing{Cell: n, Cached: i == 1, Chunk: 1.01 + d, Build: 2.02 + d, Embed: 3.03 + d, Search: 4.04 + d,
+			Fuse: 5.05 + d, Rerank: 6.06 + d, Score: 7.07 + d, LatencyP50: 8.1 + d, LatencyP95: 9.2 + d, IndexBytes: int64(12.3e6 + d*1e6)})
+	}
+	md := Report(res)
+	for _, sec := range []string{"## Unanswerable", "## Timings"} {
+		part := md[strings.Index(md, sec):]
+		part = part[:strings.Index(part[3:], "\n## ")+3]
+		for _, l := range strings.Split(part, "\n") {
+			if strings.HasPrefix(l, "|") && runeLen(l) > maxTableWidth {
+				t.Errorf("%s: table line of %d characters: %s", sec, runeLen(l), l)
+			}
+		}
+	}
+	// Every value, in the row of its cell (rows start "| <name> ").
+	rowsOf := func(name string) string {
+		var out []string
+		for _, l := range strings.Split(md, "\n") {
+			if strings.HasPrefix(l, "| "+name+" ") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	want := map[string][]string{
+		names[0]: {"0.1111", "0.2222", "0.3333", "44%", "5%", "1.01", "2.02", "3.03", "4.04", "5.05", "6.06", "7.07", "8.1 / 9.2", "12.3"},
+		names[1]: {"1.111", "1.222", "1.333", "54%", "15%", "yes", "2.01", "3.02", "4.03", "5.04", "6.05", "7.06", "8.07", "9.1 / 10.2", "13.3"},
+	}
+	for n, vals := range want {
+		rows := rowsOf(n)
+		for _, v := range vals {
+			if c := strings.Count(rows, "| "+v+" "); c != 1 {
+				t.Errorf("%s: %q appears %d times in its rows:\n%s", n, v, c, rows)
+			}
+		}
+	}
+}
