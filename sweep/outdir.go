@@ -38,15 +38,18 @@ func checkOutputDir(dir string) error {
 	case err != nil:
 		return fmt.Errorf("output folder: %w", err)
 	}
-	foreign := ""
+	var others []string
 	for _, e := range entries {
 		if !contains(outputNames, e.Name()) && !strings.HasPrefix(e.Name(), stagePrefix) {
-			foreign = e.Name()
-			break
+			others = append(others, e.Name())
 		}
 	}
-	if foreign == "" {
+	if len(others) == 0 {
 		return nil
+	}
+	foreign := others[0]
+	if len(others) > 1 {
+		foreign += fmt.Sprintf(" and %d more", len(others)-1)
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
 	if err == nil {
@@ -59,7 +62,7 @@ func checkOutputDir(dir string) error {
 		}
 		return fmt.Errorf("output folder %s: manifest.json is not a bench run manifest (no config_sha256/dataset_sha256) and the folder holds other files (%s): refusing to write into it; choose a new or empty folder with --output", dir, foreign)
 	}
-	return fmt.Errorf("output folder %s is not empty (%s, …) and has no manifest.json from an earlier bench run: refusing to write into it; choose a new or empty folder with --output", dir, foreign)
+	return fmt.Errorf("output folder %s is not empty (it holds %s) and has no manifest.json from an earlier bench run: refusing to write into it; choose a new or empty folder with --output", dir, foreign)
 }
 
 // testHookStaged, when set (tests only), is called after each file is

@@ -140,7 +140,7 @@ func Report(res *Results) string {
 			if len(res.Cells) > 0 {
 				n = res.Cells[0].Counts[g]
 			}
-			w("### %s (%d answerable queries)\n\n", s, n)
+			w("### %s (%d answerable %s)\n\n", s, n, map[bool]string{true: "query", false: "queries"}[n == 1])
 			if s == NoSlice {
 				w("Queries with no `%s` label.\n\n", cfg.Dataset.SliceField)
 			}

@@ -193,7 +193,7 @@ func TestReportWideTableSplit(t *testing.T) {
 	md := Report(res)
 	// The per-slice table is split the same way (config order, no
 	// significance), every value once.
-	slice := md[strings.Index(md, "### s (1 answerable queries)"):strings.Index(md, "## Unanswerable")]
+	slice := md[strings.Index(md, "### s (1 answerable query)"):strings.Index(md, "## Unanswerable")]
 	for _, l := range strings.Split(slice, "\n") {
 		if strings.HasPrefix(l, "|") && runeLen(l) > maxTableWidth {
 			t.Errorf("slice table line of %d characters: %s", runeLen(l), l)
