@@ -1,7 +1,11 @@
 package eval
 
 import (
+	"bytes"
+	"compress/gzip"
 	"math"
+	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -117,5 +121,73 @@ func TestParseMeasuresTrecCutoffs(t *testing.T) {
 		if _, _, err := ParseMeasuresTrec([]string{bad}); err == nil {
 			t.Errorf("%s: accepted", bad)
 		}
+	}
+}
+
+// TestQrelsFormatMistakes: common wrong inputs get an error saying what the
+// input looks like, or are read when their meaning is unambiguous.
+func TestQrelsFormatMistakes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, data []byte) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	errCases := []struct{ name, content, want string }{
+		{"nohdr.tsv", "1\t31715818\t1\n",
+			`nohdr.tsv:1: line: TREC qrels line needs 4 fields (qid iter docid grade), got 3 (this looks like a BEIR qrels TSV without its header line: add "query-id\tcorpus-id\tscore" as the first line)`},
+		{"queries.jsonl", `{"_id": "0", "text": "a claim", "metadata": {}}` + "\n",
+			`queries.jsonl:1: gold: missing: this looks like a BEIR queries file ("_id", "text"), which holds no judgements; give the qrels (BEIR qrels/test.tsv) or a labelled-query JSONL with "gold"`},
+		// encoding/json leaked Go internals here ("json: cannot unmarshal
+		// number into Go struct field jsonlQuery.kind of type string").
+		{"kind.jsonl", `{"id": "q1", "gold": ["d1"], "kind": 3}` + "\n", `kind.jsonl:1: kind: must be a string, got 3`},
+		{"gold.jsonl", `{"id": "q1", "gold": ["d1", 7]}` + "\n", `gold.jsonl:1: gold: item 2 must be a doc id string, got 7`},
+		// kind and slice both given: kind used to win silently.
+		{"both.jsonl", `{"id": "q1", "gold": ["d1"], "kind": "a", "slice": "b"}` + "\n",
+			`both.jsonl:1: slice: "kind" and "slice" both given and different ("a" vs "b"): give one`},
+		// encoding/json matched "Gold" and "Id" to the fields gold and id.
+		{"case.jsonl", `{"id": "q1", "Gold": ["d1"]}` + "\n",
+			`case.jsonl:1: Gold: unknown key (a labelled query holds "id" or "qid", "question" or "text", "gold", "kind" or "slice"); keys are case-sensitive: "gold"`},
+		{"extra.jsonl", `{"id": "q1", "gold": ["d1"], "answer": "x"}` + "\n",
+			`extra.jsonl:1: answer: unknown key (a labelled query holds "id" or "qid", "question" or "text", "gold", "kind" or "slice")`},
+		{"floatid.jsonl", `{"id": 1.5, "gold": ["d1"]}` + "\n", `floatid.jsonl:1: id: must be a non-empty string or an integer, got 1.5`},
+		{"ranxbad.json", `{"q1": {"d1": 1, "d2": "x"}}`, `ranxbad.json:1: grade: query "q1" doc "d2": grade must be an integer, got x`},
+	}
+	for _, c := range errCases {
+		_, _, err := ReadQrels(write(c.name, []byte(c.content)))
+		if got := ""; err != nil {
+			got = strings.ReplaceAll(err.Error(), dir+"/", "")
+			if got != c.want {
+				t.Errorf("%s:\n got  %s\n want %s", c.name, got, c.want)
+			}
+		} else {
+			t.Errorf("%s: no error, want %s", c.name, c.want)
+		}
+	}
+
+	// Accepted: equal kind and slice; a 20-digit integer id kept as
+	// written; ranx qrels (one object, pretty-printed over lines, an empty
+	// object = unanswerable); gzip content without ".gz".
+	q, meta, err := ReadQrels(write("ok.jsonl", []byte(`{"id": 12345678901234567890, "gold": {"d1": 2}, "kind": "x", "slice": "x"}`+"\n")))
+	if err != nil || q["12345678901234567890"]["d1"] != 2 || meta["12345678901234567890"].Slice != "x" {
+		t.Errorf("20-digit id: %v %v %v", q, meta, err)
+	}
+	q, _, err = ReadQrels(write("ranx.json", []byte("{\n  \"q1\": {\"d1\": 1, \"d2\": 0},\n  \"q2\": {}\n}\n")))
+	if want := (Qrels{"q1": {"d1": 1, "d2": 0}, "q2": {}}); err != nil || !reflect.DeepEqual(q, want) {
+		t.Errorf("ranx qrels: %v, %v; want %v", q, err, want)
+	}
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write([]byte("q1 0 d1 1\n"))
+	zw.Close()
+	q, _, err = ReadQrels(write("qrels.trec", zb.Bytes()))
+	if want := (Qrels{"q1": {"d1": 1}}); err != nil || !reflect.DeepEqual(q, want) {
+		t.Errorf("gzip without .gz: %v, %v; want %v", q, err, want)
+	}
+	run, err := ReadRun(write("run.trec", zb.Bytes()[:0])) // empty: not gzip
+	if err == nil {
+		t.Errorf("empty run read: %v", run)
 	}
 }

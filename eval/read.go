@@ -6,12 +6,14 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/bits"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,7 +71,9 @@ type RunInfo struct {
 }
 
 // openMaybeGzip opens path, transparently decompressing it when its name ends
-// in ".gz".
+// in ".gz" or its content starts with the gzip magic bytes 1f 8b (a gzip
+// file without the extension: no text qrels or run starts with them, as
+// 0x8b is not valid UTF-8 after 0x1f).
 func openMaybeGzip(path string) (io.ReadCloser, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -80,7 +84,15 @@ func openMaybeGzip(path string) (io.ReadCloser, error) {
 		return nil, &SyntaxError{File: path, Msg: "is a directory, want a file"}
 	}
 	if !strings.HasSuffix(path, ".gz") {
-		return f, nil
+		var magic [2]byte
+		n, _ := io.ReadFull(f, magic[:])
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if n < 2 || magic != [2]byte{0x1f, 0x8b} {
+			return f, nil
+		}
 	}
 	zr, err := gzip.NewReader(f)
 	if err != nil {
@@ -208,7 +220,15 @@ func ReadQrels(path string) (Qrels, map[string]QueryMeta, error) {
 func ParseQrels(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if startsWithBrace(br) {
-		return parseQrelsJSONL(br, name)
+		data, err := io.ReadAll(br)
+		if err != nil {
+			return nil, nil, &SyntaxError{File: name, Msg: err.Error()}
+		}
+		if isRanxQrels(data) {
+			q, err := parseQrelsRanx(data, name)
+			return q, map[string]QueryMeta{}, err
+		}
+		return parseQrelsJSONL(bytes.NewReader(data), name)
 	}
 	q, err := parseQrelsText(br, name)
 	return q, map[string]QueryMeta{}, err
@@ -244,8 +264,11 @@ func parseQrelsText(r io.Reader, name string) (Qrels, error) {
 			f := strings.Fields(string(line))
 			if len(f) != 4 {
 				hint := ""
-				if len(f) == 6 && f[1] == "Q0" {
+				switch {
+				case len(f) == 6 && f[1] == "Q0":
 					hint = " (this looks like a run line: give QRELS first, then RUN)"
+				case len(f) == 3 && len(strings.Split(string(line), "\t")) == 3:
+					hint = " (this looks like a BEIR qrels TSV without its header line: add \"query-id\\tcorpus-id\\tscore\" as the first line)"
 				}
 				return nil, s.errf("line", "TREC qrels line needs 4 fields (qid iter docid grade), got %d%s", len(f), hint)
 			}
@@ -285,32 +308,65 @@ func parseQrelsText(r io.Reader, name string) (Qrels, error) {
 	return qrels, nil
 }
 
-type jsonlQuery struct {
-	ID       *json.RawMessage `json:"id"`
-	QID      *json.RawMessage `json:"qid"`
-	Question *string          `json:"question"`
-	Text     *string          `json:"text"`
-	Gold     json.RawMessage  `json:"gold"`
-	Kind     *string          `json:"kind"`
-	Slice    *string          `json:"slice"`
-}
+// jsonlKeys are the keys a labelled-query JSONL line may hold, matched
+// exactly (encoding/json would also take "Gold" or "ID" for them).
+var jsonlKeys = []string{"id", "qid", "question", "text", "gold", "kind", "slice"}
 
-// jsonID accepts a string or an integer id.
-func jsonID(raw *json.RawMessage) (string, bool) {
-	if raw == nil {
-		return "", false
-	}
+// jsonID reads a query id: a non-empty string, or an integer literal of any
+// length kept as written (ids are strings: 12345678901234567890 is not
+// converted to a number). ok is false for any other value.
+func jsonID(raw json.RawMessage) (id string, ok bool) {
 	var s string
-	if err := json.Unmarshal(*raw, &s); err == nil {
+	if err := json.Unmarshal(raw, &s); err == nil {
 		return s, s != ""
 	}
-	var n json.Number
-	if err := json.Unmarshal(*raw, &n); err == nil {
-		if _, err := n.Int64(); err == nil {
-			return n.String(), true
-		}
+	lit := strings.TrimPrefix(string(raw), "-")
+	if lit != "" && strings.Trim(lit, "0123456789") == "" {
+		return string(raw), true
 	}
 	return "", false
+}
+
+// jsonString reads the string value of key in obj: "" and false when the
+// key is absent, an error naming the key when its value is not a string.
+func jsonString(s *lineScanner, obj map[string]json.RawMessage, key string) (string, bool, error) {
+	raw, ok := obj[key]
+	if !ok {
+		return "", false, nil
+	}
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", false, s.errf(key, "must be a string, got %s", clip(raw))
+	}
+	return v, true, nil
+}
+
+// clip shortens a JSON value for an error message.
+func clip(raw []byte) string {
+	if len(raw) > 40 {
+		return string(raw[:37]) + "..."
+	}
+	return string(raw)
+}
+
+// pickOne returns the value of key a, or of key b when a is absent; both
+// present and different is an error naming b.
+func pickOne(s *lineScanner, obj map[string]json.RawMessage, a, b string) (string, error) {
+	va, okA, err := jsonString(s, obj, a)
+	if err != nil {
+		return "", err
+	}
+	vb, okB, err := jsonString(s, obj, b)
+	if err != nil {
+		return "", err
+	}
+	if okA && okB && va != vb {
+		return "", s.errf(b, "%q and %q both given and different (%q vs %q): give one", a, b, va, vb)
+	}
+	if okA {
+		return va, nil
+	}
+	return vb, nil
 }
 
 func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
@@ -319,47 +375,82 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 	meta := map[string]QueryMeta{}
 	for s.Scan() {
 		line := s.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 {
 			continue
 		}
-		var q jsonlQuery
+		if trimmed[0] != '{' {
+			return nil, nil, s.errf("json", "want one JSON object per line (a labelled query), got %q", clip(trimmed))
+		}
+		var obj map[string]json.RawMessage
 		dec := json.NewDecoder(bytes.NewReader(line))
-		if err := dec.Decode(&q); err != nil {
-			return nil, nil, s.errf("json", "%v", err)
+		if err := dec.Decode(&obj); err != nil {
+			return nil, nil, s.errf("json", "%s", jsonSyntax(err))
 		}
 		if _, err := dec.Token(); err != io.EOF {
 			return nil, nil, s.errf("json", "unexpected data after the object (one query per line)")
 		}
-		if key := jsonkey.Repeated(line, true); key != "" {
+		if key := jsonkey.Repeated(line, false); key != "" {
 			return nil, nil, s.errf(key, "key given twice in one object")
 		}
-		idField, raw := "id", q.ID
-		if raw == nil && q.QID != nil {
-			idField, raw = "qid", q.QID
+		if _, ok := obj["gold"]; !ok {
+			if _, beir := obj["_id"]; beir {
+				return nil, nil, s.errf("gold", "missing: this looks like a BEIR queries file (\"_id\", \"text\"), which holds no judgements; give the qrels (BEIR qrels/test.tsv) or a labelled-query JSONL with \"gold\"")
+			}
+		}
+		for _, k := range sortedKeys(obj) {
+			if slices.Contains(jsonlKeys, k) {
+				continue
+			}
+			hint := ""
+			for _, want := range jsonlKeys {
+				if strings.EqualFold(k, want) {
+					hint = fmt.Sprintf("; keys are case-sensitive: %q", want)
+				}
+			}
+			return nil, nil, s.errf(k, "unknown key (a labelled query holds \"id\" or \"qid\", \"question\" or \"text\", \"gold\", \"kind\" or \"slice\")%s", hint)
+		}
+		idField := "id"
+		raw, hasID := obj["id"]
+		if !hasID {
+			idField = "qid"
+			raw = obj["qid"]
+		}
+		if raw == nil {
+			return nil, nil, s.errf("id", "missing (need \"id\" or \"qid\")")
 		}
 		qid, ok := jsonID(raw)
 		if !ok {
-			return nil, nil, s.errf(idField, "missing or not a non-empty string/integer query id (need \"id\" or \"qid\")")
+			return nil, nil, s.errf(idField, "must be a non-empty string or an integer, got %s", clip(raw))
 		}
-		if q.ID != nil && q.QID != nil {
-			if other, _ := jsonID(q.QID); other != qid {
+		if rawQ, ok := obj["qid"]; hasID && ok {
+			other, ok := jsonID(rawQ)
+			if !ok {
+				return nil, nil, s.errf("qid", "must be a non-empty string or an integer, got %s", clip(rawQ))
+			}
+			if other != qid {
 				return nil, nil, s.errf("qid", "\"id\" and \"qid\" both given and different (%s vs %s)", qid, other)
 			}
 		}
 		if _, dup := qrels[qid]; dup {
 			return nil, nil, s.errf(idField, "query %q given twice", qid)
 		}
-		if len(q.Gold) == 0 || string(q.Gold) == "null" {
+		gold := obj["gold"]
+		if len(gold) == 0 || string(gold) == "null" {
 			return nil, nil, s.errf("gold", "missing (use [] or {} for an unanswerable query)")
 		}
 		m := map[string]int{}
-		switch q.Gold[0] {
+		switch gold[0] {
 		case '[':
-			var ids []string
-			if err := json.Unmarshal(q.Gold, &ids); err != nil {
-				return nil, nil, s.errf("gold", "must be a list of doc id strings: %v", err)
+			var items []json.RawMessage
+			if err := json.Unmarshal(gold, &items); err != nil {
+				return nil, nil, s.errf("gold", "%s", jsonSyntax(err))
 			}
-			for _, d := range ids {
+			for i, it := range items {
+				var d string
+				if json.Unmarshal(it, &d) != nil {
+					return nil, nil, s.errf("gold", "item %d must be a doc id string, got %s", i+1, clip(it))
+				}
 				if d == "" {
 					return nil, nil, s.errf("gold", "empty doc id")
 				}
@@ -369,40 +460,35 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 				m[d] = 1
 			}
 		case '{':
-			var grades map[string]json.Number
-			dec := json.NewDecoder(bytes.NewReader(q.Gold))
-			dec.UseNumber()
-			if err := dec.Decode(&grades); err != nil {
-				return nil, nil, s.errf("gold", "must map doc id to integer grade: %v", err)
+			var grades map[string]json.RawMessage
+			if err := json.Unmarshal(gold, &grades); err != nil {
+				return nil, nil, s.errf("gold", "%s", jsonSyntax(err))
 			}
-			if d := jsonkey.Repeated(q.Gold, false); d != "" {
+			if d := jsonkey.Repeated(gold, false); d != "" {
 				return nil, nil, s.errf("gold", "doc %q graded twice", d)
 			}
-			for d, v := range grades {
-				g, err := strconv.Atoi(v.String())
-				if err != nil {
-					return nil, nil, s.errf("gold", "grade of doc %q is not an integer: %s", d, v)
-				}
+			for _, d := range sortedKeys(grades) {
 				if d == "" {
 					return nil, nil, s.errf("gold", "empty doc id")
+				}
+				g, err := strconv.Atoi(string(grades[d]))
+				if err != nil {
+					return nil, nil, s.errf("gold", "grade of doc %q must be an integer, got %s", d, clip(grades[d]))
 				}
 				m[d] = g
 			}
 		default:
-			return nil, nil, s.errf("gold", "must be a list of doc ids or an object doc id → grade")
+			return nil, nil, s.errf("gold", "must be a list of doc ids or an object doc id → grade, got %s", clip(gold))
+		}
+		var qm QueryMeta
+		var err error
+		if qm.Text, err = pickOne(s, obj, "question", "text"); err != nil {
+			return nil, nil, err
+		}
+		if qm.Slice, err = pickOne(s, obj, "kind", "slice"); err != nil {
+			return nil, nil, err
 		}
 		qrels[qid] = m
-		var qm QueryMeta
-		if q.Question != nil {
-			qm.Text = *q.Question
-		} else if q.Text != nil {
-			qm.Text = *q.Text
-		}
-		if q.Kind != nil {
-			qm.Slice = *q.Kind
-		} else if q.Slice != nil {
-			qm.Slice = *q.Slice
-		}
 		meta[qid] = qm
 	}
 	if err := s.Err(); err != nil {
@@ -412,6 +498,103 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 		return nil, nil, &SyntaxError{File: name, Msg: "no queries found (empty qrels file)"}
 	}
 	return qrels, meta, nil
+}
+
+// jsonSyntax words a JSON decoding error without Go type names.
+func jsonSyntax(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return "invalid JSON: " + se.Error()
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return "invalid JSON: unexpected end of line"
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "invalid JSON: unexpected " + te.Value
+	}
+	return "invalid JSON"
+}
+
+// isRanxQrels reports whether data is one JSON object whose values are all
+// objects — ranx's qrels {"q1": {"d1": 1}} — rather than labelled-query
+// JSONL (one object per line with "id"/"qid" and "gold").
+func isRanxQrels(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))))
+	var obj map[string]json.RawMessage
+	if dec.Decode(&obj) != nil || len(obj) == 0 {
+		return false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return false
+	}
+	for k, v := range obj {
+		if len(v) == 0 || v[0] != '{' || slices.Contains(jsonlKeys, k) {
+			return false
+		}
+	}
+	return true
+}
+
+// parseQrelsRanx reads ranx-style qrels {"q1": {"d1": 2, "d2": 0}, ...}:
+// integer grades; a query with an empty object is unanswerable.
+func parseQrelsRanx(data []byte, name string) (Qrels, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	fail := func(field, format string, a ...any) (Qrels, error) {
+		off := min(dec.InputOffset(), int64(len(data)))
+		return nil, &SyntaxError{File: name, Line: 1 + bytes.Count(data[:off], []byte("\n")), Field: field, Msg: fmt.Sprintf(format, a...)}
+	}
+	if _, err := dec.Token(); err != nil { // '{', checked by isRanxQrels
+		return fail("json", "%s", jsonSyntax(err))
+	}
+	qrels := Qrels{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fail("json", "%s", jsonSyntax(err))
+		}
+		qid := tok.(string)
+		if _, dup := qrels[qid]; dup {
+			return fail("query id", "query %q given twice", qid)
+		}
+		if qid == "" {
+			return fail("query id", "empty")
+		}
+		if _, err := dec.Token(); err != nil { // '{'
+			return fail("json", "%s", jsonSyntax(err))
+		}
+		m := map[string]int{}
+		for dec.More() {
+			tok, err := dec.Token()
+			if err != nil {
+				return fail("json", "%s", jsonSyntax(err))
+			}
+			did := tok.(string)
+			if did == "" {
+				return fail("doc id", "query %q: empty doc id", qid)
+			}
+			tok, err = dec.Token()
+			if err != nil {
+				return fail("json", "%s", jsonSyntax(err))
+			}
+			num, isNum := tok.(json.Number)
+			g, err := strconv.Atoi(string(num))
+			if !isNum || err != nil {
+				return fail("grade", "query %q doc %q: grade must be an integer, got %v", qid, did, tok)
+			}
+			if _, dup := m[did]; dup {
+				return fail("doc id", "query %q judges doc %q twice", qid, did)
+			}
+			m[did] = g
+		}
+		if _, err := dec.Token(); err != nil { // '}'
+			return fail("json", "%s", jsonSyntax(err))
+		}
+		qrels[qid] = m
+	}
+	return qrels, nil
 }
 
 // ReadRun reads a run from path: a TREC run ("qid Q0 docid rank score tag",
