@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -26,8 +27,16 @@ func checkModelKind(r RetrieverConfig) error {
 	if kind == want {
 		return nil
 	}
-	return fmt.Errorf("retriever %q: type %s needs an %s model, but %s is an %s (%s); use a %s folder, or set \"kind\" in its %s if that is wrong (check it with: bench model check %s)",
-		r.Name, r.Type, want, r.Model, kind, how, want, encoder.ConfigFile, r.Model)
+	return fmt.Errorf("retriever %q: type %s needs %s model, but %s is %s (%s); use %s model folder, or set \"kind\" in its %s if that is wrong (check it with: bench model check %s)",
+		r.Name, r.Type, article(want), r.Model, article(kind), how, article(want), encoder.ConfigFile, r.Model)
+}
+
+// article is "an embedder" or "a cross-encoder".
+func article(kind string) string {
+	if kind == encoder.KindEmbedder {
+		return "an " + kind
+	}
+	return "a " + kind
 }
 
 // modelKind returns a model folder's kind as the encoder package resolves
@@ -184,8 +193,8 @@ func probeDir(dir string) error {
 			}
 			break
 		}
-		if !errors.Is(err, os.ErrNotExist) {
-			return err
+		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return unwrapPath(err)
 		}
 		created = append(created, d)
 		if filepath.Dir(d) == d {

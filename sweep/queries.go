@@ -14,6 +14,7 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // scanLines calls fn for each non-blank line of a file (BOM and CR
@@ -201,9 +202,9 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 				emptied++
 			}
 		}
-		w := fmt.Sprintf("dataset.unknown_gold: ignore: dropped %d relevant judgements in %d queries of %s whose doc ids are not in the corpus %s (recall and nDCG count only gold documents present in the corpus)", len(unknown), len(queries), qrelsPath, corpusPath)
+		w := fmt.Sprintf("dataset.unknown_gold: ignore: dropped %s in %s of %s: their doc ids are not in the corpus %s (recall, MAP and nDCG count only gold documents present in the corpus)", count(len(unknown), "relevant judgement"), count(len(queries), "query"), qrelsPath, corpusPath)
 		if emptied > 0 {
-			w += fmt.Sprintf("; %d of these queries have no relevant document left and are reported as unanswerable", emptied)
+			w += fmt.Sprintf("; %s no relevant document left and %s reported as unanswerable", count(emptied, "query has"), map[bool]string{true: "is", false: "are"}[emptied == 1])
 		}
 		return w, nil
 	}
@@ -223,7 +224,7 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 		return unknown[a].doc < unknown[b].doc
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d gold doc ids in %d queries name no document of the corpus %s (they would silently score as misses)", qrelsPath, len(unknown), len(queries), corpusPath)
+	fmt.Fprintf(&b, "%s: %s in %s name no document of the corpus %s (they would silently score as misses)", qrelsPath, count(len(unknown), "gold doc id"), count(len(queries), "query"), corpusPath)
 	if len(unknown) > maxListed {
 		fmt.Fprintf(&b, "; the first %d", maxListed)
 	}
@@ -345,4 +346,78 @@ func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
 		}
 	}
 	return sum, warns, nil
+}
+
+// beirQueriesHint explains err, an error reading a labelled-query file,
+// when the file is a BEIR queries.jsonl ({"_id", "text"}, no "gold"): such
+// a file carries no judgements, so the config needs dataset.qrels.
+func beirQueriesHint(cfg *Config, path string, err error) error {
+	beir := false
+	_ = scanLines(path, func(n int, line string) error {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(line), &obj) == nil {
+			_, id := obj["_id"]
+			_, gold := obj["gold"]
+			beir = id && !gold
+		}
+		return io.EOF // the first line decides
+	})
+	if !beir {
+		return err
+	}
+	return cfg.errf("dataset.queries", "%s is a BEIR queries.jsonl (\"_id\", \"text\"; no \"gold\"): it has no judgements; set dataset.qrels to its qrels file (e.g. qrels/test.tsv), or use dataset.beir for a BEIR folder (reading it as labelled queries: %v)", path, err)
+}
+
+// count is "1 query" or "3 queries": n and the noun, plural when n ≠ 1
+// ("query has" becomes "queries have").
+func count(n int, noun string) string {
+	if n != 1 {
+		switch {
+		case noun == "query has":
+			noun = "queries have"
+		case strings.HasSuffix(noun, "y"):
+			noun = strings.TrimSuffix(noun, "y") + "ies"
+		default:
+			noun += "s"
+		}
+	}
+	return fmt.Sprintf("%d %s", n, noun)
+}
+
+// readLabelled reads a labelled-query JSONL (or qrels file) through
+// be.readQrels. When sliceField is a field of its own (not "kind" or
+// "slice", which eval.ReadQrels reads), that field is removed from each
+// line first, so a reader that rejects unknown keys accepts it; line
+// numbers are kept, so errors still name file:line. readSliceField reads
+// the field itself.
+func readLabelled(be backend, path, sliceField string) (eval.Qrels, map[string]eval.QueryMeta, error) {
+	if sliceField == "" || sliceField == "kind" || sliceField == "slice" {
+		return be.readQrels(path)
+	}
+	var buf bytes.Buffer
+	last := 0
+	err := scanLines(path, func(n int, line string) error {
+		for ; last < n-1; last++ {
+			buf.WriteByte('\n')
+		}
+		last = n
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(line), &obj) == nil {
+			if _, ok := obj[sliceField]; ok && jsonkey.Repeated([]byte(line), false) == "" {
+				delete(obj, sliceField)
+				b, err := json.Marshal(obj)
+				if err != nil {
+					return err
+				}
+				line = string(b)
+			}
+		}
+		buf.WriteString(line)
+		buf.WriteByte('\n')
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return eval.ParseQrels(&buf, path)
 }

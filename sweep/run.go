@@ -274,6 +274,18 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 		warns = append(warns, w...)
 	}
 	ds.files["corpus"] = corpusPath
+	var slices map[string]string
+	if f := d.SliceField; f != "" {
+		// The named field only: a typo never falls back to kind/slice.
+		labelled := firstNonEmpty(queriesPath, qrelsPath)
+		var keys []string
+		if slices, keys, err = readSliceField(labelled, f); err != nil {
+			return nil, nil, err
+		}
+		if len(slices) == 0 {
+			return nil, nil, cfg.errf("dataset.slice_field", "no query of %s has a %q field (keys seen: %s); name one of those, or remove slice_field", labelled, f, strings.Join(keys, ", "))
+		}
+	}
 	ds.slice = map[string]string{}
 	ds.text = map[string]string{}
 	if qrelsPath != "" {
@@ -301,9 +313,9 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 		}
 	} else {
 		ds.files["queries"] = queriesPath
-		q, meta, err := be.readQrels(queriesPath)
+		q, meta, err := readLabelled(be, queriesPath, d.SliceField)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, beirQueriesHint(cfg, queriesPath, err)
 		}
 		ds.qrels = q
 		for id, m := range meta {
@@ -311,16 +323,7 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 			ds.text[id] = m.Text
 		}
 	}
-	if f := d.SliceField; f != "" {
-		// The named field only: a typo never falls back to kind/slice.
-		labelled := firstNonEmpty(queriesPath, qrelsPath)
-		slices, keys, err := readSliceField(labelled, f)
-		if err != nil {
-			return nil, nil, err
-		}
-		if len(slices) == 0 {
-			return nil, nil, cfg.errf("dataset.slice_field", "no query of %s has a %q field (keys seen: %s); name one of those, or remove slice_field", labelled, f, strings.Join(keys, ", "))
-		}
+	if slices != nil {
 		ds.slice = slices
 	}
 	w, err := checkGold(ds, firstNonEmpty(qrelsPath, queriesPath), corpusPath, d.UnknownGold, cfg.path)

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/sweep"
 	"golang.org/x/term"
 )
@@ -47,7 +48,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the repository's models/ then <data root>/models)")
 		output    = fs.String("output", "", "output folder (default: the config's output, else results/<name> beside the config)")
 		cacheDir  = fs.String("cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
-		check     = fs.Bool("check", false, "load and validate the config and every file it names, print the cells, and stop")
+		check     = fs.Bool("check", false, "load and validate the config and every file it names (dataset read and checked, model kinds, output/cache/history writable), print the cells, and stop")
 		histPath  = fs.String("history", "", "history CSV to append the run's row to (default: the config's history, else bench-history.csv beside the config)")
 		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
 		progress  = fs.String("progress", "auto", "progress on stderr: auto (bar when stderr is a terminal, else plain), bar (one bar per stage), plain (one line per stage start and end), none")
@@ -74,6 +75,30 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	cells := cfg.Cells()
 	if *check {
+		// Everything the run checks before its first cell: output, cache
+		// and history writable, the ONNX Runtime library present (found,
+		// not loaded), the dataset loaded and its gold ids, labels and
+		// slices checked.
+		if err := cfg.CheckWritable(!*noHistory); err != nil {
+			return err
+		}
+		for _, r := range cfg.Retrievers {
+			if r.Type != "dense" && r.Type != "rerank" {
+				continue
+			}
+			lib, err := encoder.ResolveLibrary(*ortLib)
+			if err == nil {
+				_, err = os.Stat(lib)
+			}
+			if err != nil {
+				return fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", r.Name, err)
+			}
+			break
+		}
+		sum, warns, err := sweep.CheckDataset(cfg)
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(stdout, "config %s is valid: %d chunkings × %d retrievers = %d cells\n", cfg.Path(), len(cfg.Chunkings()), len(cfg.Retrievers), len(cells))
 		for _, c := range cells {
 			fmt.Fprintf(stdout, "  %s\n", c.Name)
@@ -85,6 +110,15 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 			}
 		}
 		fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
+		slices := "none"
+		if len(sum.Slices) > 0 {
+			slices = strings.Join(sum.Slices, ", ")
+		}
+		fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s-level qrels, slices: %s\n",
+			sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, sum.Level, slices)
+		for _, w := range warns {
+			fmt.Fprintf(stdout, "warning     %s\n", w)
+		}
 		return nil
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -1,0 +1,320 @@
+package sweep
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fixture writes files (name → content) and the config c.yaml into a fresh
+// folder, which is also the data root, and loads the config.
+func fixture(t *testing.T, files map[string]string, yaml string) (*Config, string) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(p, LoadOptions{DataDir: dir, ModelsDir: dir, Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, dir
+}
+
+// Three passages with disjoint words, so BM25 returns exactly the passages
+// sharing a word with the query.
+const (
+	tinyCorpus = `{"id": "p-1", "title": "", "text": "eiffel tower paris"}
+{"id": "p-2", "title": "", "text": "brandenburg gate berlin"}
+{"id": "p-3", "title": "", "text": "colosseum rome"}
+`
+	labelledCfg = "dataset: {corpus: corpus.jsonl, queries: queries.jsonl}\nretrievers: [{name: a, type: bm25}]\nk: [1, 3]\n"
+	qrelsCfg    = "dataset: {corpus: corpus.jsonl, queries: queries.jsonl, qrels: QRELS}\nretrievers: [{name: a, type: bm25}]\nk: [1, 3]\n"
+	beirQueries = `{"_id": "q1", "text": "eiffel tower"}
+{"_id": "q2", "text": "berlin gate"}
+`
+)
+
+// TestCheckDatasetErrors: every dataset problem the real run meets is found
+// by CheckDataset (bench run --check) and by Run before any work, with
+// file:line: field: message errors. Line numbers are counted by hand in
+// the fixtures.
+func TestCheckDatasetErrors(t *testing.T) {
+	cases := []struct {
+		name  string
+		files map[string]string
+		yaml  string
+		want  []string
+	}{
+		{"unknown gold id (labelled JSONL)", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p-2\", \"Xp-2\"]}\n",
+		}, labelledCfg, []string{
+			"queries.jsonl: 1 gold doc id in 1 query name no document of the corpus",
+			"queries.jsonl:2: gold: query \"q2\": doc \"Xp-2\" is not in the corpus",
+			"set dataset.unknown_gold: ignore",
+		}},
+		{"every gold id prefixed (first 5 listed + count)", map[string]string{
+			"corpus.jsonl": tinyCorpus,
+			"queries.jsonl": `{"id": "q1", "question": "a", "gold": ["Xp-1"]}
+{"id": "q2", "question": "b", "gold": ["Xp-2", "Xp-3"]}
+{"id": "q3", "question": "c", "gold": {"Xp-3": 2, "Xp-1": 1}}
+{"id": "q4", "question": "d", "gold": ["Xp-2"]}
+`,
+		}, labelledCfg, []string{
+			"6 gold doc ids in 4 queries", "the first 5:",
+			"queries.jsonl:1: gold: query \"q1\": doc \"Xp-1\"",
+			"queries.jsonl:3: gold: query \"q3\": doc \"Xp-3\"",
+			"… and 1 more",
+		}},
+		{"unknown doc in BEIR TSV qrels", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": beirQueries,
+			"qrels.tsv":     "query-id\tcorpus-id\tscore\nq1\tp-1\t1\nq1\tNOSUCHDOC\t1\nq2\tp-2\t1\n",
+		}, strings.Replace(qrelsCfg, "QRELS", "qrels.tsv", 1), []string{"qrels.tsv:3: gold: query \"q1\": doc \"NOSUCHDOC\" is not in the corpus"}},
+		{"unknown doc in TREC qrels", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": beirQueries,
+			"qrels.txt":     "q1 0 p-1 1\nq2 0 p-9 2\n",
+		}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"qrels.txt:2: gold: query \"q2\": doc \"p-9\" is not in the corpus"}},
+		{"labelled row without gold", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q2\", \"question\": \"berlin\"}\n",
+		}, labelledCfg, []string{"queries.jsonl:2: gold: missing"}},
+		{"duplicate doc id", map[string]string{
+			"corpus.jsonl":  tinyCorpus + `{"id": "p-1", "text": "again"}` + "\n",
+			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
+		}, labelledCfg, []string{"corpus.jsonl:4: id: duplicate doc id \"p-1\" (first at line 1, again at line 4)"}},
+		{"doc without id", map[string]string{
+			"corpus.jsonl":  `{"id": "p-1", "text": "eiffel"}` + "\n" + `{"title": "x", "text": "no id"}` + "\n",
+			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
+		}, labelledCfg, []string{"corpus.jsonl:2:"}},
+		{"truncated corpus JSON", map[string]string{
+			"corpus.jsonl":  `{"id": "p-1", "text": "eiffel"}` + "\n" + `{"id": "p-2", "text": "ber`,
+			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
+		}, labelledCfg, []string{"corpus.jsonl:2:"}},
+		{"empty corpus", map[string]string{
+			"corpus.jsonl":  "\n",
+			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
+		}, labelledCfg, []string{"corpus.jsonl: empty corpus"}},
+		{"empty queries file", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": "",
+		}, labelledCfg, []string{"queries.jsonl: no judgements found"}},
+		{"BEIR queries.jsonl without qrels", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": beirQueries,
+		}, labelledCfg, []string{"c.yaml:1: dataset.queries: ", "is a BEIR queries.jsonl", "set dataset.qrels"}},
+		{"slice_field no query has", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n",
+		}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl,\n  slice_field: topc}", 1), []string{
+			"c.yaml:2: dataset.slice_field: no query of", "has a \"topc\" field (keys seen: gold, id, question, topic)",
+		}},
+		{"slice label not a scalar", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p-2\"], \"topic\": [\"a\"]}\n",
+		}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl, slice_field: topic}", 1), []string{
+			"queries.jsonl:2: topic: slice label must be a string, number or boolean, not a list",
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, dir := fixture(t, tc.files, tc.yaml)
+			_, _, err := CheckDataset(cfg)
+			if err == nil {
+				t.Fatalf("CheckDataset: no error; want %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("CheckDataset error %q does not contain %q", err, w)
+				}
+			}
+			// Run stops with the same error, having written nothing.
+			_, rerr := Run(t.Context(), cfg, Options{})
+			if rerr == nil || rerr.Error() != err.Error() {
+				t.Errorf("Run error %v, want the CheckDataset error", rerr)
+			}
+			for _, p := range []string{"out", "cache", "h.csv"} {
+				if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {
+					t.Errorf("%s exists after a failed check", p)
+				}
+			}
+		})
+	}
+}
+
+// TestSliceField: slice_field names any labelled field (here "topic", with
+// rows also carrying "kind"), or a key of a BEIR queries.jsonl's metadata;
+// only that field is read. Numbers are labels as written.
+func TestSliceField(t *testing.T) {
+	cfg, _ := fixture(t, map[string]string{
+		"corpus.jsonl": tinyCorpus,
+		"queries.jsonl": `{"id": "q1", "question": "eiffel", "gold": ["p-1"], "kind": "k1", "topic": "travel"}
+{"id": "q2", "question": "berlin", "gold": ["p-2"], "kind": "k1", "topic": 7}
+{"id": "q3", "question": "rome", "gold": ["p-3"], "kind": "k2"}
+`,
+	}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl, slice_field: topic}", 1))
+	sum, _, err := CheckDataset(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sum.Slices, ","); got != "7,travel" {
+		t.Errorf("slices %q, want 7,travel (the topic field only, not kind)", got)
+	}
+
+	cfg, _ = fixture(t, map[string]string{
+		"b/corpus.jsonl":   strings.ReplaceAll(tinyCorpus, `"id"`, `"_id"`),
+		"b/queries.jsonl":  "{\"_id\": \"q1\", \"text\": \"eiffel\", \"metadata\": {\"topic\": \"travel\"}}\n{\"_id\": \"q2\", \"text\": \"berlin\", \"metadata\": {}}\n",
+		"b/qrels/test.tsv": "query-id\tcorpus-id\tscore\nq1\tp-1\t1\nq2\tp-2\t1\n",
+	}, "dataset: {beir: b, slice_field: topic}\nretrievers: [{name: a, type: bm25}]\nk: [1, 3]\n")
+	sum, _, err = CheckDataset(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(sum.Slices, ","); got != "travel" {
+		t.Errorf("BEIR metadata slices %q, want travel", got)
+	}
+}
+
+// TestUnknownGoldIgnore: with dataset.unknown_gold: ignore the unknown
+// judgements are dropped and counted. By hand: q1 "eiffel" has gold p-1
+// and the unknown p-9; BM25 returns only p-1, so recall@3 is 1/1 = 1
+// once p-9 is dropped (1/2 = 0.5 if it were kept). q2's only gold id is
+// unknown, so q2 becomes unanswerable: 1 answerable and 1 unanswerable
+// query.
+func TestUnknownGoldIgnore(t *testing.T) {
+	cfg, dir := fixture(t, map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\", \"p-9\"]}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"X\"]}\n",
+	}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl, unknown_gold: ignore}", 1))
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dataset.Answerable != 1 || res.Dataset.Unanswerable != 1 {
+		t.Errorf("answerable %d, unanswerable %d; want 1, 1", res.Dataset.Answerable, res.Dataset.Unanswerable)
+	}
+	if got := res.Cells[0].Means[GroupAll]["recall@3"]; got != 1 {
+		t.Errorf("recall@3 = %v, want 1 (denominator 1 after dropping p-9)", got)
+	}
+	want := "dataset.unknown_gold: ignore: dropped 2 relevant judgements in 2 queries"
+	found := false
+	for _, w := range res.Warnings {
+		found = found || strings.Contains(w, want) && strings.Contains(w, "1 query has no relevant document left and is reported as unanswerable")
+	}
+	if !found {
+		t.Errorf("warnings %q lack %q", res.Warnings, want)
+	}
+	for _, f := range []string{"report.md", "results.json"} {
+		b, err := os.ReadFile(filepath.Join(dir, "out", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks the warning %q", f, want)
+		}
+	}
+}
+
+// TestCheckWritable: an output folder under a regular file, or a history
+// path that is a folder, fails before any work; a fresh folder is probed
+// and removed again.
+func TestCheckWritable(t *testing.T) {
+	cfg, dir := fixture(t, map[string]string{"corpus.jsonl": tinyCorpus, "queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n", "afile": "x"}, labelledCfg)
+	cfg.Output = filepath.Join(dir, "fresh", "out")
+	if err := cfg.CheckWritable(true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fresh")); !os.IsNotExist(err) {
+		t.Errorf("probe left %s behind", filepath.Join(dir, "fresh"))
+	}
+	cfg.Output = filepath.Join(dir, "afile", "out")
+	cfg.History = dir
+	err := cfg.CheckWritable(true)
+	for _, w := range []string{
+		"c.yaml: output: output folder " + cfg.Output + " is not writable: " + filepath.Join(dir, "afile") + " is a file, not a folder; choose another folder (--output",
+		"c.yaml: history: history CSV " + dir + " is a folder",
+	} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("error %v does not contain %q", err, w)
+		}
+	}
+	// --no-history: the history path is not checked.
+	cfg.Output = filepath.Join(dir, "out")
+	if err := cfg.CheckWritable(false); err != nil {
+		t.Errorf("CheckWritable(false): %v", err)
+	}
+	if os.Getuid() != 0 { // root writes anywhere
+		ro := filepath.Join(dir, "ro")
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Output = filepath.Join(ro, "out")
+		if err := cfg.CheckWritable(false); err == nil || !strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("read-only parent: error %v, want permission denied", err)
+		}
+	}
+	// Run fails the same way, before reading the dataset.
+	cfg.Output = filepath.Join(dir, "afile", "out")
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err == nil || !strings.Contains(err.Error(), "is a file, not a folder") {
+		t.Errorf("Run: %v", err)
+	}
+}
+
+// TestModelKind: dense needs an embedder, rerank a cross-encoder; the kind
+// comes from ragbench.json, else from the graph (an output named
+// "logits" makes a cross-encoder), read without ONNX Runtime.
+func TestModelKind(t *testing.T) {
+	// A minimal ONNX ModelProto: field 7 (graph) holding field 12
+	// (output, ValueInfoProto) with field 1 (name). Bytes written out:
+	// 0x3a = field 7 wire type 2; 0x62 = field 12 wire type 2; 0x0a =
+	// field 1 wire type 2.
+	graph := func(name string) string {
+		vi := "\x0a" + string(rune(len(name))) + name
+		g := "\x62" + string(rune(len(vi))) + vi
+		return "\x3a" + string(rune(len(g))) + g
+	}
+	files := map[string]string{
+		"corpus.jsonl":          tinyCorpus,
+		"queries.jsonl":         "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
+		"emb/model.onnx":        graph("sentence_embedding"),
+		"emb/tokenizer.json":    "{}",
+		"ce/model.onnx":         graph("logits"),
+		"ce/tokenizer.json":     "{}",
+		"embcfg/model.onnx":     graph("logits"),
+		"embcfg/tokenizer.json": "{}",
+		"embcfg/ragbench.json":  `{"kind": "embedder"}`,
+	}
+	for _, c := range []struct {
+		retr, want string
+	}{
+		{"{name: d, type: dense, model: emb}", ""},
+		{"{name: d, type: dense, model: embcfg}", ""},
+		{"{name: r, type: rerank, input: a, model: ce}", ""},
+		{"{name: d, type: dense, model: ce}", `c.yaml:4: retrievers[1].model: retriever "d": type dense needs an embedder model, but DIR/ce is a cross-encoder (inferred: its graph has an output named "logits")`},
+		{"{name: r, type: rerank, input: a, model: emb}", `retrievers[1].model: retriever "r": type rerank needs a cross-encoder model, but DIR/emb is an embedder (inferred: its graph's outputs ["sentence_embedding"] include no "logits")`},
+		{"{name: r, type: rerank, input: a, model: embcfg}", `is an embedder (ragbench.json says kind "embedder")`},
+	} {
+		cfg, dir := fixture(t, files, "dataset: {corpus: corpus.jsonl, queries: queries.jsonl}\nretrievers:\n  - {name: a, type: bm25}\n  - "+c.retr+"\n")
+		err := cfg.Validate()
+		want := strings.ReplaceAll(c.want, "DIR", dir)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", c.retr, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: error %v, want %q", c.retr, err, want)
+		}
+	}
+}
