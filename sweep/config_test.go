@@ -302,3 +302,99 @@ func TestFallbackWarning(t *testing.T) {
 		t.Fatalf("warnings = %q", w)
 	}
 }
+
+// TestExplicitValues: only an absent field takes its default; an explicit
+// null, 0, "" or [] is an error naming the field and its line.
+func TestExplicitValues(t *testing.T) {
+	cases := []struct {
+		name, yaml, want string
+	}{
+		{"permutations 0", minimal + "significance:\n  permutations: 0\n", ":7: significance.permutations: 0 permutations: the randomization test needs ≥ 1"},
+		{"permutations 0 bootstrap", minimal + "significance:\n  test: bootstrap\n  permutations: 0\n", ":8: significance.permutations: 0 permutations: the bootstrap test needs ≥ 1"},
+		{"empty k", minimal + "k: []\n", ":6: k: empty k grid"},
+		{"null k", minimal + "k:\n", ":6: k: empty value (null)"},
+		{"null nested", minimal + "heldout:\n  fraction: ~\n", ":7: heldout.fraction: empty value (null)"},
+		{"empty metrics", minimal + "metrics: []\n", ":6: metrics: empty metrics list"},
+		{"empty chunking", minimal + "chunking: []\n", ":6: chunking: empty chunking list"},
+		{"prompt_k 0", minimal + "prompt_k: 0\n", ":6: prompt_k: prompt_k 0: must be one of k"},
+		{"depth 0", minimal + "depth: 0\n", ":6: depth: depth 0: must be ≥ the largest k"},
+		{"snippet 0", minimal + "snippet: 0\n", ":6: snippet: snippet 0: must be ≥ 1"},
+		{"empty test", minimal + "significance: {test: \"\"}\n", ":6: significance.test: empty"},
+		{"empty significance metrics", minimal + "significance: {metrics: []}\n", ":6: significance.metrics: empty metrics list"},
+		{"empty overlaps", minimal + "chunking:\n  - strategy: fixed\n    sizes: [8]\n    overlaps: []\n", ":9: chunking[0].overlaps: empty overlaps list"},
+		{"doc with empty sizes", minimal + "chunking:\n  - {strategy: doc, sizes: []}\n", ":7: chunking[0].sizes: strategy doc takes no sizes"},
+		{"retriever batch_size 0", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: d, type: dense, model: m, batch_size: 0}\n", ":3: retrievers[0].batch_size: batch_size 0: must be ≥ 1"},
+		{"retriever depth 0", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: b, type: bm25}\n  - name: h\n    type: hybrid\n    inputs: [a, b]\n    depth: 0\n", ":8: retrievers[2].depth: depth 0: must be ≥ 1"},
+		{"empty scoring", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    scoring: \"\"\n", ":5: retrievers[0].scoring: empty: lucene or bleve"},
+		{"bad unknown_gold", "dataset: {corpus: c, queries: q, unknown_gold: drop}\nretrievers: [{name: a, type: bm25}]\n", ":1: dataset.unknown_gold: unknown policy \"drop\": error"},
+		{"permutations 0 with t", minimal + "significance: {test: t, permutations: 0}\n", ""},
+		{"fraction 0 is a value", minimal + "heldout: {fraction: 0}\n", ""},
+		{"tab", "dataset:\n\tcorpus: c\n", ":2: tab character: YAML indents with spaces only"},
+		{"k not an integer", minimal + "k: [1, abc]\n", ":6: k[1]: not an integer: abc"},
+		{"alpha not a number", minimal + "significance:\n  alpha: zz\n", ":7: significance.alpha: not a number: zz"},
+		{"k not a list", minimal + "k: 5\n", ":6: k: want a list, e.g. [5]"},
+		{"corpus a list", "dataset: {corpus: [a], queries: q}\nretrievers: [{name: a, type: bm25}]\n", ":1: dataset.corpus: want a single value, not a list"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeConfig(t, tc.yaml)
+			_, err := Load(p, LoadOptions{DataDir: "/d"})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("error %v; want none", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), p+tc.want) {
+				t.Fatalf("error %v; want %q", err, p+tc.want)
+			}
+		})
+	}
+}
+
+// TestModelRootsFromExecutable: a config outside any checkout finds the
+// models of the checkout holding the binary (bin/bench), before the data
+// root's models/; the missing-model error lists exactly the folders
+// searched.
+func TestModelRootsFromExecutable(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module github.com/ragbench/ragbench\n\ngo 1.26\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"models/m1/model.onnx", "models/m1/tokenizer.json"} {
+		p := filepath.Join(repo, f)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := executable
+	t.Cleanup(func() { executable = old })
+	executable = func() (string, error) { return filepath.Join(repo, "bin", "bench"), nil }
+	data := t.TempDir()
+	p := writeConfig(t, minimal+"  - {name: d, type: dense, model: m1}\n  - {name: e, type: dense, model: m2}\n")
+	cfg, err := Load(p, LoadOptions{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(repo, "models"), filepath.Join(data, "models")}
+	if got := cfg.ModelRoots(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("model roots %q, want %q", got, want)
+	}
+	if got := cfg.Retrievers[1].Model; got != filepath.Join(repo, "models", "m1") {
+		t.Errorf("m1 resolved to %s", got)
+	}
+	err = cfg.Validate()
+	if err == nil || !strings.Contains(err.Error(), "model folder m2 not found (searched "+want[0]+", "+want[1]+")") {
+		t.Errorf("error %v does not list the roots searched", err)
+	}
+	// A go.mod of another module is not a ragbench checkout.
+	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/other\n"), 0o644)
+	cfg, err = Load(p, LoadOptions{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.ModelRoots(); len(got) != 1 || got[0] != want[1] {
+		t.Errorf("model roots %q, want only %s", got, want[1])
+	}
+}
