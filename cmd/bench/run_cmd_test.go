@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -69,5 +70,60 @@ func TestRunProgressFlag(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "auto, bar, plain or none") {
 		t.Errorf("usage error does not list the modes: %s", errb.String())
+	}
+}
+
+// TestRunCheckBadInput: 'bench run --check' fails (exit 1) on what the real
+// run would reject, before any work, with file:line errors: a gold id
+// naming no corpus document, an output folder under a regular file, and
+// permutations: 0. A good config passes and prints the dataset summary
+// (small fixture: 6 passages, 6 queries, 4 answerable, 2 unanswerable;
+// slices by kind: multi, single, unanswerable).
+func TestRunCheckBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	corpus := "{\"id\": \"p-1\", \"text\": \"eiffel tower\"}\n{\"id\": \"p-2\", \"text\": \"berlin gate\"}\n"
+	write("corpus.jsonl", corpus)
+	write("good.jsonl", "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n")
+	write("typo.jsonl", "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p2\"]}\n")
+	write("afile", "x")
+	cfg := func(name, queries, extra string) string {
+		return write(name, "dataset: {corpus: corpus.jsonl, queries: "+queries+"}\nretrievers: [{name: a, type: bm25}]\nk: [1, 3]\n"+extra)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown gold", []string{cfg("typo.yaml", "typo.jsonl", "")}, filepath.Join(dir, "typo.jsonl") + ":2: gold: query \"q2\": doc \"p2\" is not in the corpus"},
+		{"output under a file", []string{"--output", filepath.Join(dir, "afile", "out"), cfg("good.yaml", "good.jsonl", "")}, "is a file, not a folder"},
+		{"permutations 0", []string{cfg("perm.yaml", "good.jsonl", "significance:\n  permutations: 0\n")}, filepath.Join(dir, "perm.yaml") + ":5: significance.permutations: 0 permutations"},
+	} {
+		var out, errb bytes.Buffer
+		args := append([]string{"run", "--check", "--data-dir", dir, "--no-history"}, c.args...)
+		if code := run(&out, &errb, args); code != 1 {
+			t.Errorf("%s: exit %d, want 1; stdout:\n%s", c.name, code, out.String())
+		}
+		if !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%s: stderr %q lacks %q", c.name, errb.String(), c.want)
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run(&out, &errb, []string{"run", "--check", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), "--history", filepath.Join(dir, "h.csv"), "../../sweep/testdata/small.yaml"}); code != 0 {
+		t.Fatalf("good config: exit %d, stderr:\n%s", code, errb.String())
+	}
+	if want := "dataset     small: 6 documents, 6 queries (4 answerable: "; !strings.Contains(out.String(), want) || !strings.Contains(out.String(), "2 unanswerable), document-level qrels, slices: multi, single, unanswerable\n") {
+		t.Errorf("--check output lacks the dataset summary:\n%s", out.String())
+	}
+	for _, p := range []string{"out", "cache", "h.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {
+			t.Errorf("--check left %s behind", p)
+		}
 	}
 }
