@@ -93,9 +93,10 @@ type DatasetConfig struct {
 	// Qrels optionally overrides the qrels (TREC or BEIR TSV); then Queries
 	// may be a BEIR queries.jsonl.
 	Qrels string `yaml:"qrels" json:"qrels,omitempty"`
-	// SliceField names the labelled-query field that holds a query's slice
-	// (default "kind" for the {"id",...} shape, "slice" for the {"qid",...}
-	// shape). Informational for BEIR folders, which have no slices.
+	// SliceField names the field that holds a query's slice label: any key
+	// of the labelled-query JSONL, or of a BEIR queries.jsonl (top level or
+	// its "metadata" object). Only that field is read; no query having it
+	// is an error. Unset: "kind", else "slice" (eval.ReadQrels).
 	SliceField string `yaml:"slice_field" json:"slice_field,omitempty"`
 	// Title says whether chunks are indexed with the document title
 	// prepended (default true).
@@ -149,7 +150,8 @@ type RetrieverConfig struct {
 
 	// Model is a model folder (dense, rerank). A relative folder is looked
 	// up in the models root (--models-dir, $RAGBENCH_MODELS_DIR), else in
-	// the repository's models/ and then <data root>/models. After Load it
+	// the models/ of the checkout holding the config, of the checkout
+	// holding the running binary, and then <data root>/models. After Load it
 	// holds the absolute folder found.
 	Model string `yaml:"model" json:"model,omitempty"`
 	// FallbackModels are tried in order when Model is not found, e.g.
@@ -198,8 +200,9 @@ type SignificanceConfig struct {
 	Alpha float64 `yaml:"alpha" json:"alpha"`
 	// Seed seeds the randomization and bootstrap tests (default 42).
 	Seed *int64 `yaml:"seed" json:"seed"`
-	// Permutations is the number of Monte Carlo permutations/resamples
-	// (default 10000).
+	// Permutations is the number of Monte Carlo permutations/resamples,
+	// ≥ 1 for the randomization and bootstrap tests (default 10000 when
+	// absent; an explicit 0 is an error).
 	Permutations int `yaml:"permutations" json:"permutations"`
 	// Metrics are the metric families tested at prompt_k (default: the
 	// primary metric only). The correction covers every (pair of cells,
@@ -227,7 +230,9 @@ type LoadOptions struct {
 	// folder.
 	DataDir string
 	// ModelsDir is the models root for relative model folders. Empty:
-	// $RAGBENCH_MODELS_DIR, else DataDir/models.
+	// $RAGBENCH_MODELS_DIR, else the models/ of the ragbench checkout
+	// holding the config, then of the one holding the running binary,
+	// then DataDir/models.
 	ModelsDir string
 	// Output overrides the config's output folder.
 	Output string

@@ -28,7 +28,12 @@ across cells and runs. Ctrl-C stops; caches and earlier outputs stay intact.
 Relative dataset paths are resolved against the data root: --data-dir,
 else $RAGBENCH_DATA_DIR, else ../shared beside the repository. Relative
 model folders are looked up in --models-dir, else $RAGBENCH_MODELS_DIR,
-else the repository's models/ and then <data root>/models.
+else the models/ of the checkout holding the config, then of the one
+holding this binary, then <data root>/models.
+
+--check loads and checks everything the run checks before its first cell
+(config, dataset files and gold ids, model kinds, output/cache/history
+writable), prints the cells and the dataset summary, and stops.
 
 Examples:
 
@@ -45,7 +50,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("run", stderr)
 	var (
 		dataDir   = fs.String("data-dir", "", "data root for relative dataset paths (default $RAGBENCH_DATA_DIR, else ../shared beside the repo)")
-		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the repository's models/ then <data root>/models)")
+		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the models/ of the checkout holding the config, then of the one holding this binary, then <data root>/models)")
 		output    = fs.String("output", "", "output folder (default: the config's output, else results/<name> beside the config)")
 		cacheDir  = fs.String("cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
 		check     = fs.Bool("check", false, "load and validate the config and every file it names (dataset read and checked, model kinds, output/cache/history writable), print the cells, and stop")
