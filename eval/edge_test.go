@@ -191,3 +191,45 @@ func TestQrelsFormatMistakes(t *testing.T) {
 		t.Errorf("empty run read: %v", run)
 	}
 }
+
+// TestRunTagAndFinalNewline: a run whose last line lost its end ("5.9
+// doc__b" for "5.9 doc__bm25", no final newline) was read silently. Lines 1
+// to 4 carry tag "bm25", line 5 "bm" and no newline follows it: one line
+// with another tag (line 5, "bm") and no final newline (last line 5), the
+// same whether the run is read whole (ReadRunInfo), streamed in chunks
+// smaller than a line, or read into memory because its queries are not
+// contiguous.
+func TestRunTagAndFinalNewline(t *testing.T) {
+	qrels := Qrels{"q1": {"d1": 1}, "q2": {"d2": 1}}
+	want := []string{
+		`1 run line with another tag than the first line's "bm25", e.g. line 5: "bm" (a line cut short, or runs concatenated?)`,
+		"the run file does not end in a newline: its last line (5) may be cut short",
+	}
+	ms, _ := ParseMeasures([]string{"map"})
+	for _, text := range []string{
+		"q1 Q0 d1 1 2 bm25\nq1 Q0 d3 2 1 bm25\n\nq2 Q0 d2 1 2 bm25\nq2 Q0 d4 2 1.5 bm",
+		"q1 Q0 d1 1 2 bm25\nq2 Q0 d2 1 2 bm25\n\nq1 Q0 d3 2 1 bm25\nq2 Q0 d4 2 1.5 bm", // not contiguous
+	} {
+		_, info, err := ParseRun(strings.NewReader(text), "run")
+		if err != nil || !slices.Equal(info.Warnings(), want) {
+			t.Errorf("ParseRun: %q, %v; want %q", info.Warnings(), err, want)
+		}
+		path := writeRun(t, "run.trec", text)
+		for _, size := range []int{4 << 20, 8} {
+			old := chunkSize
+			chunkSize = size
+			e, _, err := EvaluateRunFile(qrels, path, ms, DefaultOptions())
+			chunkSize = old
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := e.Warnings(); len(got) < 2 || !slices.Equal(got[:2], want) {
+				t.Errorf("chunk size %d: warnings %q; want them to start with %q", size, got, want)
+			}
+		}
+	}
+	// A clean run: no note.
+	if _, info, _ := ParseRun(strings.NewReader("q1 Q0 d1 1 2 bm25\r\nq1 Q0 d3 2 1 bm25\r\n"), "run"); info.Warnings() != nil {
+		t.Errorf("clean run: %q", info.Warnings())
+	}
+}

@@ -99,6 +99,10 @@ type Evaluation struct {
 	// RelStrings holds trec_eval's relstring per query (only when the
 	// relstring measure was requested).
 	RelStrings map[string]string
+	// RunNotes are what is suspect about the run file (RunInfo.Warnings:
+	// tags differing from the first line's, no final newline), set by
+	// EvaluateRunFile and included in Warnings.
+	RunNotes []string
 	// Options are the options used (after defaults).
 	Options Options
 	// Slices, when set by the caller (e.Slices = e.SliceMeans(meta)), are
@@ -153,11 +157,13 @@ func (e *Evaluation) PerQuery() map[string]map[string]float64 {
 	return out
 }
 
-// Warnings describes, in words, the counted policies applied: run queries
-// absent from the qrels, qrels queries missing from the run, unanswerable
-// queries left out of the means.
+// Warnings describes, in words, what is suspect about the run file
+// (RunNotes) and the counted policies applied: run queries absent from the
+// qrels, qrels queries missing from the run, ties reordered, queries
+// relevant only below the relevance level, unanswerable queries left out
+// of the means.
 func (e *Evaluation) Warnings() []string {
-	var w []string
+	w := append([]string(nil), e.RunNotes...)
 	if n := len(e.NotInQrels); n > 0 {
 		w = append(w, fmt.Sprintf("%d run quer%s not in the qrels (ignored), e.g. %q", n, plural(n), e.NotInQrels[0]))
 	}

@@ -68,6 +68,48 @@ type RunInfo struct {
 	Tag     string
 	Format  string
 	Results int
+	// OtherTags counts the TREC result lines whose tag (6th column)
+	// differs from the first line's; OtherTagLine is the first of them
+	// (1-based) and OtherTag its tag. A differing tag usually means a line
+	// cut short (its last field lost) or runs concatenated.
+	OtherTags    int
+	OtherTagLine int
+	OtherTag     string
+	// NoFinalNewline reports a TREC run whose last byte is not a line
+	// feed: its last line (LastLine) may have been cut short.
+	NoFinalNewline bool
+	LastLine       int
+}
+
+// Warnings describes, in words, what is suspect about the run file (tags
+// that differ from the first line's, no newline at the end); nil when
+// nothing is.
+func (i RunInfo) Warnings() []string {
+	var w []string
+	if i.OtherTags > 0 {
+		w = append(w, fmt.Sprintf("%d run line%s with another tag than the first line's %q, e.g. line %d: %q (a line cut short, or runs concatenated?)", i.OtherTags, map[bool]string{true: "", false: "s"}[i.OtherTags == 1], i.Tag, i.OtherTagLine, i.OtherTag))
+	}
+	if i.NoFinalNewline {
+		w = append(w, fmt.Sprintf("the run file does not end in a newline: its last line (%d) may be cut short", i.LastLine))
+	}
+	return w
+}
+
+// lastByteReader passes reads through, remembering the last byte read and
+// the number of lines (line feeds, plus one for a last line without one).
+type lastByteReader struct {
+	r    io.Reader
+	last byte
+	n    int64
+}
+
+func (l *lastByteReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if n > 0 {
+		l.last = p[n-1]
+		l.n += int64(n)
+	}
+	return n, err
 }
 
 // openMaybeGzip opens path, transparently decompressing it when its name ends
@@ -628,11 +670,16 @@ func ReadRunInfo(path string) (Run, RunInfo, error) {
 
 // ParseRun is ReadRunInfo on an open reader; name is used in error messages.
 func ParseRun(r io.Reader, name string) (Run, RunInfo, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	lb := &lastByteReader{r: r}
+	br := bufio.NewReaderSize(lb, 1<<16)
 	if startsWithBrace(br) {
 		return parseRunJSON(br, name)
 	}
-	return parseRunTREC(br, name)
+	run, info, err := parseRunTREC(br, name)
+	if err == nil && lb.n > 0 && lb.last != '\n' {
+		info.NoFinalNewline = true
+	}
+	return run, info, err
 }
 
 func parseRunTREC(r io.Reader, name string) (Run, RunInfo, error) {
@@ -664,7 +711,13 @@ func parseRunTREC(r io.Reader, name string) (Run, RunInfo, error) {
 		did := string(field(2))
 		if info.Results == 0 {
 			info.Tag = string(field(5))
+		} else if tag := field(5); string(tag) != info.Tag {
+			if info.OtherTags == 0 {
+				info.OtherTagLine, info.OtherTag = s.line, string(tag)
+			}
+			info.OtherTags++
 		}
+		info.LastLine = s.line
 		set := seen[qid]
 		if set == nil {
 			set = map[string]struct{}{}

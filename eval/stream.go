@@ -58,7 +58,29 @@ func evaluateInMemory(qrels Qrels, path string, measures []Measure, opts Options
 		opts.RunTag = info.Tag
 	}
 	e, err := Evaluate(qrels, run, measures, opts)
+	if e != nil {
+		e.RunNotes = info.Warnings()
+	}
 	return e, info, err
+}
+
+// firstTag returns the tag (6th field) of the first line of data with at
+// least 6 fields, or nil.
+func firstTag(data []byte) []byte {
+	var sp [6]span
+	for len(data) > 0 {
+		ln := data
+		if nl := bytes.IndexByte(data, '\n'); nl >= 0 {
+			ln, data = data[:nl], data[nl+1:]
+		} else {
+			data = nil
+		}
+		ln = bytes.TrimSuffix(ln, []byte("\r"))
+		if splitFields(ln, sp[:]) >= 6 {
+			return bytes.Clone(ln[sp[5].start:sp[5].end])
+		}
+	}
+	return nil
 }
 
 // record is one parsed run line. It holds no pointer (the doc id is the
@@ -79,19 +101,23 @@ type block struct {
 
 // chunkOut is what a worker returns for one chunk.
 type chunkOut struct {
-	seq         int
-	first, last *block     // boundary blocks (first == last when only one)
-	interior    []queryRow // blocks wholly inside the chunk, evaluated
-	interiorQ   [][]byte   // their query ids, in file order
-	notInQrels  [][]byte   // interior query ids without judgements
-	lines       int
-	results     int
-	tag         []byte
-	err         error // with a chunk-local line number in errLine
-	errLine     int
-	errField    string
-	data        []byte   // the chunk, recycled once the collector is done with it
-	slab        []record // the chunk's records, recycled likewise
+	seq          int
+	first, last  *block     // boundary blocks (first == last when only one)
+	interior     []queryRow // blocks wholly inside the chunk, evaluated
+	interiorQ    [][]byte   // their query ids, in file order
+	notInQrels   [][]byte   // interior query ids without judgements
+	lines        int
+	results      int
+	tag          []byte
+	otherTags    int    // result lines whose tag differs from the run's first
+	otherTag     string // the first such tag
+	otherTagLine int    // its chunk-local line
+	lastResult   int    // chunk-local line of the last result line
+	err          error  // with a chunk-local line number in errLine
+	errLine      int
+	errField     string
+	data         []byte   // the chunk, recycled once the collector is done with it
+	slab         []record // the chunk's records, recycled likewise
 }
 
 // Pools of chunk buffers and record slabs: a 100-million-line run passes
@@ -161,14 +187,20 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 	type chunkIn struct {
 		seq  int
 		data []byte
+		tag  []byte // the run tag of the file's first result line (nil until met)
 	}
 	in := make(chan chunkIn, workers)
 	out := make(chan chunkOut, workers)
 	readErr := make(chan error, 1)
 	stop := make(chan struct{})
+	// Written by the reader before it sends on readErr: whether the file's
+	// last byte is a line feed.
+	var lastByte byte
+	var readBytes int64
 	go func() {
 		defer close(in)
 		var carry []byte
+		var tag []byte
 		seq := 0
 		first := true
 		for {
@@ -179,6 +211,10 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 			if first {
 				buf = bytes.TrimPrefix(buf, []byte("\xef\xbb\xbf"))
 				first = false
+			}
+			if n > 0 {
+				lastByte = buf[len(buf)-1]
+				readBytes += int64(n)
 			}
 			eof := err == io.EOF || err == io.ErrUnexpectedEOF
 			if err != nil && !eof {
@@ -197,8 +233,11 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 				carry = nil
 			}
 			if len(buf) > 0 {
+				if tag == nil {
+					tag = firstTag(buf)
+				}
 				select {
-				case in <- chunkIn{seq, buf}:
+				case in <- chunkIn{seq, buf, tag}:
 				case <-stop:
 					readErr <- nil
 					return
@@ -218,7 +257,7 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 			defer wg.Done()
 			ev := &evaluator{s: st}
 			for c := range in {
-				out <- ev.chunk(c.seq, c.data)
+				out <- ev.chunk(c.seq, c.data, c.tag)
 			}
 		}()
 	}
@@ -294,6 +333,13 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 				info.Tag, gotTag = string(c.tag), true
 			}
 			info.Results += c.results
+			if c.otherTags > 0 && info.OtherTags == 0 {
+				info.OtherTagLine, info.OtherTag = lineBase+c.otherTagLine, c.otherTag
+			}
+			info.OtherTags += c.otherTags
+			if c.lastResult > 0 {
+				info.LastLine = lineBase + c.lastResult
+			}
 			if c.first != nil {
 				if open != nil && bytes.Equal(open.qid, c.first.qid) {
 					open.appendShifted(c.first, lineBase)
@@ -332,6 +378,7 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 	if err := <-readErr; err != nil && failure == nil {
 		failure = err
 	}
+	info.NoFinalNewline = readBytes > 0 && lastByte != '\n'
 	if failure != nil {
 		return nil, info, failure
 	}
@@ -370,12 +417,13 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 	if e.Options.RunTag == "" {
 		e.Options.RunTag = info.Tag
 	}
+	e.RunNotes = info.Warnings()
 	return e, info, nil
 }
 
 // chunk parses one chunk of whole lines into blocks, evaluating the blocks
 // that lie wholly inside it.
-func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
+func (ev *evaluator) chunk(seq int, data []byte, runTag []byte) chunkOut {
 	out := chunkOut{seq: seq, data: data}
 	var sp [6]span
 	var blocks []*block
@@ -415,9 +463,17 @@ func (ev *evaluator) chunk(seq int, data []byte) chunkOut {
 			out.err, out.errLine, out.errField = fmt.Errorf("not finite: %q", string(score)), line, "score"
 			return out
 		}
+		tag := ln[sp[5].start:sp[5].end]
 		if out.tag == nil {
-			out.tag = bytes.Clone(ln[sp[5].start:sp[5].end])
+			out.tag = bytes.Clone(tag)
 		}
+		if runTag != nil && !bytes.Equal(tag, runTag) {
+			if out.otherTags == 0 {
+				out.otherTag, out.otherTagLine = string(tag), line
+			}
+			out.otherTags++
+		}
+		out.lastResult = line
 		qid := ln[sp[0].start:sp[0].end]
 		if cur == nil || !bytes.Equal(cur.qid, qid) {
 			if cur != nil {

@@ -187,6 +187,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		if e.NumQ == 0 {
 			return fmt.Errorf("%s: no query to compare: all %d evaluated queries are unanswerable (no doc with a positive grade in %s)", ra.path, len(e.Queries), *qrelsPath)
 		}
+		e.RunNotes = info.Warnings() // a cut last line, another run's tag
 		for _, w := range e.Warnings() {
 			evalWarnings = append(evalWarnings, ra.name+": "+w)
 		}

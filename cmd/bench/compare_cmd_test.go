@@ -202,3 +202,24 @@ func TestCompareMissingFromEveryRun(t *testing.T) {
 		t.Errorf("-c: exit %d, stderr %q, stdout:\n%s\nwant n 3, means 2/3 and 1/3", code, errOut, out)
 	}
 }
+
+// TestCompareRunNotes: a run whose last line lost its end (tag "goo", no
+// final newline) is compared, with both facts in the notes.
+func TestCompareRunNotes(t *testing.T) {
+	dir := writeCompareData(t)
+	good, err := os.ReadFile(filepath.Join(dir, "good.trec"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.trec")
+	os.WriteFile(cut, bytes.TrimSuffix(good, []byte("d\n")), 0o644) // "... 1.0 goo"
+	code, out, errOut := runBench("compare", "--qrels", filepath.Join(dir, "qrels.txt"), "-m", "success@1", cut, filepath.Join(dir, "bad.trec"))
+	for _, want := range []string{
+		`cut.trec: 1 run line with another tag than the first line's "good", e.g. line 12: "goo"`,
+		"cut.trec: the run file does not end in a newline: its last line (12) may be cut short",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, stderr %q; output lacks %q:\n%s", code, errOut, want, out)
+		}
+	}
+}

@@ -160,7 +160,15 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	e.Slices = e.SliceMeans(meta) // labelled-query JSONL: per-slice means
 	switch *format {
 	case "trec":
-		return eval.WriteTrec(stdout, e, *perQuery)
+		// trec_eval's policies apply silently, as in trec_eval; what is
+		// suspect about the run file itself is still said.
+		if err := eval.WriteTrec(stdout, e, *perQuery); err != nil {
+			return err
+		}
+		for _, w := range e.RunNotes {
+			fmt.Fprintf(stderr, "bench eval: note: %s\n", w)
+		}
+		return nil
 	case "json":
 		err = eval.WriteJSON(stdout, e, *perQuery)
 	case "csv":

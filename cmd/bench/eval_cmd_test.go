@@ -373,3 +373,22 @@ func TestEvalTextMeasures(t *testing.T) {
 		t.Errorf("official as csv: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 }
+
+// TestEvalCutRun: the trial's run whose last line was cut ("5.9 doc__b", no
+// final newline) was scored silently. Now --format trec prints trec_eval's
+// numbers on stdout (q1: AP 1) and the two notes on stderr.
+func TestEvalCutRun(t *testing.T) {
+	p := writeFiles(t, map[string]string{
+		"qrels": "q1 0 d1 1\n",
+		"run":   "q1 Q0 d1 1 6.1 doc__bm25\nq1 Q0 d2 2 5.9 doc__b",
+	})
+	out, errOut, code := runEval(t, "--format", "trec", "-m", "map", p("qrels"), p("run"))
+	if code != 0 || out != "map                   \tall\t1.0000\n" {
+		t.Errorf("exit %d, stdout %q", code, out)
+	}
+	want := "bench eval: note: 1 run line with another tag than the first line's \"doc__bm25\", e.g. line 2: \"doc__b\" (a line cut short, or runs concatenated?)\n" +
+		"bench eval: note: the run file does not end in a newline: its last line (2) may be cut short\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+}
