@@ -16,7 +16,12 @@
 //	attribute  join retrieval hits with answer verdicts (RAG failure attribution)
 //	history    show the history CSV written by bench run
 //
-// Exit codes: 0 success, 1 error (bad input, failed run), 2 usage error.
+// Exit codes: 0 success, 1 error (bad input, failed run), 2 usage error,
+// 130 interrupted (Ctrl-C, SIGINT; 143 for SIGTERM). An interrupted 'bench
+// run' first stops after its current step and cleans up (temporary index
+// folders removed, finished embedding batches kept in the cache), then
+// exits 130; a second Ctrl-C exits 130 at once. Other commands exit 130 at
+// the first Ctrl-C.
 package main
 
 import (
@@ -25,7 +30,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
+	"sync"
+	"syscall"
 )
 
 // command is one subcommand: it parses its own flags from args and writes
@@ -55,7 +63,82 @@ func (e usageError) Unwrap() error { return e.err }
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
 func main() {
-	os.Exit(run(os.Stdout, os.Stderr, os.Args[1:]))
+	os.Exit(runInterruptible(os.Stdout, os.Stderr, os.Args[1:], os.Exit))
+}
+
+// gracefulStop names the commands that stop cleanly on their own at the
+// first SIGINT or SIGTERM (they cancel their work's context and return an
+// error after cleaning up): 'bench run'. Any other command is ended at once.
+var gracefulStop = map[string]bool{"run": true}
+
+// runInterruptible is run under the process's interrupt policy: the first
+// SIGINT or SIGTERM ends a command not in gracefulStop at once with exit
+// 128+signal (130 for SIGINT, 143 for SIGTERM); a command in gracefulStop
+// stops by itself and its failure exits 128+signal instead of 1 (a command
+// that completes anyway exits 0); a second signal ends any command at
+// once with 128+signal of the first. exit is os.Exit (tests replace it).
+func runInterruptible(stdout, stderr io.Writer, args []string, exit func(int)) int {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(ch)
+	in := &interrupts{stderr: stderr, exit: exit, graceful: len(args) > 0 && gracefulStop[args[0]]}
+	if len(args) > 0 {
+		in.name = args[0]
+	}
+	go func() {
+		for sig := range ch {
+			in.handle(sig)
+		}
+	}()
+	return in.exitCode(run(stdout, stderr, args))
+}
+
+// interrupts applies runInterruptible's policy to the signals received.
+type interrupts struct {
+	stderr   io.Writer
+	exit     func(int)
+	name     string // the command, for messages
+	graceful bool   // the command stops by itself at the first signal
+
+	mu   sync.Mutex
+	code int // 128+signal of the first signal; 0 before any
+}
+
+// signalExitCode is the shell's exit status of a process ended by sig:
+// 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
+func signalExitCode(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
+// handle acts on one received signal.
+func (in *interrupts) handle(sig os.Signal) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.code != 0 {
+		fmt.Fprintf(in.stderr, "\nbench %s: interrupted again; quitting now (exit %d)\n", in.name, in.code)
+		in.exit(in.code)
+		return
+	}
+	in.code = signalExitCode(sig)
+	if !in.graceful {
+		fmt.Fprintf(in.stderr, "\nbench %s: interrupted (exit %d)\n", in.name, in.code)
+		in.exit(in.code)
+	}
+	// A graceful command received the signal too and is stopping.
+}
+
+// exitCode is the process's exit status for a command that returned code:
+// 128+signal when it was interrupted and failed, else code.
+func (in *interrupts) exitCode(code int) int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.code != 0 && code != 0 {
+		return in.code
+	}
+	return code
 }
 
 // run dispatches to a subcommand and maps its error to an exit code.
@@ -140,4 +223,8 @@ func printUsage(w io.Writer, cmds map[string]command) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'bench <command> --help' for a command's flags and examples.")
+	fmt.Fprintln(w, "\nExit codes: 0 success, 1 error (bad input, failed run), 2 usage error,")
+	fmt.Fprintln(w, "130 interrupted (Ctrl-C; 143 for SIGTERM). 'bench run' stops after its")
+	fmt.Fprintln(w, "current step at the first Ctrl-C, cleans up and exits 130; a second")
+	fmt.Fprintln(w, "Ctrl-C quits at once (130).")
 }
