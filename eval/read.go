@@ -350,8 +350,9 @@ func parseQrelsText(r io.Reader, name string) (Qrels, error) {
 	return qrels, nil
 }
 
-// jsonlKeys are the keys a labelled-query JSONL line may hold, matched
-// exactly (encoding/json would also take "Gold" or "ID" for them).
+// jsonlKeys are the keys of a labelled-query JSONL line that ReadQrels
+// reads, matched exactly (encoding/json would also take "Gold" or "ID" for
+// them).
 var jsonlKeys = []string{"id", "qid", "question", "text", "gold", "kind", "slice"}
 
 // jsonID reads a query id: a non-empty string, or an integer literal of any
@@ -440,17 +441,19 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 				return nil, nil, s.errf("gold", "missing: this looks like a BEIR queries file (\"_id\", \"text\"), which holds no judgements; give the qrels (BEIR qrels/test.tsv) or a labelled-query JSONL with \"gold\"")
 			}
 		}
+		// Keys match exactly. Other keys are allowed (bench run's
+		// slice_field may name any of them, e.g. "topic"), except a
+		// spelling of a known key in another case, which encoding/json
+		// would have taken for it and which is almost surely meant as it.
 		for _, k := range sortedKeys(obj) {
 			if slices.Contains(jsonlKeys, k) {
 				continue
 			}
-			hint := ""
 			for _, want := range jsonlKeys {
 				if strings.EqualFold(k, want) {
-					hint = fmt.Sprintf("; keys are case-sensitive: %q", want)
+					return nil, nil, s.errf(k, "unknown key: keys are case-sensitive, did you mean %q?", want)
 				}
 			}
-			return nil, nil, s.errf(k, "unknown key (a labelled query holds \"id\" or \"qid\", \"question\" or \"text\", \"gold\", \"kind\" or \"slice\")%s", hint)
 		}
 		idField := "id"
 		raw, hasID := obj["id"]
