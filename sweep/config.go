@@ -918,6 +918,16 @@ func (c *Config) check(root *yaml.Node) error {
 	if c.Snippet < 0 {
 		bad("snippet", "snippet %d must be ≥ 0", c.Snippet)
 	}
+	// In file order (errors without a line first), whatever order the
+	// checks ran in.
+	lineOf := func(e error) int {
+		var ce *ConfigError
+		if errors.As(e, &ce) {
+			return ce.Line
+		}
+		return 0
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return lineOf(errs[i]) < lineOf(errs[j]) })
 	return errors.Join(errs...)
 }
 
