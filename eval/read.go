@@ -227,8 +227,9 @@ func (s *lineScanner) errf(field, format string, a ...any) error {
 
 // ReadQrels reads relevance judgements from path and returns them with any
 // per-query metadata (query text and slice; entries exist only for JSONL
-// input). A ".gz" suffix means gzip. UTF-8 with or without BOM, LF or CRLF.
-// The format is recognised from the content:
+// input). Gzip content is decompressed (".gz" suffix or magic bytes).
+// UTF-8 with or without BOM, LF or CRLF. The format is recognised from the
+// content:
 //
 //   - TREC qrels: "qid iter docid grade" separated by white space; iter is
 //     ignored; grade is an integer (≤ 0 non-relevant, < 0 "in pool but not
@@ -239,7 +240,13 @@ func (s *lineScanner) errf(field, format string, a ...any) error {
 //     {"id":..,"question":..,"gold":["p-1","p-2"],"kind":..} (binary: each
 //     gold id gets grade 1) or {"qid":..,"text":..,"gold":{"c1":2},"slice":..}
 //     (graded). An empty gold list or object keeps the query in the Qrels
-//     with an empty, non-nil map: the query is unanswerable.
+//     with an empty, non-nil map: the query is unanswerable. Keys match
+//     exactly ("Gold" is an error naming it); other keys are ignored;
+//     "kind"/"slice" and "question"/"text" given together must agree; an
+//     id is a string or an integer literal of any length, kept as written.
+//   - ranx qrels JSON: one object {"q1": {"d1": 2}, "q2": {}} (integer
+//     grades; an empty object is an unanswerable query), told from JSONL by
+//     being a single object whose values are all objects.
 //
 // Errors are *SyntaxError values naming file, line and field: malformed
 // lines, non-integer grades, a (query, doc) pair judged twice, a query id
@@ -645,8 +652,9 @@ func parseQrelsRanx(data []byte, name string) (Qrels, error) {
 // ReadRun reads a run from path: a TREC run ("qid Q0 docid rank score tag",
 // white-space separated, at least 6 columns, extra columns ignored as
 // trec_eval does; the rank column is ignored) or a ranx-style JSON object
-// {"q1": {"d1": 0.9, ...}, ...}. A ".gz" suffix means gzip; BOM and CRLF
-// are accepted. Results keep file order (see Options.TieBreak).
+// {"q1": {"d1": 0.9, ...}, ...}. Gzip content is decompressed (".gz" suffix
+// or magic bytes); BOM and CRLF are accepted. Results keep file order (see
+// Options.TieBreak).
 //
 // Errors are *SyntaxError values naming file, line and field: malformed
 // lines, a score that is not a finite number (NaN and ±Inf are rejected), a
@@ -657,7 +665,8 @@ func ReadRun(path string) (Run, error) {
 	return run, err
 }
 
-// ReadRunInfo is ReadRun that also returns the run tag and format.
+// ReadRunInfo is ReadRun that also returns the run tag and format, and what
+// is suspect about a TREC run file (RunInfo.Warnings).
 func ReadRunInfo(path string) (Run, RunInfo, error) {
 	rc, err := openMaybeGzip(path)
 	if err != nil {

@@ -18,8 +18,9 @@ Score a retrieval run against relevance judgements with trec_eval-exact
 measures.
 
 QRELS: TREC qrels ("qid iter docid grade"), BEIR qrels TSV (header
-"query-id corpus-id score") or labelled-query JSONL ({"id","question","gold":[..]}
-or {"qid","text","gold":{"doc":grade}}); ".gz" is decompressed.
+"query-id corpus-id score"), labelled-query JSONL ({"id","question","gold":[..]}
+or {"qid","text","gold":{"doc":grade}}) or ranx qrels JSON {"q":{"doc":grade}};
+gzip is decompressed (".gz" or not).
 RUN: TREC run ("qid Q0 docid rank score tag") or ranx JSON {"q":{"doc":score}}.
 
 Results are re-sorted by score, ties broken by doc id in descending byte order
