@@ -18,16 +18,19 @@ import (
 )
 
 // scanLines calls fn for each non-blank line of a file (BOM and CR
-// stripped; a ".gz" file is decompressed).
+// stripped; a gzip file, by its ".gz" name or its magic bytes, is
+// decompressed).
 func scanLines(path string, fn func(n int, line string) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		zr, err := gzip.NewReader(f)
+	br := bufio.NewReader(f)
+	var r io.Reader = br
+	// gzip by name, or by its magic bytes 1f 8b (as eval.ReadQrels).
+	if magic, _ := br.Peek(2); strings.HasSuffix(path, ".gz") || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return fmt.Errorf("%s: not a gzip file: %v", path, err)
 		}
