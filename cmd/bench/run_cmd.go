@@ -144,7 +144,11 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		}
 	}()
 	start := time.Now()
-	fmt.Fprintf(stderr, "bench run: %s: %d cells → %s\n", cfg.Path(), len(cells), cfg.Output)
+	unit := "cells"
+	if len(cells) == 1 {
+		unit = "cell"
+	}
+	fmt.Fprintf(stderr, "bench run: %s: %d %s → %s\n", cfg.Path(), len(cells), unit, cfg.Output)
 	res, err := sweep.Run(ctx, cfg, sweep.Options{Stderr: stderr, Progress: progressMode, NoHistory: *noHistory, ONNXRuntime: *ortLib})
 	if err != nil {
 		if ctx.Err() != nil {
