@@ -20,9 +20,12 @@
 // trec_eval -c.
 //
 // ragbench's own defaults (DefaultOptions): qrels queries missing from the run
-// score 0, and unanswerable queries (no relevant judged doc, e.g. a JSONL
-// query with "gold": []) are counted and listed in Evaluation.Unanswerable
-// but not averaged. TrecEvalOptions reproduces trec_eval's defaults.
+// score 0, and unanswerable queries (no judged doc with a positive grade,
+// whatever the relevance level, e.g. a JSONL query with "gold": []) are
+// counted and listed in Evaluation.Unanswerable but not averaged; a query
+// relevant only below the relevance level is averaged (binary measures 0,
+// as trec_eval) and listed in Evaluation.BelowLevel. TrecEvalOptions
+// reproduces trec_eval's defaults.
 //
 // Measure names are trec_eval's output names (Measure.Name), e.g. "map",
 // "P_10", "ndcg_cut_10", "recip_rank", "success_5"; ranx-style names such as
@@ -34,13 +37,16 @@
 //     QueryMeta), ReadRun / ReadRunInfo / ParseRun (TREC, ranx JSON);
 //   - write: WriteRunTREC, WriteQrelsTREC, and the atomic WriteRunFile and
 //     WriteQrelsFile;
-//   - measures: ParseMeasures (trec_eval and ranx-style names), Measure, Kind,
+//   - measures: ParseMeasures (trec_eval and ranx-style names),
+//     ParseMeasuresTrec (trec_eval's truncation of fractional cutoffs, with
+//     warnings), Measure, Kind,
 //     OfficialMeasures, TrecOrder, NotImplementedTrecMeasures;
 //   - evaluate: Evaluate (in memory) and EvaluateRunFile (streams a TREC run
 //     file in parallel chunks), with Options (DefaultOptions,
 //     TrecEvalOptions) and Sort / TieBreak;
 //   - results: Evaluation (Queries × Measures matrix, Means, InMean,
-//     Unanswerable, NotInQrels, NotInRun; Column, Mean, PerQuery, Warnings);
+//     Unanswerable, BelowLevel, NotInQrels, NotInRun, RunNotes; Column,
+//     Mean, PerQuery, Warnings), RunInfo.Warnings (suspect run files);
 //   - report: WriteTrec, WriteTable, WriteJSON, WriteCSV.
 //
 // Bad input gives a *SyntaxError naming file, line and field; it never panics.
