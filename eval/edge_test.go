@@ -234,3 +234,15 @@ func TestRunTagAndFinalNewline(t *testing.T) {
 		t.Errorf("clean run: %q", info.Warnings())
 	}
 }
+
+// TestRunOnlyBOM: a run holding only a UTF-8 BOM (three bytes, no line)
+// is an empty run, not a panic (the streaming reader indexed the last byte
+// of a buffer the BOM trim had emptied).
+func TestRunOnlyBOM(t *testing.T) {
+	path := writeRun(t, "bom.trec", "\xef\xbb\xbf")
+	ms, _ := ParseMeasures([]string{"map"})
+	_, _, err := EvaluateRunFile(Qrels{"q1": {"d1": 1}}, path, ms, DefaultOptions())
+	if err == nil || !strings.HasSuffix(err.Error(), "bom.trec: no results found (empty run file)") {
+		t.Errorf("error %v, want no results found", err)
+	}
+}

@@ -208,13 +208,13 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 			copy(buf, carry)
 			n, err := io.ReadFull(r, buf[len(carry):cap(buf)])
 			buf = buf[:len(carry)+n]
+			if n > 0 { // before the BOM is trimmed: buf may hold nothing else
+				lastByte = buf[len(buf)-1]
+				readBytes += int64(n)
+			}
 			if first {
 				buf = bytes.TrimPrefix(buf, []byte("\xef\xbb\xbf"))
 				first = false
-			}
-			if n > 0 {
-				lastByte = buf[len(buf)-1]
-				readBytes += int64(n)
 			}
 			eof := err == io.EOF || err == io.ErrUnexpectedEOF
 			if err != nil && !eof {
