@@ -125,23 +125,30 @@ func openMaybeGzip(path string) (io.ReadCloser, error) {
 		f.Close()
 		return nil, &SyntaxError{File: path, Msg: "is a directory, want a file"}
 	}
-	if !strings.HasSuffix(path, ".gz") {
-		var magic [2]byte
-		n, _ := io.ReadFull(f, magic[:])
-		if _, err := f.Seek(0, io.SeekStart); err != nil {
-			f.Close()
-			return nil, err
-		}
-		if n < 2 || magic != [2]byte{0x1f, 0x8b} {
-			return f, nil
-		}
+	// The first two bytes are read, then put back in front of the rest
+	// (no Seek: the path may be a pipe such as /dev/stdin).
+	var magic [2]byte
+	n, err := io.ReadFull(f, magic[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		f.Close()
+		return nil, err
 	}
-	zr, err := gzip.NewReader(f)
+	r := io.MultiReader(bytes.NewReader(magic[:n]), f)
+	if !strings.HasSuffix(path, ".gz") && (n < 2 || magic != [2]byte{0x1f, 0x8b}) {
+		return readCloser{r, f}, nil
+	}
+	zr, err := gzip.NewReader(r)
 	if err != nil {
 		f.Close()
 		return nil, &SyntaxError{File: path, Msg: "not a gzip file: " + err.Error()}
 	}
 	return &gzipFile{zr: zr, f: f, path: path}, nil
+}
+
+// readCloser reads from Reader and closes Closer.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // gzipFile is a decompressing reader that reports a gzip stream cut short
