@@ -279,6 +279,7 @@ type jsonEvaluation struct {
 	Means         map[string]*float64           `json:"means"`
 	PerQuery      map[string]map[string]float64 `json:"per_query,omitempty"`
 	Unanswerable  []string                      `json:"unanswerable"`
+	BelowLevel    []string                      `json:"relevant_only_below_level,omitempty"`
 	NotInQrels    []string                      `json:"run_queries_not_in_qrels"`
 	NotInRun      []string                      `json:"qrels_queries_not_in_run"`
 	MissingScored bool                          `json:"missing_queries_scored_zero"`
@@ -295,6 +296,7 @@ type jsonSlice struct {
 // WriteJSON writes e as one indented JSON object with keys run, num_q,
 // measures (names in order), means (name → value; null when undefined),
 // per_query (query → name → value; only when perQuery), unanswerable,
+// relevant_only_below_level (Evaluation.BelowLevel; only when not empty),
 // run_queries_not_in_qrels, qrels_queries_not_in_run,
 // missing_queries_scored_zero, warnings and, when e.Slices is set, slices
 // (slice → {num_q, queries, means}).
@@ -311,7 +313,7 @@ func WriteJSON(w io.Writer, e *Evaluation, perQuery bool) error {
 	idx := numericMeasures(e)
 	doc := jsonEvaluation{
 		Run: e.Options.RunTag, NumQ: e.NumQ, Means: map[string]*float64{},
-		Unanswerable: nonNil(e.Unanswerable), NotInQrels: nonNil(e.NotInQrels), NotInRun: nonNil(e.NotInRun),
+		Unanswerable: nonNil(e.Unanswerable), BelowLevel: e.BelowLevel, NotInQrels: nonNil(e.NotInQrels), NotInRun: nonNil(e.NotInRun),
 		MissingScored: e.Options.CompleteQueries, Warnings: nonNil(e.Warnings()),
 	}
 	for _, j := range idx {

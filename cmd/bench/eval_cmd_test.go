@@ -351,9 +351,17 @@ func TestEvalLevelKeepsGradeOneQueries(t *testing.T) {
 			t.Errorf("-l %s: stderr %q lacks the unanswerable note", c.level, errOut)
 		}
 	}
+	out, _, _ := runEval(t, "--format", "json", "-l", "2", "-m", "P.1", p("graded.jsonl"), p("run.trec"))
+	var doc struct {
+		Unanswerable []string `json:"unanswerable"`
+		BelowLevel   []string `json:"relevant_only_below_level"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || !slices.Equal(doc.Unanswerable, []string{"qC"}) || !slices.Equal(doc.BelowLevel, []string{"qB"}) {
+		t.Errorf("json -l 2: %+v, %v\n%s", doc, err, out)
+	}
 	// --format trec -l 2: every query averaged as trec_eval does (num_q 3;
 	// qC scores 0), byte for byte trec_eval's layout.
-	out, _, _ := runEval(t, "--format", "trec", "-l", "2", "-m", "num_q", "-m", "ndcg_cut.2", p("graded.jsonl"), p("run.trec"))
+	out, _, _ = runEval(t, "--format", "trec", "-l", "2", "-m", "num_q", "-m", "ndcg_cut.2", p("graded.jsonl"), p("run.trec"))
 	if want := fmt.Sprintf("num_q                 \tall\t3\nndcg_cut_2            \tall\t%.4f\n", 2*ndcg/3); out != want {
 		t.Errorf("trec -l 2:\n%s\nwant\n%s", out, want)
 	}
