@@ -25,6 +25,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -33,6 +34,7 @@ import (
 	"os/signal"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -68,7 +70,8 @@ func main() {
 
 // gracefulStop names the commands that stop cleanly on their own at the
 // first SIGINT or SIGTERM (they cancel their work's context and return an
-// error after cleaning up): 'bench run'. Any other command is ended at once.
+// error after cleaning up): 'bench run'. Any other command is ended at once,
+// unless it is inside an interruptContext.
 var gracefulStop = map[string]bool{"run": true}
 
 // runInterruptible is run under the process's interrupt policy: the first
@@ -85,6 +88,8 @@ func runInterruptible(stdout, stderr io.Writer, args []string, exit func(int)) i
 	if len(args) > 0 {
 		in.name = args[0]
 	}
+	processInterrupts.Store(in)
+	defer processInterrupts.Store(nil)
 	go func() {
 		for sig := range ch {
 			in.handle(sig)
@@ -100,8 +105,41 @@ type interrupts struct {
 	name     string // the command, for messages
 	graceful bool   // the command stops by itself at the first signal
 
-	mu   sync.Mutex
-	code int // 128+signal of the first signal; 0 before any
+	mu     sync.Mutex
+	code   int                // 128+signal of the first signal; 0 before any
+	cancel context.CancelFunc // set by interruptContext: the command's graceful stop
+	note   string             // printed when cancel is called
+}
+
+// processInterrupts is the policy runInterruptible installed (nil when run
+// is called directly, as in tests).
+var processInterrupts atomic.Pointer[interrupts]
+
+// interruptContext returns a context that the first SIGINT or SIGTERM
+// cancels, printing "bench <command>: interrupted; <note>" on stderr,
+// instead of ending the process: for a command that cleans up and returns
+// an error when its context is cancelled (its exit status is then 130, or
+// 143 for SIGTERM); a second signal still ends the process at once. When
+// run is not under runInterruptible (tests) the context is only cancelled
+// by stop. Call stop when the work is done.
+func interruptContext(note string) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	in := processInterrupts.Load()
+	if in == nil {
+		return ctx, cancel
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.code != 0 { // interrupted before the command got here
+		cancel()
+	}
+	in.cancel, in.note = cancel, note
+	return ctx, func() {
+		in.mu.Lock()
+		in.cancel = nil
+		in.mu.Unlock()
+		cancel()
+	}
 }
 
 // signalExitCode is the shell's exit status of a process ended by sig:
@@ -123,6 +161,11 @@ func (in *interrupts) handle(sig os.Signal) {
 		return
 	}
 	in.code = signalExitCode(sig)
+	if in.cancel != nil {
+		fmt.Fprintf(in.stderr, "\nbench %s: interrupted; %s\n", in.name, in.note)
+		in.cancel()
+		return
+	}
 	if !in.graceful {
 		fmt.Fprintf(in.stderr, "\nbench %s: interrupted (exit %d)\n", in.name, in.code)
 		in.exit(in.code)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -209,4 +210,48 @@ func TestInterruptExitCodes(t *testing.T) {
 			t.Errorf("exit %d, stderr %q; want 130 and 'quitting now'", code, errOut)
 		}
 	})
+}
+
+// TestInterruptContext: inside interruptContext the first signal cancels
+// the context and prints the note instead of ending the process; a signal
+// received before the command got there cancels the context at once; with
+// no policy installed (run called directly) only stop cancels it.
+func TestInterruptContext(t *testing.T) {
+	var exits []int
+	var buf bytes.Buffer
+	in := &interrupts{stderr: &buf, exit: func(c int) { exits = append(exits, c) }, name: "x"}
+	processInterrupts.Store(in)
+	defer processInterrupts.Store(nil)
+	ctx, stop := interruptContext("stopping")
+	in.handle(os.Interrupt)
+	if ctx.Err() == nil || len(exits) != 0 || !strings.Contains(buf.String(), "bench x: interrupted; stopping") {
+		t.Errorf("first SIGINT: ctx.Err %v, exits %v, stderr %q; want cancelled, no exit, the note", ctx.Err(), exits, buf.String())
+	}
+	if got := in.exitCode(1); got != 130 {
+		t.Errorf("exitCode(1) = %d after SIGINT, want 130", got)
+	}
+	in.handle(os.Interrupt)
+	if !slices.Equal(exits, []int{130}) {
+		t.Errorf("second SIGINT: exits %v, want [130]", exits)
+	}
+	stop()
+
+	in = &interrupts{stderr: &buf, exit: func(c int) { exits = append(exits, c) }, name: "run", graceful: true}
+	processInterrupts.Store(in)
+	in.handle(syscall.SIGTERM) // before the command reached interruptContext
+	ctx, stop = interruptContext("stopping")
+	if ctx.Err() == nil {
+		t.Error("signal received earlier: context not cancelled")
+	}
+	stop()
+
+	processInterrupts.Store(nil)
+	ctx, stop = interruptContext("stopping")
+	if ctx.Err() != nil {
+		t.Error("no policy installed: context cancelled before stop")
+	}
+	stop()
+	if ctx.Err() == nil {
+		t.Error("stop did not cancel the context")
+	}
 }
