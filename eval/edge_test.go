@@ -139,7 +139,7 @@ func TestQrelsFormatMistakes(t *testing.T) {
 		{"nohdr.tsv", "1\t31715818\t1\n",
 			`nohdr.tsv:1: line: TREC qrels line needs 4 fields (qid iter docid grade), got 3 (this looks like a BEIR qrels TSV without its header line: add "query-id\tcorpus-id\tscore" as the first line)`},
 		{"queries.jsonl", `{"_id": "0", "text": "a claim", "metadata": {}}` + "\n",
-			`queries.jsonl:1: gold: missing: this looks like a BEIR queries file ("_id", "text"), which holds no judgements; give the qrels (BEIR qrels/test.tsv) or a labelled-query JSONL with "gold"`},
+			`queries.jsonl:1: gold: missing: this looks like a BEIR queries or corpus file ("_id", "text"), which holds no judgements; give the qrels (BEIR qrels/test.tsv) or a labelled-query JSONL with "gold"`},
 		// encoding/json leaked Go internals here ("json: cannot unmarshal
 		// number into Go struct field jsonlQuery.kind of type string").
 		{"kind.jsonl", `{"id": "q1", "gold": ["d1"], "kind": 3}` + "\n", `kind.jsonl:1: kind: must be a string, got 3`},
@@ -154,6 +154,7 @@ func TestQrelsFormatMistakes(t *testing.T) {
 			`case2.jsonl:1: Id: unknown key: keys are case-sensitive, did you mean "id"?`},
 		{"floatid.jsonl", `{"id": 1.5, "gold": ["d1"]}` + "\n", `floatid.jsonl:1: id: must be a non-empty string or an integer, got 1.5`},
 		{"ranxbad.json", `{"q1": {"d1": 1, "d2": "x"}}`, `ranxbad.json:1: grade: query "q1" doc "d2": grade must be an integer, got x`},
+		{"ranxrun.json", `{"q1": {"d1": 0.9}}`, `ranxrun.json:1: grade: query "q1" doc "d1": grade must be an integer, got 0.9 (scores like this are a ranx run's: give QRELS first, then RUN)`},
 	}
 	for _, c := range errCases {
 		_, _, err := ReadQrels(write(c.name, []byte(c.content)))

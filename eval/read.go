@@ -452,7 +452,7 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 		}
 		if _, ok := obj["gold"]; !ok {
 			if _, beir := obj["_id"]; beir {
-				return nil, nil, s.errf("gold", "missing: this looks like a BEIR queries file (\"_id\", \"text\"), which holds no judgements; give the qrels (BEIR qrels/test.tsv) or a labelled-query JSONL with \"gold\"")
+				return nil, nil, s.errf("gold", "missing: this looks like a BEIR queries or corpus file (\"_id\", \"text\"), which holds no judgements; give the qrels (BEIR qrels/test.tsv) or a labelled-query JSONL with \"gold\"")
 			}
 		}
 		// Keys match exactly. Other keys are allowed (bench run's
@@ -641,7 +641,11 @@ func parseQrelsRanx(data []byte, name string) (Qrels, error) {
 			num, isNum := tok.(json.Number)
 			g, err := strconv.Atoi(string(num))
 			if !isNum || err != nil {
-				return fail("grade", "query %q doc %q: grade must be an integer, got %v", qid, did, tok)
+				hint := ""
+				if isNum {
+					hint = " (scores like this are a ranx run's: give QRELS first, then RUN)"
+				}
+				return fail("grade", "query %q doc %q: grade must be an integer, got %v%s", qid, did, tok, hint)
 			}
 			if _, dup := m[did]; dup {
 				return fail("doc id", "query %q judges doc %q twice", qid, did)
