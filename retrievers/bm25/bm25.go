@@ -287,17 +287,17 @@ func (r *Retriever) fill(ctx context.Context, chunks []corpus.Chunk, key string)
 // openOrBuild opens the cached index for key under r.opts.Dir, or builds it.
 func (r *Retriever) openOrBuild(ctx context.Context, chunks []corpus.Chunk, key string, m *mapping.IndexMappingImpl) (*meta, error) {
 	final := filepath.Join(r.opts.Dir, "bm25-"+key[:24])
+	// Build folders of interrupted builds (a process killed, or stopped by a
+	// second Ctrl-C before its deferred clean-up ran) are removed here.
+	if _, err := RemoveStaleBuilds(r.opts.Dir, time.Now()); err != nil {
+		return nil, fmt.Errorf("bm25: %w", err)
+	}
 	if md, err := r.openCached(final, key); err == nil {
 		return md, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	if err := os.MkdirAll(r.opts.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("bm25: %w", err)
-	}
-	// Build folders of interrupted builds (a process killed, or stopped by a
-	// second Ctrl-C before its deferred clean-up ran) are removed here.
-	if _, err := RemoveStaleBuilds(r.opts.Dir, time.Now()); err != nil {
 		return nil, fmt.Errorf("bm25: %w", err)
 	}
 	tmp, release, err := newBuildDir(r.opts.Dir)

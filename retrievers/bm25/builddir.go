@@ -75,7 +75,7 @@ func sameFile(f *os.File, st fs.FileInfo) bool {
 // modification time is more than StaleBuildAge before now. A folder being
 // built by a live process (this one or another) is never touched. It
 // returns the folders removed; a missing dir is not an error. New calls
-// it before building an index into dir.
+// it on Dir before opening or building an index there.
 func RemoveStaleBuilds(dir string, now time.Time) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {

@@ -157,3 +157,18 @@ func TestBuildCleanup(t *testing.T) {
 		t.Errorf("index folder holds a lock file (err %v)", err)
 	}
 }
+
+// TestStaleRemovedWhenOpeningCached: a New that only opens a cached index
+// also removes build folders left by dead processes.
+func TestStaleRemovedWhenOpeningCached(t *testing.T) {
+	dir := t.TempDir()
+	chunks := chunksOf(t, false, synthetic(30, 4)...)
+	newRetriever(t, chunks, Options{Dir: dir})
+	dead := filepath.Join(dir, buildPrefix+"456")
+	os.MkdirAll(dead, 0o755)
+	os.WriteFile(filepath.Join(dead, buildLockName), nil, 0o644)
+	newRetriever(t, chunks, Options{Dir: dir})
+	if left := buildDirs(t, dir); len(left) != 0 {
+		t.Errorf("build folders %v left after opening the cached index", left)
+	}
+}
