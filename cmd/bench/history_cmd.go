@@ -114,7 +114,7 @@ func cmdHistory(stdout, stderr io.Writer, args []string) error {
 		if errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: no such history file ('bench run' writes one beside its config; give its path)", path)
 		}
-		return err
+		return withoutPrefix{err, "history: "} // bench prints "bench history: " before it
 	}
 	if len(rows) == 0 {
 		fmt.Fprintf(stdout, "%s: no runs yet\n", path)
@@ -211,7 +211,7 @@ func cmdHistory(stdout, stderr io.Writer, args []string) error {
 		}
 		var svg bytes.Buffer
 		if err := history.WriteSVG(&svg, rows, cm, history.ChartOptions{}); err != nil {
-			return err
+			return withoutPrefix{err, "history: "}
 		}
 		if err := histWriteFileAtomic(*chart, svg.Bytes()); err != nil {
 			return err
@@ -287,3 +287,14 @@ func histMarkdownTable(b *strings.Builder, header []string, rows [][]string) {
 func histWriteFileAtomic(path string, data []byte) error {
 	return renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(filepath.Dir(path)), renameio.IgnoreUmask())
 }
+
+// withoutPrefix is err with prefix removed from the start of its message:
+// the history package names itself ("history: "), and bench already prints
+// "bench history: " before an error (it read "bench history: history: ...").
+type withoutPrefix struct {
+	err    error
+	prefix string
+}
+
+func (e withoutPrefix) Error() string { return strings.TrimPrefix(e.err.Error(), e.prefix) }
+func (e withoutPrefix) Unwrap() error { return e.err }

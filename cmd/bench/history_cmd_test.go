@@ -164,3 +164,18 @@ func TestHistoryFindsFile(t *testing.T) {
 		t.Errorf("config with history: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestHistoryErrorPrefix: an error of the history package is printed once
+// prefixed ("bench history: d.csv: read d.csv: is a directory"; it read
+// "bench history: history: d.csv: ...").
+func TestHistoryErrorPrefix(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d.csv")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"history", dir})
+	if want := "bench history: " + dir + ": read " + dir + ": is a directory\n"; code != 1 || stderr.String() != want {
+		t.Errorf("exit %d, stderr %q; want 1, %q", code, stderr.String(), want)
+	}
+}
