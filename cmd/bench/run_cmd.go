@@ -1,14 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/ragbench/ragbench/encoder"
@@ -23,7 +20,9 @@ against the same qrels, evaluates each at every k of the grid, and writes
 into the output folder: report.md, results.json, runs/<cell>.trec,
 misses.jsonl and manifest.json; one row is appended to the history CSV.
 Indexes, embeddings and runs are cached under the cache folder and reused
-across cells and runs. Ctrl-C stops; caches and earlier outputs stay intact.
+across cells and runs. Ctrl-C stops after the current step, cleans up and exits
+130 (finished embedding batches stay cached); a second Ctrl-C quits at once
+(exit 130). Caches and earlier outputs stay intact.
 
 Relative dataset paths are resolved against the data root: --data-dir,
 else $RAGBENCH_DATA_DIR, else ../shared beside the repository. Relative
@@ -67,6 +66,8 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		printFlagUsage(stderr, fs, runUsage)
 		return usagef("want exactly one CONFIG file, got %d arguments", len(pos))
 	}
+	ctx, stop := interruptContext("stopping after the current step (Ctrl-C again to quit now; caches and earlier outputs stay intact)")
+	defer stop()
 	progressMode, err := runProgressMode(*progress, stderr)
 	if err != nil {
 		return err
@@ -126,23 +127,6 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		}
 		return nil
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	finished := make(chan struct{})
-	defer close(finished)
-	go func() {
-		select {
-		case <-ctx.Done():
-			select {
-			case <-finished: // the run ended first: ctx was cancelled by the deferred stop
-				return
-			default:
-			}
-			stop() // a second Ctrl-C ends the process at once
-			fmt.Fprintln(stderr, "\nbench run: interrupted; stopping after the current step (Ctrl-C again to quit now; caches and earlier outputs stay intact)")
-		case <-finished:
-		}
-	}()
 	start := time.Now()
 	unit := "cells"
 	if len(cells) == 1 {
