@@ -468,15 +468,41 @@ func findNode(n *yaml.Node, prefix string, line int, tag, value string) string {
 	return ""
 }
 
+// inputNames returns the retrievers this one reads: a hybrid's inputs, a
+// rerank's input, none for a first stage.
+func (r RetrieverConfig) inputNames() []string {
+	switch r.Type {
+	case "hybrid":
+		return r.Inputs
+	case "rerank":
+		return []string{r.Input}
+	}
+	return nil
+}
+
 // lines maps dotted field paths ("retrievers.2.alpha") to their line in the
 // YAML document, for error messages.
 type lines map[string]int
 
 func collectLines(n *yaml.Node, prefix string, out lines) {
+	walkYAML(n, prefix, func(path string, key, v *yaml.Node) {
+		if key != nil {
+			out[path] = key.Line
+		} else {
+			out[path] = v.Line
+		}
+	})
+}
+
+// walkYAML calls visit, depth first in document order, for every mapping
+// value (key set) and sequence item (key nil) below n, with its dotted
+// path ("retrievers.2.alpha"): one walk for line numbers and for explicit
+// nulls, so the two always agree on paths.
+func walkYAML(n *yaml.Node, prefix string, visit func(path string, key, v *yaml.Node)) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			collectLines(c, prefix, out)
+			walkYAML(c, prefix, visit)
 		}
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -485,14 +511,14 @@ func collectLines(n *yaml.Node, prefix string, out lines) {
 			if prefix != "" {
 				p = prefix + "." + k.Value
 			}
-			out[p] = k.Line
-			collectLines(v, p, out)
+			visit(p, k, v)
+			walkYAML(v, p, visit)
 		}
 	case yaml.SequenceNode:
 		for i, c := range n.Content {
 			p := prefix + "." + strconv.Itoa(i)
-			out[p] = c.Line
-			collectLines(c, p, out)
+			visit(p, nil, c)
+			walkYAML(c, p, visit)
 		}
 	}
 }
@@ -934,29 +960,11 @@ func (c *Config) check(root *yaml.Node) error {
 // nullFields calls bad with the dotted path of each mapping value that is
 // an explicit YAML null ("k:", "k: ~", "k: null").
 func nullFields(n *yaml.Node, prefix string, bad func(field string)) {
-	switch n.Kind {
-	case yaml.DocumentNode:
-		for _, c := range n.Content {
-			nullFields(c, prefix, bad)
+	walkYAML(n, prefix, func(path string, key, v *yaml.Node) {
+		if key != nil && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+			bad(path)
 		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			p := k.Value
-			if prefix != "" {
-				p = prefix + "." + k.Value
-			}
-			if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
-				bad(p)
-				continue
-			}
-			nullFields(v, p, bad)
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			nullFields(c, prefix+"."+strconv.Itoa(i), bad)
-		}
-	}
+	})
 }
 
 // isNull reports whether the dotted field path holds an explicit null

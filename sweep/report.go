@@ -397,13 +397,8 @@ func Findings(res *Results) []string {
 
 	// Fusion and rerank cells against their inputs, per retriever.
 	for _, rc := range cfg.Retrievers {
-		var inputs []string
-		switch rc.Type {
-		case "hybrid":
-			inputs = rc.Inputs
-		case "rerank":
-			inputs = []string{rc.Input}
-		default:
+		inputs := rc.inputNames()
+		if len(inputs) == 0 {
 			continue
 		}
 		var lines []string

@@ -535,13 +535,7 @@ func (ds *dataset) sortedIDs() []string {
 // pairs). A cell read from the run cache has no stage.
 func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buildEnv, chunks []corpus.Chunk, cell Cell, runs map[string]*cellRun, depth int, queriesKey string, modelHash map[string]string, prog *progress, scope string) (*cellRun, error) {
 	rc := cell.Retriever
-	var inputs []string
-	switch rc.Type {
-	case "hybrid":
-		inputs = rc.Inputs
-	case "rerank":
-		inputs = []string{rc.Input}
-	}
+	inputs := rc.inputNames()
 	keyParts := map[string]any{
 		"v": 1, "corpus": env.corpusHash, "chunking": cell.Chunking, "queries": queriesKey,
 		"retriever": rc, "model": modelHash[rc.Model], "depth": depth,
