@@ -99,13 +99,14 @@ func (r Row) Value(cell, metric string) (float64, bool) {
 // Errors: an existing file whose header is not Header or whose last line
 // is malformed, a cell or metric name that is empty, a hash or name containing a line
 // break, a NaN or infinite value, or any I/O error. Nothing is written then.
+// Every error starts "history: ", so callers print it as is.
 func Append(path string, row Row) error {
 	if err := validate(row); err != nil {
 		return fmt.Errorf("history: %s: %w", path, err)
 	}
 	unlock, err := lock(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("history: %w", err)
 	}
 	defer unlock()
 
@@ -115,7 +116,7 @@ func Append(path string, row Row) error {
 	}
 	last, err := lastRun(old, path)
 	if err != nil {
-		return err
+		return fmt.Errorf("history: %w", err)
 	}
 	row.Run = last + 1
 

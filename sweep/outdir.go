@@ -165,10 +165,7 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 		}
 		row.Metrics[c.Name] = m
 	}
-	if err := history.Append(cfg.History, row); err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	return nil
+	return history.Append(cfg.History, row) // its errors start "history: "
 }
 
 // swapDir puts the folder newDir at path dst. When dst exists, the two are
