@@ -14,7 +14,6 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // scanLines calls fn for each non-blank line of a file (BOM and CR
@@ -385,42 +384,4 @@ func count(n int, noun string) string {
 		}
 	}
 	return fmt.Sprintf("%d %s", n, noun)
-}
-
-// readLabelled reads a labelled-query JSONL (or qrels file) through
-// be.readQrels. When sliceField is a field of its own (not "kind" or
-// "slice", which eval.ReadQrels reads), that field is removed from each
-// line first, so a reader that rejects unknown keys accepts it; line
-// numbers are kept, so errors still name file:line. readSliceField reads
-// the field itself.
-func readLabelled(be backend, path, sliceField string) (eval.Qrels, map[string]eval.QueryMeta, error) {
-	if sliceField == "" || sliceField == "kind" || sliceField == "slice" {
-		return be.readQrels(path)
-	}
-	var buf bytes.Buffer
-	last := 0
-	err := scanLines(path, func(n int, line string) error {
-		for ; last < n-1; last++ {
-			buf.WriteByte('\n')
-		}
-		last = n
-		var obj map[string]json.RawMessage
-		if json.Unmarshal([]byte(line), &obj) == nil {
-			if _, ok := obj[sliceField]; ok && jsonkey.Repeated([]byte(line), false) == "" {
-				delete(obj, sliceField)
-				b, err := json.Marshal(obj)
-				if err != nil {
-					return err
-				}
-				line = string(b)
-			}
-		}
-		buf.WriteString(line)
-		buf.WriteByte('\n')
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return eval.ParseQrels(&buf, path)
 }

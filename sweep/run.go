@@ -313,7 +313,7 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 		}
 	} else {
 		ds.files["queries"] = queriesPath
-		q, meta, err := readLabelled(be, queriesPath, d.SliceField)
+		q, meta, err := be.readQrels(queriesPath) // eval keeps other keys, so slice_field may name any field
 		if err != nil {
 			return nil, nil, beirQueriesHint(cfg, queriesPath, err)
 		}
