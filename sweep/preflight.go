@@ -149,8 +149,10 @@ func protoField(b []byte, num protowire.Number) ([]byte, bool) {
 // history is true, that the history CSV's folder can be written and an
 // existing history file opened for appending. Folders it had to create
 // are removed again, so a failed or check-only run leaves nothing behind.
-// The cache folder is checked the same way. Errors name the config field,
-// the path and what to do.
+// The cache folder is checked the same way, and an existing non-empty
+// output folder must be an earlier bench run's (checkOutputDir), so
+// --check and the run refuse the same folders. Errors name the config
+// field, the path and what to do.
 func (c *Config) CheckWritable(history bool) error {
 	var errs []error
 	probe := func(field, dir, what string) {
@@ -159,6 +161,11 @@ func (c *Config) CheckWritable(history bool) error {
 		}
 	}
 	probe("output", c.Output, "output folder")
+	if len(errs) == 0 {
+		if err := checkOutputDir(c.Output); err != nil {
+			errs = append(errs, err) // a foreign non-empty folder
+		}
+	}
 	probe("cache_dir", c.CacheDir, "cache folder")
 	if history {
 		probe("history", filepath.Dir(c.History), "history CSV's folder")

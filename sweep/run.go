@@ -206,9 +206,6 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err := cfg.CheckWritable(!opts.NoHistory); err != nil {
 		return nil, err
 	}
-	if err := checkOutputDir(cfg.Output); err != nil {
-		return nil, err // before any work
-	}
 	for _, rc := range cfg.Retrievers {
 		if rc.Type == "dense" || rc.Type == "rerank" {
 			// Load ONNX Runtime now, so a missing library stops the run
