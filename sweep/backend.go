@@ -191,7 +191,7 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 			}
 			return v, err
 		}
-		opts := dense.Options{BatchSize: 256, Model: e.Fingerprint()}
+		opts := dense.Options{BatchSize: searchBlock, Model: e.Fingerprint()}
 		key := sha256Hex([]byte(e.Fingerprint() + "\x00" + chunksKey(chunks)))
 		path := filepath.Join(env.cacheDir, "dense", key+".idx")
 		if r, err := dense.Load(ctx, path, embed, opts); err == nil {

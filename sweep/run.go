@@ -630,7 +630,7 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 }
 
 // searchBlock is how many queries searchBlocks hands a retriever at once:
-// the dense retriever's query batch (backend.go), so dense query
+// also the dense retriever's query batch (newFirstStage), so dense query
 // embeddings are computed in exactly the batches of a single Search call,
 // and runs are identical to one call's.
 const searchBlock = 256
