@@ -430,42 +430,13 @@ func typeMsg(root *yaml.Node, line int, tag, value, into string) string {
 // findNode returns the dotted path of the first node at line whose tag is
 // !!tag (and whose value is value, when given).
 func findNode(n *yaml.Node, prefix string, line int, tag, value string) string {
-	match := func(c *yaml.Node) bool {
-		return c.Line == line && c.ShortTag() == "!!"+tag && (value == "" || c.Value == value)
-	}
-	switch n.Kind {
-	case yaml.DocumentNode:
-		for _, c := range n.Content {
-			if p := findNode(c, prefix, line, tag, value); p != "" {
-				return p
-			}
+	found := "" // the first match in document order, as walkYAML visits
+	walkYAML(n, prefix, func(path string, _, v *yaml.Node) {
+		if found == "" && v.Line == line && v.ShortTag() == "!!"+tag && (value == "" || v.Value == value) {
+			found = path
 		}
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
-			p := k.Value
-			if prefix != "" {
-				p = prefix + "." + k.Value
-			}
-			if match(v) {
-				return p
-			}
-			if q := findNode(v, p, line, tag, value); q != "" {
-				return q
-			}
-		}
-	case yaml.SequenceNode:
-		for i, c := range n.Content {
-			p := prefix + "." + strconv.Itoa(i)
-			if match(c) {
-				return p
-			}
-			if q := findNode(c, p, line, tag, value); q != "" {
-				return q
-			}
-		}
-	}
-	return ""
+	})
+	return found
 }
 
 // inputNames returns the retrievers this one reads: a hybrid's inputs, a
