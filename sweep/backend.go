@@ -170,9 +170,7 @@ func chunksKey(chunks []corpus.Chunk) string {
 func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfig, env buildEnv) (retrievers.Retriever, error) {
 	switch rc.Type {
 	case "bm25":
-		opts := bm25.Options{K1: *rc.K1, B: *rc.B, NoLengthNorm: *rc.B == 0, Scoring: rc.Scoring,
-			Fields: rc.Fields, Analyzer: rc.Analyzer, ExactLengths: rc.ExactLengths, Dir: filepath.Join(env.cacheDir, "bm25")}
-		return bm25.New(ctx, chunks, opts)
+		return bm25.New(ctx, chunks, rc.bm25Options(filepath.Join(env.cacheDir, "bm25")))
 	case "dense":
 		e, err := env.models.embedder(rc)
 		if err != nil {
@@ -249,10 +247,7 @@ func rerankRun(ctx context.Context, first eval.Run, queries []retrievers.Query, 
 	for _, ch := range chunks {
 		texts[ch.ID] = ch.IndexText()
 	}
-	opts := rerank.Options{Depth: rc.Depth, BatchSize: rc.BatchSize, Mode: rerank.Mode(rc.Mode)}
-	if rc.Alpha != nil {
-		opts.Alpha = *rc.Alpha
-	}
+	opts := rc.rerankOptions()
 	total := 0
 	for _, l := range first {
 		total += min(len(l), rc.Depth)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ragbench/ragbench/rerank"
+	"github.com/ragbench/ragbench/retrievers/bm25"
 	"io"
 	"math"
 	"os"
@@ -661,35 +663,19 @@ func (c *Config) check(root *yaml.Node) error {
 		switch r.Type {
 		case "bm25":
 			only("k1", "b", "scoring", "fields", "analyzer", "exact_lengths")
+			d := bm25.DefaultOptions()
 			if r.K1 == nil {
-				r.K1 = ptr(0.9)
+				r.K1 = ptr(d.K1)
 			}
 			if r.B == nil {
-				r.B = ptr(0.4)
+				r.B = ptr(d.B)
 			}
-			if *r.K1 < 0 || isNaN(*r.K1) {
-				bad(f+".k1", "k1 %v must be ≥ 0", *r.K1)
-			}
-			if *r.B < 0 || *r.B > 1 || isNaN(*r.B) {
-				bad(f+".b", "b %v must be in [0, 1]", *r.B)
-			}
-			if r.Scoring == "" {
-				r.Scoring = "lucene"
-			}
-			if r.Scoring != "lucene" && r.Scoring != "bleve" {
-				bad(f+".scoring", "unknown scoring %q: lucene or bleve", r.Scoring)
-			}
-			if r.Fields == "" {
-				r.Fields = "flat"
-			}
-			if r.Fields != "flat" && r.Fields != "multi" {
-				bad(f+".fields", "unknown fields %q: flat or multi", r.Fields)
-			}
-			if r.Analyzer == "" {
-				r.Analyzer = "en"
-			}
-			if r.Analyzer != "en" && r.Analyzer != "lucene-en" {
-				bad(f+".analyzer", "unknown analyzer %q: en or lucene-en", r.Analyzer)
+			r.Scoring = firstNonEmpty(r.Scoring, d.Scoring)
+			r.Fields = firstNonEmpty(r.Fields, d.Fields)
+			r.Analyzer = firstNonEmpty(r.Analyzer, d.Analyzer)
+			if err := r.bm25Options("").Validate(); err != nil {
+				field, msg := optionField(f, err)
+				bad(field, "%s", msg)
 			}
 		case "dense":
 			only("model", "fallback_models", "batch_size")
@@ -697,7 +683,7 @@ func (c *Config) check(root *yaml.Node) error {
 				bad(f+".model", "missing: a model folder (relative to the models root)")
 			}
 			if r.BatchSize == 0 {
-				r.BatchSize = 32
+				r.BatchSize = defaultInferenceBatch()
 			}
 			if r.BatchSize < 1 {
 				bad(f+".batch_size", "batch_size %d must be ≥ 1", r.BatchSize)
@@ -751,34 +737,27 @@ func (c *Config) check(root *yaml.Node) error {
 			if r.Model == "" {
 				bad(f+".model", "missing: a cross-encoder model folder (relative to the models root)")
 			}
+			d := rerank.DefaultOptions()
 			if r.BatchSize == 0 {
-				r.BatchSize = 32
+				r.BatchSize = defaultInferenceBatch()
 			}
-			if r.BatchSize < 1 {
-				bad(f+".batch_size", "batch_size %d must be ≥ 1", r.BatchSize)
+			if r.Depth == 0 {
+				r.Depth = d.Depth
 			}
-			if r.Mode == "" {
-				r.Mode = "ce"
-			}
-			switch r.Mode {
-			case "ce":
+			r.Mode = firstNonEmpty(r.Mode, string(d.Mode))
+			switch rerank.Mode(r.Mode) {
+			case rerank.ModeCE:
 				if r.Alpha != nil {
 					bad(f+".alpha", "applies to mode interpolate only")
 				}
-			case "interpolate":
+			case rerank.ModeInterpolate:
 				if r.Alpha == nil {
-					bad(f+".alpha", "missing: mode interpolate needs alpha (the cross-encoder's weight, e.g. 0.4)")
-				} else if *r.Alpha < 0 || *r.Alpha > 1 || isNaN(*r.Alpha) {
-					bad(f+".alpha", "alpha %v must be in [0, 1]", *r.Alpha)
+					bad(f+".alpha", "missing: mode interpolate needs alpha (the cross-encoder's weight, e.g. %g)", d.Alpha)
 				}
-			default:
-				bad(f+".mode", "unknown mode %q: ce or interpolate", r.Mode)
 			}
-			if r.Depth == 0 {
-				r.Depth = 100
-			}
-			if r.Depth < 1 {
-				bad(f+".depth", "depth %d must be ≥ 1", r.Depth)
+			if err := r.rerankOptions().Validate(); err != nil {
+				field, msg := optionField(f, err)
+				bad(field, "%s", msg)
 			}
 		case "":
 			bad(f+".type", "missing: one of bm25, dense, hybrid, rerank")

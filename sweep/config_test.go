@@ -116,7 +116,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad type", minimal + "k: [1, x]\n", []string{":6: k[1]: not an integer: x"}},
 		{"no dataset", "retrievers: [{name: a, type: bm25}]\n", []string{"dataset: missing"}},
 		{"unknown retriever type", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm26\n", []string{":4: retrievers[0].type: unknown type \"bm26\""}},
-		{"bad b", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    b: 1.5\n", []string{":5: retrievers[0].b: b 1.5 must be in [0, 1]"}},
+		{"bad b", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    b: 1.5\n", []string{":5: retrievers[0].b: 1.5, want in [0, 1]"}},
 		{"field of another type", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    alpha: 0.4\n", []string{":5: retrievers[0].alpha: does not apply to type bm25"}},
 		{"unknown input", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: h, type: hybrid, inputs: [a, dense]}\n", []string{":4: retrievers[1].inputs: unknown retriever \"dense\" (defined: a, h)"}},
 		{"interpolate without alpha", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: r, type: rerank, input: a, model: m, mode: interpolate}\n", []string{"retrievers[1].alpha: missing"}},

@@ -543,6 +543,11 @@ func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buil
 	}
 	keyParts["inputs"] = inKeys
 	keyParts["retriever"] = withoutName(rc)
+	if zeroRunAsDefault(rc) {
+		// Runs cached before k1: 0 and alpha: 0 ran as 0 were computed
+		// with 0.9 and 0.4 under this same key: never reuse them.
+		keyParts["zero"] = "explicit"
+	}
 	key := sha256Hex(mustJSON(keyParts))
 	cr := &cellRun{key: key, timing: Timing{Cell: cell.Name}}
 	cachePath := filepath.Join(env.cacheDir, "runs", key[:2], key+".json")

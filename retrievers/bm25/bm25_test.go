@@ -371,3 +371,30 @@ func TestLengths(t *testing.T) {
 		}
 	}
 }
+
+// TestValidateNamesField: each Validate error starts with the config name of
+// the bad field, so sweep can point at the config line; DefaultOptions is
+// what the zero value stands for (Options{}.Name() says the same k1 and b).
+func TestValidateNamesField(t *testing.T) {
+	for _, tc := range []struct {
+		o     Options
+		field string
+	}{
+		{Options{K1: -1}, "k1: "}, {Options{K1: math.Inf(1)}, "k1: "}, {Options{K1: 1, BinaryTF: true}, "k1: "},
+		{Options{B: math.NaN()}, "b: "}, {Options{B: 0.3, NoLengthNorm: true}, "b: "},
+		{Options{Scoring: "tfidf"}, "scoring: "}, {Options{Fields: "all"}, "fields: "}, {Options{Analyzer: "fr"}, "analyzer: "},
+		{Options{BatchSize: -1}, "batch_size: "}, {Options{Workers: -1}, "workers: "},
+	} {
+		if err := tc.o.Validate(); err == nil || !strings.HasPrefix(err.Error(), tc.field) {
+			t.Errorf("Validate(%+v) = %v, want an error starting %q", tc.o, err, tc.field)
+		}
+	}
+	d := DefaultOptions()
+	if err := d.Validate(); err != nil {
+		t.Errorf("DefaultOptions().Validate() = %v", err)
+	}
+	// Anserini's defaults (Pyserini's LuceneSearcher.set_bm25(0.9, 0.4)).
+	if d.K1 != 0.9 || d.B != 0.4 || d.Name() != (Options{}).Name() {
+		t.Errorf("DefaultOptions() = %+v (%s), Options{} is %s", d, d.Name(), (Options{}).Name())
+	}
+}

@@ -68,18 +68,33 @@ type Options struct {
 	Model string
 }
 
+// DefaultOptions returns the defaults as data: BatchSize 64, Concurrency 4,
+// no Model. Neither field has a meaningful zero, so the zero value of each
+// also selects its default.
+func DefaultOptions() Options {
+	return Options{BatchSize: DefaultBatchSize, Concurrency: DefaultConcurrency}
+}
+
+// Validate reports the first invalid field of o, or nil. Each error starts
+// with the field's snake_case name as configs spell it ("batch_size: ...",
+// "concurrency: ...").
+func (o Options) Validate() error {
+	_, err := o.resolve()
+	return err
+}
+
 func (o Options) resolve() (Options, error) {
 	if o.BatchSize == 0 {
 		o.BatchSize = DefaultBatchSize
 	}
 	if o.BatchSize < 0 {
-		return o, fmt.Errorf("dense: batch size: must be > 0, got %d", o.BatchSize)
+		return o, fmt.Errorf("batch_size: must be > 0, got %d", o.BatchSize)
 	}
 	if o.Concurrency == 0 {
 		o.Concurrency = DefaultConcurrency
 	}
 	if o.Concurrency < 0 {
-		return o, fmt.Errorf("dense: concurrency: must be > 0, got %d", o.Concurrency)
+		return o, fmt.Errorf("concurrency: must be > 0, got %d", o.Concurrency)
 	}
 	return o, nil
 }

@@ -285,3 +285,17 @@ func TestEmptyTextChunksAndQueries(t *testing.T) {
 		t.Errorf("all empty: error %v", err)
 	}
 }
+
+func TestValidateNamesField(t *testing.T) {
+	for _, tc := range []struct {
+		o     Options
+		field string
+	}{{Options{BatchSize: -1}, "batch_size: "}, {Options{Concurrency: -3}, "concurrency: "}} {
+		if err := tc.o.Validate(); err == nil || !strings.HasPrefix(err.Error(), tc.field) {
+			t.Errorf("Validate(%+v) = %v, want an error starting %q", tc.o, err, tc.field)
+		}
+	}
+	if err := DefaultOptions().Validate(); err != nil {
+		t.Errorf("DefaultOptions().Validate() = %v", err)
+	}
+}

@@ -1,0 +1,45 @@
+package sweep
+
+import (
+	"math"
+	"testing"
+
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/retrievers"
+)
+
+// TestZeroIsAValue: k1: 0 and alpha: 0 run as 0, not as bm25's and
+// rerank's defaults 0.9 and 0.4 (before the fix both were read as "use the
+// default" while results.json and the run cache said 0).
+//
+// With k1 = 0 BM25's term-frequency factor tf/(tf + 0) is 1, so both items
+// score idf(x) = ln(1 + (N − n + 0.5)/(n + 0.5)) = ln(1 + 0.5/2.5) = ln 1.2
+// (N = n = 2) although "a" holds x four times; with k1 = 0.9 "a" scores
+// higher.
+func TestZeroIsAValue(t *testing.T) {
+	p := writeConfig(t, `dataset: {corpus: c, queries: q}
+retrievers:
+  - {name: bin, type: bm25, k1: 0}
+  - {name: ce, type: rerank, input: bin, model: m, mode: interpolate, alpha: 0}
+`)
+	cfg, err := Load(p, LoadOptions{DataDir: "/d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks := []corpus.Chunk{{ID: "a", DocID: "a", Text: "x x x x y", End: 9}, {ID: "b", DocID: "b", Text: "x z", End: 3}}
+	r, err := newFirstStage(t.Context(), chunks, cfg.Retrievers[0], buildEnv{cacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := r.Search(t.Context(), []retrievers.Query{{ID: "q", Text: "x"}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := math.Log(1.2)
+	if l := run["q"]; len(l) != 2 || math.Abs(l[0].Score-want) > 1e-6 || math.Abs(l[1].Score-want) > 1e-6 {
+		t.Errorf("k1: 0 run %v, want both items at ln 1.2 = %.6f", l, want)
+	}
+	if o := cfg.Retrievers[1].rerankOptions(); o.Alpha != 0 || o.Validate() != nil {
+		t.Errorf("alpha: 0 gives rerank options %+v (Validate %v), want Alpha 0, valid", o, o.Validate())
+	}
+}
