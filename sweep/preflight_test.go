@@ -3,6 +3,7 @@ package sweep
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -157,7 +158,10 @@ func TestCheckDatasetErrors(t *testing.T) {
 
 // TestSliceField: slice_field names any labelled field (here "topic", with
 // rows also carrying "kind"), or a key of a BEIR queries.jsonl's metadata;
-// only that field is read. Numbers are labels as written.
+// only that field is read. Numbers are labels as written. A query without
+// the field is in NoSlice, as in Run's results (before the fix --check
+// listed only "7,travel" and "travel" while the run's results.json listed
+// "(none)" too).
 func TestSliceField(t *testing.T) {
 	cfg, _ := fixture(t, map[string]string{
 		"corpus.jsonl": tinyCorpus,
@@ -170,8 +174,15 @@ func TestSliceField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(sum.Slices, ","); got != "7,travel" {
-		t.Errorf("slices %q, want 7,travel (the topic field only, not kind)", got)
+	if got := strings.Join(sum.Slices, ","); got != "(none),7,travel" {
+		t.Errorf("slices %q, want (none),7,travel (the topic field only, not kind)", got)
+	}
+	res, err := Run(t.Context(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Dataset.Slices, sum.Slices) {
+		t.Errorf("bench run slices %q, bench run --check slices %q: want the same", res.Dataset.Slices, sum.Slices)
 	}
 
 	cfg, _ = fixture(t, map[string]string{
@@ -183,8 +194,8 @@ func TestSliceField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(sum.Slices, ","); got != "travel" {
-		t.Errorf("BEIR metadata slices %q, want travel", got)
+	if got := strings.Join(sum.Slices, ","); got != "(none),travel" {
+		t.Errorf("BEIR metadata slices %q, want (none),travel", got)
 	}
 }
 

@@ -316,22 +316,8 @@ func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
 	if err != nil {
 		return DatasetSummary{}, nil, err
 	}
-	sum := DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
-		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{}}
-	slices := map[string]bool{}
-	for _, id := range ds.answerable {
-		if ds.heldout[id] {
-			sum.HeldOut++
-		} else {
-			sum.Tuning++
-		}
-	}
-	for _, q := range ds.queries {
-		if s := ds.slice[q.ID]; s != "" {
-			slices[s] = true
-		}
-	}
-	sum.Slices = append(sum.Slices, sortedKeys(slices)...)
+	sum, w := ds.summary(cfg)
+	warns = append(warns, w...)
 	// The qrels level depends on the chunking: check every chunking's
 	// labels as Run does, so stale chunk labels fail here too.
 	for _, ch := range cfg.Chunkings() {
@@ -348,6 +334,40 @@ func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
 		}
 	}
 	return sum, warns, nil
+}
+
+// summary is the dataset's summary for results.json and bench run --check
+// alike (Level aside: it depends on the chunkings): counts, and the slice
+// labels sorted, with NoSlice when some queries have a label and some do
+// not; the warning says when a query's own label is NoSlice.
+func (ds *dataset) summary(cfg *Config) (DatasetSummary, []string) {
+	sum := DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
+		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{}}
+	for _, id := range ds.answerable {
+		if ds.heldout[id] {
+			sum.HeldOut++
+		} else {
+			sum.Tuning++
+		}
+	}
+	var warns []string
+	slices := map[string]bool{}
+	unlabelled := false
+	for _, q := range ds.queries {
+		if s := ds.slice[q.ID]; s != "" {
+			slices[s] = true
+		} else {
+			unlabelled = true
+		}
+	}
+	if len(slices) > 0 && unlabelled {
+		if slices[NoSlice] {
+			warns = append(warns, fmt.Sprintf("slice label %q is also the slice of the queries without a label: they are reported together", NoSlice))
+		}
+		slices[NoSlice] = true
+	}
+	sum.Slices = append(sum.Slices, sortedKeys(slices)...)
+	return sum, warns
 }
 
 // beirQueriesHint explains err, an error reading a labelled-query file,

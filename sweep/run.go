@@ -385,33 +385,9 @@ type cellRun struct {
 func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Options, prog *progress) (*Results, error) {
 	res := &Results{Config: *cfg, Metrics: cfg.metricNames()}
 	res.Config.Output, res.Config.CacheDir, res.Config.History = "", "", ""
-	res.Dataset = DatasetSummary{
-		Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
-		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{},
-	}
-	slices := map[string]bool{}
-	for _, id := range ds.answerable {
-		if ds.heldout[id] {
-			res.Dataset.HeldOut++
-		} else {
-			res.Dataset.Tuning++
-		}
-	}
-	unlabelled := false
-	for _, id := range ds.sortedIDs() {
-		if s := ds.slice[id]; s != "" {
-			slices[s] = true
-		} else {
-			unlabelled = true
-		}
-	}
-	if len(slices) > 0 && unlabelled {
-		if slices[NoSlice] {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("slice label %q is also the slice of the queries without a label: they are reported together", NoSlice))
-		}
-		slices[NoSlice] = true
-	}
-	res.Dataset.Slices = append(res.Dataset.Slices, sortedKeys(slices)...)
+	var warns []string
+	res.Dataset, warns = ds.summary(cfg)
+	res.Warnings = append(res.Warnings, warns...)
 
 	modelHash := map[string]string{}
 	for _, rc := range cfg.Retrievers {
