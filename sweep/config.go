@@ -1177,8 +1177,23 @@ func (c *Config) Validate() error {
 
 const hintData = "pass --data-dir (or set RAGBENCH_DATA_DIR) to the folder holding the datasets, or fix the path in the config"
 
-// Hash returns the sha256 (hex) of the resolved config's canonical JSON.
-func (c *Config) Hash() string { return sha256Hex(mustJSON(c)) }
+// Hash returns the sha256 (hex) of the resolved config's canonical JSON as
+// results.json records it (Recorded): where a run writes is not part of
+// what it measures, so two runs of one config into different --output,
+// --cache-dir or --history paths have one hash, and bench history does not
+// report "config changed" between them.
+func (c *Config) Hash() string {
+	r := c.recorded()
+	return sha256Hex(mustJSON(&r))
+}
+
+// recorded is c as results.json's "config" holds it: a copy with Output,
+// CacheDir and History blanked.
+func (c *Config) recorded() Config {
+	r := *c
+	r.Output, r.CacheDir, r.History = "", "", ""
+	return r
+}
 
 func under(root, p string) string {
 	if p == "" || filepath.IsAbs(p) {

@@ -398,3 +398,18 @@ func TestModelRootsFromExecutable(t *testing.T) {
 		t.Errorf("model roots %q, want only %s", got, want[1])
 	}
 }
+
+// TestHashIgnoresWherePaths: the history's config_hash is the same for two
+// runs of one config into different output, cache and history paths (before
+// the fix it covered them, and bench history said "config changed"), and
+// differs when a value that changes the numbers differs.
+func TestHashIgnoresWherePaths(t *testing.T) {
+	a, b := loadSmall(t, t.TempDir()), loadSmall(t, t.TempDir())
+	if a.Output == b.Output || a.Hash() != b.Hash() {
+		t.Errorf("outputs %s, %s: hashes %s, %s; want equal", a.Output, b.Output, a.Hash(), b.Hash())
+	}
+	b.K = []int{1}
+	if a.Hash() == b.Hash() {
+		t.Error("k [1, 3] and k [1] have the same hash")
+	}
+}

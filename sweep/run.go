@@ -383,8 +383,7 @@ type cellRun struct {
 }
 
 func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Options, prog *progress) (*Results, error) {
-	res := &Results{Config: *cfg, Metrics: cfg.metricNames()}
-	res.Config.Output, res.Config.CacheDir, res.Config.History = "", "", ""
+	res := &Results{Config: cfg.recorded(), Metrics: cfg.metricNames()}
 	var warns []string
 	res.Dataset, warns = ds.summary(cfg)
 	res.Warnings = append(res.Warnings, warns...)
