@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
@@ -331,6 +332,12 @@ func parse(file string, data []byte) (*Config, error) {
 		}
 		return nil, yamlErr(file, data, nil, err)
 	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		return nil, &ConfigError{File: file, Line: next.Line, Msg: "a second YAML document (after ---): a config is one document; remove it or merge it into the first"}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, yamlErr(file, data, nil, err)
+	}
 	var cfg Config
 	dec = yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -517,8 +524,12 @@ func (c *Config) check(root *yaml.Node) error {
 	ln := lines{}
 	collectLines(root, "", ln)
 	var errs []error
+	reported := map[string]bool{} // one error per field: the first found
 	bad := func(field, format string, a ...any) {
-		errs = append(errs, ln.errf(c.path, field, format, a...))
+		if !reported[field] {
+			reported[field] = true
+			errs = append(errs, ln.errf(c.path, field, format, a...))
+		}
 	}
 	has := func(field string) bool { _, ok := ln[field]; return ok }
 	c.lines = ln
@@ -527,6 +538,7 @@ func (c *Config) check(root *yaml.Node) error {
 	nullFields(root, "", func(field string) {
 		bad(field, "empty value (null): give a value, or remove the line to use the default")
 	})
+	checkNumbers(root, reflect.TypeFor[Config](), "", bad)
 	explicit := func(field string, zero bool, format string, a ...any) {
 		if zero && has(field) && !isNull(root, field) {
 			bad(field, format, a...)
@@ -719,6 +731,11 @@ func (c *Config) check(root *yaml.Node) error {
 				}
 				if len(r.Weights) > 0 && len(r.Weights) != len(r.Inputs) {
 					bad(f+".weights", "%d weights for %d inputs", len(r.Weights), len(r.Inputs))
+				}
+				for j, w := range r.Weights {
+					if w < 0 {
+						bad(fmt.Sprintf("%s.weights.%d", f, j), "weight %v must be ≥ 0 (finite)", w)
+					}
 				}
 			default:
 				bad(f+".fusion", "unknown fusion %q: rrf, combsum or combmnz", r.Fusion)
