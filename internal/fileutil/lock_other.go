@@ -28,7 +28,7 @@ func Lock(path string) (release func(), err error) {
 			return func() { os.Remove(path) }, nil
 		}
 		if !errors.Is(err, os.ErrExist) {
-			return nil, err
+			return nil, fmt.Errorf("lock: %w", err)
 		}
 		if time.Now().After(deadline) {
 			return nil, fmt.Errorf("%s held for over 30 s; remove it if no process is using it", path)

@@ -40,11 +40,12 @@ func Flock(f *os.File, wait bool) error {
 // it, and returns its release. Because the lock is a flock(2), the kernel
 // drops it if the process dies, so a crash never leaves path locked. A
 // second Lock of the same path in one process waits for the first release.
-// Errors: opening path (the *os.PathError), or "lock path: error".
+// Errors: "lock: " and the *os.PathError of opening path, or
+// "lock path: error" from flock.
 func Lock(path string) (release func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("lock: %w", err)
 	}
 	if err := Flock(f, true); err != nil {
 		f.Close()
