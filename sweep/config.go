@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ragbench/ragbench/rerank"
-	"github.com/ragbench/ragbench/retrievers/bm25"
 	"io"
 	"math"
 	"os"
@@ -17,6 +15,10 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ragbench/ragbench/internal/srcpos"
+	"github.com/ragbench/ragbench/rerank"
+	"github.com/ragbench/ragbench/retrievers/bm25"
 )
 
 // Config is one sweep, as read from a YAML file (see docs/config.md for every
@@ -245,15 +247,6 @@ type LoadOptions struct {
 	History string
 }
 
-// ConfigError is an error in a config file, naming the file, the line (0
-// when unknown) and the field; it reads "file:line: field: message".
-type ConfigError struct {
-	File  string // the config file
-	Line  int    // 1-based line of the field (0: unknown)
-	Field string // field path, list indices in brackets, e.g. "retrievers[2].alpha"
-	Msg   string // what is wrong and what to do
-}
-
 // fieldPath turns a dotted path with numeric list indices
 // ("retrievers.2.alpha") into the displayed form ("retrievers[2].alpha").
 func fieldPath(dotted string) string {
@@ -271,19 +264,6 @@ func fieldPath(dotted string) string {
 		}
 		b.WriteString(part)
 	}
-	return b.String()
-}
-
-func (e *ConfigError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Field != "" {
-		b.WriteString(": " + e.Field)
-	}
-	b.WriteString(": " + e.Msg)
 	return b.String()
 }
 
@@ -328,13 +308,13 @@ func parse(file string, data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &ConfigError{File: file, Msg: "empty config file"}
+			return nil, &srcpos.Error{File: file, Msg: "empty config file"}
 		}
 		return nil, yamlErr(file, data, nil, err)
 	}
 	var next yaml.Node
 	if err := dec.Decode(&next); err == nil {
-		return nil, &ConfigError{File: file, Line: next.Line, Msg: "a second YAML document (after ---): a config is one document; remove it or merge it into the first"}
+		return nil, &srcpos.Error{File: file, Line: next.Line, Msg: "a second YAML document (after ---): a config is one document; remove it or merge it into the first"}
 	} else if !errors.Is(err, io.EOF) {
 		return nil, yamlErr(file, data, nil, err)
 	}
@@ -503,17 +483,17 @@ func walkYAML(n *yaml.Node, prefix string, visit func(path string, key, v *yaml.
 	}
 }
 
-func (l lines) errf(file, field, format string, a ...any) *ConfigError {
+func (l lines) errf(file, field, format string, a ...any) *srcpos.Error {
 	line := l[field]
 	for f := field; line == 0 && strings.Contains(f, "."); {
 		f = f[:strings.LastIndex(f, ".")]
 		line = l[f]
 	}
-	return &ConfigError{File: file, Line: line, Field: fieldPath(field), Msg: fmt.Sprintf(format, a...)}
+	return &srcpos.Error{File: file, Line: line, Field: fieldPath(field), Msg: fmt.Sprintf(format, a...)}
 }
 
-// errf is a ConfigError on field of c's file, with the field's line.
-func (c *Config) errf(field, format string, a ...any) *ConfigError {
+// errf is a srcpos.Error on field of c's file, with the field's line.
+func (c *Config) errf(field, format string, a ...any) *srcpos.Error {
 	return c.lines.errf(c.path, field, format, a...)
 }
 
@@ -914,7 +894,7 @@ func (c *Config) check(root *yaml.Node) error {
 	// In file order (errors without a line first), whatever order the
 	// checks ran in.
 	lineOf := func(e error) int {
-		var ce *ConfigError
+		var ce *srcpos.Error
 		if errors.As(e, &ce) {
 			return ce.Line
 		}

@@ -145,7 +145,7 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	}
 	// Commit: from here on only renames, and ctx is no longer consulted,
 	// so the outputs are not left half old, half new.
-	if err := swapDir(filepath.Join(stage, "runs"), filepath.Join(out, "runs")); err != nil {
+	if err := fileutil.SwapDir(filepath.Join(stage, "runs"), filepath.Join(out, "runs")); err != nil {
 		return fmt.Errorf("output folder: runs: %w", err)
 	}
 	for _, f := range files {
@@ -153,7 +153,7 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 			return fmt.Errorf("output folder: %w", err)
 		}
 	}
-	syncDir(out)
+	fileutil.SyncDir(out)
 	if opts.NoHistory {
 		return nil
 	}
@@ -168,33 +168,3 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	return history.Append(cfg.History, row) // its errors start "history: "
 }
 
-// swapDir puts the folder newDir at path dst. When dst exists, the two are
-// exchanged atomically where the platform allows (the old content ends up
-// at newDir, for the caller to remove); else dst is first renamed aside
-// (newDir + ".old") and then replaced, and put back if that fails.
-func swapDir(newDir, dst string) error {
-	if _, err := os.Lstat(dst); os.IsNotExist(err) {
-		return os.Rename(newDir, dst)
-	}
-	if exchange(newDir, dst) == nil {
-		return nil
-	}
-	aside := newDir + ".old"
-	if err := os.Rename(dst, aside); err != nil {
-		return err
-	}
-	if err := os.Rename(newDir, dst); err != nil {
-		os.Rename(aside, dst)
-		return err
-	}
-	return nil
-}
-
-// syncDir fsyncs a folder so that renames in it survive a crash (best
-// effort: some platforms cannot sync a folder).
-func syncDir(dir string) {
-	if f, err := os.Open(dir); err == nil {
-		f.Sync()
-		f.Close()
-	}
-}

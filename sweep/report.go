@@ -5,6 +5,8 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/ragbench/ragbench/internal/texttab"
 )
 
 // Report renders res as report.md (GitHub Markdown, readable as plain text
@@ -641,33 +643,11 @@ func mdEscape(s string) string {
 	return r.Replace(s)
 }
 
-// table writes a Markdown table with columns padded to equal width.
+// table writes a padded Markdown table (texttab's, the renderer of every
+// ragbench report), every column left-aligned.
 func table(b *strings.Builder, head []string, rows [][]string) {
-	width := make([]int, len(head))
-	for i, h := range head {
-		width[i] = runeLen(h)
-	}
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], runeLen(c))
-		}
-	}
-	line := func(cells []string) {
-		b.WriteString("|")
-		for i, c := range cells {
-			b.WriteString(" " + c + strings.Repeat(" ", width[i]-runeLen(c)) + " |")
-		}
-		b.WriteString("\n")
-	}
-	line(head)
-	sep := make([]string, len(head))
-	for i := range sep {
-		sep[i] = strings.Repeat("-", width[i])
-	}
-	line(sep)
-	for _, r := range rows {
-		line(r)
-	}
+	t := texttab.Table{Header: head, Rows: rows}
+	t.WritePaddedMarkdown(b) // a strings.Builder does not fail
 }
 
 func runeLen(s string) int { return len([]rune(s)) }
