@@ -167,4 +167,3 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	}
 	return history.Append(cfg.History, row) // its errors start "history: "
 }
-
