@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/internal/fileutil"
 )
@@ -115,8 +116,8 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	}
 	for _, c := range res.Cells {
 		var buf bytes.Buffer
-		if err := writeRunTREC(&buf, c.run, cellFile(c.Name), ds.sortedIDs()); err != nil {
-			return err
+		if err := eval.WriteRunTREC(&buf, c.run, cellFile(c.Name)); err != nil {
+			return fmt.Errorf("runs/%s.trec: %w", cellFile(c.Name), err)
 		}
 		if err := put(filepath.Join("runs", cellFile(c.Name)+".trec"), buf.Bytes()); err != nil {
 			return err

@@ -355,24 +355,6 @@ func headlineMetrics(cfg *Config) []string {
 
 func cellFile(name string) string { return strings.ReplaceAll(name, "/", "__") }
 
-// writeRunTREC writes run in TREC format (qid Q0 docid rank score tag), one
-// query after another in ids order, each in rank order.
-func writeRunTREC(w *bytes.Buffer, run eval.Run, tag string, ids []string) error {
-	for _, q := range ids {
-		l := append([]eval.Result(nil), run[q]...)
-		sortResults(l)
-		for i, r := range l {
-			fmt.Fprintf(w, "%s Q0 %s %d %s %s\n", q, r.DocID, i+1, formatScore(r.Score), tag)
-		}
-	}
-	return nil
-}
-
-func formatScore(f float64) string {
-	b, _ := json.Marshal(f)
-	return string(b)
-}
-
 // Miss is one misses.jsonl row: an answerable query whose gold ids are not
 // all in a cell's top prompt_k, with what came back instead.
 type Miss struct {
