@@ -126,7 +126,8 @@ type CellResult struct {
 	// unanswerable queries).
 	Threshold *Threshold `json:"threshold,omitempty"`
 
-	run eval.Run // document-level (or chunk-level) run at Config.Depth
+	run    eval.Run                      // document-level (or chunk-level) run at Config.Depth
+	scores map[string]map[string]float64 // PerQuery as compare reads it: metric → query → value
 }
 
 // UnanswerableHits is what a cell returned for a query with no relevant
@@ -345,13 +346,7 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 			}
 		}
 		ds.queries = append(ds.queries, retrievers.Query{ID: id, Text: t})
-		answerable := false
-		for _, g := range ds.qrels[id] {
-			if g >= 1 {
-				answerable = true
-			}
-		}
-		if answerable {
+		if ds.qrels.Answerable(id) {
 			ds.answerable = append(ds.answerable, id)
 			ds.heldout[id] = IsHeldOut(id, *cfg.HeldOut.Seed, *cfg.HeldOut.Fraction)
 		} else {
@@ -707,15 +702,21 @@ func scoreCell(cfg *Config, ds *dataset, cell Cell, run eval.Run, nChunks int, c
 	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: nChunks,
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
 		Unanswerable: []UnanswerableHits{}, run: run}
-	pq, err := evaluateRun(cfg, ds.qrels, run)
+	scores, err := evaluateRun(cfg, ds.qrels, run)
 	if err != nil {
 		return cr, err
 	}
+	cr.scores = scores
 	for _, id := range ds.answerable {
-		if pq[id] == nil {
-			return cr, fmt.Errorf("evaluation: no values for answerable query %q", id)
+		m := make(map[string]float64, len(scores))
+		for name, col := range scores {
+			v, ok := col[id]
+			if !ok {
+				return cr, fmt.Errorf("evaluation: no %s for answerable query %q", name, id)
+			}
+			m[name] = v
 		}
-		cr.PerQuery[id] = pq[id]
+		cr.PerQuery[id] = m
 	}
 	groups := map[string][]string{}
 	labelled := false // as in sweep: some judged query has a slice label
@@ -841,15 +842,7 @@ func significance(cfg *Config, ds *dataset, cells []CellResult) (Significance, e
 	in := compare.Input{Metrics: sig.Metrics, Scores: compare.Scores{}}
 	for _, c := range cells {
 		in.Systems = append(in.Systems, c.Name)
-		per := map[string]map[string]float64{}
-		for _, m := range sig.Metrics {
-			q := make(map[string]float64, len(ds.answerable))
-			for _, id := range ds.answerable {
-				q[id] = c.PerQuery[id][m]
-			}
-			per[m] = q
-		}
-		in.Scores[c.Name] = per
+		in.Scores[c.Name] = c.scores
 	}
 	rep, err := compare.Compare(in, compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
 		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed)})

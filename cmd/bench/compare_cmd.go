@@ -139,16 +139,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	// grade, whatever -l (those without one are unanswerable and left out,
 	// as in bench eval's means; under -l a query relevant only below the
 	// level is compared, its binary measures 0 as in trec_eval).
-	var answerable []string
-	for q, docs := range qrels {
-		for _, g := range docs {
-			if g > 0 {
-				answerable = append(answerable, q)
-				break
-			}
-		}
-	}
-	slices.Sort(answerable)
+	answerable := qrels.AnswerableIDs()
 	in := compare.Input{Metrics: labels, Scores: compare.Scores{}, Queries: answerable}
 	type readRun struct {
 		run  eval.Run
@@ -191,15 +182,9 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		for _, w := range e.Warnings() {
 			evalWarnings = append(evalWarnings, ra.name+": "+w)
 		}
-		byMetric := map[string]map[string]float64{}
-		for j, label := range labels {
-			col := map[string]float64{}
-			for i, q := range e.Queries {
-				if e.InMean[i] {
-					col[q] = e.Values[i][j]
-				}
-			}
-			byMetric[label] = col
+		byMetric, err := compare.FromEvaluation(e, labels)
+		if err != nil {
+			return err
 		}
 		in.Systems = append(in.Systems, ra.name)
 		in.Scores[ra.name] = byMetric
