@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"sort"
 	"strconv"
 
 	"github.com/ragbench/ragbench/compare"
@@ -63,13 +62,3 @@ func evaluateRun(cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[st
 	return compare.FromEvaluation(e, names)
 }
 
-// sortTrec sorts results as trec_eval ranks them: score descending, ties by
-// doc id descending (byte order).
-func sortTrec(l []eval.Result) {
-	sort.SliceStable(l, func(i, j int) bool {
-		if l[i].Score != l[j].Score {
-			return l[i].Score > l[j].Score
-		}
-		return l[i].DocID > l[j].DocID
-	})
-}

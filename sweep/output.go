@@ -385,7 +385,7 @@ func missesJSONL(cfg *Config, ds *dataset, res *Results) []byte {
 	for _, c := range res.Cells {
 		for _, id := range ds.answerable {
 			l := append([]eval.Result(nil), c.run[id]...)
-			sortTrec(l)
+			sortResults(l)
 			rank := map[string]int{}
 			for i, r := range l {
 				rank[r.DocID] = i + 1
