@@ -61,4 +61,3 @@ func evaluateRun(cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[st
 	}
 	return compare.FromEvaluation(e, names)
 }
-
