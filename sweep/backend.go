@@ -49,8 +49,11 @@ type buildEnv struct {
 	// "embed" (chunks embedded by a dense build) or "rerank" (query–passage
 	// pairs scored). Calls for one stage come from one goroutine at a time,
 	// with done not decreasing.
-	progress  func(stage string, done, total int)
-	embedTime *time.Duration // accumulates time spent embedding (dense)
+	progress func(stage string, done, total int)
+	// embedded, when not nil, is told the wall time of each embedding
+	// call of a dense retriever (building and searching), from one
+	// goroutine at a time, so the cell's timings can show it apart.
+	embedded func(time.Duration)
 }
 
 func defaultBackend() backend {
@@ -180,8 +183,8 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 		embed := func(ctx context.Context, texts []string, query bool) ([][]float32, error) {
 			t0 := time.Now()
 			v, err := e.Embed(ctx, texts, query)
-			if env.embedTime != nil {
-				*env.embedTime += time.Since(t0)
+			if env.embedded != nil {
+				env.embedded(time.Since(t0))
 			}
 			if !query && err == nil && env.progress != nil {
 				done = min(done+len(texts), len(chunks)) // dense.New calls embed from one goroutine

@@ -370,13 +370,6 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	return ds, warns, nil
 }
 
-// cellRun is one cell's chunk-level run and how it was made.
-type cellRun struct {
-	key    string
-	run    eval.Run
-	timing Timing
-}
-
 func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Options, prog *progress) (*Results, error) {
 	res := &Results{Config: cfg.recorded(), Metrics: cfg.metricNames()}
 	var warns []string
@@ -393,11 +386,11 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 			modelHash[rc.Model] = h
 		}
 	}
-	queriesKey := sha256Hex(mustJSON(ds.queries))
-	corpusHash := corpus.Hash(ds.docs)
 	chunkings := cfg.Chunkings()
 	mdl := &models{lib: opts.ONNXRuntime, cacheDir: cfg.CacheDir, embedders: map[string]*encoder.CachedEmbedder{}, crosses: map[string]*crossScorer{}}
 	defer mdl.close()
+	cells := &cellRunner{cfg: cfg, ds: ds, be: be, prog: prog, queriesKey: sha256Hex(mustJSON(ds.queries)), modelHash: modelHash,
+		env: buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpus.Hash(ds.docs), models: mdl, progress: prog.stageProgress}}
 	nCells := len(chunkings) * len(cfg.Retrievers)
 	levels := map[string]bool{}
 	var err error
@@ -431,8 +424,8 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 				depth = max(depth, rc.Depth)
 			}
 		}
-		env := buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpusHash, chunking: ch, models: mdl}
-		runs := map[string]*cellRun{}
+		cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}}
+		cells.env.chunking = ch
 		for _, rc := range cfg.Retrievers {
 			if err := ctx.Err(); err != nil {
 				return nil, err
@@ -440,8 +433,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 			cell := Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
 			scope := fmt.Sprintf("[%d/%d] %s", len(res.Cells)+1, nCells, cell.Name)
 			cellStart := prog.now()
-			env.progress = prog.stageProgress // the backend's embed and rerank counts
-			cr, err := runCell(ctx, cfg, ds, be, env, chunks, cell, runs, depth, queriesKey, modelHash, prog, scope)
+			cr, err := cells.run(ctx, cc, cell, scope)
 			if err != nil {
 				return nil, fmt.Errorf("cell %s: %w", cell.Name, err)
 			}
@@ -449,7 +441,6 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 				prog.line(scope, "run read from the run cache (nothing built or searched)")
 			}
 			cr.timing.Chunk = chunkTime
-			runs[rc.Name] = cr
 			t1 := time.Now()
 			prog.begin(scope, "score", len(ds.answerable), "queries")
 			final := cr.run
@@ -491,117 +482,6 @@ func (ds *dataset) sortedIDs() []string {
 		ids[i] = q.ID
 	}
 	return ids
-}
-
-// runCell produces a cell's chunk-level run, from the run cache when the
-// same inputs were run before.
-//
-// prog shows the stages under scope: "index" (bm25) or "embed" (dense, the
-// count of chunks embedded as the backend reports it), "search" (queries,
-// in blocks of searchBlock), "fuse" (hybrid) or "rerank" (query–passage
-// pairs). A cell read from the run cache has no stage.
-func runCell(ctx context.Context, cfg *Config, ds *dataset, be backend, env buildEnv, chunks []corpus.Chunk, cell Cell, runs map[string]*cellRun, depth int, queriesKey string, modelHash map[string]string, prog *progress, scope string) (*cellRun, error) {
-	rc := cell.Retriever
-	inputs := rc.inputNames()
-	keyParts := map[string]any{
-		"v": 1, "corpus": env.corpusHash, "chunking": cell.Chunking, "queries": queriesKey,
-		"retriever": rc, "model": modelHash[rc.Model], "depth": depth,
-	}
-	var inKeys []string
-	for _, in := range inputs {
-		inKeys = append(inKeys, runs[in].key)
-	}
-	keyParts["inputs"] = inKeys
-	keyParts["retriever"] = withoutName(rc)
-	if zeroRunAsDefault(rc) {
-		// Runs cached before k1: 0 and alpha: 0 ran as 0 were computed
-		// with 0.9 and 0.4 under this same key: never reuse them.
-		keyParts["zero"] = "explicit"
-	}
-	key := sha256Hex(mustJSON(keyParts))
-	cr := &cellRun{key: key, timing: Timing{Cell: cell.Name}}
-	cachePath := filepath.Join(env.cacheDir, "runs", key[:2], key+".json")
-	if run, err := readCachedRun(cachePath); err == nil {
-		cr.run = run
-		cr.timing.Cached = true
-		return cr, nil
-	}
-	var err error
-	switch rc.Type {
-	case "bm25", "dense":
-		t0 := time.Now()
-		if rc.Type == "dense" {
-			prog.begin(scope, "embed", len(chunks), "chunks")
-		} else {
-			prog.begin(scope, "index", len(chunks), "chunks")
-		}
-		var embed time.Duration
-		env.embedTime = &embed
-		r, e := be.newFirstStage(ctx, chunks, rc, env)
-		if e != nil {
-			return nil, e
-		}
-		note := ""
-		if rc.Type == "dense" && !prog.updatedStage() {
-			note = "index read from the cache, nothing embedded"
-		}
-		prog.end(note)
-		cr.timing.Embed = embed.Seconds()
-		cr.timing.Build = time.Since(t0).Seconds() - cr.timing.Embed
-		embed = 0
-		t1 := time.Now()
-		prog.begin(scope, "search", len(ds.queries), "queries")
-		cr.run, err = searchBlocks(ctx, r, ds.queries, depth, prog)
-		cr.timing.Search = time.Since(t1).Seconds()
-		if err == nil {
-			prog.end("")
-		}
-		cr.timing.QueryEmbed = embed.Seconds()
-		st := r.Stats()
-		cr.timing.IndexBytes = st.IndexBytes
-		cr.timing.LatencyP50 = st.LatencyP50.Seconds() * 1000
-		cr.timing.LatencyP95 = st.LatencyP95.Seconds() * 1000
-		if c, ok := r.(io.Closer); ok {
-			c.Close()
-		}
-	case "hybrid":
-		in := make([]eval.Run, len(rc.Inputs))
-		for i, name := range rc.Inputs {
-			in[i] = runs[name].run
-		}
-		t0 := time.Now()
-		prog.begin(scope, "fuse", len(ds.queries), "queries")
-		cr.run, err = be.fuse(in, rc)
-		cr.run = truncate(cr.run, depth)
-		cr.timing.Fuse = time.Since(t0).Seconds()
-		if err == nil {
-			prog.end("")
-		}
-	case "rerank":
-		t0 := time.Now()
-		pairs := 0
-		for _, l := range runs[rc.Input].run {
-			pairs += min(len(l), rc.Depth)
-		}
-		prog.begin(scope, "rerank", pairs, "pairs")
-		cr.run, err = be.rerank(ctx, runs[rc.Input].run, ds.queries, chunks, rc, env)
-		cr.timing.Rerank = time.Since(t0).Seconds()
-		if err == nil {
-			prog.end("")
-		}
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, q := range ds.queries {
-		if cr.run[q.ID] == nil {
-			cr.run[q.ID] = []eval.Result{}
-		}
-	}
-	if err := fileutil.WriteAtomic(cachePath, mustJSON(cachedRun(cr.run))); err != nil {
-		return nil, fmt.Errorf("run cache: %w", err)
-	}
-	return cr, nil
 }
 
 // searchBlock is how many queries searchBlocks hands a retriever at once:
