@@ -100,28 +100,6 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell Cell, scope s
 	return cr, nil
 }
 
-// cacheKey is cell's run-cache key: corpus, chunking, queries, retriever
-// config (its name and input names aside), model folder hash, depth and
-// the keys of its inputs' runs.
-func (r *cellRunner) cacheKey(cc *chunkCells, cell Cell) string {
-	rc := cell.Retriever
-	keyParts := map[string]any{
-		"v": 1, "corpus": r.env.corpusHash, "chunking": cell.Chunking, "queries": r.queriesKey,
-		"retriever": withoutName(rc), "model": r.modelHash[rc.Model], "depth": cc.depth,
-	}
-	var inKeys []string
-	for _, in := range rc.inputNames() {
-		inKeys = append(inKeys, cc.runs[in].key)
-	}
-	keyParts["inputs"] = inKeys
-	if zeroRunAsDefault(rc) {
-		// Runs cached before k1: 0 and alpha: 0 ran as 0 were computed
-		// with 0.9 and 0.4 under this same key: never reuse them.
-		keyParts["zero"] = "explicit"
-	}
-	return sha256Hex(mustJSON(keyParts))
-}
-
 // firstStage builds a bm25 or dense retriever over cc's chunks and
 // searches every query, filling cr's run and timings.
 func (r *cellRunner) firstStage(ctx context.Context, cc *chunkCells, rc RetrieverConfig, cr *cellRun, scope string) error {

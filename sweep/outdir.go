@@ -168,3 +168,18 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	}
 	return history.Append(cfg.History, row) // its errors start "history: "
 }
+
+// headlineMetrics are the history CSV's metrics: every family at prompt_k
+// plus recall at the largest k.
+func headlineMetrics(cfg *Config) []string {
+	var out []string
+	for _, f := range cfg.Metrics {
+		out = append(out, metricName(f, cfg.PromptK))
+	}
+	if maxK := cfg.K[len(cfg.K)-1]; maxK != cfg.PromptK && contains(cfg.Metrics, "recall") {
+		out = append(out, metricName("recall", maxK))
+	}
+	return out
+}
+
+func cellFile(name string) string { return strings.ReplaceAll(name, "/", "__") }

@@ -4,16 +4,21 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/retrievers"
 )
 
 // scanLines calls fn for each non-blank line of a file (BOM and CR
@@ -404,4 +409,186 @@ func count(n int, noun string) string {
 		}
 	}
 	return fmt.Sprintf("%d %s", n, noun)
+}
+
+// dataset is the loaded data.
+type dataset struct {
+	docs       []corpus.Document
+	docByID    map[string]int
+	queries    []retrievers.Query // evaluated queries (all in qrels), by id
+	text       map[string]string
+	qrels      eval.Qrels
+	slice      map[string]string
+	answerable []string // sorted
+	unanswer   []string // sorted
+	heldout    map[string]bool
+	files      map[string]string // role → path, for the manifest
+	hash       string            // sha256 over corpus, queries, qrels files
+}
+
+// sliceOf is the query's slice for the per-slice groups: its label, or
+// NoSlice when it has none and labelled (some query has a label); "" when
+// no query has one.
+func (ds *dataset) sliceOf(id string, labelled bool) string {
+	if s := ds.slice[id]; s != "" || !labelled {
+		return s
+	}
+	return NoSlice
+}
+
+func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
+	d := cfg.Dataset
+	ds := &dataset{files: map[string]string{}}
+	corpusPath, queriesPath, qrelsPath := d.Corpus, d.Queries, d.Qrels
+	if d.BEIR != "" {
+		corpusPath = filepath.Join(d.BEIR, "corpus.jsonl")
+		queriesPath = filepath.Join(d.BEIR, "queries.jsonl")
+		qrelsPath = filepath.Join(d.BEIR, "qrels", d.Split+".tsv")
+	}
+	var warns []string
+	docs, err := corpus.Load(corpusPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	ds.docs = docs
+	ds.docByID = make(map[string]int, len(docs))
+	for i, doc := range docs {
+		ds.docByID[doc.ID] = i
+	}
+	if w := corpus.Summarize(docs).Warnings(); len(w) > 0 {
+		warns = append(warns, w...)
+	}
+	ds.files["corpus"] = corpusPath
+	var slices map[string]string
+	if f := d.SliceField; f != "" {
+		// The named field only: a typo never falls back to kind/slice.
+		labelled := firstNonEmpty(queriesPath, qrelsPath)
+		var keys []string
+		if slices, keys, err = readSliceField(labelled, f); err != nil {
+			return nil, nil, err
+		}
+		if len(slices) == 0 {
+			return nil, nil, cfg.errf("dataset.slice_field", "no query of %s has a %q field (keys seen: %s); name one of those, or remove slice_field", labelled, f, strings.Join(keys, ", "))
+		}
+	}
+	ds.slice = map[string]string{}
+	ds.text = map[string]string{}
+	if qrelsPath != "" {
+		ds.files["qrels"] = qrelsPath
+		q, meta, err := be.readQrels(qrelsPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		ds.qrels = q
+		for id, m := range meta {
+			ds.slice[id] = m.Slice
+			ds.text[id] = m.Text
+		}
+		if queriesPath != "" {
+			ds.files["queries"] = queriesPath
+			texts, err := be.loadQueries(queriesPath)
+			if err != nil {
+				return nil, nil, err
+			}
+			for id, t := range texts {
+				if _, ok := ds.qrels[id]; ok {
+					ds.text[id] = t
+				}
+			}
+		}
+	} else {
+		ds.files["queries"] = queriesPath
+		q, meta, err := be.readQrels(queriesPath) // eval keeps other keys, so slice_field may name any field
+		if err != nil {
+			return nil, nil, beirQueriesHint(cfg, queriesPath, err)
+		}
+		ds.qrels = q
+		for id, m := range meta {
+			ds.slice[id] = m.Slice
+			ds.text[id] = m.Text
+		}
+	}
+	if slices != nil {
+		ds.slice = slices
+	}
+	w, err := checkGold(ds, firstNonEmpty(qrelsPath, queriesPath), corpusPath, d.UnknownGold, cfg.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w != "" {
+		warns = append(warns, w)
+	}
+	ids := sortedKeys(ds.qrels)
+	if len(ids) == 0 {
+		return nil, nil, fmt.Errorf("%s: no judged queries", firstNonEmpty(qrelsPath, queriesPath))
+	}
+	noText := 0
+	ds.heldout = map[string]bool{}
+	for _, id := range ids {
+		t, ok := ds.text[id]
+		if !ok || strings.TrimSpace(t) == "" {
+			noText++
+			if !ok {
+				return nil, nil, fmt.Errorf("%s: query %q has qrels but no text in %s", firstNonEmpty(qrelsPath, queriesPath), id, queriesPath)
+			}
+		}
+		ds.queries = append(ds.queries, retrievers.Query{ID: id, Text: t})
+		if ds.qrels.Answerable(id) {
+			ds.answerable = append(ds.answerable, id)
+			ds.heldout[id] = IsHeldOut(id, *cfg.HeldOut.Seed, *cfg.HeldOut.Fraction)
+		} else {
+			ds.unanswer = append(ds.unanswer, id)
+		}
+	}
+	if noText > 0 {
+		warns = append(warns, fmt.Sprintf("%d queries have empty text (searched as empty queries)", noText))
+	}
+	var hashes []string
+	for _, role := range []string{"corpus", "queries", "qrels"} {
+		if p := ds.files[role]; p != "" {
+			h, err := fileutil.SHA256(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			hashes = append(hashes, role+":"+h)
+		}
+	}
+	ds.hash = sha256Hex([]byte(strings.Join(hashes, "\n")))
+	return ds, warns, nil
+}
+
+func (ds *dataset) sortedIDs() []string {
+	ids := make([]string, len(ds.queries))
+	for i, q := range ds.queries {
+		ids[i] = q.ID
+	}
+	return ids
+}
+
+// snippet is the first n characters (runes) of an item's text: a chunk's
+// own text when id is a chunk id, else the document's title and text.
+func (ds *dataset) snippet(id string, n int, chunkByID map[string]int, chunks []corpus.Chunk) string {
+	var s string
+	if i, ok := chunkByID[id]; ok && chunks[i].ID != chunks[i].DocID {
+		s = chunks[i].Text
+	} else if i, ok := ds.docByID[id]; ok {
+		d := ds.docs[i]
+		s = strings.TrimSpace(d.Title + " " + d.Text)
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// IsHeldOut reports whether query id qid is held out: the first 8 bytes of
+// sha256(decimal seed + "\x00" + qid), read big-endian as u ∈ [0, 2^64),
+// satisfy u / 2^64 < fraction. The choice depends only on (seed, qid), so a
+// query stays on its side of the split whatever else the dataset holds.
+func IsHeldOut(qid string, seed int64, fraction float64) bool {
+	h := sha256.Sum256([]byte(strconv.FormatInt(seed, 10) + "\x00" + qid))
+	u := binary.BigEndian.Uint64(h[:8])
+	return float64(u)/18446744073709551616.0 < fraction
 }
