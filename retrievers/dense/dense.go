@@ -23,18 +23,17 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/google/renameio/v2"
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -393,26 +392,21 @@ type header struct {
 // Export stream (gob, gzip-compressed) — one file, not NewPersistentDB's one
 // file per document.
 func (r *Retriever) Save(path string) error {
-	f, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o644))
-	if err != nil {
-		return fmt.Errorf("dense: save: %w", err)
-	}
-	defer f.Cleanup() // no-op after CloseAtomicallyReplace succeeded
-	fail := func(err error) error {
-		return fmt.Errorf("dense: save %s: %w", path, err)
-	}
 	h, err := json.Marshal(header{Model: r.opts.Model, Dim: r.dim, Count: r.n})
 	if err != nil {
-		return fail(err)
+		return fmt.Errorf("dense: save: %s: %w", path, err)
 	}
-	if _, err := fmt.Fprintf(f, "%s%s\n", fileMagic, h); err != nil {
-		return fail(err)
-	}
-	if err := r.db.ExportToWriter(f, true, "", collectionName); err != nil {
-		return fail(err)
-	}
-	if err := f.CloseAtomicallyReplace(); err != nil {
-		return fail(err)
+	err = fileutil.WriteStream(path, func(w io.Writer) error {
+		if _, err := fmt.Fprintf(w, "%s%s\n", fileMagic, h); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := r.db.ExportToWriter(w, true, "", collectionName); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("dense: save: %w", err)
 	}
 	return nil
 }
