@@ -15,7 +15,6 @@ package dense
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -258,7 +257,7 @@ func normalized(v []float32) []float32 {
 // Search implements retrievers.Retriever: queries are embedded with
 // embed(…, true) in batches of BatchSize, and each gets the min(k, N) chunks
 // of highest cosine similarity (in [−1, 1], as float64), sorted by score
-// descending, ties by chunk id ascending — the same whatever chromem's
+// descending, ties by chunk id descending (eval.Sort, TieDocIDDesc) — the same whatever chromem's
 // internal order. A query whose text is empty or white space, or whose
 // embedding is the zero vector, gets an empty list (nothing to compare). k ≤ 0 is an error, as are EmbedFunc errors and
 // NaN, infinite or wrong-dimension query vectors (naming the query id).
@@ -341,12 +340,7 @@ func (r *Retriever) searchVector(ctx context.Context, v []float32, k int) ([]eva
 		for i, x := range res {
 			l[i] = eval.Result{DocID: x.ID, Score: float64(x.Similarity)}
 		}
-		slices.SortFunc(l, func(a, b eval.Result) int {
-			if c := cmp.Compare(b.Score, a.Score); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.DocID, b.DocID)
-		})
+		eval.Sort(l, eval.TieDocIDDesc)
 		if m == r.n || len(l) <= k || l[len(l)-1].Score < l[k-1].Score {
 			return l[:min(k, len(l)):min(k, len(l))], nil
 		}
