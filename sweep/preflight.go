@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/ragbench/ragbench/encoder"
+	"github.com/ragbench/ragbench/history"
 )
 
 // checkModelKind checks that r's model folder holds the kind of model r's
@@ -38,14 +39,15 @@ func article(kind string) string {
 
 // CheckWritable checks, before any work, that the output folder can be
 // created and written (a probe file is created and removed) and, when
-// history is true, that the history CSV's folder can be written and an
-// existing history file opened for appending. Folders it had to create
-// are removed again, so a failed or check-only run leaves nothing behind.
+// withHistory is true, that the history CSV's folder can be written and an
+// existing history file opened for appending and parsed (history.Read).
+// Folders it had to create are removed again, so a failed or check-only
+// run leaves nothing behind.
 // The cache folder is checked the same way, and an existing non-empty
 // output folder must be an earlier bench run's (checkOutputDir), so
 // --check and the run refuse the same folders. Errors name the config
 // field, the path and what to do.
-func (c *Config) CheckWritable(history bool) error {
+func (c *Config) CheckWritable(withHistory bool) error {
 	var errs []error
 	probe := func(field, dir, what string) {
 		if err := probeDir(dir); err != nil {
@@ -59,7 +61,7 @@ func (c *Config) CheckWritable(history bool) error {
 		}
 	}
 	probe("cache_dir", c.CacheDir, "cache folder")
-	if history {
+	if withHistory {
 		probe("history", filepath.Dir(c.History), "history CSV's folder")
 		if fi, err := os.Stat(c.History); err == nil {
 			if fi.IsDir() {
@@ -68,6 +70,11 @@ func (c *Config) CheckWritable(history bool) error {
 				errs = append(errs, c.errf("history", "history CSV %s cannot be appended to: %v (%s)", c.History, err, writableHint["history"]))
 			} else {
 				f.Close()
+				// Parsed now, not when the row is appended after every
+				// cell ran: a damaged file stops the run before any work.
+				if _, err := history.Read(c.History); err != nil {
+					errs = append(errs, fmt.Errorf("%w (fix or move the file, or run with --no-history)", err))
+				}
 			}
 		}
 	}
