@@ -116,16 +116,23 @@ func Report(res *Results) string {
 	if len(res.Best) > 0 {
 		m := res.Best[0].Metric
 		w("## Best cell per chunking\n\n")
-		w("Chosen on the %d tuning queries by %s; the held-out column (%d queries) is the honest estimate.\n\n", ds.Tuning, m, ds.HeldOut)
+		if ds.HeldOut == 0 {
+			w("Chosen on the %d tuning queries by %s; there is no held-out query (heldout.fraction gives none), so there is no honest estimate: raise heldout.fraction for one.\n\n", ds.Tuning, m)
+		} else {
+			w("Chosen on the %d tuning queries by %s; the held-out column (%d queries) is the honest estimate.\n\n", ds.Tuning, m, ds.HeldOut)
+		}
+		// A mean over no query is not 0: it does not exist.
+		tuning := func(v float64) string { return meanOf(v, ds.Tuning) }
+		heldOut := func(v float64) string { return meanOf(v, ds.HeldOut) }
 		var rows [][]string
 		for _, bst := range res.Best {
-			rows = append(rows, []string{bst.Chunking, bst.Cell, f4(bst.Tuning), f4(bst.HeldOut)})
+			rows = append(rows, []string{bst.Chunking, bst.Cell, tuning(bst.Tuning), heldOut(bst.HeldOut)})
 		}
 		table(&b, []string{"chunking", "best cell", m + " tuning", m + " held-out"}, rows)
 		w("\n## Tuning vs held-out\n\n")
 		var trows [][]string
 		for _, c := range res.Cells {
-			trows = append(trows, []string{c.Name, f4(c.Means[GroupTuning][m]), f4(c.Means[GroupHeldOut][m]), f4(c.Means[GroupAll][m])})
+			trows = append(trows, []string{c.Name, tuning(c.Means[GroupTuning][m]), heldOut(c.Means[GroupHeldOut][m]), f4(c.Means[GroupAll][m])})
 		}
 		table(&b, []string{"cell", fmt.Sprintf("%s tuning (%d)", m, ds.Tuning), fmt.Sprintf("%s held-out (%d)", m, ds.HeldOut), fmt.Sprintf("%s all (%d)", m, ds.Answerable)}, trows)
 		w("\n")
@@ -628,6 +635,15 @@ func mb(b int64) string {
 }
 
 func f4(v float64) string { return fmt.Sprintf("%.4f", v) }
+
+// meanOf is f4(v) for a mean over n queries, and "—" when n is 0 (the
+// group is empty and has no mean).
+func meanOf(v float64, n int) string {
+	if n == 0 {
+		return "—"
+	}
+	return f4(v)
+}
 
 func fq(p *float64) string {
 	if p == nil {
