@@ -24,8 +24,11 @@ const (
 	// cleared when the stage ends; then one line per finished cell.
 	ProgressBar
 	// ProgressPlain is for logs (CI, "2> log"): one line when a stage
-	// starts and one when it ends, with its count, unit and wall time; no
-	// carriage returns or escape codes.
+	// starts and one when it ends, with its count, unit and wall time, and
+	// in between a line each time another tenth of a counted stage is done
+	// or plainInterval passed without one ("embed 4,096 of 11,860 chunks
+	// (34%) after 1m12s"), so a long embedding or rerank step is never
+	// silent for long; no carriage returns or escape codes.
 	ProgressPlain
 )
 
@@ -69,8 +72,12 @@ type progress struct {
 	done    int
 	updated bool // set was called during the stage
 	start   time.Time
-	active  bool
-	pb      *progressbar.ProgressBar
+	// In ProgressPlain: when the last line of the stage was written, and
+	// the tenths of the stage it reported.
+	lastLine time.Time
+	tenths   int
+	active   bool
+	pb       *progressbar.ProgressBar
 }
 
 func newProgress(mode ProgressMode, w io.Writer, now func() time.Time) *progress {
@@ -110,6 +117,7 @@ func (p *progress) begin(scope, stage string, total int, unit string) {
 	p.closeBar()
 	p.scope, p.stage, p.unit, p.total, p.done, p.updated, p.active = scope, stage, unit, total, 0, false, true
 	p.start = p.now()
+	p.lastLine, p.tenths = p.start, 0
 	switch p.mode {
 	case ProgressPlain:
 		fmt.Fprintf(p.w, "bench run: %s: %s …\n", p.scope, p.what())
@@ -152,7 +160,20 @@ func (p *progress) set(done, total int) {
 	if p.pb != nil && done <= p.total {
 		p.pb.Set(done)
 	}
+	if p.mode == ProgressPlain && p.total > 0 && done < p.total {
+		now := p.now()
+		if t := done * 10 / p.total; t > p.tenths || now.Sub(p.lastLine) >= plainInterval {
+			p.tenths, p.lastLine = max(p.tenths, t), now
+			fmt.Fprintf(p.w, "bench run: %s: %s %s of %s %s (%d%%) after %s\n", p.scope, p.stage,
+				groupDigits(done), groupDigits(p.total), p.unit, done*100/p.total, formatDuration(now.Sub(p.start)))
+		}
+	}
 }
+
+// plainInterval is the longest a counted stage stays silent in
+// ProgressPlain while its count moves (CI logs want a sign of life about
+// every 30 s; a tenth of a 4-minute embedding is 24 s).
+const plainInterval = 30 * time.Second
 
 // end ends the current stage: the bar is cleared, or the plain line
 // "<scope>: <what> done in <duration>[; note]" is written.
