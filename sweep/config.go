@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ragbench/ragbench/internal/modellist"
 	"github.com/ragbench/ragbench/internal/srcpos"
 )
 
@@ -717,17 +719,17 @@ func (c *Config) Validate() error {
 		f := fmt.Sprintf("retrievers.%d.model", i)
 		if _, err := os.Stat(r.Model); err != nil {
 			// Say what provides each wanted model: scripts/fetch-models.sh
-			// (run by setup.sh) fetches only all-minilm-l6-v2 and
-			// e5-small-v2-q; use-lite and ce-scifact-tiny come with the
-			// shared data root's models/; anything else (bge-small-en-v1.5,
-			// ms-marco-MiniLM-L-6-v2, …) must be brought from Hugging Face.
+			// (run by setup.sh) fetches modellist.Fetched(); use-lite and
+			// ce-scifact-tiny come with the shared data root's models/;
+			// anything else (bge-small-en-v1.5, ms-marco-MiniLM-L-6-v2, …)
+			// must be brought from Hugging Face.
 			names := append([]string{filepath.Base(r.Model)}, r.FallbackModels...)
 			var fetched, shared, other []string
 			for _, n := range names {
-				switch filepath.Base(n) {
-				case "all-minilm-l6-v2", "e5-small-v2-q":
+				switch base := filepath.Base(n); {
+				case slices.Contains(modellist.Fetched(), base):
 					fetched = append(fetched, n)
-				case "use-lite", "ce-scifact-tiny":
+				case base == "use-lite" || base == "ce-scifact-tiny":
 					shared = append(shared, n)
 				default:
 					other = append(other, n)
