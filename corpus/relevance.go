@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/ragbench/ragbench/eval"
@@ -144,11 +143,9 @@ func CheckLabels(qrels eval.Qrels, docs []Document, spec Spec, chunks []Chunk) (
 			chunky = true
 			break
 		}
-		if i := strings.LastIndexByte(id, '#'); i > 0 && docIDs[id[:i]] {
-			if _, err := strconv.Atoi(id[i+1:]); err == nil {
-				chunky = true
-				break
-			}
+		if doc, _, ok := ParseChunkID(id); ok && docIDs[doc] {
+			chunky = true
+			break
 		}
 	}
 	if !chunky {

@@ -161,14 +161,11 @@ func knownDoc(id string, docByID map[string]int) bool {
 	if _, ok := docByID[id]; ok {
 		return true
 	}
-	if i := strings.LastIndexByte(id, '#'); i > 0 {
-		if _, ok := docByID[id[:i]]; ok {
-			if _, err := strconv.Atoi(id[i+1:]); err == nil {
-				return true
-			}
-		}
+	doc, _, ok := corpus.ParseChunkID(id)
+	if ok {
+		_, ok = docByID[doc]
 	}
-	return false
+	return ok
 }
 
 // maxListed is how many unknown gold ids an error lists.
