@@ -117,68 +117,11 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		t0 := time.Now()
-		prog.begin("chunking "+ch.Name, "chunk", len(ds.docs), "documents")
-		chunks, err := ch.Spec().Chunk(ds.docs)
+		level, err := cells.chunking(ctx, ch, res, nCells)
 		if err != nil {
-			return nil, fmt.Errorf("chunking %s: %w", ch.Name, err)
-		}
-		level, err := corpus.CheckLabels(ds.qrels, ds.docs, ch.Spec(), chunks)
-		if err != nil {
-			return nil, fmt.Errorf("chunking %s: %w", ch.Name, err)
+			return nil, err
 		}
 		levels[level.String()] = true
-		chunkTime := time.Since(t0).Seconds()
-		prog.end(groupDigits(len(chunks)) + " chunks")
-		docOf := corpus.DocOf(chunks)
-		chunkByID := make(map[string]int, len(chunks))
-		for i, c := range chunks {
-			chunkByID[c.ID] = i
-		}
-		// Search deep enough in chunks that MaxP leaves Depth documents.
-		perDoc := int(math.Ceil(float64(len(chunks)) / float64(len(ds.docs))))
-		depth := cfg.Depth * perDoc
-		for _, rc := range cfg.Retrievers {
-			if rc.Type == "hybrid" || rc.Type == "rerank" {
-				depth = max(depth, rc.Depth)
-			}
-		}
-		cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}}
-		cells.env.chunking = ch
-		for _, rc := range cfg.Retrievers {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			cell := Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
-			scope := fmt.Sprintf("[%d/%d] %s", len(res.Cells)+1, nCells, cell.Name)
-			cellStart := prog.now()
-			cr, err := cells.run(ctx, cc, cell, scope)
-			if err != nil {
-				return nil, fmt.Errorf("cell %s: %w", cell.Name, err)
-			}
-			if cr.timing.Cached {
-				prog.line(scope, "run read from the run cache (nothing built or searched)")
-			}
-			cr.timing.Chunk = chunkTime
-			t1 := time.Now()
-			prog.begin(scope, "score", len(ds.answerable), "queries")
-			final := cr.run
-			if level == corpus.DocLevel {
-				final = corpus.MaxP(final, docOf)
-			}
-			final = truncate(final, cfg.Depth)
-			result, err := scoreCell(cfg, ds, cell, final, len(chunks), chunkByID, chunks)
-			if err != nil {
-				return nil, fmt.Errorf("cell %s: %w", cell.Name, err)
-			}
-			cr.timing.Score = time.Since(t1).Seconds()
-			prog.end("")
-			res.Cells = append(res.Cells, result)
-			res.Timings = append(res.Timings, cr.timing)
-			if prog.mode == ProgressBar {
-				prog.line(scope, "done in "+formatDuration(prog.now().Sub(cellStart)))
-			}
-		}
 	}
 	if levels["chunk"] {
 		res.Dataset.Level = "chunk"
@@ -323,4 +266,73 @@ func fallbackWarnings(cfg *Config) []string {
 		}
 	}
 	return out
+}
+
+// chunking cuts the documents by ch and runs every retriever's cell on the
+// chunks, appending each cell's result and timing to res (cell numbers
+// out of nCells for the progress lines). It returns whether the qrels are
+// document- or chunk-level for ch (corpus.CheckLabels).
+func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nCells int) (corpus.Level, error) {
+	t0 := time.Now()
+	r.prog.begin("chunking "+ch.Name, "chunk", len(r.ds.docs), "documents")
+	chunks, err := ch.Spec().Chunk(r.ds.docs)
+	if err != nil {
+		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
+	}
+	level, err := corpus.CheckLabels(r.ds.qrels, r.ds.docs, ch.Spec(), chunks)
+	if err != nil {
+		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
+	}
+	chunkTime := time.Since(t0).Seconds()
+	r.prog.end(groupDigits(len(chunks)) + " chunks")
+	docOf := corpus.DocOf(chunks)
+	chunkByID := make(map[string]int, len(chunks))
+	for i, c := range chunks {
+		chunkByID[c.ID] = i
+	}
+	// Search deep enough in chunks that MaxP leaves Depth documents.
+	perDoc := int(math.Ceil(float64(len(chunks)) / float64(len(r.ds.docs))))
+	depth := r.cfg.Depth * perDoc
+	for _, rc := range r.cfg.Retrievers {
+		if rc.Type == "hybrid" || rc.Type == "rerank" {
+			depth = max(depth, rc.Depth)
+		}
+	}
+	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}}
+	r.env.chunking = ch
+	for _, rc := range r.cfg.Retrievers {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		cell := Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
+		scope := fmt.Sprintf("[%d/%d] %s", len(res.Cells)+1, nCells, cell.Name)
+		cellStart := r.prog.now()
+		cr, err := r.run(ctx, cc, cell, scope)
+		if err != nil {
+			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
+		}
+		if cr.timing.Cached {
+			r.prog.line(scope, "run read from the run cache (nothing built or searched)")
+		}
+		cr.timing.Chunk = chunkTime
+		t1 := time.Now()
+		r.prog.begin(scope, "score", len(r.ds.answerable), "queries")
+		final := cr.run
+		if level == corpus.DocLevel {
+			final = corpus.MaxP(final, docOf)
+		}
+		final = truncate(final, r.cfg.Depth)
+		result, err := scoreCell(r.cfg, r.ds, cell, final, len(chunks), chunkByID, chunks)
+		if err != nil {
+			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
+		}
+		cr.timing.Score = time.Since(t1).Seconds()
+		r.prog.end("")
+		res.Cells = append(res.Cells, result)
+		res.Timings = append(res.Timings, cr.timing)
+		if r.prog.mode == ProgressBar {
+			r.prog.line(scope, "done in "+formatDuration(r.prog.now().Sub(cellStart)))
+		}
+	}
+	return level, nil
 }
