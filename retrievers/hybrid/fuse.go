@@ -58,6 +58,8 @@ const (
 	CombSUM Method = "combsum"
 	// CombMNZ is CombSUM multiplied by the number of inputs whose top Depth
 	// contain d (Fox & Shaw 1994; ranx's comb_mnz when every weight is 1).
+	// Under MissingBorda every input awards d Borda points and so counts, as
+	// in ranx (whose Borda normalisation adds every candidate to every run).
 	// ranx's wmnz weighs differently (Σ scores × Σ weights of the inputs
 	// containing d); that is not this method.
 	CombMNZ Method = "combmnz"
@@ -433,7 +435,11 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 		s := score[k]
 		switch o.Method {
 		case CombMNZ:
-			s *= float64(hits[k])
+			if o.Missing == MissingBorda {
+				s *= float64(len(lists)) // every input awarded d points (ranx)
+			} else {
+				s *= float64(hits[k])
+			}
 		case Harmonic:
 			if s > 0 {
 				s = wsum[k] / s

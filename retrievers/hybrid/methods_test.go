@@ -29,8 +29,10 @@ func TestFuseMethodsHandComputed(t *testing.T) {
 		// borda (ranx): (c − r + 1)/c = 1, 3/4, 1/2; missing (c − n + 1)/2c = 1/4.
 		{"combsum borda", Options{Method: CombSUM, Norm: Borda}, []eval.Result{{DocID: "d1", Score: 1.75}, {DocID: "d3", Score: 1.5}, {DocID: "d2", Score: 1}, {DocID: "d4", Score: 0.75}}},
 		{"combsum borda missing zero", Options{Method: CombSUM, Norm: Borda, Missing: MissingZero}, []eval.Result{{DocID: "d1", Score: 1.75}, {DocID: "d3", Score: 1.5}, {DocID: "d2", Score: 0.75}, {DocID: "d4", Score: 0.5}}},
-		// CombMNZ borda: × the number of inputs containing d (d2, d4: 1).
-		{"combmnz borda", Options{Method: CombMNZ, Norm: Borda}, []eval.Result{{DocID: "d1", Score: 3.5}, {DocID: "d3", Score: 3}, {DocID: "d2", Score: 1}, {DocID: "d4", Score: 0.75}}},
+		// CombMNZ borda: × the number of inputs scoring d — both under
+		// MissingBorda (ranx), only those containing it under MissingZero.
+		{"combmnz borda", Options{Method: CombMNZ, Norm: Borda}, []eval.Result{{DocID: "d1", Score: 3.5}, {DocID: "d3", Score: 3}, {DocID: "d2", Score: 2}, {DocID: "d4", Score: 1.5}}},
+		{"combmnz borda missing zero", Options{Method: CombMNZ, Norm: Borda, Missing: MissingZero}, []eval.Result{{DocID: "d1", Score: 3.5}, {DocID: "d3", Score: 3}, {DocID: "d2", Score: 0.75}, {DocID: "d4", Score: 0.5}}},
 		// z-score, missing = the input's minimum (−z in both inputs).
 		{"combsum zscore missing min", Options{Method: CombSUM, Norm: ZScore, Missing: MissingMin}, []eval.Result{{DocID: "d1", Score: z}, {DocID: "d3", Score: 0}, {DocID: "d2", Score: -z}, {DocID: "d4", Score: -2 * z}}},
 		// RRF, missing = rank Depth + 1 = 4: 1/64.
