@@ -4,8 +4,9 @@
 // min-max, z-score, max, sum, rank and Borda; Qdrant's distribution-based
 // score fusion (DBSF); OpenSearch's harmonic and geometric combinations. Fuse
 // works on eval.Run values (runs read from files, or produced by retrievers);
-// New wraps any retrievers as one retrievers.Retriever. docs/fusion.md is the
-// manual, with every definition's source and where ranx differs.
+// New wraps any retrievers as one retrievers.Retriever; Grid expands a set of
+// settings to tune over. docs/fusion.md is the manual, with every
+// definition's source and where ranx differs.
 //
 // # Order and determinism
 //
