@@ -401,7 +401,7 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 		if o.Method == RRF {
 			miss = 0
 			if o.Missing == MissingRank {
-				miss = 1 / (o.K + float64(o.Depth+1))
+				miss = 1 / (o.K + float64(o.Depth) + 1)
 			}
 		} else {
 			var err error

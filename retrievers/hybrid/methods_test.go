@@ -103,3 +103,45 @@ func TestValidateAndDefaults(t *testing.T) {
 		t.Errorf("zero weights are valid: %v", err)
 	}
 }
+
+// TestFuseEdgeCases: empty queries under every method and policy, a huge
+// depth, one input, and a query only some inputs hold.
+func TestFuseEdgeCases(t *testing.T) {
+	empty := eval.Run{"q": {}}
+	for _, m := range Methods {
+		for _, n := range Normalizations {
+			o := Options{Method: m, Norm: n, K: DefaultK, Depth: DefaultDepth}
+			if m == RRF || m == DBSF {
+				o.Norm = ""
+			}
+			got, err := Fuse([]eval.Run{empty, empty}, o)
+			if err != nil {
+				t.Errorf("%s: %v", o, err)
+				continue
+			}
+			if l, ok := got["q"]; !ok || l == nil || len(l) != 0 {
+				t.Errorf("%s: %v, want an empty non-nil list", o, got)
+			}
+		}
+	}
+	// Depth near MaxInt: rank Depth + 1 stays positive (no overflow).
+	o := Options{Method: RRF, K: 60, Missing: MissingRank, Depth: math.MaxInt}
+	got, err := Fuse([]eval.Run{bm25Like, denseLike}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range got["q"] {
+		if !(r.Score > 0) {
+			t.Errorf("%s: score %v, want > 0", r.DocID, r.Score)
+		}
+	}
+	// Borda with one input empty for the query: every doc gets (c + 1)/2c there.
+	got, err = Fuse([]eval.Run{bm25Like, {}}, Options{Method: CombSUM, Norm: Borda, Depth: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := eval.Run{"q": {{DocID: "d1", Score: 1 + 4.0/6}, {DocID: "d2", Score: 2.0/3 + 4.0/6}, {DocID: "d3", Score: 1.0/3 + 4.0/6}}}
+	if d := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 1e-12)); d != "" {
+		t.Errorf("borda, one input empty (-want +got):\n%s", d)
+	}
+}

@@ -28,8 +28,9 @@ func normalized(l []eval.Result, o Options, candidates int) (v []float64, miss f
 			miss = slices.Min(v)
 		}
 	case MissingBorda:
-		c := float64(candidates)
-		miss = (c - float64(len(v)) + 1) / (2 * c)
+		if c := float64(candidates); c > 0 {
+			miss = (c - float64(len(v)) + 1) / (2 * c)
+		}
 	}
 	return v, miss, nil
 }
