@@ -22,7 +22,9 @@ in byte order, each list by fused score descending, ties by doc id descending
 
 RUN is a TREC run or ranx JSON file (see 'bench eval --help'; gzip is
 decompressed). Each run's lists are ranked the same way and cut to --depth
-before fusing; a query missing from a run counts as an empty list there.
+before fusing (ranx fuses whole lists: give --depth at least the longest
+list to match it; a note on stderr says when lists were cut); a query
+missing from a run counts as an empty list there.
 
 Methods (--method):
   rrf        reciprocal rank fusion, Σ w / (K + rank) (Cormack et al. 2009)
@@ -115,6 +117,7 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 		runs[i] = run
 	}
 	noteMissingQueries(stderr, paths, runs)
+	noteDepthCut(stderr, paths, runs, o.Depth)
 	fused, err := hybrid.Fuse(runs, o)
 	if err != nil {
 		return err
@@ -145,6 +148,24 @@ func noteMissingQueries(w io.Writer, paths []string, runs []eval.Run) {
 		eg := lack[:min(3, len(lack))]
 		fmt.Fprintf(w, "note: %s lacks %d queries of the other runs (fused as empty lists there), e.g. %s\n",
 			paths[i], len(lack), strings.Join(eg, ", "))
+	}
+}
+
+// noteDepthCut prints, per run with lists longer than depth, how many lists
+// --depth cuts and the longest list's length.
+func noteDepthCut(w io.Writer, paths []string, runs []eval.Run, depth int) {
+	for i, r := range runs {
+		cut, longest := 0, 0
+		for _, l := range r {
+			longest = max(longest, len(l))
+			if len(l) > depth {
+				cut++
+			}
+		}
+		if cut > 0 {
+			fmt.Fprintf(w, "note: %s: %d of %d queries' lists cut to --depth %d (longest %d results)\n",
+				paths[i], cut, len(r), depth, longest)
+		}
 	}
 }
 

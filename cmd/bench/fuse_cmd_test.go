@@ -46,6 +46,12 @@ func TestFuseGolden(t *testing.T) {
 			t.Errorf("%s: stderr %q, want a note that a.trec lacks q3", c.golden, stderr)
 		}
 	}
+	// --depth 2 cuts a.trec's q1 (3 results) and b.json's q1: a note each.
+	code, _, stderr := runBench("fuse", "--method", "rrf", "--depth", "2", a, b)
+	if code != 0 || !strings.Contains(stderr, "a.trec: 1 of 2 queries' lists cut to --depth 2 (longest 3 results)") ||
+		!strings.Contains(stderr, "b.json: 1 of 3 queries' lists cut to --depth 2") {
+		t.Errorf("--depth 2: exit %d, stderr %q; want a note per run cut", code, stderr)
+	}
 }
 
 func TestFuseErrorsCLI(t *testing.T) {
