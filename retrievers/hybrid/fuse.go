@@ -352,10 +352,10 @@ func rankOrder(l []eval.Result, depth int) ([]eval.Result, error) {
 }
 
 // SortResults sorts l in place by score descending, ties by doc id
-// ascending: the order hybrid used before it moved to trec_eval's.
-//
-// Deprecated: use eval.Sort(l, eval.TieDocIDDesc), the order of every
-// ragbench ranking (hybrid's included). Kept for rerank until it moves.
+// ascending: the order hybrid used before it moved to trec_eval's. rerank
+// still calls it; new code should call eval.Sort(l, eval.TieDocIDDesc), the
+// order of every ragbench ranking (hybrid's included), and rerank should
+// move to it (its tie order then changes the same way).
 func SortResults(l []eval.Result) {
 	slices.SortStableFunc(l, func(a, b eval.Result) int {
 		switch {
