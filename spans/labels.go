@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -274,7 +274,7 @@ func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, erro
 			if err := json.Unmarshal(item, &obj); err != nil {
 				return nil, fail(f, "query %q: want an object {\"doc\", \"start\", \"end\"} or {\"doc\", \"text\"}, got %s", id, clip(string(item)))
 			}
-			for _, k := range sortedKeys(obj) {
+			for _, k := range slices.Sorted(maps.Keys(obj)) {
 				if !slices.Contains(spanKeys, k) {
 					return nil, fail(f, "query %q: unknown key %q (want %s)", id, k, strings.Join(spanKeys, ", "))
 				}
@@ -331,15 +331,6 @@ func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, erro
 		return nil, &eval.SyntaxError{File: name, Msg: "no queries found (empty labels file)"}
 	}
 	return out, nil
-}
-
-func sortedKeys(m map[string]json.RawMessage) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }
 
 // jsonID reads a query id: a non-empty string or an integer.
