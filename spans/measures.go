@@ -295,16 +295,8 @@ func (e *Evaluation) PerQuery() map[string]map[string]float64 {
 // Errors: no k, a k < 1, CoverShare outside (0, 1], a run result naming a
 // chunk id that is not in ch (chunk ids of another chunking).
 func Evaluate(queries []Query, ch *Chunking, run eval.Run, opt Options) (*Evaluation, error) {
-	if len(opt.Ks) == 0 {
-		return nil, fmt.Errorf("span measures: no cutoff k given")
-	}
-	for _, k := range opt.Ks {
-		if k < 1 {
-			return nil, fmt.Errorf("span measures: cutoff k must be ≥ 1, got %d", k)
-		}
-	}
-	if !(opt.CoverShare > 0 && opt.CoverShare <= 1) {
-		return nil, fmt.Errorf("span measures: cover share must be in (0, 1], got %v (the usual value is %v)", opt.CoverShare, DefaultCoverShare)
+	if err := opt.check(); err != nil {
+		return nil, err
 	}
 	e := &Evaluation{Measures: []string{PrecisionOmegaName}}
 	for _, f := range AtK {
@@ -327,19 +319,12 @@ func Evaluate(queries []Query, ch *Chunking, run eval.Run, opt Options) (*Evalua
 		for i, g := range q.Gold {
 			gold[i] = g.Interval()
 		}
-		res, ok := run[q.ID]
-		if !ok {
+		if _, ok := run[q.ID]; !ok {
 			e.MissingFromRun = append(e.MissingFromRun, q.ID)
 		}
-		res = slices.Clone(res)
-		eval.Sort(res, opt.TieBreak)
-		ranked := make([]Interval, len(res))
-		for i, r := range res {
-			iv, ok := ch.Intervals[r.DocID]
-			if !ok {
-				return nil, fmt.Errorf("span measures: query %q: the run names chunk %q, which is not a chunk of this chunking", q.ID, r.DocID)
-			}
-			ranked[i] = iv
+		_, ranked, err := rank(q.ID, ch, run, opt.TieBreak)
+		if err != nil {
+			return nil, err
 		}
 		// firstCover[j] = rank (from 1) of the first chunk covering span j, 0 if none.
 		firstCover := make([]int, len(gold))
@@ -376,6 +361,38 @@ func Evaluate(queries []Query, ch *Chunking, run eval.Run, opt Options) (*Evalua
 		}
 	}
 	return e, nil
+}
+
+func (opt Options) check() error {
+	if len(opt.Ks) == 0 {
+		return fmt.Errorf("span measures: no cutoff k given")
+	}
+	for _, k := range opt.Ks {
+		if k < 1 {
+			return fmt.Errorf("span measures: cutoff k must be ≥ 1, got %d", k)
+		}
+	}
+	if !(opt.CoverShare > 0 && opt.CoverShare <= 1) {
+		return fmt.Errorf("span measures: cover share must be in (0, 1], got %v (the usual value is %v)", opt.CoverShare, DefaultCoverShare)
+	}
+	return nil
+}
+
+// rank returns query qid's results in run sorted by score (eval.Sort, tb),
+// as chunk ids and their intervals in ch. A chunk id not in ch is an error.
+func rank(qid string, ch *Chunking, run eval.Run, tb eval.TieBreak) ([]string, []Interval, error) {
+	res := slices.Clone(run[qid])
+	eval.Sort(res, tb)
+	ids := make([]string, len(res))
+	ranked := make([]Interval, len(res))
+	for i, r := range res {
+		iv, ok := ch.Intervals[r.DocID]
+		if !ok {
+			return nil, nil, fmt.Errorf("span measures: query %q: the run names chunk %q, which is not a chunk of this chunking", qid, r.DocID)
+		}
+		ids[i], ranked[i] = r.DocID, iv
+	}
+	return ids, ranked, nil
 }
 
 // Uncoverable is a gold span no chunk of a chunking covers (at the cover
