@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/internal/testenv"
 )
@@ -223,4 +224,59 @@ func TestReplaceInvalidUTF8(t *testing.T) {
 			t.Errorf("replaceInvalidUTF8(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzTextChunkers: on any valid UTF-8 text, "recursive" chunks are
+// text[Start:End], in order, at most size code points, trimmed unless kept
+// whole; "tokens"
+// chunks without overlap decode back to the whole text, and each is
+// text[Start:End] unless it holds U+FFFD (a cut character).
+func FuzzTextChunkers(f *testing.F) {
+	f.Add("Hello world.\n\nSecond paragraph, longer than the first one.\nLine.", 12, 3)
+	f.Add("It’s — 戦場のヴァルキュリア", 3, 1)
+	f.Add("   ", 1, 0)
+	f.Fuzz(func(t *testing.T, text string, size, overlap int) {
+		if !utf8.ValidString(text) || len(text) > 2000 {
+			return
+		}
+		size, overlap = 1+abs(size)%40, abs(overlap)%40
+		overlap = min(overlap, size-1)
+		docs := []Document{{ID: "d", Text: text}}
+		rc, err := Spec{Strategy: Recursive, Size: size, Overlap: overlap}.Chunk(docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := -1
+		for _, c := range rc {
+			n := utf8.RuneCountInString(c.Text)
+			// A piece that cannot be cut further is kept whole and
+			// unstripped, as LangChain does (" " at size 1 stays " ").
+			if c.Text != text[c.Start:c.End] || c.Start < prev || n > size ||
+				n < size && c.Text != strings.TrimFunc(c.Text, pySpace) {
+				t.Fatalf("recursive %d/%d: bad chunk %+v", size, overlap, c)
+			}
+			prev = c.Start
+		}
+		tc, err := Spec{Strategy: Tokens, Tokenizer: CL100kBase, Size: size}.Chunk(docs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all strings.Builder
+		for _, c := range tc {
+			all.WriteString(c.Text)
+			if c.Text != text[c.Start:c.End] && !strings.ContainsRune(c.Text, utf8.RuneError) {
+				t.Fatalf("tokens %d: chunk %+v is not the text at its span", size, c)
+			}
+		}
+		if !strings.ContainsRune(all.String(), utf8.RuneError) && all.String() != text {
+			t.Fatalf("tokens %d: windows join to %q, not the text", size, all.String())
+		}
+	})
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
