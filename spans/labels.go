@@ -263,7 +263,10 @@ func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, erro
 			q.Slice = *row.Slice
 		}
 		if row.Gold != nil {
-			return nil, fail("gold", "query %q: give \"gold\" (chunk or doc ids) or \"gold_spans\", not both", id)
+			if _, ok := keys["gold_spans"]; ok {
+				return nil, fail("gold", "query %q: give \"gold\" (chunk or doc ids) or \"gold_spans\", not both", id)
+			}
+			return nil, fail("gold", "query %q: a row with \"gold\" ids in a file of span labels: give every query as \"gold_spans\"", id)
 		}
 		if _, ok := keys["gold_spans"]; !ok || row.GoldSpans == nil && string(keys["gold_spans"]) != "[]" {
 			return nil, fail("gold_spans", "query %q: missing (use [] for an unanswerable query)", id)

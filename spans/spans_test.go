@@ -231,6 +231,7 @@ func TestParseJSONLErrors(t *testing.T) {
 		"unknown key":   {`{"id": "q", "gold_spans": [{"doc": "act", "begin": 1, "end": 4}]}`, `unknown key "begin"`},
 		"no spans":      {`{"id": "q", "question": "x"}`, `gold_spans: query "q": missing`},
 		"gold and span": {`{"id": "q", "gold": ["act"], "gold_spans": []}`, `not both`},
+		"gold only":     {`{"id": "q", "gold": ["act"]}`, `give every query as "gold_spans"`},
 		"dup query":     {`{"id": "q", "gold_spans": []}` + "\n" + `{"id": "q", "gold_spans": []}`, `l.jsonl:2: id: query "q" given twice (first at line 1)`},
 		"bad json":      {`{"id": "q", "gold_spans": [}`, `l.jsonl:1: json:`},
 		"no id":         {`{"gold_spans": []}`, `qid: missing`},
@@ -344,4 +345,35 @@ func FuzzParseChromaCSV(f *testing.F) {
 			checkQueries(t, qs, labelDocs)
 		}
 	})
+}
+
+func TestDetectRead(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct{ text, want string }{
+		"spans.jsonl": {"\n" + `{"id": "q", "gold_spans": [{"doc": "faq", "text": "A: Yes."}]}`, FormatJSONL},
+		"chroma.csv":  {"\ufeffquestion,references,corpus_id\nq,[],faq\n", FormatChromaCSV},
+		"ids.jsonl":   {`{"id": "q", "gold": ["faq#0"]}`, ""},
+		"qrels.tsv":   {"query-id\tcorpus-id\tscore\n", ""},
+		"empty.jsonl": {"", ""},
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Detect(p)
+		if err != nil || got != tc.want {
+			t.Errorf("Detect(%s) = %q, %v; want %q", name, got, err, tc.want)
+		}
+		qs, err := Read(p, labelDocs)
+		if tc.want == "" {
+			if err == nil || !strings.Contains(err.Error(), "not span labels") {
+				t.Errorf("Read(%s): %v", name, err)
+			}
+		} else if err != nil || len(qs) != 1 {
+			t.Errorf("Read(%s) = %+v, %v", name, qs, err)
+		}
+	}
+	if _, err := Detect(filepath.Join(dir, "absent")); err == nil {
+		t.Error("absent file: no error")
+	}
 }
