@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 // gen_chunks.py from tiktoken 0.14.0 and langchain-text-splitters 1.1.3
 // themselves (the independent references of the two chunkers).
 type chunksReference struct {
+	Encode [][2]json.RawMessage // [text, tiktoken's ids]
 	Tokens []struct {
 		Doc, Kind     string
 		Count         int
@@ -56,8 +58,8 @@ func readChunksReference(t *testing.T) (chunksReference, map[string]string) {
 	return ref, texts
 }
 
-// TestTokensMatchTiktoken: cl100k_base ids of the three shared corpora equal
-// tiktoken's, and the "tokens" chunks equal Chroma's FixedTokenChunker
+// TestTokensMatchTiktoken: cl100k_base ids of 20 hand strings and of the
+// three shared corpora equal tiktoken's, and the "tokens" chunks equal Chroma's FixedTokenChunker
 // windows located by str.find, at 7 sizes and overlaps (2,212 windows;
 // wikitexts at 50o25 has two windows cutting a Japanese character, which
 // str.find cannot locate: their text must still be tiktoken's).
@@ -66,6 +68,19 @@ func TestTokensMatchTiktoken(t *testing.T) {
 	bpe, err := LoadBPE(CL100kBase)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, e := range ref.Encode {
+		var text string
+		var ids []int
+		if json.Unmarshal(e[0], &text) != nil || json.Unmarshal(e[1], &ids) != nil {
+			t.Fatal("bad encode case")
+		}
+		if got := bpe.Encode(text); !slices.Equal(got, ids) {
+			t.Errorf("Encode(%q) = %v, tiktoken %v", text, got, ids)
+		}
+	}
+	if len(ref.Encode) < 20 {
+		t.Errorf("%d encode cases", len(ref.Encode))
 	}
 	windows := 0
 	for _, r := range ref.Tokens {

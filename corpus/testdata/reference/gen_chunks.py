@@ -11,7 +11,7 @@ venv (never a product dependency):
     # sha1("https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken").
     TIKTOKEN_CACHE_DIR=/tmp/tiktoken-cache /tmp/spans-venv/bin/python gen_chunks.py ../../../../shared/datasets/chunking-chroma/corpora
 
-tokens: tiktoken cl100k_base ids of each corpus (count and SHA-256 of the
+encode: tiktoken's ids of 20 hand strings. tokens: tiktoken cl100k_base ids of each corpus (count and SHA-256 of the
 comma-joined ids), and Chroma's FixedTokenChunker windows (split_text_on_tokens:
 windows of size tokens every size-overlap tokens, each decoded) with the
 code-point span of each window's first occurrence (str.find), -1 if absent.
@@ -53,6 +53,15 @@ for name in sorted(os.listdir(corpora)):
             start += size - overlap
         out["tokens"].append({"doc": doc, "kind": "windows", "size": size, "overlap": overlap, "spans": spans,
                               "missing_texts": missing})
+
+# tiktoken's ids of hand strings where its regex and tiktoken-go's could part:
+# runs and ends of white space, CRLF, digits, contractions, special-token text
+# (encoded as ordinary text: disallowed_special=()), scripts and emoji.
+out["encode"] = [[t, enc.encode(t, disallowed_special=())] for t in [
+    "hello  world", "a \n\n b", "trailing   ", "x\r\ny", "  \n  \n", "1234567", "don't I'M we'LL",
+    "<|endoftext|> special", "tab\t\tx", "a\u00a0b", "emoji \U0001F600\U0001F44D\U0001F3FD ok",
+    "\u65e5\u672c\u8a9e\u306e\u30c6\u30ad\u30b9\u30c8", "   leading", "line\n\n\n\nend", "x  \n",
+    "a\n \nb", " \t\n", "e\u0301\u0303 combining", "\u0391\u0392\u0393 \u03b1\u03b2\u03b3", "$12.50, 3.14%"]]
 
 hand = [
     "",
