@@ -15,6 +15,7 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // Span is one gold passage: the characters [Start, End) of document Doc.
@@ -225,8 +226,19 @@ func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, erro
 				}
 			}
 		}
+		if key := jsonkey.Repeated(line, false); key != "" {
+			return nil, fail(key, "key given twice in one object")
+		}
+		for _, k := range []string{"question", "text", "kind", "slice"} {
+			if v, ok := keys[k]; ok && !isJSONString(v) {
+				return nil, fail(k, "must be a string, got %s", clip(string(v)))
+			}
+		}
+		if v, ok := keys["gold_spans"]; ok && (len(v) == 0 || v[0] != '[') {
+			return nil, fail("gold_spans", "must be a list of spans [{\"doc\", \"start\", \"end\"}, …], got %s", clip(string(v)))
+		}
 		if err := json.Unmarshal(line, &row); err != nil {
-			return nil, fail("json", "%v", err)
+			return nil, fail("json", "%s", err)
 		}
 		q := Query{Line: lineNo}
 		field := "id"
@@ -282,6 +294,16 @@ func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, erro
 					return nil, fail(f, "query %q: unknown key %q (want %s)", id, k, strings.Join(spanKeys, ", "))
 				}
 			}
+			for k, want := range map[string]string{"doc": "a string", "text": "a string", "unit": "a string",
+				"start": "an integer", "end": "an integer", "grade": "an integer"} {
+				v, ok := obj[k]
+				if !ok {
+					continue
+				}
+				if want == "a string" && !isJSONString(v) || want == "an integer" && !isJSONInt(v) {
+					return nil, fail(f+"."+k, "query %q: must be %s, got %s", id, want, clip(string(v)))
+				}
+			}
 			var it struct {
 				Doc   *string `json:"doc"`
 				Start *int    `json:"start"`
@@ -291,7 +313,7 @@ func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, erro
 				Unit  *string `json:"unit"`
 			}
 			if err := json.Unmarshal(item, &it); err != nil {
-				return nil, fail(f, "query %q: %v (start, end and grade are integers; doc, text and unit strings)", id, err)
+				return nil, fail(f, "query %q: %s", id, err)
 			}
 			if it.Doc == nil || *it.Doc == "" {
 				return nil, fail(f+".doc", "query %q: missing doc id", id)
@@ -334,6 +356,21 @@ func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, erro
 		return nil, &eval.SyntaxError{File: name, Msg: "no queries found (empty labels file)"}
 	}
 	return out, nil
+}
+
+func isJSONString(v json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(v, &s) == nil
+}
+
+// isJSONInt is true for a JSON number that is an integer in int's range.
+func isJSONInt(v json.RawMessage) bool {
+	var n json.Number
+	if json.Unmarshal(v, &n) != nil {
+		return false
+	}
+	_, err := strconv.Atoi(n.String())
+	return err == nil
 }
 
 // jsonID reads a query id: a non-empty string or an integer.

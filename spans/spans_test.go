@@ -237,7 +237,11 @@ func TestParseJSONLErrors(t *testing.T) {
 		"no id":         {`{"gold_spans": []}`, `qid: missing`},
 		"case":          {`{"id": "q", "Gold_spans": []}`, `did you mean "gold_spans"`},
 		"empty":         {"\n\n", `no queries found`},
-		"float offset":  {`{"id": "q", "gold_spans": [{"doc": "act", "start": 1.5, "end": 4}]}`, `start, end and grade are integers`},
+		"float offset":  {`{"id": "q", "gold_spans": [{"doc": "act", "start": 1.5, "end": 4}]}`, `gold_spans[0].start: query "q": must be an integer, got 1.5`},
+		"null doc":      {`{"id": "q", "gold_spans": [{"doc": null, "text": "x"}]}`, `gold_spans[0].doc: query "q": missing doc id`},
+		"spans string":  {`{"id": "q", "gold_spans": "act"}`, `gold_spans: must be a list of spans`},
+		"question num":  {`{"id": "q", "question": 3, "gold_spans": []}`, `question: must be a string, got 3`},
+		"repeated key":  {`{"id": "q", "gold_spans": [], "id": "r"}`, `id: key given twice`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseJSONL(strings.NewReader(tc.in), "l.jsonl", labelDocs)
