@@ -14,9 +14,12 @@ import (
 // window.
 //
 // A window's span is where its text first occurs in text, searched from the
-// start of text: chunking_evaluation's rigorous_document_search starts with
-// str.find, and the published state_of_the_union reference used str.find
-// alone. When the text does not occur (a window's edge cuts a character,
+// start of text (str.find), as the published state_of_the_union reference
+// computes it (polinak1r/Chunking_Evaluation, pipeline.py), which
+// TestE2EChromaFixedTokens reproduces. chunking_evaluation's own
+// rigorous_document_search differs in one detail: it first drops a trailing
+// "." from the chunk, so its span of such a chunk ends one character
+// earlier. When the text does not occur (a window's edge cuts a character,
 // which decodes to U+FFFD), the span is where the window's tokens lie,
 // widened to whole characters; the chunk's Text then differs from
 // Document.Text[Start:End] at its ends. (Chroma's evaluation would instead
