@@ -14,14 +14,7 @@ func TestGridExpand(t *testing.T) {
 		Weights: [][]float64{{1, 1}, {0.7, 0.3}},
 		K:       []float64{0, 60},
 	}
-	got, err := g.Expand(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, o := range got {
-		names = append(names, o.String())
-	}
+	names := expandNames(t, g)
 	// rrf: 2 weights × 2 K; combsum: 2 norms × 2 weights; dbsf: 2 weights.
 	want := []string{
 		"rrf k=0 missing=zero weights=1,1 depth=100",
@@ -39,14 +32,7 @@ func TestGridExpand(t *testing.T) {
 		t.Errorf("settings (-want +got):\n%s", d)
 	}
 	// Policies apply where valid: borda only with Borda, rank only with RRF.
-	got, err = Grid{Methods: []Method{RRF, CombSUM}, Norms: []Normalization{Borda}, Missing: []Missing{MissingZero, MissingRank, MissingBorda}}.Expand(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names = names[:0]
-	for _, o := range got {
-		names = append(names, o.String())
-	}
+	names = expandNames(t, Grid{Methods: []Method{RRF, CombSUM}, Norms: []Normalization{Borda}, Missing: []Missing{MissingZero, MissingRank, MissingBorda}})
 	want = []string{
 		"rrf k=60 missing=zero depth=100",
 		"rrf k=60 missing=rank depth=100",
@@ -56,6 +42,21 @@ func TestGridExpand(t *testing.T) {
 	if d := cmp.Diff(want, names); d != "" {
 		t.Errorf("policies (-want +got):\n%s", d)
 	}
+}
+
+// expandNames returns the names (Options.String) of g's settings for two
+// inputs.
+func expandNames(t *testing.T, g Grid) []string {
+	t.Helper()
+	got, err := g.Expand(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, len(got))
+	for i, o := range got {
+		names[i] = o.String()
+	}
+	return names
 }
 
 func TestGridErrors(t *testing.T) {
