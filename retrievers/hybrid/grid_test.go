@@ -8,39 +8,49 @@ import (
 )
 
 func TestGridExpand(t *testing.T) {
-	g := Grid{
-		Methods: []Method{RRF, CombSUM, DBSF},
-		Norms:   []Normalization{MinMax, ZScore, MinMax}, // a repeat adds nothing
-		Weights: [][]float64{{1, 1}, {0.7, 0.3}},
-		K:       []float64{0, 60},
-	}
-	names := expandNames(t, g)
-	// rrf: 2 weights × 2 K; combsum: 2 norms × 2 weights; dbsf: 2 weights.
-	want := []string{
-		"rrf k=0 missing=zero weights=1,1 depth=100",
-		"rrf k=60 missing=zero weights=1,1 depth=100",
-		"rrf k=0 missing=zero weights=0.7,0.3 depth=100",
-		"rrf k=60 missing=zero weights=0.7,0.3 depth=100",
-		"combsum norm=minmax missing=zero weights=1,1 depth=100",
-		"combsum norm=minmax missing=zero weights=0.7,0.3 depth=100",
-		"combsum norm=zscore missing=zero weights=1,1 depth=100",
-		"combsum norm=zscore missing=zero weights=0.7,0.3 depth=100",
-		"dbsf missing=zero weights=1,1 depth=100",
-		"dbsf missing=zero weights=0.7,0.3 depth=100",
-	}
-	if d := cmp.Diff(want, names); d != "" {
-		t.Errorf("settings (-want +got):\n%s", d)
-	}
-	// Policies apply where valid: borda only with Borda, rank only with RRF.
-	names = expandNames(t, Grid{Methods: []Method{RRF, CombSUM}, Norms: []Normalization{Borda}, Missing: []Missing{MissingZero, MissingRank, MissingBorda}})
-	want = []string{
-		"rrf k=60 missing=zero depth=100",
-		"rrf k=60 missing=rank depth=100",
-		"combsum norm=borda missing=zero depth=100",
-		"combsum norm=borda missing=borda depth=100",
-	}
-	if d := cmp.Diff(want, names); d != "" {
-		t.Errorf("policies (-want +got):\n%s", d)
+	for _, c := range []struct {
+		name string
+		g    Grid
+		want []string
+	}{
+		{
+			// rrf: 2 weights × 2 K; combsum: 2 norms × 2 weights (a repeated
+			// norm adds nothing); dbsf: 2 weights.
+			"axes per method",
+			Grid{
+				Methods: []Method{RRF, CombSUM, DBSF},
+				Norms:   []Normalization{MinMax, ZScore, MinMax},
+				Weights: [][]float64{{1, 1}, {0.7, 0.3}},
+				K:       []float64{0, 60},
+			},
+			[]string{
+				"rrf k=0 missing=zero weights=1,1 depth=100",
+				"rrf k=60 missing=zero weights=1,1 depth=100",
+				"rrf k=0 missing=zero weights=0.7,0.3 depth=100",
+				"rrf k=60 missing=zero weights=0.7,0.3 depth=100",
+				"combsum norm=minmax missing=zero weights=1,1 depth=100",
+				"combsum norm=minmax missing=zero weights=0.7,0.3 depth=100",
+				"combsum norm=zscore missing=zero weights=1,1 depth=100",
+				"combsum norm=zscore missing=zero weights=0.7,0.3 depth=100",
+				"dbsf missing=zero weights=1,1 depth=100",
+				"dbsf missing=zero weights=0.7,0.3 depth=100",
+			},
+		},
+		{
+			// Policies apply where valid: borda only with Borda, rank only with RRF.
+			"policies",
+			Grid{Methods: []Method{RRF, CombSUM}, Norms: []Normalization{Borda}, Missing: []Missing{MissingZero, MissingRank, MissingBorda}},
+			[]string{
+				"rrf k=60 missing=zero depth=100",
+				"rrf k=60 missing=rank depth=100",
+				"combsum norm=borda missing=zero depth=100",
+				"combsum norm=borda missing=borda depth=100",
+			},
+		},
+	} {
+		if d := cmp.Diff(c.want, expandNames(t, c.g)); d != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, d)
+		}
 	}
 }
 
