@@ -296,9 +296,33 @@ func Fuse(runs []eval.Run, opts Options) (eval.Run, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("hybrid: no runs to fuse")
 	}
-	o, err := opts.resolve(len(runs))
+	if _, err := opts.resolve(len(runs)); err != nil {
+		return nil, err
+	}
+	r, err := RankRuns(runs)
 	if err != nil {
 		return nil, err
+	}
+	return r.Fuse(opts)
+}
+
+// Ranked is a set of runs checked and put in rank order once, to be fused
+// under many settings (tuning) without sorting them again. It is read-only:
+// concurrent Fuse calls are safe.
+type Ranked struct {
+	inputs int
+	qids   []string          // byte order
+	lists  [][][]eval.Result // [query][input]: the whole list in rank order
+}
+
+// RankRuns checks runs (one per input system) and returns them in rank order
+// (eval.Sort, eval.TieDocIDDesc), over the union of their query ids; a query
+// missing from an input is an empty list there. Errors: no runs; a NaN or
+// infinite score or a doc id twice in one list, naming the input index,
+// query id and doc id. The runs are not modified.
+func RankRuns(runs []eval.Run) (*Ranked, error) {
+	if len(runs) == 0 {
+		return nil, errors.New("hybrid: no runs to fuse")
 	}
 	var qids []string
 	seen := map[string]bool{}
@@ -311,17 +335,35 @@ func Fuse(runs []eval.Run, opts Options) (eval.Run, error) {
 		}
 	}
 	slices.Sort(qids)
-	out := make(eval.Run, len(qids))
-	lists := make([][]eval.Result, len(runs))
-	for _, q := range qids {
+	out := &Ranked{inputs: len(runs), qids: qids, lists: make([][][]eval.Result, len(qids))}
+	for k, q := range qids {
+		out.lists[k] = make([][]eval.Result, len(runs))
 		for i, r := range runs {
-			l, err := rankOrder(r[q], o.Depth)
+			l, err := rankOrder(r[q], math.MaxInt)
 			if err != nil {
 				return nil, fmt.Errorf("hybrid: input %d, query %q: %w", i, q, err)
 			}
-			lists[i] = l
+			out.lists[k][i] = l
 		}
-		f, err := fuseQuery(lists, o)
+	}
+	return out, nil
+}
+
+// Fuse fuses the ranked runs with opts; the result equals hybrid.Fuse of the
+// runs given to RankRuns. Errors: bad options (Validate); a non-positive top
+// score under Max normalisation, naming the query and input.
+func (r *Ranked) Fuse(opts Options) (eval.Run, error) {
+	o, err := opts.resolve(r.inputs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(eval.Run, len(r.qids))
+	cut := make([][]eval.Result, r.inputs)
+	for k, q := range r.qids {
+		for i, l := range r.lists[k] {
+			cut[i] = l[:min(len(l), o.Depth)]
+		}
+		f, err := fuseQuery(cut, o)
 		if err != nil {
 			return nil, fmt.Errorf("hybrid: query %q: %w", q, err)
 		}

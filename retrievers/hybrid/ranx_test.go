@@ -1,6 +1,7 @@
 package hybrid_test
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/ragbench/ragbench/eval"
@@ -50,5 +51,49 @@ func TestFuseMatchesRanx(t *testing.T) {
 			t.Errorf("%s: differs from ranx:\n%v", name, err)
 		}
 		t.Logf("%s: equal to ranx over %d queries (%d positions differ only among tied scores)", name, len(got), ties)
+	}
+}
+
+// TestRankedFuseEqualsFuse: runs ranked once (RankRuns) and fused under every
+// setting of a grid give exactly hybrid.Fuse's run for each setting — the
+// path a tuning sweep takes.
+func TestRankedFuseEqualsFuse(t *testing.T) {
+	bm25, err := eval.ReadRun(ranxfuse.Path("bm25.trec.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense, err := eval.ReadRun(ranxfuse.Path("dense.trec.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := []eval.Run{bm25, dense}
+	settings, err := hybrid.Grid{
+		Methods: hybrid.Methods,
+		Norms:   []hybrid.Normalization{hybrid.MinMax, hybrid.ZScore, hybrid.Max, hybrid.Sum, hybrid.Rank, hybrid.Borda, hybrid.None},
+		Weights: [][]float64{{1, 1}, {0.3, 0.7}},
+		Depths:  []int{10, 100},
+	}.Expand(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranked, err := hybrid.RankRuns(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range settings {
+		want, err := hybrid.Fuse(runs, o)
+		if err != nil {
+			t.Fatalf("%s: %v", o, err)
+		}
+		got, err := ranked.Fuse(o)
+		if err != nil {
+			t.Fatalf("%s: %v", o, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Ranked.Fuse differs from Fuse", o)
+		}
+	}
+	if _, err := hybrid.RankRuns(nil); err == nil {
+		t.Error("RankRuns(nil): want an error")
 	}
 }
