@@ -214,14 +214,7 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 }
 
 func fuse(runs []eval.Run, rc RetrieverConfig) (eval.Run, error) {
-	opts := hybrid.Options{Method: hybrid.Method(rc.Fusion), Depth: rc.Depth, Weights: rc.Weights}
-	if rc.RRFK != nil {
-		opts.K = *rc.RRFK
-	}
-	if rc.Normalization != "" {
-		opts.Norm = hybrid.Normalization(rc.Normalization)
-	}
-	return hybrid.Fuse(runs, opts)
+	return hybrid.Fuse(runs, rc.hybridOptions())
 }
 
 // staticRetriever serves a run computed earlier (a rerank's first stage).

@@ -131,7 +131,7 @@ func TestConfigErrors(t *testing.T) {
 		{"fractional size", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    sizes: [4.7]\nretrievers: [{name: a, type: bm25}]\n", []string{":4: chunking[0].sizes[0]: not an integer: 4.7"}},
 		{"infinite k1", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    k1: .inf\n", []string{":5: retrievers[0].k1: .inf is not a finite number"}},
 		{"NaN weight", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: b, type: bm25, k1: 1.2}\n  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, weights: [1, .nan]}\n", []string{":5: retrievers[2].weights[1]: .nan is not a finite number"}},
-		{"negative weight", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: b, type: bm25, k1: 1.2}\n  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, weights: [1, -0.5]}\n", []string{":5: retrievers[2].weights[1]: weight -0.5 must be ≥ 0"}},
+		{"negative weight", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: b, type: bm25, k1: 1.2}\n  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, weights: [1, -0.5]}\n", []string{":5: retrievers[2].weights[1]: must be finite and ≥ 0, got -0.5"}},
 		{"second document", minimal + "---\nk: [1]\n", []string{":6: a second YAML document"}},
 		{"yaml syntax", "dataset: [\n", []string{"c.yaml:"}},
 	}

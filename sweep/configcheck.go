@@ -14,6 +14,7 @@ import (
 	"github.com/ragbench/ragbench/internal/srcpos"
 	"github.com/ragbench/ragbench/rerank"
 	"github.com/ragbench/ragbench/retrievers/bm25"
+	"github.com/ragbench/ragbench/retrievers/hybrid"
 )
 
 // configCheck is one run of Config.check: the config being filled in, its
@@ -297,7 +298,7 @@ func (ck *configCheck) hybrid(f string, r *RetrieverConfig) {
 			ck.bad(f+".fusion", "normalization and weights apply to combsum/combmnz, not rrf")
 		}
 		if r.RRFK == nil {
-			r.RRFK = ptr(60.0)
+			r.RRFK = ptr(float64(hybrid.DefaultK))
 		}
 		if !(*r.RRFK > 0) || math.IsInf(*r.RRFK, 0) {
 			ck.bad(f+".rrf_k", "rrf_k %v must be > 0", *r.RRFK)
@@ -315,19 +316,21 @@ func (ck *configCheck) hybrid(f string, r *RetrieverConfig) {
 		if len(r.Weights) > 0 && len(r.Weights) != len(r.Inputs) {
 			ck.bad(f+".weights", "%d weights for %d inputs", len(r.Weights), len(r.Inputs))
 		}
-		for j, w := range r.Weights {
-			if w < 0 {
-				ck.bad(fmt.Sprintf("%s.weights.%d", f, j), "weight %v must be ≥ 0 (finite)", w)
-			}
-		}
 	default:
 		ck.bad(f+".fusion", "unknown fusion %q: rrf, combsum or combmnz", r.Fusion)
+		return
 	}
 	if r.Depth == 0 {
-		r.Depth = 100
+		r.Depth = hybrid.DefaultDepth
 	}
 	if r.Depth < 1 {
 		ck.bad(f+".depth", "depth %d must be ≥ 1", r.Depth)
+	}
+	if len(r.Inputs) >= 2 {
+		if err := r.hybridOptions().Validate(len(r.Inputs)); err != nil {
+			field, msg := hybridField(f, err)
+			ck.bad(field, "%s", msg)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/rerank"
 	"github.com/ragbench/ragbench/retrievers/bm25"
+	"github.com/ragbench/ragbench/retrievers/hybrid"
 )
 
 // This file is the one place a retriever's config becomes its package's
@@ -29,6 +30,41 @@ func (r RetrieverConfig) rerankOptions() rerank.Options {
 		o.Alpha = *r.Alpha
 	}
 	return o
+}
+
+// hybridOptions is r's hybrid.Options (r's defaults filled by check).
+// hybrid takes every number literally (K = 0 is RRF without a constant),
+// so check fills rrf_k and depth from hybrid's defaults first.
+func (r RetrieverConfig) hybridOptions() hybrid.Options {
+	o := hybrid.Options{Method: hybrid.Method(r.Fusion), Depth: r.Depth, Weights: r.Weights}
+	if r.RRFK != nil {
+		o.K = *r.RRFK
+	}
+	if r.Normalization != "" {
+		o.Norm = hybrid.Normalization(r.Normalization)
+	}
+	return o
+}
+
+// hybridConfigNames maps hybrid.Options.Validate's field names to the
+// config's.
+var hybridConfigNames = map[string]string{"method": "fusion", "k": "rrf_k", "norm": "normalization"}
+
+// hybridField is optionField for hybrid's errors ("hybrid: k: ...",
+// "hybrid: weights[1]: ..."), with the config's names for its fields.
+func hybridField(prefix string, err error) (field, msg string) {
+	text := strings.TrimPrefix(err.Error(), "hybrid: ")
+	name, rest, ok := strings.Cut(text, ": ")
+	if !ok || strings.ContainsAny(name, " \"") {
+		return prefix, text
+	}
+	if base, idx, isList := strings.Cut(strings.TrimSuffix(name, "]"), "["); isList {
+		name = base + "." + idx
+	}
+	if n, ok := hybridConfigNames[name]; ok {
+		name = n
+	}
+	return prefix + "." + name, rest
 }
 
 // defaultInferenceBatch is encoder's default batch size (texts or pairs per

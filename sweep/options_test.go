@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/ragbench/ragbench/corpus"
@@ -41,5 +43,25 @@ retrievers:
 	}
 	if o := cfg.Retrievers[1].rerankOptions(); o.Alpha != 0 || o.Validate() != nil {
 		t.Errorf("alpha: 0 gives rerank options %+v (Validate %v), want Alpha 0, valid", o, o.Validate())
+	}
+}
+
+// TestHybridValidatedAtLoad: the hybrid options the sweep fuses with are
+// checked by hybrid.Options.Validate when the config loads, and its field
+// names map back to the config's (k → rrf_k, weights[1] → weights[1]).
+func TestHybridValidatedAtLoad(t *testing.T) {
+	const head = "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: b, type: bm25, k1: 1.2}\n"
+	for _, tc := range []struct{ hybrid, want string }{
+		{"  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, weights: [1, -0.5]}\n", ":5: retrievers[2].weights[1]: must be finite and ≥ 0, got -0.5"},
+		{"  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, weights: [1]}\n", ":5: retrievers[2].weights: 1 weights for 2 inputs"},
+	} {
+		_, err := Load(writeConfig(t, head+tc.hybrid), LoadOptions{DataDir: "/d"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", strings.TrimSpace(tc.hybrid), err, tc.want)
+		}
+	}
+	field, msg := hybridField("retrievers.2", errors.New("hybrid: k: RRF rank constant must be a finite number ≥ 0, got -1"))
+	if field != "retrievers.2.rrf_k" || !strings.HasPrefix(msg, "RRF rank constant") {
+		t.Errorf("hybridField = %q, %q", field, msg)
 	}
 }
