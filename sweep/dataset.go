@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/retrievers"
@@ -248,66 +250,6 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 	return "", fmt.Errorf("%s", b.String())
 }
 
-// readSliceField reads the slice label of each query from field of a
-// JSONL queries file: a top-level key, or (BEIR queries.jsonl) a key of
-// the "metadata" object. Strings are taken as they are, numbers and
-// booleans as written; "" and null mean no slice; a list or object is an
-// error naming file:line. It also returns the keys seen, for the error
-// of a field no query carries.
-func readSliceField(path, field string) (map[string]string, []string, error) {
-	out := map[string]string{}
-	seen := map[string]bool{}
-	err := scanLines(path, func(n int, line string) error {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(line), &obj); err != nil {
-			return fmt.Errorf("%s:%d: json: %v", path, n, err)
-		}
-		id := ""
-		for _, k := range []string{"id", "qid", "_id"} {
-			if raw, ok := obj[k]; ok {
-				id = jsonString(raw)
-				break
-			}
-		}
-		for k := range obj {
-			seen[k] = true
-		}
-		raw, ok := obj[field]
-		where := field
-		if !ok {
-			var meta map[string]json.RawMessage
-			if m, has := obj["metadata"]; has && json.Unmarshal(m, &meta) == nil {
-				for k := range meta {
-					seen["metadata."+k] = true
-				}
-				raw, ok = meta[field]
-				where = "metadata." + field
-			}
-		}
-		if !ok || id == "" {
-			return nil
-		}
-		v := bytes.TrimSpace(raw)
-		switch {
-		case len(v) == 0 || string(v) == "null":
-		case v[0] == '"':
-			var s string
-			if err := json.Unmarshal(v, &s); err != nil {
-				return fmt.Errorf("%s:%d: %s: %v", path, n, where, err)
-			}
-			if s != "" {
-				out[id] = s
-			}
-		case v[0] == '[' || v[0] == '{':
-			return fmt.Errorf("%s:%d: %s: slice label must be a string, number or boolean, not %s (dataset.slice_field names one label per query)", path, n, where, map[byte]string{'[': "a list", '{': "an object"}[v[0]])
-		default:
-			out[id] = string(v)
-		}
-		return nil
-	})
-	return out, sortedKeys(seen), err
-}
-
 // CheckDataset loads and checks the dataset the way Run does before its
 // first cell — corpus (ids, duplicates, JSON), queries, qrels or labels,
 // gold ids against the corpus (dataset.unknown_gold), the slice field —
@@ -460,12 +402,10 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	if f := d.SliceField; f != "" {
 		// The named field only: a typo never falls back to kind/slice.
 		labelled := firstNonEmpty(queriesPath, qrelsPath)
-		var keys []string
-		if slices, keys, err = readSliceField(labelled, f); err != nil {
+		if slices, err = diagnose.ReadSlices(labelled, f); errors.Is(err, diagnose.ErrNoSliceField) {
+			return nil, nil, cfg.errf("dataset.slice_field", "%v; name one of those, or remove slice_field", err)
+		} else if err != nil {
 			return nil, nil, err
-		}
-		if len(slices) == 0 {
-			return nil, nil, cfg.errf("dataset.slice_field", "no query of %s has a %q field (keys seen: %s); name one of those, or remove slice_field", labelled, f, strings.Join(keys, ", "))
 		}
 	}
 	ds.slice = map[string]string{}

@@ -121,13 +121,13 @@ func TestCheckDatasetErrors(t *testing.T) {
 			"corpus.jsonl":  tinyCorpus,
 			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n",
 		}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl,\n  slice_field: topc}", 1), []string{
-			"c.yaml:2: dataset.slice_field: no query of", "has a \"topc\" field (keys seen: gold, id, question, topic)",
+			"c.yaml:2: dataset.slice_field: ", "queries.jsonl: topc: no line has this field (keys seen: gold, id, question, topic); name one of those",
 		}},
 		{"slice label not a scalar", map[string]string{
 			"corpus.jsonl":  tinyCorpus,
 			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p-2\"], \"topic\": [\"a\"]}\n",
 		}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl, slice_field: topic}", 1), []string{
-			"queries.jsonl:2: topic: slice label must be a string, number or boolean, not a list",
+			"queries.jsonl:2: topic: want a string, number or boolean, got [\"a\"]",
 		}},
 	}
 	for _, tc := range cases {
