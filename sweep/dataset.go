@@ -2,15 +2,12 @@ package sweep
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -24,25 +21,13 @@ import (
 )
 
 // scanLines calls fn for each non-blank line of a file (BOM and CR
-// stripped; a gzip file, by its ".gz" name or its magic bytes, is
-// decompressed).
+// stripped; a gzip file is decompressed as eval.Open decides).
 func scanLines(path string, fn func(n int, line string) error) error {
-	f, err := os.Open(path)
+	r, err := eval.Open(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	var r io.Reader = br
-	// gzip by name, or by its magic bytes 1f 8b (as eval.ReadQrels).
-	if magic, _ := br.Peek(2); strings.HasSuffix(path, ".gz") || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return fmt.Errorf("%s: not a gzip file: %v", path, err)
-		}
-		defer zr.Close()
-		r = zr
-	}
+	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<28)
 	n := 0
