@@ -393,65 +393,93 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 			return nil, nil, err
 		}
 	}
-	ds.slice = map[string]string{}
-	ds.text = map[string]string{}
-	if qrelsPath != "" {
-		ds.files["qrels"] = qrelsPath
-		q, meta, err := be.readQrels(qrelsPath)
-		if err != nil {
-			return nil, nil, err
-		}
-		ds.qrels = q
-		for id, m := range meta {
-			ds.slice[id] = m.Slice
-			ds.text[id] = m.Text
-		}
-		if queriesPath != "" {
-			ds.files["queries"] = queriesPath
-			texts, err := be.loadQueries(queriesPath)
-			if err != nil {
-				return nil, nil, err
-			}
-			for id, t := range texts {
-				if _, ok := ds.qrels[id]; ok {
-					ds.text[id] = t
-				}
-			}
-		}
-	} else {
-		ds.files["queries"] = queriesPath
-		q, meta, err := be.readQrels(queriesPath) // eval keeps other keys, so slice_field may name any field
-		if err != nil {
-			return nil, nil, beirQueriesHint(cfg, queriesPath, err)
-		}
-		ds.qrels = q
-		for id, m := range meta {
-			ds.slice[id] = m.Slice
-			ds.text[id] = m.Text
-		}
+	if err := ds.readJudgements(cfg, be, queriesPath, qrelsPath); err != nil {
+		return nil, nil, err
 	}
 	if slices != nil {
 		ds.slice = slices
 	}
-	w, err := checkGold(ds, firstNonEmpty(qrelsPath, queriesPath), corpusPath, d.UnknownGold, cfg.path)
+	judged := firstNonEmpty(qrelsPath, queriesPath)
+	w, err := checkGold(ds, judged, corpusPath, d.UnknownGold, cfg.path)
 	if err != nil {
 		return nil, nil, err
 	}
 	if w != "" {
 		warns = append(warns, w)
 	}
+	noText, err := ds.splitQueries(cfg, judged, queriesPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if noText > 0 {
+		warns = append(warns, fmt.Sprintf("%d queries have empty text (searched as empty queries)", noText))
+	}
+	if ds.hash, err = ds.filesHash(); err != nil {
+		return nil, nil, err
+	}
+	return ds, warns, nil
+}
+
+// readJudgements reads the qrels (qrelsPath, with the query texts of
+// queriesPath) or the labelled queries (queriesPath alone) into ds.qrels,
+// ds.text and ds.slice (the labels eval reads).
+func (ds *dataset) readJudgements(cfg *Config, be backend, queriesPath, qrelsPath string) error {
+	ds.slice = map[string]string{}
+	ds.text = map[string]string{}
+	if qrelsPath == "" {
+		ds.files["queries"] = queriesPath
+		q, meta, err := be.readQrels(queriesPath) // eval keeps other keys, so slice_field may name any field
+		if err != nil {
+			return beirQueriesHint(cfg, queriesPath, err)
+		}
+		ds.qrels = q
+		for id, m := range meta {
+			ds.slice[id] = m.Slice
+			ds.text[id] = m.Text
+		}
+		return nil
+	}
+	ds.files["qrels"] = qrelsPath
+	q, meta, err := be.readQrels(qrelsPath)
+	if err != nil {
+		return err
+	}
+	ds.qrels = q
+	for id, m := range meta {
+		ds.slice[id] = m.Slice
+		ds.text[id] = m.Text
+	}
+	if queriesPath != "" {
+		ds.files["queries"] = queriesPath
+		texts, err := be.loadQueries(queriesPath)
+		if err != nil {
+			return err
+		}
+		for id, t := range texts {
+			if _, ok := ds.qrels[id]; ok {
+				ds.text[id] = t
+			}
+		}
+	}
+	return nil
+}
+
+// splitQueries fills ds.queries (every judged query, by id), the
+// answerable and unanswerable ids and the held-out split; it returns how
+// many queries have empty text. judged names the file of the judgements
+// for errors.
+func (ds *dataset) splitQueries(cfg *Config, judged, queriesPath string) (noText int, err error) {
 	ids := sortedKeys(ds.qrels)
 	if len(ids) == 0 {
-		return nil, nil, fmt.Errorf("%s: no judged queries", firstNonEmpty(qrelsPath, queriesPath))
+		return 0, fmt.Errorf("%s: no judged queries", judged)
 	}
-	noText := 0
 	ds.heldout = map[string]bool{}
 	for _, id := range ids {
 		t, ok := ds.text[id]
 		if !ok || strings.TrimSpace(t) == "" {
 			noText++
 			if !ok {
-				return nil, nil, fmt.Errorf("%s: query %q has qrels but no text in %s", firstNonEmpty(qrelsPath, queriesPath), id, queriesPath)
+				return 0, fmt.Errorf("%s: query %q has qrels but no text in %s", judged, id, queriesPath)
 			}
 		}
 		ds.queries = append(ds.queries, retrievers.Query{ID: id, Text: t})
@@ -462,21 +490,23 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 			ds.unanswer = append(ds.unanswer, id)
 		}
 	}
-	if noText > 0 {
-		warns = append(warns, fmt.Sprintf("%d queries have empty text (searched as empty queries)", noText))
-	}
+	return noText, nil
+}
+
+// filesHash is the dataset's hash for the history and the manifest: a
+// sha256 over the corpus, queries and qrels files' sha256s.
+func (ds *dataset) filesHash() (string, error) {
 	var hashes []string
 	for _, role := range []string{"corpus", "queries", "qrels"} {
 		if p := ds.files[role]; p != "" {
 			h, err := fileutil.SHA256(p)
 			if err != nil {
-				return nil, nil, err
+				return "", err
 			}
 			hashes = append(hashes, role+":"+h)
 		}
 	}
-	ds.hash = sha256Hex([]byte(strings.Join(hashes, "\n")))
-	return ds, warns, nil
+	return sha256Hex([]byte(strings.Join(hashes, "\n"))), nil
 }
 
 func (ds *dataset) sortedIDs() []string {
