@@ -1,12 +1,15 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -64,4 +67,47 @@ func TestHybridValidatedAtLoad(t *testing.T) {
 	if field != "retrievers.2.rrf_k" || !strings.HasPrefix(msg, "RRF rank constant") {
 		t.Errorf("hybridField = %q, %q", field, msg)
 	}
+}
+
+// TestEmbedTimeReachesTiming: the embedding time a first-stage builder
+// reports through buildEnv.embedded (dense's embed calls) is the cell's
+// embed_s, and what is reported while searching is its query_embed_s.
+// The builder here reports 2 s while building and 0.5 s while searching.
+func TestEmbedTimeReachesTiming(t *testing.T) {
+	cfg := loadSmall(t, t.TempDir())
+	be := defaultBackend()
+	real := be.newFirstStage
+	be.newFirstStage = func(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfig, env buildEnv) (retrievers.Retriever, error) {
+		r, err := real(ctx, chunks, rc, env)
+		if env.embedded != nil {
+			env.embedded(2 * time.Second)
+		}
+		return embedReporter{r, env.embedded}, err
+	}
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true, backend: &be})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tm := range res.Timings {
+		if tm.Cell != "doc/bm25" {
+			continue
+		}
+		if tm.Embed != 2 || tm.QueryEmbed != 0.5 {
+			t.Errorf("%s: embed_s %v, query_embed_s %v; want 2 and 0.5", tm.Cell, tm.Embed, tm.QueryEmbed)
+		}
+		return
+	}
+	t.Fatal("no doc/bm25 timing")
+}
+
+// embedReporter reports 0.5 s of query embedding per Search call (the
+// small sweep's 6 queries fit in one block: one call).
+type embedReporter struct {
+	retrievers.Retriever
+	embedded func(time.Duration)
+}
+
+func (e embedReporter) Search(ctx context.Context, qs []retrievers.Query, k int) (eval.Run, error) {
+	e.embedded(500 * time.Millisecond)
+	return e.Retriever.Search(ctx, qs, k)
 }
