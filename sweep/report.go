@@ -440,15 +440,24 @@ func Findings(res *Results) []string {
 		return nil
 	}
 	m := metricName(cfg.PrimaryMetric, cfg.PromptK)
-	mean := func(c *CellResult) float64 { return c.Means[GroupAll][m] }
+	return append(inputFindings(res, m), bestCellFinding(res, m))
+}
+
+// meanOn is the mean of metric m over all answerable queries of c.
+func meanOn(m string) func(c *CellResult) float64 {
+	return func(c *CellResult) float64 { return c.Means[GroupAll][m] }
+}
+
+// inputFindings is one note per fusion or rerank retriever that does not
+// beat its best input (its input, for rerank) on m in some chunking.
+func inputFindings(res *Results, m string) []string {
+	mean := meanOn(m)
 	byName := map[string]*CellResult{}
 	for i := range res.Cells {
 		byName[res.Cells[i].Name] = &res.Cells[i]
 	}
 	var out []string
-
-	// Fusion and rerank cells against their inputs, per retriever.
-	for _, rc := range cfg.Retrievers {
+	for _, rc := range res.Config.Retrievers {
 		inputs := rc.inputNames()
 		if len(inputs) == 0 {
 			continue
@@ -502,7 +511,13 @@ func Findings(res *Results) []string {
 		out = append(out, note)
 	}
 
-	// Best cell overall.
+	return out
+}
+
+// bestCellFinding names the best cell overall on m and the best cell of
+// the other kind (plain BM25 or not), with the significance verdict.
+func bestCellFinding(res *Results, m string) string {
+	mean := meanOn(m)
 	best := &res.Cells[0]
 	for i := range res.Cells {
 		if mean(&res.Cells[i]) > mean(best) {
@@ -521,15 +536,13 @@ func Findings(res *Results) []string {
 		if other != nil {
 			note += fmt.Sprintf(" The best cell of another type, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, other.Name, best.Name, true))
 		}
-		out = append(out, note)
-	} else {
-		note := fmt.Sprintf("The best cell overall on %s is `%s` (%s, %s, all %d answerable queries).", m, best.Name, best.Retriever.Type, f4(mean(best)), res.Dataset.Answerable)
-		if other != nil {
-			note += fmt.Sprintf(" The best plain BM25 cell, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, best.Name, other.Name, true))
-		}
-		out = append(out, note)
+		return note
 	}
-	return out
+	note := fmt.Sprintf("The best cell overall on %s is `%s` (%s, %s, all %d answerable queries).", m, best.Name, best.Retriever.Type, f4(mean(best)), res.Dataset.Answerable)
+	if other != nil {
+		note += fmt.Sprintf(" The best plain BM25 cell, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, best.Name, other.Name, true))
+	}
+	return note
 }
 
 // verdict says whether cell a differs significantly from cell b on metric
