@@ -14,12 +14,9 @@ import (
 // waiting reports ErrLocked while the lock is held and succeeds after.
 func TestLock(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "h.lock")
-	release, err := Lock(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
+	release, lockErr := Lock(p)
+	f, openErr := os.Open(p)
+	if err := errors.Join(lockErr, openErr); err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
