@@ -4,15 +4,26 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
-# Debian packages the set-up needs (unzip: to unpack the model jars).
-if ! command -v unzip >/dev/null 2>&1; then
+# Debian packages the set-up needs (unzip to unpack the model jars,
+# ShellCheck for scripts/lint.sh).
+apt_updated=""
+need_deb() { # need_deb COMMAND PACKAGE WHY
+  command -v "$1" >/dev/null 2>&1 && return 0
   if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq unzip >/dev/null
+    [[ -n "$apt_updated" ]] || { apt-get update -qq; apt_updated=1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
   else
-    echo "setup: unzip is missing (apt-get install unzip); standard models cannot be unpacked" >&2
+    echo "setup: $1 is missing (apt-get install $2); $3" >&2
   fi
-fi
+}
+need_deb unzip unzip "standard models cannot be unpacked"
+need_deb shellcheck shellcheck "scripts/lint.sh cannot check the shell scripts"
 go mod download
+# staticcheck, pinned, for scripts/lint.sh.
+staticcheck_version=v0.8.2
+if ! bin/staticcheck -version 2>/dev/null | grep -qF "(${staticcheck_version#v})"; then
+  GOBIN="$root/bin" go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
+fi
 ./scripts/install-onnxruntime.sh
 if [[ -x ./scripts/fetch-models.sh ]]; then
   ./scripts/fetch-models.sh || echo "setup: fetch-models failed; dense tests with standard models will be skipped" >&2
