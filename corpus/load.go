@@ -27,8 +27,9 @@ const maxLine = 64 << 20
 // is at fault). It is ragbench's one position error, srcpos.Error.
 type LineError = srcpos.Error
 
-// Load reads a document collection from path. The format follows the file
-// name, after an optional ".gz" suffix (gzip-compressed):
+// Load reads a document collection from path. A folder is read by
+// LoadFolder (one document per .md or .txt file). Otherwise the format
+// follows the file name, after an optional ".gz" suffix (gzip-compressed):
 //
 //   - ".jsonl" or ".json": one JSON object per line. BEIR's corpus.jsonl
 //     keys "_id", "title", "text" are read, and "id" is accepted for "_id"
@@ -53,6 +54,9 @@ type LineError = srcpos.Error
 // text is allowed: Summarize counts such documents so reports can show them
 // (Cranfield has two).
 func Load(path string) ([]Document, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return LoadFolder(path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
