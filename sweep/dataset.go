@@ -247,6 +247,9 @@ func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
 	}
 	sum, w := ds.summary(cfg)
 	warns = append(warns, w...)
+	if err := checkLabelRecord(cfg, ds); err != nil {
+		return sum, warns, err
+	}
 	// The qrels level depends on the chunking: check every chunking's
 	// labels as Run does, so stale chunk labels fail here too.
 	for _, ch := range cfg.Chunkings() {
@@ -254,7 +257,7 @@ func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
 		if err != nil {
 			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
 		}
-		level, err := corpus.CheckLabels(ds.qrels, ds.docs, ch.Spec(), chunks)
+		level, err := corpus.CheckLabelsFile(ds.judged, ds.qrels, ds.docs, ch.Spec(), chunks)
 		if err != nil {
 			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
 		}
@@ -347,6 +350,7 @@ type dataset struct {
 	unanswer   []string // sorted
 	heldout    map[string]bool
 	files      map[string]string // role → path, for the manifest
+	judged     string            // the file the judgements were read from (qrels, else queries)
 	hash       string            // sha256 over corpus, queries, qrels files
 }
 
@@ -400,6 +404,7 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 		ds.slice = slices
 	}
 	judged := firstNonEmpty(qrelsPath, queriesPath)
+	ds.judged = judged
 	w, err := checkGold(ds, judged, corpusPath, d.UnknownGold, cfg.path)
 	if err != nil {
 		return nil, nil, err

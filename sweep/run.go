@@ -71,6 +71,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkLabelRecord(cfg, ds); err != nil {
+		return nil, err
+	}
 	prog := newProgress(opts.Progress, opts.Stderr, opts.clock)
 	defer prog.abort()
 	res, err := sweep(ctx, cfg, ds, be, opts, prog)
@@ -271,7 +274,8 @@ func fallbackWarnings(cfg *Config) []string {
 // chunking cuts the documents by ch and runs every retriever's cell on the
 // chunks, appending each cell's result and timing to res (cell numbers
 // out of nCells for the progress lines). It returns whether the qrels are
-// document- or chunk-level for ch (corpus.CheckLabels).
+// document- or chunk-level for ch (corpus.CheckLabelsFile: chunk ids
+// recorded under another chunking are an error).
 func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nCells int) (corpus.Level, error) {
 	t0 := time.Now()
 	r.prog.begin("chunking "+ch.Name, "chunk", len(r.ds.docs), "documents")
@@ -279,7 +283,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 	if err != nil {
 		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
 	}
-	level, err := corpus.CheckLabels(r.ds.qrels, r.ds.docs, ch.Spec(), chunks)
+	level, err := corpus.CheckLabelsFile(r.ds.judged, r.ds.qrels, r.ds.docs, ch.Spec(), chunks)
 	if err != nil {
 		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
 	}
