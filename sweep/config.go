@@ -87,11 +87,16 @@ type DatasetConfig struct {
 	// Split is the qrels split of a BEIR folder (default "test").
 	Split string `yaml:"split" json:"split,omitempty"`
 	// Corpus is a corpus file (BEIR corpus.jsonl shape, or JSONL/TSV of
-	// id, title, text), relative to the data root.
+	// id, title, text), or a folder whose .md/.txt files (at any depth) are
+	// the documents, id = path inside the folder without extension
+	// (corpus.Load), relative to the data root.
 	Corpus string `yaml:"corpus" json:"corpus,omitempty"`
 	// Queries is a labelled-query JSONL ({"id","question","gold":[...],
-	// "kind"} or {"qid","text","gold":{...},"slice"}), relative to the data
-	// root; it carries the queries and their qrels.
+	// "kind"} or {"qid","text","gold":{...},"slice"}), or span labels
+	// (JSONL rows with "gold_spans", or Chroma's questions.csv: see
+	// docs/spans.md), relative to the data root; it carries the queries
+	// and their qrels. With span labels each chunking derives its chunk
+	// judgements from the spans (spans.Judgements).
 	Queries string `yaml:"queries" json:"queries,omitempty"`
 	// Qrels optionally overrides the qrels (TREC or BEIR TSV); then Queries
 	// may be a BEIR queries.jsonl.
@@ -112,17 +117,31 @@ type DatasetConfig struct {
 	// only gold documents present in the corpus, and a query left without
 	// relevant documents becomes unanswerable).
 	UnknownGold string `yaml:"unknown_gold" json:"unknown_gold"`
+	// SpanCoverShare is, with span labels, the share of a gold span a
+	// chunk must hold to cover it (to find it, and to be judged relevant
+	// in the derived chunk judgements), in (0, 1]. Default
+	// spans.DefaultCoverShare (0.5). Only with span labels.
+	SpanCoverShare float64 `yaml:"span_cover_share" json:"span_cover_share,omitempty"`
 }
 
 // ChunkingConfig is one entry of the chunking grid.
 type ChunkingConfig struct {
 	// Strategy is "doc" (whole document), "fixed" (windows of Size
 	// whitespace-separated words, consecutive windows sharing Overlap
-	// words) or "sentence" (sentences packed up to Size words).
+	// words), "sentence" (sentences packed up to Size words), "tokens"
+	// (Chroma's FixedTokenChunker: windows of Size tokens of Tokenizer
+	// sharing Overlap tokens) or "recursive" (LangChain's
+	// RecursiveCharacterTextSplitter: chunks of at most Size characters, or
+	// tokens of Tokenizer when set, sharing up to Overlap).
 	Strategy string `yaml:"strategy" json:"strategy"`
-	// Sizes are the window sizes in words (fixed, sentence); each ≥ 1.
+	// Tokenizer is the BPE of tokens (required) and recursive (optional):
+	// cl100k_base. Not for the other strategies.
+	Tokenizer string `yaml:"tokenizer" json:"tokenizer,omitempty"`
+	// Sizes are the chunk sizes (words for fixed and sentence, tokens for
+	// tokens, characters or tokens for recursive); each ≥ 1.
 	Sizes []int `yaml:"sizes" json:"sizes,omitempty"`
-	// Overlaps are the overlaps in words; each 0 ≤ overlap < size.
+	// Overlaps are the overlaps in the same unit; each 0 ≤ overlap < size
+	// (≤ size for recursive, as LangChain allows).
 	Overlaps []int `yaml:"overlaps" json:"overlaps,omitempty"`
 }
 

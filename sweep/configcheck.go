@@ -161,6 +161,7 @@ func (ck *configCheck) dataset() {
 	if d.UnknownGold == "" {
 		d.UnknownGold = "error"
 	}
+	ck.spanCoverShare()
 	if d.UnknownGold != "error" && d.UnknownGold != "ignore" {
 		ck.bad("dataset.unknown_gold", "unknown policy %q: error (stop the run) or ignore (drop unknown gold ids, counted in the report)", d.UnknownGold)
 	}
@@ -199,10 +200,15 @@ func (ck *configCheck) chunking() {
 					}
 				}
 			}
+		case "tokens", "recursive":
+			ck.textChunking(f, ch)
 		case "":
-			ck.bad(f+".strategy", "missing: one of doc, fixed, sentence")
+			ck.bad(f+".strategy", "missing: one of %s", chunkingStrategies)
 		default:
-			ck.bad(f+".strategy", "unknown strategy %q: one of doc, fixed, sentence", ch.Strategy)
+			ck.bad(f+".strategy", "unknown strategy %q: one of %s", ch.Strategy, chunkingStrategies)
+		}
+		if ch.Tokenizer != "" && ch.Strategy != "tokens" && ch.Strategy != "recursive" {
+			ck.bad(f+".tokenizer", "strategy %s counts words: tokenizer is only for tokens and recursive", ch.Strategy)
 		}
 	}
 }
@@ -417,8 +423,8 @@ func (ck *configCheck) grid() {
 		c.Metrics = append([]string(nil), MetricFamilies...)
 	}
 	for i, m := range c.Metrics {
-		if !contains(MetricFamilies, m) {
-			ck.bad(fmt.Sprintf("metrics.%d", i), "unknown metric %q: one of %s", m, strings.Join(MetricFamilies, ", "))
+		if !contains(MetricFamilies, m) && !contains(SpanMetricFamilies, m) {
+			ck.bad(fmt.Sprintf("metrics.%d", i), "unknown metric %q: one of %s, or with span labels %s", m, strings.Join(MetricFamilies, ", "), strings.Join(SpanMetricFamilies, ", "))
 		}
 	}
 	if c.PromptK == 0 {

@@ -16,8 +16,8 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/retrievers"
+	"github.com/ragbench/ragbench/spans"
 )
 
 // scanLines calls fn for each non-blank line of a file (BOM and CR
@@ -261,6 +261,9 @@ func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
 		if err != nil {
 			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
 		}
+		if ds.spanQueries != nil {
+			level = corpus.ChunkLevel // judgements derived per chunking
+		}
 		if level == corpus.ChunkLevel || sum.Level == "" {
 			sum.Level = level.String()
 		}
@@ -352,6 +355,10 @@ type dataset struct {
 	files      map[string]string // role → path, for the manifest
 	judged     string            // the file the judgements were read from (qrels, else queries)
 	hash       string            // sha256 over corpus, queries, qrels files
+	// spanQueries are the span labels (nil for other labels): qrels
+	// then hold each query's gold documents, and each chunking derives
+	// its chunk judgements from the spans (newSpanCells).
+	spanQueries []spans.Query
 }
 
 // sliceOf is the query's slice for the per-slice groups: its label, or
@@ -387,8 +394,12 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 		warns = append(warns, w...)
 	}
 	ds.files["corpus"] = corpusPath
+	spanLabels, err := ds.readSpanLabels(cfg, queriesPath, qrelsPath)
+	if err != nil {
+		return nil, nil, err
+	}
 	var slices map[string]string
-	if f := d.SliceField; f != "" {
+	if f := d.SliceField; f != "" && !spanLabels {
 		// The named field only: a typo never falls back to kind/slice.
 		labelled := firstNonEmpty(queriesPath, qrelsPath)
 		if slices, err = diagnose.ReadSlices(labelled, f); errors.Is(err, diagnose.ErrNoSliceField) {
@@ -397,7 +408,9 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 			return nil, nil, err
 		}
 	}
-	if err := ds.readJudgements(cfg, be, queriesPath, qrelsPath); err != nil {
+	if spanLabels {
+		// ds.qrels, text and slices come from the spans (readSpanLabels).
+	} else if err := ds.readJudgements(cfg, be, queriesPath, qrelsPath); err != nil {
 		return nil, nil, err
 	}
 	if slices != nil {
@@ -504,7 +517,7 @@ func (ds *dataset) filesHash() (string, error) {
 	var hashes []string
 	for _, role := range []string{"corpus", "queries", "qrels"} {
 		if p := ds.files[role]; p != "" {
-			h, err := fileutil.SHA256(p)
+			h, _, err := pathHash(p, ds)
 			if err != nil {
 				return "", err
 			}

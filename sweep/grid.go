@@ -5,13 +5,15 @@ import "github.com/ragbench/ragbench/corpus"
 // Chunking is one point of the chunking grid.
 type Chunking struct {
 	// Name is corpus.Spec.Name: "doc", "fixed-128o32", "fixed-128" (no
-	// overlap), "sent-256".
+	// overlap), "sent-256", "tokens-cl100k_base-200o100", "recursive-400".
 	Name string `json:"name"`
-	// Strategy is the config's strategy: doc, fixed or sentence.
-	Strategy string `json:"strategy"`
-	Size     int    `json:"size,omitempty"`    // words per chunk (0 for doc)
-	Overlap  int    `json:"overlap,omitempty"` // words shared by neighbours
-	Title    bool   `json:"title"`             // title prepended to each chunk's indexed text
+	// Strategy is the config's strategy: doc, fixed, sentence, tokens or
+	// recursive.
+	Strategy  string `json:"strategy"`
+	Tokenizer string `json:"tokenizer"` // tokens, recursive: the BPE sizes count ("" = words, or characters for recursive)
+	Size      int    `json:"size"`      // per chunk, in the strategy's unit (0 for doc)
+	Overlap   int    `json:"overlap"`   // shared by neighbours, in the strategy's unit
+	Title     bool   `json:"title"`     // title prepended to each chunk's indexed text
 }
 
 // Chunkings expands the config's chunking grid, in config order, without
@@ -27,12 +29,12 @@ func (c *Config) Chunkings() []Chunking {
 	}
 	for _, g := range c.Chunking {
 		if g.Strategy == "doc" {
-			add(newChunking("doc", 0, 0, *c.Dataset.Title))
+			add(newChunking("doc", "", 0, 0, *c.Dataset.Title))
 			continue
 		}
 		for _, s := range g.Sizes {
 			for _, o := range g.Overlaps {
-				add(newChunking(g.Strategy, s, o, *c.Dataset.Title))
+				add(newChunking(g.Strategy, g.Tokenizer, s, o, *c.Dataset.Title))
 			}
 		}
 	}
@@ -68,11 +70,11 @@ func (ch Chunking) Spec() corpus.Spec {
 	if st == "doc" {
 		st = corpus.Whole
 	}
-	return corpus.Spec{Strategy: st, Size: ch.Size, Overlap: ch.Overlap, Title: ch.Title}
+	return corpus.Spec{Strategy: st, Tokenizer: ch.Tokenizer, Size: ch.Size, Overlap: ch.Overlap, Title: ch.Title}
 }
 
-func newChunking(strategy string, size, overlap int, title bool) Chunking {
-	ch := Chunking{Strategy: strategy, Size: size, Overlap: overlap, Title: title}
+func newChunking(strategy, tokenizer string, size, overlap int, title bool) Chunking {
+	ch := Chunking{Strategy: strategy, Tokenizer: tokenizer, Size: size, Overlap: overlap, Title: title}
 	ch.Name = ch.Spec().Name()
 	return ch
 }

@@ -63,15 +63,11 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 		if p == "" {
 			continue
 		}
-		h, err := fileutil.SHA256(p)
+		h, size, err := pathHash(p, ds) // a folder corpus: its documents' hash
 		if err != nil {
 			return nil, err
 		}
-		info, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		m.Files = append(m.Files, FileHash{Role: role, Path: p, SHA256: h, Bytes: info.Size()})
+		m.Files = append(m.Files, FileHash{Role: role, Path: p, SHA256: h, Bytes: size})
 	}
 	seen := map[string]bool{}
 	for _, rc := range cfg.Retrievers {

@@ -30,6 +30,9 @@ func (c *Config) measures() ([]eval.Measure, []string, error) {
 	var ms []eval.Measure
 	var names []string
 	for _, f := range c.Metrics {
+		if trecMeasure[f] == "" {
+			continue // a span family (cellScores)
+		}
 		for _, k := range c.K {
 			m, err := eval.ParseMeasures([]string{trecMeasure[f] + "." + strconv.Itoa(k)})
 			if err != nil {

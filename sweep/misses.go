@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/ragbench/ragbench/eval"
 )
@@ -35,6 +36,12 @@ func missesJSONL(cfg *Config, ds *dataset, res *Results) []byte {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	for _, c := range res.Cells {
+		if c.spans != nil {
+			if err := spanMisses(cfg, ds, &c, enc); err != nil {
+				panic(fmt.Sprintf("sweep: misses.jsonl: %v", err)) // the run was scored on the same chunking
+			}
+			continue
+		}
 		for _, id := range ds.answerable {
 			l := append([]eval.Result(nil), c.run[id]...)
 			sortResults(l)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 )
 
@@ -84,6 +85,11 @@ type CellResult struct {
 
 	run    eval.Run                      // document-level (or chunk-level) run at Config.Depth
 	scores map[string]map[string]float64 // PerQuery as compare reads it: metric → query → value
+	// spans is the chunking's span state (nil without span labels);
+	// chunkByID and chunks give misses their chunk snippets.
+	spans     *spanCells
+	chunkByID map[string]int
+	chunks    []corpus.Chunk
 }
 
 // UnanswerableHits is what a cell returned for a query with no relevant

@@ -189,11 +189,13 @@ func (c *Config) metricNames() []string {
 	return out
 }
 
-func scoreCell(cfg *Config, ds *dataset, cell Cell, run eval.Run, nChunks int, chunkByID map[string]int, chunks []corpus.Chunk) (CellResult, error) {
+// scoreCell scores a cell's final run; sc is its chunking's span state
+// (nil without span labels: see cellScores).
+func scoreCell(cfg *Config, ds *dataset, sc *spanCells, cell Cell, run eval.Run, nChunks int, chunkByID map[string]int, chunks []corpus.Chunk) (CellResult, error) {
 	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: nChunks,
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
-		Unanswerable: []UnanswerableHits{}, run: run}
-	scores, err := evaluateRun(cfg, ds.qrels, run)
+		Unanswerable: []UnanswerableHits{}, run: run, spans: sc, chunkByID: chunkByID, chunks: chunks}
+	scores, err := cellScores(cfg, ds, sc, run)
 	if err != nil {
 		return cr, err
 	}
@@ -249,7 +251,11 @@ func scoreCell(cfg *Config, ds *dataset, cell Cell, run eval.Run, nChunks int, c
 		cr.Unanswerable = append(cr.Unanswerable, u)
 	}
 	if len(ds.unanswer) > 0 {
-		cr.Threshold = thresholdAnalysis(cfg, ds, run)
+		qrels := ds.qrels
+		if sc != nil {
+			qrels = sc.qrels
+		}
+		cr.Threshold = thresholdAnalysis(cfg, ds, qrels, run)
 	}
 	return cr, nil
 }
@@ -286,6 +292,16 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 	level, err := corpus.CheckLabelsFile(r.ds.judged, r.ds.qrels, r.ds.docs, ch.Spec(), chunks)
 	if err != nil {
 		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
+	}
+	sc, err := r.ds.newSpanCells(r.cfg, chunks)
+	if err != nil {
+		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
+	}
+	if sc != nil {
+		level = corpus.ChunkLevel // judgements derived from the spans
+		if w := sc.uncoverableWarning(ch.Name, r.cfg.Dataset.SpanCoverShare); w != "" {
+			res.Warnings = append(res.Warnings, w)
+		}
 	}
 	chunkTime := time.Since(t0).Seconds()
 	r.prog.end(groupDigits(len(chunks)) + " chunks")
@@ -326,7 +342,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 			final = corpus.MaxP(final, docOf)
 		}
 		final = truncate(final, r.cfg.Depth)
-		result, err := scoreCell(r.cfg, r.ds, cell, final, len(chunks), chunkByID, chunks)
+		result, err := scoreCell(r.cfg, r.ds, sc, cell, final, len(chunks), chunkByID, chunks)
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
 		}

@@ -48,8 +48,8 @@ func quantiles(s diagnose.ScoreSummary) ScoreQuantiles {
 	return ScoreQuantiles{Queries: s.Queries, Scored: s.Scored, Min: f(s.Min), Median: f(s.Median), Max: f(s.Max)}
 }
 
-func thresholdAnalysis(cfg *Config, ds *dataset, run eval.Run) *Threshold {
-	q := diagnose.WithQueries(ds.qrels, ds.unanswer)
+func thresholdAnalysis(cfg *Config, ds *dataset, qrels eval.Qrels, run eval.Run) *Threshold {
+	q := diagnose.WithQueries(qrels, ds.unanswer)
 	rep, err := diagnose.Threshold(run, q, diagnose.ThresholdOptions{Depth: cfg.PromptK})
 	if err != nil {
 		return &Threshold{Warnings: []string{err.Error()}}

@@ -1,0 +1,266 @@
+package sweep
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/spans"
+)
+
+// This file holds the sweep's side of span labels (docs/spans.md): the
+// config fields, the dataset read from span labels, the per-chunking
+// derived judgements and span measures, and the span misses. The rules
+// themselves are package spans' (labels, Covers, measures) and corpus'
+// (chunkers with exact spans).
+
+// chunkingStrategies lists the config's chunking strategies for messages.
+const chunkingStrategies = "doc, fixed, sentence, tokens, recursive"
+
+// SpanMetricFamilies are the metric families of span labels, evaluated at
+// every k (package spans): token_recall, token_precision, token_iou
+// (Chroma's token-level measures, fractions in [0, 1]), span_recall,
+// span_hit_rate, span_mrr (passage-level: a chunk finds a gold span when it
+// covers dataset.span_cover_share of it).
+var SpanMetricFamilies = spans.AtK
+
+// textChunking checks a tokens or recursive chunking entry (field f).
+func (ck *configCheck) textChunking(f string, ch *ChunkingConfig) {
+	unit := "tokens"
+	if ch.Strategy == "recursive" && ch.Tokenizer == "" {
+		unit = "characters"
+	}
+	if ch.Strategy == "tokens" && ch.Tokenizer == "" {
+		ck.bad(f+".tokenizer", "strategy tokens needs a tokenizer: tokenizer: %s", corpus.CL100kBase)
+	} else if ch.Tokenizer != "" && ch.Tokenizer != corpus.CL100kBase {
+		ck.bad(f+".tokenizer", "unknown tokenizer %q: %s (tiktoken's, embedded)", ch.Tokenizer, corpus.CL100kBase)
+	}
+	if len(ch.Sizes) == 0 {
+		ck.bad(f+".sizes", "strategy %s needs sizes (%s per chunk), e.g. sizes: [200, 400]", ch.Strategy, unit)
+	}
+	if len(ch.Overlaps) == 0 {
+		ch.Overlaps = []int{0}
+	}
+	for j, s := range ch.Sizes {
+		if s < 1 {
+			ck.bad(fmt.Sprintf("%s.sizes.%d", f, j), "size %d must be ≥ 1 %s", s, unit)
+		}
+		for k, o := range ch.Overlaps {
+			switch {
+			case ch.Strategy == "tokens" && (o < 0 || (s >= 1 && o >= s)):
+				ck.bad(fmt.Sprintf("%s.overlaps.%d", f, k), "overlap %d must be in [0, size %d) %s", o, s, unit)
+			case ch.Strategy == "recursive" && (o < 0 || (s >= 1 && o > s)):
+				ck.bad(fmt.Sprintf("%s.overlaps.%d", f, k), "overlap %d must be in [0, size %d] %s", o, s, unit)
+			}
+		}
+	}
+}
+
+// spanCoverShare fills and checks dataset.span_cover_share.
+func (ck *configCheck) spanCoverShare() {
+	d := &ck.c.Dataset
+	if d.SpanCoverShare == 0 && !ck.has("dataset.span_cover_share") {
+		d.SpanCoverShare = spans.DefaultCoverShare
+	}
+	if !(d.SpanCoverShare > 0 && d.SpanCoverShare <= 1) {
+		ck.bad("dataset.span_cover_share", "share %v must be in (0, 1] (the share of a gold span a chunk must hold to find it; default %v)", d.SpanCoverShare, spans.DefaultCoverShare)
+	}
+}
+
+// readSpanLabels reads dataset.queries as span labels when spans.Detect
+// says it holds them (ok false otherwise: eval reads the file). It fills
+// ds.spanQueries, and ds.qrels with document-level judgements derived from
+// the spans (a query's gold documents, at the highest grade of their spans)
+// so the answerable split, held-out split and summary work as for other
+// labels; each chunking replaces them by chunk judgements (spanCells).
+// Span metrics in metrics: without span labels are an error; without an
+// explicit metrics: list, span labels add SpanMetricFamilies to the
+// defaults.
+func (ds *dataset) readSpanLabels(cfg *Config, queriesPath, qrelsPath string) (ok bool, err error) {
+	format := ""
+	if queriesPath != "" && qrelsPath == "" {
+		if format, err = spans.Detect(queriesPath); err != nil {
+			return false, err
+		}
+	}
+	if format == "" {
+		for i, m := range cfg.Metrics {
+			if contains(SpanMetricFamilies, m) {
+				return false, cfg.errf(fmt.Sprintf("metrics.%d", i), "metric %s needs span labels (dataset.queries with \"gold_spans\", or Chroma's questions.csv; docs/spans.md)", m)
+			}
+		}
+		return false, nil
+	}
+	if cfg.Dataset.SliceField != "" {
+		return false, cfg.errf("dataset.slice_field", "span labels carry their slice in \"kind\" or \"slice\" (corpus_id for Chroma's questions.csv): remove slice_field")
+	}
+	qs, err := spans.Read(queriesPath, ds.docs)
+	if err != nil {
+		return false, err
+	}
+	ds.spanQueries = qs
+	ds.files["queries"] = queriesPath
+	ds.qrels = eval.Qrels{}
+	ds.text = map[string]string{}
+	ds.slice = map[string]string{}
+	for _, q := range qs {
+		m := map[string]int{}
+		for _, g := range q.Gold {
+			m[g.Doc] = max(m[g.Doc], g.Grade)
+		}
+		ds.qrels[q.ID] = m
+		ds.text[q.ID] = q.Text
+		ds.slice[q.ID] = q.Slice
+	}
+	if _, explicit := cfg.lines["metrics"]; !explicit {
+		for _, f := range SpanMetricFamilies {
+			if !contains(cfg.Metrics, f) {
+				cfg.Metrics = append(cfg.Metrics, f)
+			}
+		}
+	}
+	return true, nil
+}
+
+// spanCells is one chunking's state for span labels: the chunks' places
+// and the chunk judgements derived from the spans.
+type spanCells struct {
+	ch          *spans.Chunking
+	qrels       eval.Qrels
+	uncoverable []spans.Uncoverable
+}
+
+// newSpanCells derives chunking ch's chunk judgements from the span labels
+// (nil, nil without span labels).
+func (ds *dataset) newSpanCells(cfg *Config, chunks []corpus.Chunk) (*spanCells, error) {
+	if ds.spanQueries == nil {
+		return nil, nil
+	}
+	ch, err := spans.NewChunking(ds.docs, chunks)
+	if err != nil {
+		return nil, err
+	}
+	qrels, un, err := spans.Judgements(ds.spanQueries, ch, cfg.Dataset.SpanCoverShare)
+	if err != nil {
+		return nil, err
+	}
+	return &spanCells{ch: ch, qrels: qrels, uncoverable: un}, nil
+}
+
+// uncoverableWarning says how many gold spans no chunk of chunking name
+// covers ("" when none): no retriever can find them, and the chunk-level
+// measures of a query all of whose spans are uncoverable are 0.
+func (sc *spanCells) uncoverableWarning(name string, share float64) string {
+	if sc == nil || len(sc.uncoverable) == 0 {
+		return ""
+	}
+	qs := map[string]bool{}
+	for _, u := range sc.uncoverable {
+		qs[u.Query] = true
+	}
+	first := sc.uncoverable[0]
+	return fmt.Sprintf("chunking %s: %s in %s covered by no chunk (no chunk holds %v of it: it is longer than a chunk can cover), e.g. query %q, doc %q [%d, %d); no retriever can find them and they count as misses",
+		name, count(len(sc.uncoverable), "gold span"), count(len(qs), "query"), share, first.Query, first.Span.Doc, first.Span.Start, first.Span.End)
+}
+
+// cellScores evaluates a cell's run: without span labels, eval's measures
+// on the dataset's qrels; with them, eval's measures on the chunking's
+// derived chunk judgements (an answerable query whose spans no chunk covers
+// scores 0) plus the span measures (spans.Evaluate). The result is metric
+// name → query id → value for every answerable query.
+func cellScores(cfg *Config, ds *dataset, sc *spanCells, run eval.Run) (map[string]map[string]float64, error) {
+	if sc == nil {
+		return evaluateRun(cfg, ds.qrels, run)
+	}
+	scores, err := evaluateRun(cfg, sc.qrels, run)
+	if err != nil {
+		return nil, err
+	}
+	for name, col := range scores {
+		for _, id := range ds.answerable {
+			if _, ok := col[id]; !ok {
+				col[id] = 0
+			}
+		}
+		scores[name] = col
+	}
+	ev, err := spans.Evaluate(ds.spanQueries, sc.ch, run, spans.Options{Ks: cfg.K, CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
+	if err != nil {
+		return nil, err
+	}
+	per := ev.PerQuery()
+	for _, f := range cfg.Metrics {
+		if !contains(SpanMetricFamilies, f) {
+			continue
+		}
+		for _, k := range cfg.K {
+			name := metricName(f, k)
+			col := make(map[string]float64, len(per))
+			for id, m := range per {
+				col[id] = m[spans.MeasureName(f, k)]
+			}
+			scores[name] = col
+		}
+	}
+	return scores, nil
+}
+
+// SpanMiss is one misses.jsonl row of span labels: a gold span no chunk of
+// a cell's top prompt_k covers, with its text and what came back instead.
+type SpanMiss struct {
+	Cell     string `json:"cell"`
+	QueryID  string `json:"query_id"`
+	Query    string `json:"query"`
+	Slice    string `json:"slice,omitempty"`
+	HeldOut  bool   `json:"held_out"`
+	K        int    `json:"k"`
+	Doc      string `json:"doc"`
+	Start    int    `json:"start"` // code points, [start, end)
+	End      int    `json:"end"`
+	Text     string `json:"text"`
+	Returned []Hit  `json:"returned"` // Relevant: the chunk covers a gold span of the query
+}
+
+// spanMisses writes cell c's span misses (spans.Misses at prompt_k) to enc.
+func spanMisses(cfg *Config, ds *dataset, c *CellResult, enc interface{ Encode(any) error }) error {
+	sc := c.spans
+	ms, err := spans.Misses(ds.spanQueries, sc.ch, c.run, cfg.PromptK, spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		row := SpanMiss{Cell: c.Name, QueryID: m.Query, Query: ds.text[m.Query], Slice: ds.slice[m.Query], HeldOut: ds.heldout[m.Query], K: cfg.PromptK,
+			Doc: m.Span.Doc, Start: m.Span.Start, End: m.Span.End, Text: m.Span.Text, Returned: []Hit{}}
+		score := map[string]float64{}
+		for _, r := range c.run[m.Query] {
+			score[r.DocID] = r.Score
+		}
+		for i, id := range m.Retrieved {
+			row.Returned = append(row.Returned, Hit{Rank: i + 1, ID: id, Score: score[id], Relevant: sc.qrels[m.Query][id] >= 1, Snippet: ds.snippet(id, cfg.Snippet, c.chunkByID, c.chunks)})
+		}
+		if err := enc.Encode(row); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pathHash is the sha256 of a file, or for a folder corpus the hash of its
+// documents (corpus.Hash: ids and texts), so folders hash like files.
+func pathHash(p string, ds *dataset) (string, int64, error) {
+	st, err := os.Stat(p)
+	if err != nil {
+		return "", 0, err
+	}
+	if st.IsDir() {
+		var n int64
+		for _, d := range ds.docs {
+			n += int64(len(d.Text))
+		}
+		return corpus.Hash(ds.docs), n, nil
+	}
+	h, err := fileutil.SHA256(p)
+	return h, st.Size(), err
+}
