@@ -1,0 +1,148 @@
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestSpanSweep runs testdata/spans.yaml (span labels over a folder corpus)
+// and checks the numbers against values worked by hand.
+//
+// Documents (code points; each file ends in a newline, outside every
+// chunk):
+//
+//	a = "alpha bravo charlie delta echo foxtrot golf hotel"
+//	     alpha [0,5) bravo [6,11) charlie [12,19) delta [20,25)
+//	     echo [26,30) foxtrot [31,38) golf [39,43) hotel [44,49)
+//	b = "india juliet kilo lima mike november oscar papa"
+//	     lima ends at 22; mike [23,27) … oscar [37,42) papa [43,47)
+//
+// Gold spans: q1 "delta echo" = a[20,30) (located from its text, 10);
+// q2 b[37,47) "oscar papa" (10) and a[0,11) "alpha bravo" (11), Σ = 21;
+// q3 none (unanswerable, not averaged).
+//
+// fixed-4: a#0 = [0,25) (25), a#1 = [26,49) (23), b#0 = [0,22),
+// b#1 = [23,47) (24). BM25 returns the chunks sharing a query word:
+// q1 "charlie delta" → [a#0]; q2 "hotel golf papa" → [a#1 (two words),
+// b#1]. Covering (half of a span): a#0 holds 5 of q1's 10 → covers; a#1
+// holds 4 → not. Derived judgements: q1 {a#0}, q2 {b#1, a#0}.
+//
+//	q1, k = 1 and 2: I = 5: recall 5/10, precision 5/25, IoU 5/30; nDCG 1.
+//	q2, k = 1: a#1 holds no gold: all 0.
+//	q2, k = 2: I = 10 (b#1 ⊃ oscar papa): recall 10/21, precision
+//	   10/(23 + 24) = 10/47, IoU 10/(21 + 47 − 10) = 10/58; span recall
+//	   1/2, span MRR 1/2; nDCG@2 = (1/log2 3) / (1 + 1/log2 3) = 0.386853.
+//
+// fixed-8: a#0 = [0,49) (49), b#0 = [0,47) (47); q1 → [a#0]; q2 → [a#0,
+// b#0]. q1: recall 1, precision = IoU = 10/49. q2, k = 1: I = 11: recall
+// 11/21; k = 2: I = 21: recall 1, precision = IoU = 21/96.
+func TestSpanSweep(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Load("testdata/spans.yaml", LoadOptions{DataDir: "testdata/spans",
+		Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := res.Dataset; d.Documents != 2 || d.Queries != 3 || d.Answerable != 2 || d.Unanswerable != 1 || d.Level != "chunk" {
+		t.Errorf("dataset %+v: want 2 documents, 3 queries (2 answerable), chunk-level", d)
+	}
+	want := map[string]map[string]float64{
+		"fixed-4/bm25": {
+			"token_recall@1": (0.5 + 0) / 2, "token_precision@1": (0.2 + 0) / 2, "token_iou@1": (1.0/6 + 0) / 2,
+			"token_recall@2": (0.5 + 10.0/21) / 2, "token_precision@2": (0.2 + 10.0/47) / 2, "token_iou@2": (1.0/6 + 10.0/58) / 2,
+			"span_recall@1": 0.5, "span_recall@2": (1 + 0.5) / 2, "span_mrr@2": (1 + 0.5) / 2, "span_hit_rate@2": 1,
+			"ndcg@1": 0.5, "ndcg@2": (1 + 0.386853) / 2, "hit_rate@2": 1, "recall@2": (1 + 0.5) / 2, "mrr@2": (1 + 0.5) / 2,
+		},
+		"fixed-8/bm25": {
+			"token_recall@1": (1 + 11.0/21) / 2, "token_precision@1": (10.0/49 + 11.0/49) / 2, "token_iou@1": (10.0/49 + 11.0/59) / 2,
+			"token_recall@2": 1, "token_iou@2": (10.0/49 + 21.0/96) / 2,
+			"span_recall@1": (1 + 0.5) / 2, "span_recall@2": 1, "ndcg@2": 1,
+		},
+	}
+	for _, c := range res.Cells {
+		for m, v := range want[c.Name] {
+			got, ok := c.Means[GroupAll][m]
+			if !ok || math.Abs(got-v) > 1e-6 {
+				t.Errorf("%s %s = %v (present %v), want %.6f", c.Name, m, got, ok, v)
+			}
+		}
+		delete(want, c.Name)
+		if c.Chunking.Strategy != "fixed" || c.Chunking.Size == 0 {
+			t.Errorf("%s: chunking %+v", c.Name, c.Chunking)
+		}
+		if s := c.Means["slice:multi"]["token_recall@2"]; c.Name == "fixed-4/bm25" && math.Abs(s-10.0/21) > 1e-6 {
+			t.Errorf("%s: multi slice token_recall@2 = %v, want 10/21", c.Name, s)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("cells missing: %v", want)
+	}
+
+	// results.json: the chunking object and the span means as fractions.
+	var rj struct {
+		Cells []struct {
+			Chunking map[string]any                `json:"chunking"`
+			Means    map[string]map[string]float64 `json:"means"`
+		} `json:"cells"`
+	}
+	data, err := os.ReadFile(filepath.Join(cfg.Output, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rj); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"strategy", "tokenizer", "size", "overlap"} {
+		if _, ok := rj.Cells[0].Chunking[key]; !ok {
+			t.Errorf("results.json cells[0].chunking lacks %q: %v", key, rj.Cells[0].Chunking)
+		}
+	}
+	if v := rj.Cells[0].Means["all"]["token_recall@1"]; math.Abs(v-0.25) > 1e-6 {
+		t.Errorf("results.json token_recall@1 = %v, want 0.25", v)
+	}
+
+	// misses.jsonl: fixed-4 misses q2's "alpha bravo" at k = 2 (b#1 came
+	// back and covers the other span); fixed-8 misses nothing.
+	f, err := os.Open(filepath.Join(cfg.Output, "misses.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []SpanMiss
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m SpanMiss
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, m)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("misses.jsonl has %d rows, want 1: %+v", len(rows), rows)
+	}
+	m := rows[0]
+	if m.Cell != "fixed-4/bm25" || m.QueryID != "q2" || m.Doc != "a" || m.Start != 0 || m.End != 11 || m.Text != "alpha bravo" ||
+		len(m.Returned) != 2 || m.Returned[0].ID != "a#1" || m.Returned[1].ID != "b#1" || m.Returned[0].Relevant || !m.Returned[1].Relevant ||
+		m.Returned[1].Snippet != "mike november oscar papa" {
+		t.Errorf("miss %+v", m)
+	}
+
+	report, err := os.ReadFile(filepath.Join(cfg.Output, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"token_recall@2", "token_iou@2", "ndcg@2"} {
+		if !bytes.Contains(report, []byte(w)) {
+			t.Errorf("report.md lacks %s", w)
+		}
+	}
+}
