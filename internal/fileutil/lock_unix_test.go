@@ -13,13 +13,10 @@ import (
 // TestLock: a second Lock waits until the first is released; Flock without
 // waiting reports ErrLocked while the lock is held and succeeds after.
 func TestLock(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "h.lock")
-	release, err := Lock(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(p)
-	if err != nil {
+	p := lockPath(t)
+	release, lockErr := Lock(p)
+	f, openErr := os.Open(p)
+	if err := errors.Join(lockErr, openErr); err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
@@ -47,6 +44,9 @@ func TestLock(t *testing.T) {
 		t.Errorf("Flock after release: %v", err)
 	}
 }
+
+// lockPath is a lock file path in a new temporary folder.
+func lockPath(t *testing.T) string { return filepath.Join(t.TempDir(), "h.lock") }
 
 // TestLockOpenError: a lock file that cannot be created is reported with
 // its path.

@@ -9,19 +9,17 @@ import (
 // TestError: each part is omitted exactly when it is empty or 0, in the
 // "file:line: field: message" form of benchfmt.SyntaxError and gcc.
 func TestError(t *testing.T) {
-	for _, c := range []struct {
-		e    Error
-		want string
-	}{
-		{Error{File: "qrels.txt", Line: 3, Field: "grade", Msg: `want an integer, got "x"`}, `qrels.txt:3: grade: want an integer, got "x"`},
-		{Error{File: "qrels.txt", Line: 3, Msg: "4 fields, want 3"}, "qrels.txt:3: 4 fields, want 3"},
-		{Error{File: "qrels.txt", Field: "grade", Msg: "missing"}, "qrels.txt: grade: missing"},
-		{Error{File: "qrels.txt", Msg: "empty file"}, "qrels.txt: empty file"},
-		{Error{File: "a.yaml", Line: -1, Msg: "m"}, "a.yaml: m"},
-		{Error{Field: "qid", Msg: "empty"}, ": qid: empty"},
-	} {
-		if got := c.e.Error(); got != c.want {
-			t.Errorf("%#v: %q, want %q", c.e, got, c.want)
+	want := map[string]*Error{
+		`qrels.txt:3: grade: want an integer, got "x"`: {File: "qrels.txt", Line: 3, Field: "grade", Msg: `want an integer, got "x"`},
+		"qrels.txt:3: 4 fields, want 3":                {File: "qrels.txt", Line: 3, Msg: "4 fields, want 3"},
+		"qrels.txt: grade: missing":                    {File: "qrels.txt", Field: "grade", Msg: "missing"},
+		"qrels.txt: empty file":                        {File: "qrels.txt", Msg: "empty file"},
+		"a.yaml: m":                                    {File: "a.yaml", Line: -1, Msg: "m"},
+		": qid: empty":                                 {Field: "qid", Msg: "empty"},
+	}
+	for msg, e := range want {
+		if got := e.Error(); got != msg {
+			t.Errorf("%#v: %q, want %q", *e, got, msg)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package texttab
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -13,70 +14,64 @@ func sample() *Table {
 	return t
 }
 
-func render(t *testing.T, f func(*strings.Builder) error) string {
+type writer func(*Table, io.Writer) error
+
+var (
+	text     writer = (*Table).WriteText
+	markdown writer = (*Table).WriteMarkdown
+	padded   writer = (*Table).WritePaddedMarkdown
+)
+
+func render(t *testing.T, tab *Table, w writer) string {
 	t.Helper()
 	var b strings.Builder
-	if err := f(&b); err != nil {
+	if err := w(tab, &b); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
 }
 
-// TestWriteText: columns two spaces apart, numbers right-aligned, trailing
-// spaces trimmed (the empty last row is an empty line).
-func TestWriteText(t *testing.T) {
-	tab := sample()
-	got := render(t, func(b *strings.Builder) error { return tab.WriteText(b) })
-	want := "" +
-		"slice       n  ndcg@10\n" +
-		"fact       12   0.5000\n" +
-		"multi-hop   3      n/a\n" +
-		"\n"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-}
-
-// TestWriteTextRunes: widths count runes, not bytes (ᵃ is 3 bytes).
-func TestWriteTextRunes(t *testing.T) {
-	tab := &Table{Header: []string{"x", "y"}}
-	tab.AddRow("0.5ᵃᵇ", "a")
-	tab.AddRow("0.25", "b")
-	got := render(t, func(b *strings.Builder) error { return tab.WriteText(b) })
-	want := "x      y\n0.5ᵃᵇ  a\n0.25   b\n"
-	if got != want {
-		t.Errorf("got\n%q\nwant\n%q", got, want)
-	}
-}
-
-func TestWriteMarkdown(t *testing.T) {
-	tab := sample()
-	got := render(t, func(b *strings.Builder) error { return tab.WriteMarkdown(b) })
-	want := "" +
-		"| slice | n | ndcg@10 |\n" +
-		"|---|---:|---:|\n" +
-		"| fact | 12 | 0.5000 |\n" +
-		"| multi-hop | 3 | n/a |\n" +
-		"|  |  |  |\n"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-}
-
-// TestWritePaddedMarkdown: cells padded to the column width (MinWidth
-// included), delimiter dashes as wide as the padded cell.
-func TestWritePaddedMarkdown(t *testing.T) {
-	tab := sample()
-	tab.MinWidth = []int{0, 0, 10}
-	tab.Rows = tab.Rows[:2]
-	got := render(t, func(b *strings.Builder) error { return tab.WritePaddedMarkdown(b) })
-	want := "" +
-		"| slice     |  n |    ndcg@10 |\n" +
-		"|-----------|---:|-----------:|\n" +
-		"| fact      | 12 |     0.5000 |\n" +
-		"| multi-hop |  3 |        n/a |\n"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
+// TestWrite: the three forms of one table, written out by hand.
+//   - text: columns two spaces apart, numbers right-aligned, trailing
+//     spaces trimmed (the empty last row is an empty line); widths count
+//     runes, not bytes (ᵃ is 3 bytes);
+//   - Markdown: "| a | b |" rows, ":" marking right columns;
+//   - padded Markdown: cells padded to the column width (MinWidth
+//     included), delimiter dashes as wide as the padded cell.
+func TestWrite(t *testing.T) {
+	runes := &Table{Header: []string{"x", "y"}}
+	runes.AddRow("0.5ᵃᵇ", "a")
+	runes.AddRow("0.25", "b")
+	wide := sample()
+	wide.MinWidth = []int{0, 0, 10}
+	wide.Rows = wide.Rows[:2]
+	for _, c := range []struct {
+		name string
+		tab  *Table
+		w    writer
+		want string
+	}{
+		{"text", sample(), text, "" +
+			"slice       n  ndcg@10\n" +
+			"fact       12   0.5000\n" +
+			"multi-hop   3      n/a\n" +
+			"\n"},
+		{"text runes", runes, text, "x      y\n0.5ᵃᵇ  a\n0.25   b\n"},
+		{"markdown", sample(), markdown, "" +
+			"| slice | n | ndcg@10 |\n" +
+			"|---|---:|---:|\n" +
+			"| fact | 12 | 0.5000 |\n" +
+			"| multi-hop | 3 | n/a |\n" +
+			"|  |  |  |\n"},
+		{"padded markdown", wide, padded, "" +
+			"| slice     |  n |    ndcg@10 |\n" +
+			"|-----------|---:|-----------:|\n" +
+			"| fact      | 12 |     0.5000 |\n" +
+			"| multi-hop |  3 |        n/a |\n"},
+	} {
+		if got := render(t, c.tab, c.w); got != c.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", c.name, got, c.want)
+		}
 	}
 }
 
@@ -99,12 +94,12 @@ func TestEscape(t *testing.T) {
 	}
 	tab := &Table{Header: []string{"a|b"}}
 	tab.AddRow("x\ny")
-	got := render(t, func(b *strings.Builder) error { return tab.WriteMarkdown(b) })
+	got := render(t, tab, markdown)
 	if want := "| a\\|b |\n|---|\n| x y |\n"; got != want {
 		t.Errorf("markdown escaping: got %q, want %q", got, want)
 	}
 	tab.AddRow("1", "dropped")
-	got = render(t, func(b *strings.Builder) error { return tab.WriteText(b) })
+	got = render(t, tab, text)
 	if want := "a|b\nx\ny\n1\n"; got != want {
 		t.Errorf("text (no escaping, extra cells dropped): got %q, want %q", got, want)
 	}

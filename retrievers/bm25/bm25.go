@@ -704,8 +704,18 @@ func (r *Retriever) postings(ctx context.Context, dst []posting, term, fieldName
 // descending, ties by id descending), so that the cut at k keeps the items
 // the evaluation ranks first.
 func (r *Retriever) topK(s *scratch, k int) []eval.Result {
+	// better is eval.CompareRank on ords, without building two Results
+	// per comparison (that measured 0.88x the queries/CPU-s on
+	// synthetic50k, this 0.97x, within noise); TestTiesStraddlingK checks
+	// that the two orders agree.
 	better := func(a, b int32) int { // < 0 when a ranks before b
-		return eval.CompareRank(eval.Result{DocID: r.ids[a], Score: s.scores[a]}, eval.Result{DocID: r.ids[b], Score: s.scores[b]})
+		if sa, sb := s.scores[a], s.scores[b]; sa != sb {
+			if sa > sb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(r.ids[b], r.ids[a])
 	}
 	cand := s.touched
 	if len(cand) > k {
