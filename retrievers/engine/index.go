@@ -103,7 +103,12 @@ type Index struct {
 	build   time.Duration
 	bytes   int64
 	reused  bool
+	resent  int // bulk items resent after a 429
 }
+
+// Resent is how many documents Load resent after the engine rejected them
+// with HTTP 429 (a full write queue).
+func (ix *Index) Resent() int { return ix.resent }
 
 // Name is the index's name in the cluster.
 func (ix *Index) Name() string { return ix.name }
@@ -203,7 +208,7 @@ func Load(ctx context.Context, conn Conn, dialect Dialect, chunks []corpus.Chunk
 			}
 		}
 	}
-	body, err := createBody(dialect, opts, dims)
+	body, err := createBody(dialect, opts, dims, "")
 	if err != nil {
 		return nil, err
 	}
@@ -229,6 +234,10 @@ func Load(ctx context.Context, conn Conn, dialect Dialect, chunks []corpus.Chunk
 	if complete {
 		ix.reused = true
 	} else {
+		body, err := createBody(dialect, opts, dims, hash)
+		if err != nil {
+			return nil, err
+		}
 		if err := ix.create(ctx, body); err != nil {
 			return nil, err
 		}
@@ -247,7 +256,7 @@ func Load(ctx context.Context, conn Conn, dialect Dialect, chunks []corpus.Chunk
 		if cnt.Count != len(chunks) {
 			return nil, fmt.Errorf("engine: index %s holds %d documents after loading %d chunks (duplicate chunk ids?)", ix.name, cnt.Count, len(chunks))
 		}
-		meta := fmt.Sprintf(`{"_meta":{"ragbench":{"hash":%q,"docs":%d}}}`, hash, len(chunks))
+		meta := fmt.Sprintf(`{"_meta":{"ragbench":{"hash":%q,"docs":%d,"complete":true}}}`, hash, len(chunks))
 		if _, err := cl.do(ctx, http.MethodPut, "/"+ix.name+"/_mapping", []byte(meta), nil); err != nil {
 			return nil, err
 		}
@@ -269,15 +278,18 @@ func Load(ctx context.Context, conn Conn, dialect Dialect, chunks []corpus.Chunk
 	return ix, nil
 }
 
-// complete reports whether the index exists with _meta hash and the expected
-// count; an incomplete one of the same name is deleted.
+// complete reports whether the index exists, made by Load for this hash,
+// completely loaded. An index of this name that Load began for this hash
+// and did not finish is deleted; one that Load did not make (no
+// _meta.ragbench.hash, or another) is left alone and is an error.
 func (ix *Index) complete(ctx context.Context, hash string) (bool, error) {
 	var m map[string]struct {
 		Mappings struct {
 			Meta struct {
 				Ragbench struct {
-					Hash string `json:"hash"`
-					Docs int    `json:"docs"`
+					Hash     string `json:"hash"`
+					Docs     int    `json:"docs"`
+					Complete bool   `json:"complete"`
 				} `json:"ragbench"`
 			} `json:"_meta"`
 		} `json:"mappings"`
@@ -291,7 +303,10 @@ func (ix *Index) complete(ctx context.Context, hash string) (bool, error) {
 		return false, err
 	}
 	meta := m[ix.name].Mappings.Meta.Ragbench
-	if meta.Hash == hash && meta.Docs == ix.docs {
+	if meta.Hash != hash {
+		return false, fmt.Errorf("engine: index %s exists and was not made by ragbench for this content (its mapping's _meta.ragbench.hash is %q): mapping conflict; delete it or choose another prefix", ix.name, meta.Hash)
+	}
+	if meta.Complete && meta.Docs == ix.docs {
 		var cnt struct {
 			Count int `json:"count"`
 		}
@@ -309,8 +324,10 @@ func (ix *Index) complete(ctx context.Context, hash string) (bool, error) {
 }
 
 // createBody is the create-index request: settings (shards, replicas, BM25
-// similarity, analysis, knn for OpenSearch) and the strict mapping.
-func createBody(d Dialect, o Managed, dims int) ([]byte, error) {
+// similarity, analysis, knn for OpenSearch) and the strict mapping, with
+// _meta.ragbench {hash, docs, complete: false} when hash is not "" (the
+// content hash covers the body without it).
+func createBody(d Dialect, o Managed, dims int, hash string) ([]byte, error) {
 	index := map[string]any{"number_of_shards": o.Shards, "number_of_replicas": o.Replicas}
 	if o.BM25 != nil {
 		index["similarity"] = map[string]any{"ragbench_bm25": map[string]any{"type": "BM25", "k1": o.BM25.K1, "b": o.BM25.B}}
@@ -345,10 +362,11 @@ func createBody(d Dialect, o Managed, dims int) ([]byte, error) {
 				"method": map[string]any{"name": "hnsw", "engine": "lucene", "parameters": map[string]any{"m": m, "ef_construction": ef}}}
 		}
 	}
-	return json.Marshal(map[string]any{
-		"settings": map[string]any{"index": index},
-		"mappings": map[string]any{"dynamic": "strict", "properties": props},
-	})
+	mappings := map[string]any{"dynamic": "strict", "properties": props}
+	if hash != "" {
+		mappings["_meta"] = map[string]any{"ragbench": map[string]any{"hash": hash, "complete": false}}
+	}
+	return json.Marshal(map[string]any{"settings": map[string]any{"index": index}, "mappings": mappings})
 }
 
 func cmpOr(s, def string) string {
@@ -431,6 +449,7 @@ func (ix *Index) bulk(ctx context.Context, chunks []corpus.Chunk, vectors [][]fl
 					}
 				}
 			}
+			ix.resent += len(again)
 			pending = again
 		}
 	}

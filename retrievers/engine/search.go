@@ -306,7 +306,8 @@ func (r *Retriever) one(ctx context.Context, text string, vec []float32, k int) 
 		if len(res) <= k {
 			return res, nil
 		}
-		if res[k-1].Score != res[k].Score || size >= maxWindow {
+		// Fewer hits than asked for: every match is in res.
+		if res[k-1].Score != res[k].Score || len(res) < size || size >= maxWindow {
 			return res[:k], nil
 		}
 		size = min(2*size, maxWindow)
