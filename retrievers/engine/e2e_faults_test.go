@@ -90,7 +90,7 @@ func testFaults(t *testing.T, c *cluster, sf *sciFact) {
 			defer func() { msgs = append(msgs, restore()) }()
 			t.Setenv("RAGBENCH_TEST_PASSWORD", wrongSecret)
 			conn := engine.Conn{URLs: []string{proxy.URL}, UserEnv: "RAGBENCH_TEST_USER", PasswordEnv: "RAGBENCH_TEST_PASSWORD", Retries: 1}
-			_, err := engine.Load(ctx, conn, c.dialect, small, nil, sciBM25)
+			_, err := engine.Load(ctx, conn, c.dialect, small, nil, engine.Managed{})
 			if err == nil || !strings.Contains(err.Error(), "HTTP 401") || !strings.Contains(err.Error(), "authentication failed") {
 				t.Errorf("wrong credentials: got %v, want HTTP 401, authentication failed", err)
 			} else {
@@ -100,7 +100,7 @@ func testFaults(t *testing.T, c *cluster, sf *sciFact) {
 			// Credentials in the URL are refused, and the error does not
 			// repeat them.
 			bad := strings.Replace(proxy.URL, "http://", "http://ragbench:"+rightSecret+"@", 1)
-			_, err = engine.Load(ctx, engine.Conn{URLs: []string{bad}}, c.dialect, small, nil, sciBM25)
+			_, err = engine.Load(ctx, engine.Conn{URLs: []string{bad}}, c.dialect, small, nil, engine.Managed{})
 			if err == nil || !strings.Contains(err.Error(), "carries credentials") {
 				t.Errorf("URL with userinfo: got %v, want it refused", err)
 			} else {
@@ -109,7 +109,7 @@ func testFaults(t *testing.T, c *cluster, sf *sciFact) {
 			// The right secret: load, search, write the run as the sweep does.
 			t.Setenv("RAGBENCH_TEST_PASSWORD", rightSecret)
 			conn.Retries = 0
-			ix, err := engine.Load(ctx, conn, c.dialect, small, nil, sciBM25)
+			ix, err := engine.Load(ctx, conn, c.dialect, small, nil, engine.Managed{})
 			if err != nil {
 				t.Fatalf("right credentials through the proxy: %v", err)
 			}
@@ -153,7 +153,7 @@ func testFaults(t *testing.T, c *cluster, sf *sciFact) {
 	})
 
 	t.Run("mapping-conflict", func(t *testing.T) {
-		opts := engine.Managed{Prefix: "conflict", Analyzer: "english"}
+		opts := engine.Managed{Prefix: "conflict"}
 		ix, err := engine.Load(ctx, c.conn(), c.dialect, small, nil, opts)
 		if err != nil {
 			t.Fatal(err)

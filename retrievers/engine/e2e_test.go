@@ -34,6 +34,25 @@ const (
 
 var sciBM25 = engine.Managed{Analyzer: "english", BM25: &engine.BM25{K1: 0.9, B: 0.4}}
 
+// englishAnalyzer returns the cluster's analyzer for Lucene's English
+// analysis: "english" when it has one (OpenSearch's integ-test zip, every
+// real distribution), else "lucene_english" from scripts/engines/lucene-english
+// (the Elasticsearch integ-test zip on Maven Central lacks the
+// analysis-common module that defines "english"), else "".
+func englishAnalyzer(t *testing.T, url string) string {
+	for _, a := range []string{"english", "lucene_english"} {
+		resp, err := http.Post(url+"/_analyze", "application/json", strings.NewReader(`{"analyzer":"`+a+`","text":"running"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return a
+		}
+	}
+	return ""
+}
+
 func TestE2EElasticsearch(t *testing.T) { suite(t, engine.Elasticsearch) }
 func TestE2EOpenSearch(t *testing.T)    { suite(t, engine.OpenSearch) }
 
@@ -44,14 +63,21 @@ func suite(t *testing.T, d engine.Dialect) {
 	ctx := context.Background()
 	var single float64 // BM25 nDCG@10 on the single node
 	var bm25Run eval.Run
+	sciBM25 := sciBM25
+	const bm25Ref = pyseriniBM25
 	t.Run("single", func(t *testing.T) {
 		c := start(t, d, "single", 9200, "")
+		sciBM25.Analyzer = englishAnalyzer(t, c.urls[0])
+		if sciBM25.Analyzer == "" {
+			t.Fatalf("%s has neither english nor lucene_english (scripts/engines/fetch.sh installs the latter)", d)
+		}
+		t.Logf("analyzer %s", sciBM25.Analyzer)
 		ix, err := engine.Load(ctx, c.conn(), d, sf.chunks, nil, sciBM25)
 		if err != nil {
 			t.Fatal(err)
 		}
 		logLoad(t, d, ix, "text only")
-		bm25Run, single = check(t, ix, engine.QueryOptions{Kind: engine.KindBM25}, "bm25", pyseriniBM25, 0.002)
+		bm25Run, single = check(t, ix, engine.QueryOptions{Kind: engine.KindBM25}, "bm25", bm25Ref, 0.002)
 		t.Run("reuse", func(t *testing.T) {
 			again, err := engine.Load(ctx, c.conn(), d, sf.chunks, nil, sciBM25)
 			if err != nil {
@@ -62,7 +88,7 @@ func suite(t *testing.T, d engine.Dialect) {
 			}
 			t.Logf("reused in %v", again.Build().Round(time.Millisecond))
 		})
-		t.Run("existing", func(t *testing.T) { testExisting(t, c, sf, bm25Run) })
+		t.Run("existing", func(t *testing.T) { testExisting(t, c, sf, sciBM25.Analyzer, bm25Run) })
 		t.Run("faults", func(t *testing.T) { testFaults(t, c, sf) })
 		t.Run("vectors", func(t *testing.T) {
 			vecs := vectors(t)
@@ -71,7 +97,7 @@ func suite(t *testing.T, d engine.Dialect) {
 				t.Fatal(err)
 			}
 			logLoad(t, d, ix, "text + 384-d vectors")
-			check(t, ix, engine.QueryOptions{Kind: engine.KindBM25}, "bm25 (vector index)", pyseriniBM25, 0.002)
+			check(t, ix, engine.QueryOptions{Kind: engine.KindBM25}, "bm25 (vector index)", bm25Ref, 0.002)
 			check(t, ix, engine.QueryOptions{Kind: engine.KindKNN, NumCandidates: 100, Embed: sf.embed}, "knn nc=100", mtebMiniLM, 0.005)
 			check(t, ix, engine.QueryOptions{Kind: engine.KindHybrid, BM25Boost: 0.1, KNNBoost: 1, Embed: sf.embed}, "hybrid 0.1·bm25 + knn", 0, 0)
 		})
@@ -88,7 +114,7 @@ func suite(t *testing.T, d engine.Dialect) {
 			t.Fatal(err)
 		}
 		waitGreen(t, c)
-		_, two := check(t, ix, engine.QueryOptions{Kind: engine.KindBM25}, "bm25 2 shards × 1 replica, dfs", pyseriniBM25, 0.002)
+		_, two := check(t, ix, engine.QueryOptions{Kind: engine.KindBM25}, "bm25 2 shards × 1 replica, dfs", bm25Ref, 0.002)
 		if fmt.Sprintf("%.4f", two) != fmt.Sprintf("%.4f", single) {
 			t.Errorf("two-node nDCG@10 with dfs %.4f, single node %.4f: want equal to 4 decimals", two, single)
 		}
@@ -187,10 +213,10 @@ func plainBulk(t *testing.T, url, name string, mapping string, sf *sciFact, with
 // testExisting: an index made by other means (its own mapping and field
 // names, auto-generated _ids), searched through a query template and the
 // doc_id field, gives the managed BM25 run for the same query.
-func testExisting(t *testing.T, c *cluster, sf *sciFact, managed eval.Run) {
+func testExisting(t *testing.T, c *cluster, sf *sciFact, analyzer string, managed eval.Run) {
 	mapping := `{"settings":{"index":{"number_of_shards":1,"number_of_replicas":0,
 	  "similarity":{"pyserini":{"type":"BM25","k1":0.9,"b":0.4}}}},
-	  "mappings":{"properties":{"doc_id":{"type":"keyword"},"body":{"type":"text","analyzer":"english","similarity":"pyserini"}}}}`
+	  "mappings":{"properties":{"doc_id":{"type":"keyword"},"body":{"type":"text","analyzer":"` + analyzer + `","similarity":"pyserini"}}}}`
 	plainBulk(t, c.urls[0], "team-scifact", mapping, sf, true)
 	r, err := engine.Open(context.Background(), c.conn(), c.dialect, engine.Existing{
 		Index: "team-scifact", IDField: "doc_id", Template: `{"query": {"match": {"body": "{{query}}"}}}`})

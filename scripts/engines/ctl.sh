@@ -107,6 +107,8 @@ start_node() {
   fi
   j="$(java_home)"
   rm -f "$dir/pid"
+  # jvm.options names logs/gc.log relative to the working directory.
+  cd "$dir"
   if [[ "$engine" == elasticsearch ]]; then
     as_engine env ES_PATH_CONF="$dir/config" ES_JAVA_HOME="$j" ES_JAVA_OPTS="-Xms1g -Xmx1g" \
       "$home/bin/elasticsearch" -d -p "$dir/pid" >"$dir/logs/stdout.log" 2>&1 || true
@@ -114,6 +116,7 @@ start_node() {
     as_engine env OPENSEARCH_PATH_CONF="$dir/config" OPENSEARCH_JAVA_HOME="$j" OPENSEARCH_JAVA_OPTS="-Xms1g -Xmx1g" \
       "$home/bin/opensearch" -d -p "$dir/pid" >"$dir/logs/stdout.log" 2>&1 || true
   fi
+  cd - >/dev/null
   echo "engines/ctl: $engine n$n starting on http://127.0.0.1:$hp (java $j, logs $dir/logs)"
 }
 

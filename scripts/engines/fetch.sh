@@ -12,6 +12,13 @@
 # the pinned hashes is left alone. Nothing is downloaded at run time; the
 # engines are started by scripts/engines/ctl.sh, on 127.0.0.1 only.
 #
+# The Elasticsearch integ-test zip has no analysis-common module (no
+# "english" analyzer, no stemmer): fetch.sh compiles and installs a one-class
+# stable plugin, scripts/engines/lucene-english/, that offers Lucene's
+# EnglishAnalyzer (the analysis of Elasticsearch's "english" and of
+# Pyserini's indexes) as the analyzer "lucene_english", built with the JDK
+# from the zip's own lib/ jars (nothing downloaded).
+#
 # The k-NN plugin zip carries no native libraries: knn_vector mappings must
 # say "engine": "lucene" (faiss, or no engine, kills the node on the first
 # document). The integ-test zips hold no X-Pack security (Elasticsearch) and
@@ -87,6 +94,25 @@ for entry in "${zips[@]}"; do
   fi
   home="$tmp/out/$top"
   echo "$source_line" >"$home/SOURCE"
+  if [[ "$name" == elasticsearch ]]; then
+    j="$("$root/scripts/engines/ctl.sh" java elasticsearch)"
+    src="$root/scripts/engines/lucene-english"
+    mkdir -p "$tmp/plugin/classes" "$tmp/plugin/zip"
+    cp=""
+    for jar in elasticsearch-plugin-api elasticsearch-plugin-analysis-api lucene-core lucene-analysis-common; do
+      cp+="${cp:+:}$(ls "$home"/lib/"$jar"-[0-9]*.jar)"
+    done
+    if ! "$j/bin/javac" --release 17 -cp "$cp" -d "$tmp/plugin/classes" "$src"/src/ragbench/*.java >"$tmp/plugin.log" 2>&1 ||
+       ! "$j/bin/jar" cf "$tmp/plugin/zip/lucene-english.jar" -C "$tmp/plugin/classes" . ||
+       ! cp "$src/stable-plugin-descriptor.properties" "$src/named_components.json" "$tmp/plugin/zip/" ||
+       ! (cd "$tmp/plugin/zip" && "$j/bin/jar" cfM ../lucene-english.zip .) ||
+       ! JAVA_HOME="$j" ES_JAVA_HOME="$j" "$home/bin/elasticsearch-plugin" install --batch "file://$tmp/plugin/lucene-english.zip" >>"$tmp/plugin.log" 2>&1; then
+      echo "engines/fetch: building or installing the lucene-english plugin failed:" >&2
+      tail -n5 "$tmp/plugin.log" >&2
+      rm -rf "$tmp"; failed=1; continue
+    fi
+    echo "plugin: lucene-english (scripts/engines/lucene-english, analyzer lucene_english)" >>"$home/SOURCE"
+  fi
   if [[ "$name" == opensearch ]]; then
     mkdir -p "$tmp/knn"
     if ! knn="$(fetch "$knn_artifact" "$knn_sha" "$tmp/knn")"; then
