@@ -81,6 +81,9 @@ start_node() {
   mkdir -p "$dir/data" "$dir/logs"
   rm -rf "$dir/config"
   cp -r "$home/config" "$dir/config"
+  # jvm.options names logs/ and data/ relative to the engine's home, which
+  # the engine user cannot write: point them into the node's folder.
+  sed -i -e "s|=logs/|=$dir/logs/|g; s|file=logs/|file=$dir/logs/|g; s|HeapDumpPath=data|HeapDumpPath=$dir/data|g" "$dir/config/jvm.options"
   {
     echo "cluster.name: ragbench-$engine-$topo"
     echo "node.name: n$n"
@@ -107,8 +110,6 @@ start_node() {
   fi
   j="$(java_home)"
   rm -f "$dir/pid"
-  # jvm.options names logs/gc.log relative to the working directory.
-  cd "$dir"
   if [[ "$engine" == elasticsearch ]]; then
     as_engine env ES_PATH_CONF="$dir/config" ES_JAVA_HOME="$j" ES_JAVA_OPTS="-Xms1g -Xmx1g" \
       "$home/bin/elasticsearch" -d -p "$dir/pid" >"$dir/logs/stdout.log" 2>&1 || true
@@ -116,12 +117,11 @@ start_node() {
     as_engine env OPENSEARCH_PATH_CONF="$dir/config" OPENSEARCH_JAVA_HOME="$j" OPENSEARCH_JAVA_OPTS="-Xms1g -Xmx1g" \
       "$home/bin/opensearch" -d -p "$dir/pid" >"$dir/logs/stdout.log" 2>&1 || true
   fi
-  cd - >/dev/null
   echo "engines/ctl: $engine n$n starting on http://127.0.0.1:$hp (java $j, logs $dir/logs)"
 }
 
 wait_ready() {
-  local deadline=$((SECONDS + ${RAGBENCH_ENGINE_WAIT:-180})) n dir
+  local deadline=$((SECONDS + ${RAGBENCH_ENGINE_WAIT:-180})) started=$SECONDS n dir
   local u="http://127.0.0.1:$port/_cluster/health?wait_for_nodes=$nodes&wait_for_status=yellow&timeout=2s"
   while ((SECONDS < deadline)); do
     if curl -fsS -o /dev/null "$u" 2>/dev/null; then
@@ -130,9 +130,10 @@ wait_ready() {
     fi
     for ((n = 1; n <= nodes; n++)); do
       dir="$(node_dir "$n")"
-      # -d returns once the node is up or has failed; a missing pid after
-      # that is a failed start.
-      if [[ ! -f "$dir/pid" ]] || ! running "$dir"; then
+      # Elasticsearch's -d returns once the node is up or has failed;
+      # OpenSearch's returns at once and writes the pid file later. A pid
+      # file still missing after 90 s, or a dead pid, is a failed start.
+      if { [[ ! -f "$dir/pid" ]] && ((SECONDS > started + 90)); } || { [[ -f "$dir/pid" ]] && ! running "$dir"; }; then
         echo "engines/ctl: $engine n$n is not running; last log lines:" >&2
         tail -n 20 "$dir/logs/stdout.log" >&2 2>/dev/null || true
         exit 1
