@@ -144,9 +144,11 @@ func check(t *testing.T, ix *engine.Index, q engine.QueryOptions, name string, r
 	st := r.Stats()
 	t.Logf("%s: %s; %d queries in %v (%.1f q/s), latency p50 %v p95 %v", name, beir.Summary(t, ev), len(sf.queries),
 		el.Round(time.Millisecond), float64(len(sf.queries))/el.Seconds(), st.LatencyP50.Round(time.Microsecond), st.LatencyP95.Round(time.Microsecond))
+	// kNN always finds 100 neighbours; a match query can match fewer
+	// documents (SciFact query 768 matches 66).
 	for _, qq := range sf.queries {
-		if len(run[qq.ID]) != 100 {
-			t.Errorf("%s: query %s: %d results, want 100", name, qq.ID, len(run[qq.ID]))
+		if n := len(run[qq.ID]); n > 100 || (q.Kind != engine.KindBM25 && n != 100) {
+			t.Errorf("%s: query %s: %d results, want 100", name, qq.ID, n)
 			break
 		}
 	}
