@@ -35,7 +35,8 @@ type Conn struct {
 	// URLs are the nodes' base URLs ("http://127.0.0.1:9200"), at least one,
 	// scheme http or https, no userinfo (credentials in a URL are refused:
 	// they come from the environment only), no query or fragment. Requests go
-	// round-robin; a node that cannot be reached is skipped for the next one.
+	// round-robin; a node that cannot be reached is skipped for 30 s (the
+	// request is retried on the next one).
 	URLs []string
 	// UserEnv and PasswordEnv name the environment variables holding a basic
 	// auth user and password (both or neither). APIKeyEnv names the variable
@@ -72,7 +73,25 @@ type client struct {
 	retries     int
 	backoff     time.Duration
 	concurrency int
-	next        atomic.Uint64 // round-robin position in urls
+	next        atomic.Uint64  // round-robin position in urls
+	downUntil   []atomic.Int64 // per URL: skipped until this time (Unix ns) after it could not be reached
+}
+
+// downFor is how long a node that could not be reached is skipped.
+const downFor = 30 * time.Second
+
+// pick returns the index of the next URL in round-robin order that is not
+// marked down, or the next one when all are.
+func (c *client) pick() int {
+	now := time.Now().UnixNano()
+	first := int(c.next.Add(1)-1) % len(c.urls)
+	for j := range c.urls {
+		i := (first + j) % len(c.urls)
+		if c.downUntil[i].Load() <= now {
+			return i
+		}
+	}
+	return first
 }
 
 // dial checks c, reads the credentials from the environment and returns a
@@ -95,6 +114,7 @@ func dial(c Conn) (*client, error) {
 		}
 		cl.urls = append(cl.urls, u)
 	}
+	cl.downUntil = make([]atomic.Int64, len(cl.urls))
 	switch {
 	case c.Timeout < 0:
 		return nil, fmt.Errorf("engine: timeout must be > 0, got %v", c.Timeout)
@@ -274,7 +294,8 @@ func (e *nodeError) Error() string {
 func (e *nodeError) Unwrap() error { return e.err }
 
 func (c *client) once(ctx context.Context, method, path string, body []byte) ([]byte, error) {
-	u := c.urls[int(c.next.Add(1)-1)%len(c.urls)]
+	ui := c.pick()
+	u := c.urls[ui]
 	full := *u
 	p, q, _ := strings.Cut(path, "?")
 	full.Path = u.Path + p
@@ -302,6 +323,7 @@ func (c *client) once(ctx context.Context, method, path string, body []byte) ([]
 	if err != nil {
 		var ne net.Error
 		if ctx.Err() == nil && (errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+			c.downUntil[ui].Store(time.Now().Add(downFor).UnixNano())
 			return nil, &nodeError{node: node, err: err}
 		}
 		return nil, fmt.Errorf("engine: %s %s on %s: %v", method, p, node, errorText(err))

@@ -285,10 +285,25 @@ func testNodeDown(t *testing.T, c *cluster, ix *engine.Index, sf *sciFact, want 
 	for i := range queries {
 		queries[i].ID = fmt.Sprintf("%s#%d", queries[i].ID, i/len(sf.queries))
 	}
+	// Stop the node that is not the elected master: a two-node cluster
+	// keeps one node in its voting configuration, and losing that one
+	// leaves no master (that is a lost cluster, not a lost replica).
+	resp, err := http.Get(c.urls[0] + "/_cat/master?h=node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var master bytes.Buffer
+	master.ReadFrom(resp.Body)
+	resp.Body.Close()
+	victim := "2"
+	if strings.TrimSpace(master.String()) == "n2" {
+		victim = "1"
+	}
+	t.Logf("master %s; stopping node n%s mid-run", strings.TrimSpace(master.String()), victim)
 	done := make(chan struct{})
 	go func() {
 		time.Sleep(500 * time.Millisecond)
-		ctl(t, c.port, "", "stop", string(c.dialect), "cluster", "2")
+		ctl(t, c.port, "", "stop", string(c.dialect), "cluster", victim)
 		close(done)
 	}()
 	run, err := r.Search(context.Background(), queries, 100)
@@ -304,7 +319,11 @@ func testNodeDown(t *testing.T, c *cluster, ix *engine.Index, sf *sciFact, want 
 	}
 	// After the node is gone the replicas on node 1 are primaries: the run
 	// completes, equal to the two-node one.
-	health(t, c.urls[0]+"/_cluster/health?wait_for_status=yellow&timeout=60s")
+	alive := c.urls[0]
+	if victim == "1" {
+		alive = c.urls[1]
+	}
+	health(t, alive+"/_cluster/health?wait_for_status=yellow&timeout=60s")
 	run, err = r.Search(context.Background(), sf.queries, 100)
 	if err != nil {
 		t.Fatalf("search on the surviving node: %v", err)
