@@ -103,10 +103,10 @@ func suite(t *testing.T, d engine.Dialect) {
 		})
 	})
 	t.Run("cluster", func(t *testing.T) {
-		if single == 0 {
-			t.Skip("single-node run failed")
-		}
 		c := start(t, d, "cluster", 9200, "")
+		if sciBM25.Analyzer = englishAnalyzer(t, c.urls[0]); sciBM25.Analyzer == "" {
+			t.Fatalf("%s has neither english nor lucene_english", d)
+		}
 		opts := sciBM25
 		opts.Shards, opts.Replicas = 2, 1
 		ix, err := engine.Load(ctx, c.conn(), d, sf.chunks, nil, opts)
@@ -115,7 +115,9 @@ func suite(t *testing.T, d engine.Dialect) {
 		}
 		waitGreen(t, c)
 		_, two := check(t, ix, engine.QueryOptions{Kind: engine.KindBM25}, "bm25 2 shards × 1 replica, dfs", bm25Ref, 0.002)
-		if fmt.Sprintf("%.4f", two) != fmt.Sprintf("%.4f", single) {
+		if single == 0 {
+			t.Log("no single-node nDCG@10 to compare with (subtest single not run or failed)")
+		} else if fmt.Sprintf("%.4f", two) != fmt.Sprintf("%.4f", single) {
 			t.Errorf("two-node nDCG@10 with dfs %.4f, single node %.4f: want equal to 4 decimals", two, single)
 		}
 		check(t, ix, engine.QueryOptions{Kind: engine.KindBM25, NoDFS: true}, "bm25 2 shards, per-shard statistics (no dfs)", 0, 0)

@@ -44,7 +44,9 @@ type Existing struct {
 	// its top-level "knn" section's filter, so kNN candidates are filtered
 	// before the top k is taken.
 	Filters []json.RawMessage
-	// NoDFS turns off search_type=dfs_query_then_fetch (on by default).
+	// NoDFS turns off search_type=dfs_query_then_fetch (on by default; not
+	// sent to Elasticsearch with a top-level knn section, which refuses it
+	// and runs its DFS phase by itself).
 	NoDFS bool
 	// Embed embeds query texts (query = true) for "{{vector}}", with the
 	// model that made the index's vectors. Required when the template has
@@ -135,8 +137,17 @@ func Open(ctx context.Context, conn Conn, dialect Dialect, e Existing) (*Retriev
 		return json.Marshal(body)
 	}
 	// Check the template renders before any query is sent.
-	if _, err := r.render("probe", nil, 10); err != nil {
+	probe, err := r.render("probe", nil, 10)
+	if err != nil {
 		return nil, fmt.Errorf("engine: existing index %s: %v", e.Index, err)
+	}
+	// Elasticsearch refuses search_type with a top-level knn section (its
+	// DFS phase runs by itself then).
+	var top map[string]json.RawMessage
+	if json.Unmarshal(probe, &top) == nil && dialect == Elasticsearch {
+		if _, ok := top["knn"]; ok {
+			r.dfs = false
+		}
 	}
 	var m map[string]struct {
 		Mappings json.RawMessage `json:"mappings"`

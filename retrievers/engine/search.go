@@ -50,7 +50,9 @@ type QueryOptions struct {
 	BM25Boost, KNNBoost float64
 	// NoDFS turns off global term statistics. By default every search uses
 	// search_type=dfs_query_then_fetch, so BM25 scores do not depend on how
-	// documents fall into shards.
+	// documents fall into shards (Elasticsearch with a knn section refuses
+	// the parameter and runs its DFS phase by itself; NoDFS cannot turn
+	// that off).
 	NoDFS bool
 	// Embed embeds query texts (query = true) for KindKNN and KindHybrid,
 	// with the model that made the index's vectors; the vectors must have
@@ -64,7 +66,7 @@ type QueryOptions struct {
 type Retriever struct {
 	cl      *client
 	index   string
-	dfs     bool
+	dfs     bool            // send search_type=dfs_query_then_fetch
 	embed   dense.EmbedFunc // nil: queries are not embedded
 	render  func(text string, vec []float32, size int) ([]byte, error)
 	idField string // "_id" or a _source field
@@ -103,6 +105,12 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 		}
 	default:
 		return nil, fmt.Errorf("engine: query kind %q: want %q, %q or %q", q.Kind, KindBM25, KindKNN, KindHybrid)
+	}
+	// Elasticsearch refuses search_type with a top-level knn section: it
+	// runs the kNN search in its DFS phase, which also gathers global term
+	// statistics for the query part, so dfs holds without the parameter.
+	if ix.dialect == Elasticsearch && q.Kind != KindBM25 {
+		r.dfs = false
 	}
 	dims, dialect, kind := ix.dims, ix.dialect, q.Kind
 	r.render = func(text string, vec []float32, size int) ([]byte, error) {
