@@ -39,8 +39,9 @@
 // dfs). Results come back in trec_eval's order (score descending, then doc id
 // descending: eval.Sort with eval.TieDocIDDesc); when a tie crosses the k-th
 // place the search is re-run deeper so the cut keeps the ids trec_eval keeps.
-// A search answered by only some shards, or timed out, is an error, never a
-// shorter list.
+// A search answered by only some shards, or timed out, is retried with the
+// Conn's backoff (the engine answers from the replicas once it knows a node
+// left) and then an error, never a shorter list.
 //
 // # Connections and secrets
 //

@@ -170,6 +170,14 @@ func TestPartialShardsAreErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "1 of 2 shards failed: node_not_connected_exception: n2 gone") {
 		t.Fatalf("got %v", err)
 	}
+	// With retries, a partial answer is asked again (a node that left is
+	// replaced by its replicas); still partial, it says how often.
+	f2 := &fake{hits: f.hits}
+	r2 := openFake(t, f2, Conn{Retries: 2, Backoff: time.Millisecond})
+	_, err = r2.Search(context.Background(), []retrievers.Query{{ID: "q", Text: "x"}}, 10)
+	if err == nil || !strings.Contains(err.Error(), "shards failed") || !strings.Contains(err.Error(), "after 2 retries") || f2.requests.Load() != 3 {
+		t.Fatalf("got %v after %d requests, want 3 requests", err, f2.requests.Load())
+	}
 }
 
 func TestTemplateAndFilters(t *testing.T) {

@@ -251,7 +251,38 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 }
 
 // one searches one query, widening the size while a tie crosses the cut.
+// An answer from only some shards (a node left mid-search) is retried with
+// the Conn's backoff and retries, as the engine then answers from the
+// replicas; still partial after that, it is an error.
 func (r *Retriever) one(ctx context.Context, text string, vec []float32, k int) ([]eval.Result, error) {
+	for attempt := 0; ; attempt++ {
+		res, err := r.oneAttempt(ctx, text, vec, k)
+		var pe *partialError
+		if !errors.As(err, &pe) {
+			return res, err
+		}
+		if attempt >= r.cl.retries {
+			if attempt > 0 {
+				return nil, fmt.Errorf("%w (after %d retries)", err, attempt)
+			}
+			return nil, err
+		}
+		t := time.NewTimer(min(r.cl.backoff<<attempt, 30*time.Second))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+	}
+}
+
+// partialError is a search answered by only some shards, or timed out.
+type partialError struct{ msg string }
+
+func (e *partialError) Error() string { return e.msg }
+
+func (r *Retriever) oneAttempt(ctx context.Context, text string, vec []float32, k int) ([]eval.Result, error) {
 	size := min(k+1, maxWindow)
 	for {
 		body, err := r.render(text, vec, size)
@@ -287,14 +318,14 @@ func (r *Retriever) one(ctx context.Context, text string, vec []float32, k int) 
 		// A partial answer (a shard failed or timed out) would silently
 		// drop documents: it is an error of the run.
 		if resp.TimedOut {
-			return nil, errors.New("the engine timed out (partial results)")
+			return nil, &partialError{"the engine timed out (partial results)"}
 		}
 		if resp.Shards.Failed > 0 || resp.Shards.Successful < resp.Shards.Total {
 			msg := fmt.Sprintf("%d of %d shards failed", resp.Shards.Total-resp.Shards.Successful, resp.Shards.Total)
 			if len(resp.Shards.Failures) > 0 {
 				msg += ": " + resp.Shards.Failures[0].Reason.Type + ": " + resp.Shards.Failures[0].Reason.Reason
 			}
-			return nil, errors.New(msg)
+			return nil, &partialError{msg}
 		}
 		res := make([]eval.Result, 0, len(resp.Hits.Hits))
 		for _, h := range resp.Hits.Hits {
