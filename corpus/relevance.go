@@ -1,9 +1,7 @@
 package corpus
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,8 +15,10 @@ import (
 // "" the id is taken to be a doc id already (whole-document chunks).
 //
 // Duplicates are removed before any cutoff: the returned lists hold every
-// document that had a chunk in the input, once, sorted by score descending
-// and then doc id ascending; cut to k afterwards. To get k documents from a
+// document that had a chunk in the input, once, in rank order: score
+// descending, then doc id descending (trec_eval's order, eval.Sort with
+// TieDocIDDesc, as every ragbench ranking), so that a cut to k afterwards
+// keeps the documents the evaluation ranks first. To get k documents from a
 // chunk retriever, search deeper than k chunks. Every query of run is kept
 // (an empty list stays empty and non-nil). run is not modified.
 func MaxP(run eval.Run, docOf func(chunkID string) string) eval.Run {
@@ -38,12 +38,7 @@ func MaxP(run eval.Run, docOf func(chunkID string) string) eval.Run {
 		for doc, s := range best {
 			list = append(list, eval.Result{DocID: doc, Score: s})
 		}
-		slices.SortFunc(list, func(a, b eval.Result) int {
-			if c := cmp.Compare(b.Score, a.Score); c != 0 {
-				return c
-			}
-			return strings.Compare(a.DocID, b.DocID)
-		})
+		eval.Sort(list, eval.TieDocIDDesc)
 		out[qid] = list
 	}
 	return out

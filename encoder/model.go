@@ -382,11 +382,6 @@ func (m *model) close() error {
 	return err
 }
 
-// seqs is a batch of token sequences ready for the graph.
-type seqs struct {
-	ids, types [][]int64
-}
-
 // run feeds one padded batch to the graph and returns the output's data and
 // shape. The batch must be non-empty.
 func (m *model) run(ctx context.Context, ids, types [][]int64) ([]float32, []int64, error) {

@@ -151,7 +151,7 @@ func PassagesFromMap(texts map[string]string) func(id string) string {
 
 // Search implements retrievers.Retriever. For each query, the first stage's
 // top Depth results are rescored and sorted by the new score (descending,
-// ties by id); results beyond Depth keep their first-stage order below them,
+// ties by id descending: eval.Sort, TieDocIDDesc); results beyond Depth keep their first-stage order below them,
 // with synthetic scores min(reranked) − 1, − 2, … so that sorting by score
 // (as trec_eval does) keeps that order. At most k results are returned.
 // Input the cross-encoder cannot read is handled by a counted policy (see
@@ -196,7 +196,7 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 // rerankQuery rescores one query's first-stage list.
 func (r *Retriever) rerankQuery(ctx context.Context, q retrievers.Query, first []eval.Result) ([]eval.Result, error) {
 	l := slices.Clone(first)
-	hybrid.SortResults(l)
+	eval.Sort(l, eval.TieDocIDDesc)
 	if len(l) == 0 {
 		return []eval.Result{}, nil
 	}
@@ -264,7 +264,7 @@ func (r *Retriever) rerankQuery(ctx context.Context, q retrievers.Query, first [
 	for i, res := range head {
 		out = append(out, eval.Result{DocID: res.DocID, Score: ce[i]})
 	}
-	hybrid.SortResults(out)
+	eval.Sort(out, eval.TieDocIDDesc)
 	low := out[len(out)-1].Score
 	for j, res := range rest {
 		out = append(out, eval.Result{DocID: res.DocID, Score: low - float64(j+1)})

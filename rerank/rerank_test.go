@@ -149,6 +149,8 @@ func TestRerankTiesEmptyAndCut(t *testing.T) {
 	flat := func(_ context.Context, _ string, ps []string) ([]float32, error) {
 		return make([]float32, len(ps)), nil // every CE score 0: ties by id
 	}
+	// All three tie at 0; trec_eval ranks ties by doc id descending
+	// (strcmp of the docno), so the cut at k = 2 keeps c and b, not a.
 	r, err := New(f, flat, PassagesFromMap(map[string]string{"a": "A", "b": "B", "c": "C"}), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +159,7 @@ func TestRerankTiesEmptyAndCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := eval.Run{"q": {{DocID: "a", Score: 0}, {DocID: "b", Score: 0}}, "e": {}, "missing": {}}
+	want := eval.Run{"q": {{DocID: "c", Score: 0}, {DocID: "b", Score: 0}}, "e": {}, "missing": {}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}

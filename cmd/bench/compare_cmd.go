@@ -285,7 +285,7 @@ func compareMeasures(names []string) ([]string, []eval.Measure, error) {
 	var ms []eval.Measure
 	seen := map[string]bool{}
 	for _, n := range names {
-		for _, part := range splitMeasureList(n) {
+		for _, part := range eval.SplitMeasureList(n) {
 			got, err := eval.ParseMeasures([]string{part})
 			if err != nil {
 				return nil, nil, fmt.Errorf("-m %s: %v", part, err)
@@ -313,18 +313,4 @@ func compareMeasures(names []string) ([]string, []eval.Measure, error) {
 		}
 	}
 	return labels, ms, nil
-}
-
-// splitMeasureList splits "ndcg@10,recall@100" at commas that start a new
-// measure name, keeping trec_eval parameter lists such as "P.5,10" whole.
-func splitMeasureList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if len(out) > 0 && p != "" && (p[0] >= '0' && p[0] <= '9' || p[0] == '.') {
-			out[len(out)-1] += "," + p
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,9 +89,9 @@ func TestHandComputed(t *testing.T) {
 		t.Errorf("d1 score %.6f, hand value 1.248302", got["q1"][0].Score)
 	}
 	// k1 = 0: each matching term adds idf once, whatever tf; d1 and d2 tie
-	// on ln 1.6 and are ordered by id.
+	// on ln 1.6 and are ordered by id descending, as trec_eval ranks them.
 	rb := newRetriever(t, chunksOf(t, false, docs...), Options{BinaryTF: true})
-	want0 := eval.Run{"q0": {{DocID: "d1", Score: idfCat}, {DocID: "d2", Score: idfCat}}}
+	want0 := eval.Run{"q0": {{DocID: "d2", Score: idfCat}, {DocID: "d1", Score: idfCat}}}
 	if diff := cmp.Diff(want0, search(t, rb, 10, "cats"), approx); diff != "" {
 		t.Errorf("BinaryTF (-want +got):\n%s", diff)
 	}
@@ -287,7 +288,7 @@ func TestDeterminism(t *testing.T) {
 	for q, res := range base {
 		for i := 1; i < len(res); i++ {
 			a, b := res[i-1], res[i]
-			if a.Score < b.Score || (a.Score == b.Score && a.DocID > b.DocID) {
+			if a.Score < b.Score || (a.Score == b.Score && a.DocID < b.DocID) {
 				t.Fatalf("%s: results %d and %d out of order: %v %v", q, i-1, i, a, b)
 			}
 		}
@@ -368,6 +369,32 @@ func TestLengths(t *testing.T) {
 					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.lengths[i], want)
 				}
 			}
+		}
+	}
+}
+
+// TestTiesStraddlingK: five documents tie; with k = 2 the retriever must
+// keep the two that trec_eval ranks first among the tied, doc ids in
+// descending byte order (trec_eval 9.0.8 breaks score ties by strcmp of the
+// docno, descending): d4, d3 — not d0, d1. With both scorings: ragbench's
+// own top-k heap and bleve's sorted search.
+func TestTiesStraddlingK(t *testing.T) {
+	var docs []corpus.Document
+	for i := range 5 {
+		docs = append(docs, corpus.Document{ID: fmt.Sprint("d", i), Text: "quartz pebble"})
+	}
+	docs = append(docs, corpus.Document{ID: "z", Text: "other"})
+	for _, scoring := range []string{ScoringLucene, ScoringBleve} {
+		r := newRetriever(t, chunksOf(t, false, docs...), Options{Scoring: scoring})
+		got := search(t, r, 2, "quartz")["q0"]
+		if len(got) != 2 || got[0].DocID != "d4" || got[1].DocID != "d3" || got[0].Score != got[1].Score {
+			t.Errorf("%s: top 2 of five tied = %v, want d4, d3", scoring, got)
+		}
+		all := search(t, r, 10, "quartz")["q0"]
+		ranked := slices.Clone(all)
+		eval.Sort(ranked, eval.TieDocIDDesc)
+		if !slices.Equal(all, ranked) {
+			t.Errorf("%s: full list %v is not in eval.Sort order %v", scoring, all, ranked)
 		}
 	}
 }
