@@ -278,6 +278,9 @@ func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
 func (ds *dataset) summary(cfg *Config) (DatasetSummary, []string) {
 	sum := DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
 		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{}}
+	if ds.spanQueries != nil {
+		sum.Labels = LabelsSpans
+	}
 	for _, id := range ds.answerable {
 		if ds.heldout[id] {
 			sum.HeldOut++

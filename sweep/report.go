@@ -19,7 +19,7 @@ import (
 // tables, unanswerable queries, timings and warnings.
 func Report(res *Results) string {
 	r := &reportWriter{res: res, cfg: &res.Config, ds: res.Dataset, pk: res.Config.PromptK}
-	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
+	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.spanMeasures, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
 		section()
 	}
 	return r.b.String()
@@ -53,6 +53,9 @@ func (r *reportWriter) header() {
 	if r.ds.Level == "document" {
 		r.w(" (chunk rankings become document rankings by MaxP)")
 	}
+	if r.ds.Labels == LabelsSpans {
+		r.w(", derived for each chunking from span labels (a chunk holding at least %v of a gold span is relevant)", r.cfg.Dataset.SpanCoverShare)
+	}
 	r.w(".\nAnswerable queries are split by a seeded hash of the query id (seed %d): %d tuning, %d held out (%.0f%%). Metrics average the answerable queries; a query with no result scores 0.\n\n", *r.cfg.HeldOut.Seed, r.ds.Tuning, r.ds.HeldOut, 100**r.cfg.HeldOut.Fraction)
 }
 
@@ -79,7 +82,7 @@ func (r *reportWriter) retrievers() {
 	for _, c := range r.cfg.Chunkings() {
 		chs = append(chs, "`"+c.Name+"`")
 	}
-	r.w("\nChunkings: %s (sizes in whitespace words; title prepended: %v).\n\n", strings.Join(chs, ", "), *r.cfg.Dataset.Title)
+	r.w("\nChunkings: %s (%s; title prepended: %v).\n\n", strings.Join(chs, ", "), sizeUnits(r.cfg), *r.cfg.Dataset.Title)
 }
 
 // comparison writes the main table at prompt_k with significance letters.
@@ -268,6 +271,10 @@ func (r *reportWriter) unanswerable() {
 
 // misses writes the misses summary.
 func (r *reportWriter) misses() {
+	if r.ds.Labels == LabelsSpans {
+		r.w("## Misses\n\n`misses.jsonl` lists, per cell, each gold span no chunk of the top %d covers, with its text and the chunks that came back instead.\n\n", r.pk)
+		return
+	}
 	r.w("## Misses\n\n`misses.jsonl` lists, per cell and answerable query, the gold ids missing from the top %d and what came back instead.\n\n", r.pk)
 	var missRows [][]string
 	for _, c := range r.res.Cells {
@@ -440,7 +447,11 @@ func Findings(res *Results) []string {
 		return nil
 	}
 	m := metricName(cfg.PrimaryMetric, cfg.PromptK)
-	return append(inputFindings(res, m), bestCellFinding(res, m))
+	out := append(inputFindings(res, m), bestCellFinding(res, m))
+	if f := chunkingFinding(res, m); f != "" {
+		out = append(out, f)
+	}
+	return out
 }
 
 // meanOn is the mean of metric m over all answerable queries of c.

@@ -47,6 +47,9 @@ type DatasetSummary struct {
 	HeldOut      int      `json:"held_out"`     // answerable, held out
 	Slices       []string `json:"slices"`       // slice labels, sorted, with NoSlice when some queries have none; empty when no query has one
 	Level        string   `json:"qrels_level"`  // "document" or "chunk"
+	// Labels is LabelsSpans when the queries carry span labels (chunk
+	// judgements derived per chunking), else empty.
+	Labels string `json:"labels,omitempty"`
 }
 
 // Group names used in CellResult.Means: "all", "tuning", "heldout", and

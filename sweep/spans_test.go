@@ -140,7 +140,8 @@ func TestSpanSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"token_recall@2", "token_iou@2", "ndcg@2"} {
+	for _, w := range []string{"## Span measures at prompt_k = 2", "| fixed-4/bm25 | 4      | 0.4881         | 0.2064            | 0.1695      | 0.7500",
+		"The winning chunking on ndcg@2 is `fixed-8`", "derived for each chunking from span labels"} {
 		if !bytes.Contains(report, []byte(w)) {
 			t.Errorf("report.md lacks %s", w)
 		}
