@@ -174,9 +174,13 @@ func cellScores(cfg *Config, ds *dataset, sc *spanCells, run eval.Run) (map[stri
 	if sc == nil {
 		return evaluateRun(cfg, ds.qrels, run)
 	}
-	scores, err := evaluateRun(cfg, sc.qrels, run)
-	if err != nil {
+	scores := map[string]map[string]float64{}
+	if ms, _, err := cfg.measures(); err != nil {
 		return nil, err
+	} else if len(ms) > 0 { // else metrics: lists span families only
+		if scores, err = evaluateRun(cfg, sc.qrels, run); err != nil {
+			return nil, err
+		}
 	}
 	for name, col := range scores {
 		for _, id := range ds.answerable {

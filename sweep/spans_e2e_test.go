@@ -1,0 +1,153 @@
+//go:build e2e
+
+package sweep
+
+import (
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
+)
+
+// TestE2EChromaSweep is issue 12's acceptance through bench run's own path
+// (Load, Run: folder corpus, Chroma's questions.csv span labels, the
+// "tokens" chunker, the dense retriever, span measures in results): a sweep
+// of state_of_the_union indexed alone with tokens/cl100k_base chunks and
+// all-MiniLM-L6-v2 reproduces all 60 published rows of
+// ../shared/datasets/chunking-chroma/reference/ (token recall, precision,
+// IoU in percent at n = 1..10 for 6 sizes × overlaps) to 0.01 percentage
+// points.
+func TestE2EChromaSweep(t *testing.T) {
+	shared := testenv.Shared(t, "datasets/chunking-chroma")
+	model := filepath.Join(testenv.RepoRoot(), "models", "all-minilm-l6-v2")
+	if _, err := os.Stat(filepath.Join(model, "model.onnx")); err != nil {
+		t.Skip("models/all-minilm-l6-v2 absent (run scripts/fetch-models.sh)")
+	}
+	const doc = "state_of_the_union"
+	data := t.TempDir()
+	text, err := os.ReadFile(filepath.Join(shared, "corpora", doc+".md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(data, "corpora"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "corpora", doc+".md"), text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// questions.csv cut to state_of_the_union's rows, as Chroma's CSV.
+	f, err := os.Open(filepath.Join(shared, "questions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	w := csv.NewWriter(&sb)
+	n := 0
+	for i, r := range recs {
+		if i == 0 || r[2] == doc {
+			w.Write(r)
+			n++
+		}
+	}
+	w.Flush()
+	if n-1 != 76 {
+		t.Fatalf("%d state_of_the_union questions, want 76", n-1)
+	}
+	if err := os.WriteFile(filepath.Join(data, "questions.csv"), []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	type row struct{ recall, precision, iou float64 }
+	ref := map[[3]int]row{}
+	rf, err := os.Open(filepath.Join(shared, "reference", "state_of_the_union_minilm_fixed_tokens.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rrecs, err := csv.NewReader(rf).ReadAll()
+	rf.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlaps := map[int][]int{}
+	var sizes []int
+	for _, r := range rrecs[1:] {
+		var k [3]int
+		var v [3]float64
+		for i := range 3 {
+			k[i], _ = strconv.Atoi(r[i])
+			v[i], _ = strconv.ParseFloat(r[3+i], 64)
+		}
+		if k[2] == 1 {
+			if overlaps[k[0]] == nil {
+				sizes = append(sizes, k[0])
+			}
+			overlaps[k[0]] = append(overlaps[k[0]], k[1])
+		}
+		ref[k] = row{v[0], v[1], v[2]}
+	}
+	if len(ref) != 60 {
+		t.Fatalf("%d reference rows, want 60", len(ref))
+	}
+	var yml strings.Builder
+	yml.WriteString("name: chroma-sotu\ndataset:\n  corpus: corpora\n  queries: questions.csv\n  title: false\nchunking:\n")
+	for _, s := range sizes {
+		fmt.Fprintf(&yml, "  - {strategy: tokens, tokenizer: cl100k_base, sizes: [%d], overlaps: %s}\n", s, strings.Join(strings.Fields(fmt.Sprint(overlaps[s])), ", "))
+	}
+	fmt.Fprintf(&yml, "retrievers:\n  - {name: dense, type: dense, model: %s}\nk: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nmetrics: [token_recall, token_precision, token_iou]\nsignificance: {permutations: 100}\n", model)
+	cfgPath := filepath.Join(data, "chroma.yaml")
+	if err := os.WriteFile(cfgPath, []byte(yml.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg, err := Load(cfgPath, LoadOptions{DataDir: data, Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := filepath.Join(testenv.RepoRoot(), "third_party", "onnxruntime", "libonnxruntime.so")
+	if env := os.Getenv("ONNXRUNTIME_LIB"); env != "" {
+		lib = env
+	}
+	res, err := Run(t.Context(), cfg, Options{ONNXRuntime: lib, NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	match, worst := 0, 0.0
+	for _, c := range res.Cells {
+		if c.Counts[GroupAll] != 76 {
+			t.Errorf("%s: %d queries averaged, want 76", c.Name, c.Counts[GroupAll])
+		}
+		for k := 1; k <= 10; k++ {
+			want, ok := ref[[3]int{c.Chunking.Size, c.Chunking.Overlap, k}]
+			if !ok {
+				t.Fatalf("%s: no reference row for n=%d", c.Name, k)
+			}
+			m := c.Means[GroupAll]
+			got := row{100 * m[metricName("token_recall", k)], 100 * m[metricName("token_precision", k)], 100 * m[metricName("token_iou", k)]}
+			good := true
+			for _, d := range [][2]float64{{got.recall, want.recall}, {got.precision, want.precision}, {got.iou, want.iou}} {
+				worst = max(worst, math.Abs(d[0]-d[1]))
+				good = good && math.Abs(d[0]-d[1]) <= 0.01+1e-9
+			}
+			if good {
+				match++
+			} else {
+				t.Errorf("%s n=%d: recall %.4f precision %.4f IoU %.4f; published %.2f %.2f %.2f", c.Name, k, got.recall, got.precision, got.iou, want.recall, want.precision, want.iou)
+			}
+		}
+	}
+	if match != 60 {
+		t.Errorf("%d of 60 published rows reproduced", match)
+	}
+	t.Logf("%d of 60 rows within 0.01 points; largest difference %.4f points", match, worst)
+}
