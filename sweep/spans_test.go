@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -145,5 +146,65 @@ func TestSpanSweep(t *testing.T) {
 		if !bytes.Contains(report, []byte(w)) {
 			t.Errorf("report.md lacks %s", w)
 		}
+	}
+}
+
+// TestSpanConfigErrors: the span-label fields of the config fail with
+// file:line: field like the rest of the config.
+func TestSpanConfigErrors(t *testing.T) {
+	const head = "dataset: {corpus: c, queries: q}\nretrievers: [{name: a, type: bm25}]\n"
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"tokens without tokenizer", head + "chunking:\n  - strategy: tokens\n    sizes: [200]\n", ":4: chunking[0].tokenizer: strategy tokens needs a tokenizer: tokenizer: cl100k_base"},
+		{"unknown tokenizer", head + "chunking:\n  - strategy: tokens\n    tokenizer: gpt2\n    sizes: [200]\n", ":5: chunking[0].tokenizer: unknown tokenizer \"gpt2\""},
+		{"tokenizer on fixed", head + "chunking:\n  - strategy: fixed\n    tokenizer: cl100k_base\n    sizes: [20]\n", ":5: chunking[0].tokenizer: strategy fixed counts words"},
+		{"tokens overlap = size", head + "chunking:\n  - {strategy: tokens, tokenizer: cl100k_base, sizes: [100], overlaps: [100]}\n", ":4: chunking[0].overlaps[0]: overlap 100 must be in [0, size 100) tokens"},
+		{"recursive overlap > size", head + "chunking:\n  - strategy: recursive\n    sizes: [100]\n    overlaps: [101]\n", ":6: chunking[0].overlaps[0]: overlap 101 must be in [0, size 100] characters"},
+		{"recursive without sizes", head + "chunking:\n  - strategy: recursive\n", ":4: chunking[0].sizes: strategy recursive needs sizes (characters per chunk)"},
+		{"unknown strategy", head + "chunking:\n  - strategy: semantic\n", ":4: chunking[0].strategy: unknown strategy \"semantic\": one of doc, fixed, sentence, tokens, recursive"},
+		{"cover share 0", "dataset: {corpus: c, queries: q, span_cover_share: 0}\nretrievers: [{name: a, type: bm25}]\n", ":1: dataset.span_cover_share: share 0 must be in (0, 1]"},
+		{"cover share > 1", "dataset:\n  corpus: c\n  queries: q\n  span_cover_share: 1.5\nretrievers: [{name: a, type: bm25}]\n", ":4: dataset.span_cover_share: share 1.5 must be in (0, 1]"},
+		{"unknown span metric", head + "metrics: [token_recal]\n", ":3: metrics[0]: unknown metric \"token_recal\""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeConfig(t, tc.yaml)
+			_, err := Load(p, LoadOptions{DataDir: "/d"})
+			if err == nil || !strings.Contains(err.Error(), p+tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), p) {
+				t.Errorf("error %q does not name the file %s", err, p)
+			}
+		})
+	}
+
+	// A span family without span labels: an error at the metric's line
+	// when the dataset is read (small's labels are chunk/doc ids).
+	dir := t.TempDir()
+	cfgPath := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(cfgPath, []byte("dataset: {corpus: corpus.jsonl, queries: queries.jsonl}\nretrievers: [{name: a, type: bm25}]\nmetrics: [ndcg, token_iou]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(cfgPath, LoadOptions{DataDir: "testdata/small", Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), cfg, Options{NoHistory: true})
+	if want := cfgPath + ":3: metrics[1]: metric token_iou needs span labels"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("span metric without span labels: error %v, want %q", err, want)
+	}
+
+	// Span families alone (no trec_eval family) run, and primary_metric
+	// defaults to the first.
+	cfg, err = Load("testdata/spans.yaml", LoadOptions{DataDir: "testdata/spans", Output: filepath.Join(dir, "out2"), CacheDir: filepath.Join(dir, "cache2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Metrics, cfg.PrimaryMetric, cfg.Significance.Metrics = []string{"token_iou"}, "token_iou", []string{"token_iou"}
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := res.Cells[0].Means[GroupAll]["token_iou@1"]; math.Abs(v-1.0/12) > 1e-6 {
+		t.Errorf("token_iou@1 = %v, want 1/12", v)
 	}
 }
