@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/gate"
 	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/sweep"
@@ -23,7 +24,8 @@ type gateFlags struct {
 	summary string
 }
 
-// register adds --max-drop, --gate-metric and --gate-summary to fs.
+// register adds --max-drop and --gate-summary to fs (bench run adds
+// --gate-metric itself: bench compare gates its -m measures).
 func (g *gateFlags) register(fs *flag.FlagSet) {
 	fs.Func("max-drop", "gate: a fall of the mean larger than `X` (metric units, e.g. 0.01) regresses even when not significant (default: only significant falls regress)", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
@@ -33,7 +35,6 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 		g.maxDrop, g.useDrop = v, true
 		return nil
 	})
-	fs.Var(&g.metrics, "gate-metric", "gate: also gate on this metric `M` (e.g. recall@100, or a family at prompt_k; repeatable)")
 	fs.StringVar(&g.summary, "gate-summary", "", "gate: also write the Markdown summary to `FILE` (for a pull-request comment)")
 }
 
@@ -93,6 +94,26 @@ func runGate(stdout io.Writer, base *gate.Run, cfg *sweep.Config, gf gateFlags) 
 		return err
 	}
 	res, err := gate.Compare(in, gf.options(opt))
+	if err != nil {
+		return err
+	}
+	return gf.report(stdout, res)
+}
+
+// compareGate is bench compare --gate: every run of in but baseline is a
+// gate cell compared with the baseline run on in.Metrics.
+func compareGate(stdout io.Writer, in compare.Input, baseline string, texts map[string]string, gf gateFlags, opt gate.Options) error {
+	gin := gate.Input{Metrics: in.Metrics, Texts: texts, Baseline: baseline}
+	var others []string
+	for _, sys := range in.Systems {
+		if sys == baseline {
+			continue
+		}
+		others = append(others, sys)
+		gin.Cells = append(gin.Cells, gate.Cell{Name: sys, Baseline: in.Scores[baseline], Current: in.Scores[sys]})
+	}
+	gin.Current = strings.Join(others, ", ")
+	res, err := gate.Compare(gin, gf.options(opt))
 	if err != nil {
 		return err
 	}

@@ -96,3 +96,31 @@ func TestRunBaselineErrors(t *testing.T) {
 		t.Errorf("--max-drop -1: exit %d, want 2", code)
 	}
 }
+
+// TestCompareGate: bench compare --gate on the fixture of TestCompareCLI
+// (good and bad differ by success@1 = 1 on all 6 queries: exact sign-flip
+// p = 2/2^6 = 0.03125, by hand): bad against the baseline good regresses
+// (exit 3, golden summary testdata/gate/compare-bad.md.golden); good
+// against the baseline bad improves (exit 0); good against itself is
+// unchanged; --gate without --baseline is a usage error.
+func TestCompareGate(t *testing.T) {
+	dir := writeCompareData(t)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	code, out, errOut := runBench("compare", "--qrels", p("qrels.txt"), "-m", "success@1", "--gate", "--baseline", "good", "good="+p("good.trec"), "bad="+p("bad.trec"))
+	if code != 3 || !strings.Contains(errOut, "regressed against the baseline: bad (success@1)") {
+		t.Fatalf("bad vs good: exit %d, stderr %q; want 3 naming bad", code, errOut)
+	}
+	checkDiagGolden(t, filepath.Join("gate", "compare-bad.md.golden"), out)
+	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "-m", "success@1", "--gate", "--baseline", "bad", "good="+p("good.trec"), "bad="+p("bad.trec"))
+	if code != 0 || !strings.Contains(out, "| good | success@1 | 0.0000 | 1.0000 | +1.0000 [+1.0000, +1.0000] | 0.0312 | improved |") {
+		t.Errorf("good vs bad: exit %d, want 0 and improved\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "--gate", "--baseline", "a", "a="+p("good.trec"), "b="+p("good.trec"))
+	if code != 0 || !strings.Contains(out, "| unchanged |") {
+		t.Errorf("good vs itself: exit %d, want 0 and unchanged\n%s%s", code, out, errOut)
+	}
+	if code, _, _ := runBench("compare", "--qrels", p("qrels.txt"), "--gate", p("good.trec"), p("bad.trec")); code != 2 {
+		t.Errorf("--gate without --baseline: exit %d, want 2", code)
+	}
+}

@@ -72,6 +72,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		gf        gateFlags
 	)
 	gf.register(fs)
+	fs.Var(&gf.metrics, "gate-metric", "gate: also gate on this metric `M` (e.g. recall@100, or a family at prompt_k; repeatable)")
 	pos, err := parseInterspersed(fs, args) // 'bench run CONFIG --check' works too
 	if err != nil {
 		return flagErr(fs, stdout, stderr, runUsage, err)
