@@ -175,6 +175,13 @@ func (l Line) SVG(w io.Writer) error {
 	}
 	if l.YMin < l.YMax {
 		p.Y.Min, p.Y.Max = l.YMin, l.YMax
+	} else if p.Y.Max-p.Y.Min < 1e-9*math.Max(1, math.Abs(p.Y.Max)) {
+		// One value only: ±5% around it (±0.05 around 0), not gonum's ±1.
+		d := 0.05 * math.Abs(p.Y.Max)
+		if d == 0 {
+			d = 0.05
+		}
+		p.Y.Min, p.Y.Max = p.Y.Max-d, p.Y.Max+d
 	}
 	for _, m := range l.Markers {
 		ln, err := plotter.NewLine(plotter.XYs{{X: m.X, Y: p.Y.Min}, {X: m.X, Y: p.Y.Max}})

@@ -17,8 +17,8 @@ type ChartOptions struct {
 	Title         string // "" means "<metric> over runs"
 }
 
-// WriteSVG draws metric over runs as an SVG line chart (package chart, on
-// gonum.org/v1/plot), one line per cell (cells sorted by name, each with
+// WriteSVG writes Chart(rows, metric, opt) as SVG: a line chart (package
+// chart, on gonum.org/v1/plot), one line per cell (cells sorted by name, each with
 // its own colour and a legend entry). The x axis is the run number (at
 // most ~10 labelled runs), the y axis the metric's value. A cell missing
 // from a run leaves a gap in its line; a dashed vertical line labelled
@@ -29,6 +29,16 @@ type ChartOptions struct {
 // Errors: no row has metric (the error lists the metrics present), or a
 // write error.
 func WriteSVG(w io.Writer, rows []Row, metric string, opt ChartOptions) error {
+	l, err := Chart(rows, metric, opt)
+	if err != nil {
+		return err
+	}
+	return l.SVG(w)
+}
+
+// Chart is the chart WriteSVG draws, for pages that draw it themselves
+// (report.html). Errors: no row has metric (listing the metrics present).
+func Chart(rows []Row, metric string, opt ChartOptions) (chart.Line, error) {
 	title := opt.Title
 	if title == "" {
 		title = metric + " over runs"
@@ -44,7 +54,7 @@ func WriteSVG(w io.Writer, rows []Row, metric string, opt ChartOptions) error {
 		}
 	}
 	if len(cellSet) == 0 {
-		return fmt.Errorf("history: no run has metric %q (metrics present: %s)", metric, strings.Join(Metrics(rows), ", "))
+		return chart.Line{}, fmt.Errorf("history: no run has metric %q (metrics present: %s)", metric, strings.Join(Metrics(rows), ", "))
 	}
 	cells := make([]string, 0, len(cellSet))
 	for c := range cellSet {
@@ -74,7 +84,7 @@ func WriteSVG(w io.Writer, rows []Row, metric string, opt ChartOptions) error {
 			line.Markers = append(line.Markers, chart.Marker{X: float64(byRun[i-1].Run+r.Run) / 2, Label: "new dataset"})
 		}
 	}
-	return line.SVG(w)
+	return line, nil
 }
 
 // Metrics returns the metric names present in rows, sorted.
