@@ -15,7 +15,7 @@ import (
 	"github.com/ragbench/ragbench/internal/testenv"
 )
 
-// TestGateAcceptanceSciFact is issue 16's acceptance test, on the shared
+// TestE2EGateSciFact is issue 16's acceptance test, on the shared
 // SciFact test split (300 queries) with one BM25 cell on whole documents:
 // gate/testdata/scifact-bm25.yaml (k1 = 0.9, b = 0.4: nDCG@10 0.6795, the
 // README's and Pyserini's number) and scifact-bm25-worse.yaml, whose only
@@ -24,7 +24,7 @@ import (
 // gate.ExitRegressed with a summary naming the cell and a paired
 // randomization p ≈ 0.001 (issue 16); the good sweep against itself and
 // against the worse one (an improvement) exits 0.
-func TestGateAcceptanceSciFact(t *testing.T) {
+func TestE2EGateSciFact(t *testing.T) {
 	data := testenv.Shared(t, "datasets/scifact")
 	data = filepath.Dir(filepath.Dir(data))
 	dir := t.TempDir()
