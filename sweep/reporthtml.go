@@ -15,15 +15,28 @@ import (
 	"github.com/ragbench/ragbench/stats"
 )
 
-// ReportHTML renders report.html (package htmlreport) from the same
-// results as report.md: misses is misses.jsonl as written (the misses
-// browser reads it back, so the page shows exactly what the file holds),
-// rows the history to chart (this run's row included when it is appended;
-// nil: no history chart). The per-slice confidence intervals are Student-t
-// intervals of the mean over each group's per-query values (stats.Describe
-// against zero). Errors: misses that do not parse, a chart that cannot be
-// drawn.
+// reportHTML renders report.html (package htmlreport) from the same
+// results as report.md: see htmlReport. Errors: those of htmlReport, or a
+// chart that cannot be drawn.
 func reportHTML(cfg *Config, ds *dataset, res *Results, misses []byte, rows []history.Row) ([]byte, error) {
+	r, err := htmlReport(cfg, ds, res, misses, rows)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := htmlreport.Write(&buf, r); err != nil {
+		return nil, fmt.Errorf("report.html: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// htmlReport is report.html's content: misses is misses.jsonl as written
+// (the misses browser reads it back, so the page shows exactly what the
+// file holds), rows the history to chart (this run's row included when it
+// is appended; none: no history chart). The per-slice confidence intervals
+// are Student-t intervals of the mean over each group's per-query values
+// (stats.Describe against zero). Errors: misses that do not parse.
+func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []history.Row) (*htmlreport.Report, error) {
 	r := &htmlreport.Report{Title: "ragbench sweep: " + cfg.Name}
 	d := res.Dataset
 	r.Summary = append(r.Summary, fmt.Sprintf("Dataset %s: %d documents, %d judged queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s-level qrels. Metrics average the answerable queries.",
@@ -175,11 +188,7 @@ func reportHTML(cfg *Config, ds *dataset, res *Results, misses []byte, rows []hi
 		}
 		r.Misses.List = append(r.Misses.List, x)
 	}
-	var buf bytes.Buffer
-	if err := htmlreport.Write(&buf, r); err != nil {
-		return nil, fmt.Errorf("report.html: %w", err)
-	}
-	return buf.Bytes(), nil
+	return r, nil
 }
 
 // inGroup reports whether answerable query id is in group key (as
