@@ -226,7 +226,7 @@ func draw(svg func(io.Writer) error) (template.HTML, error) {
 
 // recallSVG draws one chunking's recall@k chart.
 func recallSVG(rc RecallChart) (template.HTML, error) {
-	l := chart.Line{Title: "recall@k, " + rc.Chunking, XLabel: "k", YLabel: "recall", LogX: true, YMin: 0, YMax: 1, Width: 360, Height: 250}
+	l := chart.Line{Title: "recall@k, " + rc.Chunking, XLabel: "k", YLabel: "recall", LogX: true, YMin: 0, YMax: 1, Width: 300, Height: 230}
 	for _, k := range rc.K {
 		l.XTicks = append(l.XTicks, float64(k))
 	}

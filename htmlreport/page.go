@@ -64,7 +64,7 @@ h1 { font-size: 1.6rem; margin-top: 1.4rem; } h2 { font-size: 1.25rem; margin-to
 nav a { margin-right: .9rem; }
 table { border-collapse: collapse; font-size: .88rem; margin: .6rem 0; }
 th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: right; white-space: nowrap; }
-th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
+th { background: #f4f4f4; } td:first-child, th:first-child, td[data-v=""] { text-align: left; }
 table.sortable th { cursor: pointer; user-select: none; } table.sortable th:hover { background: #e8eef7; }
 th[data-dir="asc"]::after { content: " ▲"; } th[data-dir="desc"]::after { content: " ▼"; }
 td.best { font-weight: bold; } td.win { background: #d9f2e3; } td.loss { background: #f8dcdc; }
