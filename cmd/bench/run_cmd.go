@@ -18,7 +18,7 @@ const runUsage = `usage: bench run [flags] CONFIG
 
 Sweeps every chunking × retriever cell of CONFIG (YAML, see docs/config.md)
 against the same qrels, evaluates each at every k of the grid, and writes
-into the output folder: report.md, results.json, runs/<cell>.trec,
+into the output folder: report.md, report.html, results.json, runs/<cell>.trec,
 misses.jsonl and manifest.json; one row is appended to the history CSV.
 Indexes, embeddings and runs are cached under the cache folder and reused
 across cells and runs. Ctrl-C stops after the current step, cleans up and exits
