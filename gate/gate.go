@@ -35,6 +35,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/stats"
 )
 
@@ -83,18 +84,18 @@ type Input struct {
 	Notes []string
 }
 
-// Options configures Compare. The zero value gives the defaults.
+// Options configures Compare. The zero value gives the defaults, which are
+// bench compare's (compare.Options.SetDefaults: randomization test, Holm,
+// α = 0.05, 10,000 permutations and resamples).
 type Options struct {
-	// Test is the paired test; default stats.Randomization (stats.Tukey is
-	// replaced by it, with a note).
-	Test stats.Test
-	// Correction is applied over all (cell, metric) comparisons of the
-	// gate; default stats.Holm.
+	// Test is the paired test (stats.Tukey is replaced by the randomization
+	// test, with a note); Correction is applied over all (cell, metric)
+	// comparisons of the gate; Alpha is the significance level, in (0, 1).
+	Test       stats.Test
 	Correction stats.Correction
-	// Alpha is the significance level, in (0, 1); default 0.05.
-	Alpha float64
+	Alpha      float64
 	// Permutations and Resamples are the Monte Carlo sample counts of the
-	// randomization and bootstrap tests; default 10,000 each.
+	// randomization and bootstrap tests.
 	Permutations, Resamples int
 	// Seed seeds each comparison's stream (see the package comment).
 	Seed uint64
@@ -107,23 +108,12 @@ type Options struct {
 	Changed int
 }
 
-// SetDefaults fills the zero fields of o with the documented defaults.
+// SetDefaults fills the zero fields of o: the test's with compare's
+// defaults (their one owner), Changed with 3.
 func (o *Options) SetDefaults() {
-	if o.Test == "" {
-		o.Test = stats.Randomization
-	}
-	if o.Correction == "" {
-		o.Correction = stats.Holm
-	}
-	if o.Alpha == 0 {
-		o.Alpha = 0.05
-	}
-	if o.Permutations == 0 {
-		o.Permutations = 10000
-	}
-	if o.Resamples == 0 {
-		o.Resamples = 10000
-	}
+	co := compare.Options{Test: o.Test, Correction: o.Correction, Alpha: o.Alpha, Permutations: o.Permutations, Resamples: o.Resamples}
+	co.SetDefaults()
+	o.Test, o.Correction, o.Alpha, o.Permutations, o.Resamples = co.Test, co.Correction, co.Alpha, co.Permutations, co.Resamples
 	if o.Changed == 0 {
 		o.Changed = 3
 	}
