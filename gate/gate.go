@@ -82,6 +82,9 @@ type Input struct {
 	// Notes are sentences to print under the table (for example why a
 	// cell is not gated).
 	Notes []string
+	// Unit names what is gated in the summary: "cell" (default) or "run"
+	// (bench compare --gate).
+	Unit string
 }
 
 // Options configures Compare. The zero value gives the defaults, which are

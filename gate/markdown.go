@@ -6,8 +6,6 @@ import (
 	"io"
 	"math"
 	"strings"
-
-	"github.com/ragbench/ragbench/stats"
 )
 
 // Markdown writes the gate's summary as GitHub-flavoured Markdown, fit for
@@ -29,25 +27,25 @@ func (r *Result) Markdown(w io.Writer) error {
 		}
 	}
 	cells := len(r.Input.Cells)
+	unit := r.Input.Unit
+	if unit == "" {
+		unit = "cell"
+	}
 	if len(reg) > 0 {
-		fmt.Fprintf(&b, "## ❌ ragbench gate: %d of %d %s regressed\n\n", len(reg), cells, plural(cells, "cell", "cells"))
+		fmt.Fprintf(&b, "## ❌ ragbench gate: %d of %d %s regressed\n\n", len(reg), cells, plural(cells, unit, unit+"s"))
 	} else {
-		fmt.Fprintf(&b, "## ✅ ragbench gate: no regression (%d %s compared)\n\n", cells, plural(cells, "cell", "cells"))
+		fmt.Fprintf(&b, "## ✅ ragbench gate: no regression (%d %s compared)\n\n", cells, plural(cells, unit, unit+"s"))
 	}
 	if r.Input.Baseline != "" || r.Input.Current != "" {
 		fmt.Fprintf(&b, "Baseline %s → now %s.  \n", orDash(esc(r.Input.Baseline)), orDash(esc(r.Input.Current)))
 	}
 	o := r.Options
-	corr := string(o.Correction)
-	if o.Correction == stats.None {
-		corr = "no correction"
-	}
-	fmt.Fprintf(&b, "%d shared queries · %s test, %s over %d %s, α = %g", r.Queries, o.Test, corr, len(r.Comparisons), plural(len(r.Comparisons), "comparison", "comparisons"), o.Alpha)
+	fmt.Fprintf(&b, "%d shared queries · %s test, %s over %d %s, α = %g", r.Queries, o.Test, o.Correction.Description(), len(r.Comparisons), plural(len(r.Comparisons), "comparison", "comparisons"), o.Alpha)
 	if o.UseMaxDrop {
 		fmt.Fprintf(&b, " · a drop larger than %g fails", o.MaxDrop)
 	}
 	b.WriteString(".\n\n")
-	b.WriteString("| cell | metric | baseline | now | Δ (95% CI) | p (corrected) | verdict |\n")
+	fmt.Fprintf(&b, "| %s | metric | baseline | now | Δ (95%% CI) | p (corrected) | verdict |\n", unit)
 	b.WriteString("|---|---|---:|---:|---|---:|---|\n")
 	for _, c := range r.Comparisons {
 		v := string(c.Verdict)

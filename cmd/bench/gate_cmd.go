@@ -103,7 +103,7 @@ func runGate(stdout io.Writer, base *gate.Run, cfg *sweep.Config, gf gateFlags) 
 // compareGate is bench compare --gate: every run of in but baseline is a
 // gate cell compared with the baseline run on in.Metrics.
 func compareGate(stdout io.Writer, in compare.Input, baseline string, texts map[string]string, gf gateFlags, opt gate.Options) error {
-	gin := gate.Input{Metrics: in.Metrics, Texts: texts, Baseline: baseline}
+	gin := gate.Input{Metrics: in.Metrics, Texts: texts, Baseline: baseline, Unit: "run"}
 	var others []string
 	for _, sys := range in.Systems {
 		if sys == baseline {
