@@ -68,7 +68,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
 		progress  = fs.String("progress", "auto", "progress on stderr: auto (bar when stderr is a terminal, else plain), bar (one bar per stage), plain (one line per stage start and end), none")
 		ortLib    = fs.String("onnxruntime", "", "ONNX Runtime shared library for dense and rerank retrievers (default $ONNXRUNTIME_LIB, else third_party/onnxruntime/libonnxruntime.so)")
-		baseline  = fs.String("baseline", "", "gate against an earlier run: its results.json (or output `folder`), with manifest.json beside it; exit 3 when a cell regressed")
+		baseline  = fs.String("baseline", "", "gate against an earlier run at `PATH`: its results.json (or output folder), with manifest.json beside it; exit 3 when a cell regressed")
 		gf        gateFlags
 	)
 	gf.register(fs)
