@@ -125,8 +125,15 @@ func FromRuns(base, cur *Run, ro RunOptions) (Input, Options, error) {
 	}
 	in.Baseline, in.Current, in.Texts = base.label(), cur.label(), ro.Texts
 	s := cfg.Significance
-	opt := Options{Test: stats.Test(s.Test), Correction: stats.Correction(s.Correction), Alpha: s.Alpha,
-		Permutations: s.Permutations, Resamples: s.Permutations}
+	test, err := stats.ParseTest(s.Test)
+	if err != nil {
+		return in, Options{}, fmt.Errorf("%s: significance.test: %w", cur.Path, err)
+	}
+	corr, err := stats.ParseCorrection(s.Correction)
+	if err != nil {
+		return in, Options{}, fmt.Errorf("%s: significance.correction: %w", cur.Path, err)
+	}
+	opt := Options{Test: test, Correction: corr, Alpha: s.Alpha, Permutations: s.Permutations, Resamples: s.Permutations}
 	if s.Seed != nil {
 		opt.Seed = uint64(*s.Seed)
 	}
