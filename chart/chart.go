@@ -117,7 +117,8 @@ type Bars struct {
 const legendGap = 8 // points between the plot area and the legend
 
 // SVG writes the chart as a standalone SVG document.
-func (l Line) SVG(w io.Writer) error {
+func (l Line) SVG(w io.Writer) (err error) {
+	defer recoverPlot(l.Title, &err)
 	if len(l.Series) == 0 {
 		return fmt.Errorf("chart %q: no series", l.Title)
 	}
@@ -213,7 +214,8 @@ func (l Line) SVG(w io.Writer) error {
 }
 
 // SVG writes the chart as a standalone SVG document.
-func (b Bars) SVG(w io.Writer) error {
+func (b Bars) SVG(w io.Writer) (err error) {
+	defer recoverPlot(b.Title, &err)
 	if len(b.Bars) == 0 {
 		return fmt.Errorf("chart %q: no bars", b.Title)
 	}
@@ -261,6 +263,15 @@ func (b Bars) SVG(w io.Writer) error {
 		width = 540
 	}
 	return render(w, p, nil, b.Title, width, float64(60+16*n))
+}
+
+// recoverPlot turns a panic inside gonum plot (it panics on some invalid
+// inputs, such as a non-positive value on a log axis) into an error naming
+// the chart, so that bad data never crashes a sweep at its last step.
+func recoverPlot(title string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("chart %q: %v", title, r)
+	}
 }
 
 // errPoint is one error bar: at (x, y), from x − lo to x + hi.

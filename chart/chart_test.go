@@ -96,3 +96,12 @@ func TestBars(t *testing.T) {
 		t.Error("the NaN row lost its (escaped) label")
 	}
 }
+
+// gonum panics on a non-positive value on a log axis; SVG returns an error
+// naming the chart instead.
+func TestLogAxisPanicIsAnError(t *testing.T) {
+	err := Line{Title: "logk", LogX: true, Series: []Series{{Points: []Point{{X: 0, Y: 1}, {X: 1, Y: 2}}}}}.SVG(io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `chart "logk"`) {
+		t.Errorf("error %v, want one naming the chart", err)
+	}
+}
