@@ -19,8 +19,9 @@
 //   - The SVG has no XML prolog, so it can be inlined into HTML as is; it
 //     carries role="img" and an aria-label with the title.
 //
-// Errors: no series or no finite point (naming the chart), or a write
-// error. A NaN value breaks a line (a gap) and draws no bar.
+// Errors: no series or no finite point, or a panic of gonum plot on data
+// it cannot draw (each naming the chart), or a write error. A NaN value
+// breaks a line (a gap) and draws no bar.
 package chart
 
 import (
