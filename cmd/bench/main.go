@@ -12,6 +12,7 @@
 //	run        sweep a config (chunkings × retrievers × k) and write a report
 //	eval       score a run against qrels (trec_eval-compatible)
 //	compare    paired significance tests between runs
+//	fuse       fuse runs into one (RRF, CombSUM, CombMNZ, DBSF, ...)
 //	model      check an ONNX model folder, embed or score texts with it
 //	attribute  join retrieval hits with answer verdicts (RAG failure attribution)
 //	history    show the history CSV written by bench run
@@ -51,6 +52,7 @@ func commands() map[string]command {
 		"run":       {"sweep a config (chunkings × retrievers × k) and write a report", cmdRun},
 		"eval":      {"score a run against qrels (trec_eval-compatible)", cmdEval},
 		"compare":   {"paired significance tests between runs", cmdCompare},
+		"fuse":      {"fuse runs into one (RRF, CombSUM, CombMNZ, DBSF, ...)", cmdFuse},
 		"model":     {"check an ONNX model folder, embed or score texts with it", cmdModel},
 		"attribute": {"join retrieval hits with answer verdicts", cmdAttribute},
 		"history":   {"show the history CSV written by bench run", cmdHistory},
