@@ -24,6 +24,19 @@ if ! command -v chromium >/dev/null 2>&1 || [[ ! -d /usr/share/fonts/truetype/li
 fi
 go mod download
 ./scripts/install-onnxruntime.sh
+# The linters of scripts/lint.sh: ShellCheck (a Debian package) and
+# staticcheck (pinned, built into bin/).
+if ! command -v shellcheck >/dev/null 2>&1; then
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq shellcheck >/dev/null
+  else
+    echo "setup: shellcheck is missing (apt-get install shellcheck); scripts/lint.sh cannot check the shell scripts" >&2
+  fi
+fi
+staticcheck_version=v0.8.2
+if ! bin/staticcheck -version 2>/dev/null | grep -qF "(${staticcheck_version#v})"; then
+  GOBIN="$root/bin" go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
+fi
 if [[ -x ./scripts/fetch-models.sh ]]; then
   ./scripts/fetch-models.sh || echo "setup: fetch-models failed; dense tests with standard models will be skipped" >&2
 fi

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/internal/fileutil"
 )
@@ -115,8 +116,8 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	}
 	for _, c := range res.Cells {
 		var buf bytes.Buffer
-		if err := writeRunTREC(&buf, c.run, cellFile(c.Name), ds.sortedIDs()); err != nil {
-			return err
+		if err := eval.WriteRunTREC(&buf, c.run, cellFile(c.Name)); err != nil {
+			return fmt.Errorf("runs/%s.trec: %w", cellFile(c.Name), err)
 		}
 		if err := put(filepath.Join("runs", cellFile(c.Name)+".trec"), buf.Bytes()); err != nil {
 			return err
@@ -156,7 +157,7 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	}
 	// Commit: from here on only renames, and ctx is no longer consulted,
 	// so the outputs are not left half old, half new.
-	if err := swapDir(filepath.Join(stage, "runs"), filepath.Join(out, "runs")); err != nil {
+	if err := fileutil.SwapDir(filepath.Join(stage, "runs"), filepath.Join(out, "runs")); err != nil {
 		return fmt.Errorf("output folder: runs: %w", err)
 	}
 	for _, f := range files {
@@ -164,40 +165,24 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 			return fmt.Errorf("output folder: %w", err)
 		}
 	}
-	syncDir(out)
+	fileutil.SyncDir(out)
 	if opts.NoHistory {
 		return nil
 	}
 	return history.Append(cfg.History, row) // its errors start "history: "
 }
 
-// swapDir puts the folder newDir at path dst. When dst exists, the two are
-// exchanged atomically where the platform allows (the old content ends up
-// at newDir, for the caller to remove); else dst is first renamed aside
-// (newDir + ".old") and then replaced, and put back if that fails.
-func swapDir(newDir, dst string) error {
-	if _, err := os.Lstat(dst); os.IsNotExist(err) {
-		return os.Rename(newDir, dst)
+// headlineMetrics are the history CSV's metrics: every family at prompt_k
+// plus recall at the largest k.
+func headlineMetrics(cfg *Config) []string {
+	var out []string
+	for _, f := range cfg.Metrics {
+		out = append(out, metricName(f, cfg.PromptK))
 	}
-	if exchange(newDir, dst) == nil {
-		return nil
+	if maxK := cfg.K[len(cfg.K)-1]; maxK != cfg.PromptK && contains(cfg.Metrics, "recall") {
+		out = append(out, metricName("recall", maxK))
 	}
-	aside := newDir + ".old"
-	if err := os.Rename(dst, aside); err != nil {
-		return err
-	}
-	if err := os.Rename(newDir, dst); err != nil {
-		os.Rename(aside, dst)
-		return err
-	}
-	return nil
+	return out
 }
 
-// syncDir fsyncs a folder so that renames in it survive a crash (best
-// effort: some platforms cannot sync a folder).
-func syncDir(dir string) {
-	if f, err := os.Open(dir); err == nil {
-		f.Sync()
-		f.Close()
-	}
-}
+func cellFile(name string) string { return strings.ReplaceAll(name, "/", "__") }

@@ -160,16 +160,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	// grade, whatever -l (those without one are unanswerable and left out,
 	// as in bench eval's means; under -l a query relevant only below the
 	// level is compared, its binary measures 0 as in trec_eval).
-	var answerable []string
-	for q, docs := range qrels {
-		for _, g := range docs {
-			if g > 0 {
-				answerable = append(answerable, q)
-				break
-			}
-		}
-	}
-	slices.Sort(answerable)
+	answerable := qrels.AnswerableIDs()
 	in := compare.Input{Metrics: labels, Scores: compare.Scores{}, Queries: answerable}
 	type readRun struct {
 		run  eval.Run
@@ -212,15 +203,9 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		for _, w := range e.Warnings() {
 			evalWarnings = append(evalWarnings, ra.name+": "+w)
 		}
-		byMetric := map[string]map[string]float64{}
-		for j, label := range labels {
-			col := map[string]float64{}
-			for i, q := range e.Queries {
-				if e.InMean[i] {
-					col[q] = e.Values[i][j]
-				}
-			}
-			byMetric[label] = col
+		byMetric, err := compare.FromEvaluation(e, labels)
+		if err != nil {
+			return err
 		}
 		in.Systems = append(in.Systems, ra.name)
 		in.Scores[ra.name] = byMetric
@@ -310,7 +295,7 @@ func compareMeasures(names []string) ([]string, []eval.Measure, error) {
 	var ms []eval.Measure
 	seen := map[string]bool{}
 	for _, n := range names {
-		for _, part := range splitMeasureList(n) {
+		for _, part := range eval.SplitMeasureList(n) {
 			got, err := eval.ParseMeasures([]string{part})
 			if err != nil {
 				return nil, nil, fmt.Errorf("-m %s: %v", part, err)
@@ -338,18 +323,4 @@ func compareMeasures(names []string) ([]string, []eval.Measure, error) {
 		}
 	}
 	return labels, ms, nil
-}
-
-// splitMeasureList splits "ndcg@10,recall@100" at commas that start a new
-// measure name, keeping trec_eval parameter lists such as "P.5,10" whole.
-func splitMeasureList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if len(out) > 0 && p != "" && (p[0] >= '0' && p[0] <= '9' || p[0] == '.') {
-			out[len(out)-1] += "," + p
-			continue
-		}
-		out = append(out, p)
-	}
-	return out
 }

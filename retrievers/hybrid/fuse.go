@@ -393,27 +393,6 @@ func rankOrder(l []eval.Result, depth int) ([]eval.Result, error) {
 	return c, nil
 }
 
-// SortResults sorts l in place by score descending, ties by doc id
-// ascending: the order hybrid used before it moved to trec_eval's. rerank
-// still calls it; new code should call eval.Sort(l, eval.TieDocIDDesc), the
-// order of every ragbench ranking (hybrid's included), and rerank should
-// move to it (its tie order then changes the same way).
-func SortResults(l []eval.Result) {
-	slices.SortStableFunc(l, func(a, b eval.Result) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		case a.DocID < b.DocID:
-			return -1
-		case a.DocID > b.DocID:
-			return 1
-		}
-		return 0
-	})
-}
-
 // fuseQuery fuses one query's rank-ordered, depth-cut lists with resolved
 // options.
 func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {

@@ -2,40 +2,32 @@ package sweep
 
 import (
 	"bufio"
-	"bytes"
-	"compress/gzip"
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/retrievers"
 )
 
 // scanLines calls fn for each non-blank line of a file (BOM and CR
-// stripped; a gzip file, by its ".gz" name or its magic bytes, is
-// decompressed).
+// stripped; a gzip file is decompressed as eval.Open decides).
 func scanLines(path string, fn func(n int, line string) error) error {
-	f, err := os.Open(path)
+	r, err := eval.Open(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	var r io.Reader = br
-	// gzip by name, or by its magic bytes 1f 8b (as eval.ReadQrels).
-	if magic, _ := br.Peek(2); strings.HasSuffix(path, ".gz") || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return fmt.Errorf("%s: not a gzip file: %v", path, err)
-		}
-		defer zr.Close()
-		r = zr
-	}
+	defer r.Close()
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<28)
 	n := 0
@@ -156,14 +148,11 @@ func knownDoc(id string, docByID map[string]int) bool {
 	if _, ok := docByID[id]; ok {
 		return true
 	}
-	if i := strings.LastIndexByte(id, '#'); i > 0 {
-		if _, ok := docByID[id[:i]]; ok {
-			if _, err := strconv.Atoi(id[i+1:]); err == nil {
-				return true
-			}
-		}
+	doc, _, ok := corpus.ParseChunkID(id)
+	if ok {
+		_, ok = docByID[doc]
 	}
-	return false
+	return ok
 }
 
 // maxListed is how many unknown gold ids an error lists.
@@ -246,66 +235,6 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 	return "", fmt.Errorf("%s", b.String())
 }
 
-// readSliceField reads the slice label of each query from field of a
-// JSONL queries file: a top-level key, or (BEIR queries.jsonl) a key of
-// the "metadata" object. Strings are taken as they are, numbers and
-// booleans as written; "" and null mean no slice; a list or object is an
-// error naming file:line. It also returns the keys seen, for the error
-// of a field no query carries.
-func readSliceField(path, field string) (map[string]string, []string, error) {
-	out := map[string]string{}
-	seen := map[string]bool{}
-	err := scanLines(path, func(n int, line string) error {
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(line), &obj); err != nil {
-			return fmt.Errorf("%s:%d: json: %v", path, n, err)
-		}
-		id := ""
-		for _, k := range []string{"id", "qid", "_id"} {
-			if raw, ok := obj[k]; ok {
-				id = jsonString(raw)
-				break
-			}
-		}
-		for k := range obj {
-			seen[k] = true
-		}
-		raw, ok := obj[field]
-		where := field
-		if !ok {
-			var meta map[string]json.RawMessage
-			if m, has := obj["metadata"]; has && json.Unmarshal(m, &meta) == nil {
-				for k := range meta {
-					seen["metadata."+k] = true
-				}
-				raw, ok = meta[field]
-				where = "metadata." + field
-			}
-		}
-		if !ok || id == "" {
-			return nil
-		}
-		v := bytes.TrimSpace(raw)
-		switch {
-		case len(v) == 0 || string(v) == "null":
-		case v[0] == '"':
-			var s string
-			if err := json.Unmarshal(v, &s); err != nil {
-				return fmt.Errorf("%s:%d: %s: %v", path, n, where, err)
-			}
-			if s != "" {
-				out[id] = s
-			}
-		case v[0] == '[' || v[0] == '{':
-			return fmt.Errorf("%s:%d: %s: slice label must be a string, number or boolean, not %s (dataset.slice_field names one label per query)", path, n, where, map[byte]string{'[': "a list", '{': "an object"}[v[0]])
-		default:
-			out[id] = string(v)
-		}
-		return nil
-	})
-	return out, sortedKeys(seen), err
-}
-
 // CheckDataset loads and checks the dataset the way Run does before its
 // first cell — corpus (ids, duplicates, JSON), queries, qrels or labels,
 // gold ids against the corpus (dataset.unknown_gold), the slice field —
@@ -316,22 +245,8 @@ func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
 	if err != nil {
 		return DatasetSummary{}, nil, err
 	}
-	sum := DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
-		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{}}
-	slices := map[string]bool{}
-	for _, id := range ds.answerable {
-		if ds.heldout[id] {
-			sum.HeldOut++
-		} else {
-			sum.Tuning++
-		}
-	}
-	for _, q := range ds.queries {
-		if s := ds.slice[q.ID]; s != "" {
-			slices[s] = true
-		}
-	}
-	sum.Slices = append(sum.Slices, sortedKeys(slices)...)
+	sum, w := ds.summary(cfg)
+	warns = append(warns, w...)
 	// The qrels level depends on the chunking: check every chunking's
 	// labels as Run does, so stale chunk labels fail here too.
 	for _, ch := range cfg.Chunkings() {
@@ -348,6 +263,40 @@ func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
 		}
 	}
 	return sum, warns, nil
+}
+
+// summary is the dataset's summary for results.json and bench run --check
+// alike (Level aside: it depends on the chunkings): counts, and the slice
+// labels sorted, with NoSlice when some queries have a label and some do
+// not; the warning says when a query's own label is NoSlice.
+func (ds *dataset) summary(cfg *Config) (DatasetSummary, []string) {
+	sum := DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
+		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{}}
+	for _, id := range ds.answerable {
+		if ds.heldout[id] {
+			sum.HeldOut++
+		} else {
+			sum.Tuning++
+		}
+	}
+	var warns []string
+	slices := map[string]bool{}
+	unlabelled := false
+	for _, q := range ds.queries {
+		if s := ds.slice[q.ID]; s != "" {
+			slices[s] = true
+		} else {
+			unlabelled = true
+		}
+	}
+	if len(slices) > 0 && unlabelled {
+		if slices[NoSlice] {
+			warns = append(warns, fmt.Sprintf("slice label %q is also the slice of the queries without a label: they are reported together", NoSlice))
+		}
+		slices[NoSlice] = true
+	}
+	sum.Slices = append(sum.Slices, sortedKeys(slices)...)
+	return sum, warns
 }
 
 // beirQueriesHint explains err, an error reading a labelled-query file,
@@ -384,4 +333,214 @@ func count(n int, noun string) string {
 		}
 	}
 	return fmt.Sprintf("%d %s", n, noun)
+}
+
+// dataset is the loaded data.
+type dataset struct {
+	docs       []corpus.Document
+	docByID    map[string]int
+	queries    []retrievers.Query // evaluated queries (all in qrels), by id
+	text       map[string]string
+	qrels      eval.Qrels
+	slice      map[string]string
+	answerable []string // sorted
+	unanswer   []string // sorted
+	heldout    map[string]bool
+	files      map[string]string // role → path, for the manifest
+	hash       string            // sha256 over corpus, queries, qrels files
+}
+
+// sliceOf is the query's slice for the per-slice groups: its label, or
+// NoSlice when it has none and labelled (some query has a label); "" when
+// no query has one.
+func (ds *dataset) sliceOf(id string, labelled bool) string {
+	if s := ds.slice[id]; s != "" || !labelled {
+		return s
+	}
+	return NoSlice
+}
+
+func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
+	d := cfg.Dataset
+	ds := &dataset{files: map[string]string{}}
+	corpusPath, queriesPath, qrelsPath := d.Corpus, d.Queries, d.Qrels
+	if d.BEIR != "" {
+		corpusPath = filepath.Join(d.BEIR, "corpus.jsonl")
+		queriesPath = filepath.Join(d.BEIR, "queries.jsonl")
+		qrelsPath = filepath.Join(d.BEIR, "qrels", d.Split+".tsv")
+	}
+	var warns []string
+	docs, err := corpus.Load(corpusPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	ds.docs = docs
+	ds.docByID = make(map[string]int, len(docs))
+	for i, doc := range docs {
+		ds.docByID[doc.ID] = i
+	}
+	if w := corpus.Summarize(docs).Warnings(); len(w) > 0 {
+		warns = append(warns, w...)
+	}
+	ds.files["corpus"] = corpusPath
+	var slices map[string]string
+	if f := d.SliceField; f != "" {
+		// The named field only: a typo never falls back to kind/slice.
+		labelled := firstNonEmpty(queriesPath, qrelsPath)
+		if slices, err = diagnose.ReadSlices(labelled, f); errors.Is(err, diagnose.ErrNoSliceField) {
+			return nil, nil, cfg.errf("dataset.slice_field", "%v; name one of those, or remove slice_field", err)
+		} else if err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := ds.readJudgements(cfg, be, queriesPath, qrelsPath); err != nil {
+		return nil, nil, err
+	}
+	if slices != nil {
+		ds.slice = slices
+	}
+	judged := firstNonEmpty(qrelsPath, queriesPath)
+	w, err := checkGold(ds, judged, corpusPath, d.UnknownGold, cfg.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w != "" {
+		warns = append(warns, w)
+	}
+	noText, err := ds.splitQueries(cfg, judged, queriesPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if noText > 0 {
+		warns = append(warns, fmt.Sprintf("%d queries have empty text (searched as empty queries)", noText))
+	}
+	if ds.hash, err = ds.filesHash(); err != nil {
+		return nil, nil, err
+	}
+	return ds, warns, nil
+}
+
+// readJudgements reads the qrels (qrelsPath, with the query texts of
+// queriesPath) or the labelled queries (queriesPath alone) into ds.qrels,
+// ds.text and ds.slice (the labels eval reads).
+func (ds *dataset) readJudgements(cfg *Config, be backend, queriesPath, qrelsPath string) error {
+	ds.slice = map[string]string{}
+	ds.text = map[string]string{}
+	if qrelsPath == "" {
+		ds.files["queries"] = queriesPath
+		q, meta, err := be.readQrels(queriesPath) // eval keeps other keys, so slice_field may name any field
+		if err != nil {
+			return beirQueriesHint(cfg, queriesPath, err)
+		}
+		ds.qrels = q
+		for id, m := range meta {
+			ds.slice[id] = m.Slice
+			ds.text[id] = m.Text
+		}
+		return nil
+	}
+	ds.files["qrels"] = qrelsPath
+	q, meta, err := be.readQrels(qrelsPath)
+	if err != nil {
+		return err
+	}
+	ds.qrels = q
+	for id, m := range meta {
+		ds.slice[id] = m.Slice
+		ds.text[id] = m.Text
+	}
+	if queriesPath != "" {
+		ds.files["queries"] = queriesPath
+		texts, err := be.loadQueries(queriesPath)
+		if err != nil {
+			return err
+		}
+		for id, t := range texts {
+			if _, ok := ds.qrels[id]; ok {
+				ds.text[id] = t
+			}
+		}
+	}
+	return nil
+}
+
+// splitQueries fills ds.queries (every judged query, by id), the
+// answerable and unanswerable ids and the held-out split; it returns how
+// many queries have empty text. judged names the file of the judgements
+// for errors.
+func (ds *dataset) splitQueries(cfg *Config, judged, queriesPath string) (noText int, err error) {
+	ids := sortedKeys(ds.qrels)
+	if len(ids) == 0 {
+		return 0, fmt.Errorf("%s: no judged queries", judged)
+	}
+	ds.heldout = map[string]bool{}
+	for _, id := range ids {
+		t, ok := ds.text[id]
+		if !ok || strings.TrimSpace(t) == "" {
+			noText++
+			if !ok {
+				return 0, fmt.Errorf("%s: query %q has qrels but no text in %s", judged, id, queriesPath)
+			}
+		}
+		ds.queries = append(ds.queries, retrievers.Query{ID: id, Text: t})
+		if ds.qrels.Answerable(id) {
+			ds.answerable = append(ds.answerable, id)
+			ds.heldout[id] = IsHeldOut(id, *cfg.HeldOut.Seed, *cfg.HeldOut.Fraction)
+		} else {
+			ds.unanswer = append(ds.unanswer, id)
+		}
+	}
+	return noText, nil
+}
+
+// filesHash is the dataset's hash for the history and the manifest: a
+// sha256 over the corpus, queries and qrels files' sha256s.
+func (ds *dataset) filesHash() (string, error) {
+	var hashes []string
+	for _, role := range []string{"corpus", "queries", "qrels"} {
+		if p := ds.files[role]; p != "" {
+			h, err := fileutil.SHA256(p)
+			if err != nil {
+				return "", err
+			}
+			hashes = append(hashes, role+":"+h)
+		}
+	}
+	return sha256Hex([]byte(strings.Join(hashes, "\n"))), nil
+}
+
+func (ds *dataset) sortedIDs() []string {
+	ids := make([]string, len(ds.queries))
+	for i, q := range ds.queries {
+		ids[i] = q.ID
+	}
+	return ids
+}
+
+// snippet is the first n characters (runes) of an item's text: a chunk's
+// own text when id is a chunk id, else the document's title and text.
+func (ds *dataset) snippet(id string, n int, chunkByID map[string]int, chunks []corpus.Chunk) string {
+	var s string
+	if i, ok := chunkByID[id]; ok && chunks[i].ID != chunks[i].DocID {
+		s = chunks[i].Text
+	} else if i, ok := ds.docByID[id]; ok {
+		d := ds.docs[i]
+		s = strings.TrimSpace(d.Title + " " + d.Text)
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// IsHeldOut reports whether query id qid is held out: the first 8 bytes of
+// sha256(decimal seed + "\x00" + qid), read big-endian as u ∈ [0, 2^64),
+// satisfy u / 2^64 < fraction. The choice depends only on (seed, qid), so a
+// query stays on its side of the split whatever else the dataset holds.
+func IsHeldOut(qid string, seed int64, fraction float64) bool {
+	h := sha256.Sum256([]byte(strconv.FormatInt(seed, 10) + "\x00" + qid))
+	u := binary.BigEndian.Uint64(h[:8])
+	return float64(u)/18446744073709551616.0 < fraction
 }
