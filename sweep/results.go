@@ -82,6 +82,11 @@ type CellResult struct {
 	PerQuery map[string]map[string]float64 `json:"per_query"`
 	// Unanswerable lists, per unanswerable query, what came back.
 	Unanswerable []UnanswerableHits `json:"unanswerable"`
+	// PrecisionOmega is, with span labels, the mean of Chroma's precision
+	// Ω over the answerable queries: the precision of retrieving exactly
+	// the chunks holding gold text, a property of the chunking (the same
+	// for every retriever); nil without span labels.
+	PrecisionOmega *float64 `json:"precision_omega,omitempty"`
 	// Threshold is the top-1 score threshold analysis (nil without
 	// unanswerable queries).
 	Threshold *Threshold `json:"threshold,omitempty"`

@@ -195,6 +195,9 @@ func scoreCell(cfg *Config, ds *dataset, sc *spanCells, cell Cell, run eval.Run,
 	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: nChunks,
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
 		Unanswerable: []UnanswerableHits{}, run: run, spans: sc, chunkByID: chunkByID, chunks: chunks}
+	if sc != nil {
+		cr.PrecisionOmega = &sc.omega
+	}
 	scores, err := cellScores(cfg, ds, sc, run)
 	if err != nil {
 		return cr, err

@@ -130,6 +130,7 @@ type spanCells struct {
 	ch          *spans.Chunking
 	qrels       eval.Qrels
 	uncoverable []spans.Uncoverable
+	omega       float64 // mean precision Ω (spans.PrecisionOmega): the chunking's, independent of the run
 }
 
 // newSpanCells derives chunking ch's chunk judgements from the span labels
@@ -146,7 +147,13 @@ func (ds *dataset) newSpanCells(cfg *Config, chunks []corpus.Chunk) (*spanCells,
 	if err != nil {
 		return nil, err
 	}
-	return &spanCells{ch: ch, qrels: qrels, uncoverable: un}, nil
+	// Ω depends on the chunking only: Evaluate of an empty run gives it.
+	ev, err := spans.Evaluate(ds.spanQueries, ch, eval.Run{}, spans.Options{Ks: []int{1}, CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
+	if err != nil {
+		return nil, err
+	}
+	omega, _ := ev.Mean(spans.PrecisionOmegaName)
+	return &spanCells{ch: ch, qrels: qrels, uncoverable: un, omega: omega}, nil
 }
 
 // uncoverableWarning says how many gold spans no chunk of chunking name

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -76,6 +77,15 @@ func TestSpanSweep(t *testing.T) {
 				t.Errorf("%s %s = %v (present %v), want %.6f", c.Name, m, got, ok, v)
 			}
 		}
+		// Ω (gold text in the chunks meeting a gold span, over the union of
+		// those chunks and the spans): fixed-4: q1 a#0, a#1 meet [20,30),
+		// holding 5 + 4 (the space at 25 is in no chunk) of [0,49): 9/49;
+		// q2 b#1 and a#0: (10 + 11)/(24 + 25). fixed-8: q1 10/49; q2
+		// 21/(49 + 47).
+		omega := map[string]float64{"fixed-4/bm25": (9.0/49 + 21.0/49) / 2, "fixed-8/bm25": (10.0/49 + 21.0/96) / 2}[c.Name]
+		if c.PrecisionOmega == nil || math.Abs(*c.PrecisionOmega-omega) > 1e-6 {
+			t.Errorf("%s: precision Ω %v, want %.6f", c.Name, fmtPtr(c.PrecisionOmega), omega)
+		}
 		delete(want, c.Name)
 		if c.Chunking.Strategy != "fixed" || c.Chunking.Size == 0 {
 			t.Errorf("%s: chunking %+v", c.Name, c.Chunking)
@@ -141,7 +151,7 @@ func TestSpanSweep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"## Span measures at prompt_k = 2", "| fixed-4/bm25 | 4      | 0.4881         | 0.2064            | 0.1695      | 0.7500",
+	for _, w := range []string{"## Span measures at prompt_k = 2", "| fixed-4/bm25 | 4      | 0.3061      | 0.4881         | 0.2064            | 0.1695      | 0.7500",
 		"The winning chunking on ndcg@2 is `fixed-8`", "derived for each chunking from span labels"} {
 		if !bytes.Contains(report, []byte(w)) {
 			t.Errorf("report.md lacks %s", w)
@@ -207,4 +217,11 @@ func TestSpanConfigErrors(t *testing.T) {
 	if v := res.Cells[0].Means[GroupAll]["token_iou@1"]; math.Abs(v-1.0/12) > 1e-6 {
 		t.Errorf("token_iou@1 = %v, want 1/12", v)
 	}
+}
+
+func fmtPtr(p *float64) string {
+	if p == nil {
+		return "nil"
+	}
+	return strconv.FormatFloat(*p, 'f', 6, 64)
 }

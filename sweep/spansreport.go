@@ -51,14 +51,18 @@ func (r *reportWriter) spanMeasures() {
 		return
 	}
 	r.w("## Span measures at prompt_k = %d\n\n", r.pk)
-	r.w("Token recall, precision and IoU are Chroma's token-level measures (fractions of gold and retrieved characters); span recall and span MRR count a gold span found when one chunk holds at least %v of it; nDCG and MRR are chunk-level, on the chunk judgements each chunking derives from the spans.\n\n", r.cfg.Dataset.SpanCoverShare)
-	head := []string{"cell", "chunks"}
+	r.w("Token recall, precision and IoU are Chroma's token-level measures (fractions of gold and retrieved characters); span recall and span MRR count a gold span found when one chunk holds at least %v of it; nDCG and MRR are chunk-level, on the chunk judgements each chunking derives from the spans. Precision Ω (Chroma's) is the precision of retrieving exactly the chunks that hold gold text: the chunking's ceiling, the same for every retriever.\n\n", r.cfg.Dataset.SpanCoverShare)
+	head := []string{"cell", "chunks", "precision Ω"}
 	for _, f := range fams {
 		head = append(head, metricName(f, r.pk))
 	}
 	var rows [][]string
 	for _, c := range r.res.Cells {
-		row := []string{c.Name, groupDigits(c.Chunks)}
+		omega := ""
+		if c.PrecisionOmega != nil {
+			omega = f4(*c.PrecisionOmega)
+		}
+		row := []string{c.Name, groupDigits(c.Chunks), omega}
 		for _, f := range fams {
 			row = append(row, f4(c.Means[GroupAll][metricName(f, r.pk)]))
 		}
