@@ -16,6 +16,16 @@
 //	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →
 //	history.Append.
 //
+// Span labels (dataset.queries with "gold_spans", or Chroma's
+// questions.csv; spans.Detect decides): the labels are read and checked
+// against the corpus by spans.Read; each chunking then derives its chunk
+// judgements (spans.Judgements, dataset.span_cover_share) for eval's
+// families, and spans.Evaluate adds the span families on the same run;
+// misses are spans.Misses. sweep/spans.go holds this side, one hook in
+// loadDataset, cellRunner.chunking and scoreCell each. Chunk-id labels
+// with a recorded chunking (corpus.LabelInfo) are checked against every
+// chunking of the grid before any work (labelinfo.go).
+//
 // Caching: bleve indexes (retrievers/bm25, keyed by chunk content, analyzer,
 // fields), embeddings (encoder.CachedEmbedder, keyed by model fingerprint and
 // text), dense indexes (keyed by model fingerprint and chunk content) and
