@@ -141,8 +141,12 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		if len(sum.Slices) > 0 {
 			slices = strings.Join(sum.Slices, ", ")
 		}
-		fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s-level qrels, slices: %s\n",
-			sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, sum.Level, slices)
+		level := sum.Level + "-level qrels"
+		if sum.Labels == sweep.LabelsSpans {
+			level = "span labels (chunk judgements derived per chunking)"
+		}
+		fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
+			sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
 		for _, w := range warns {
 			fmt.Fprintf(stdout, "warning     %s\n", w)
 		}

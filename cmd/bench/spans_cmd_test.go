@@ -70,3 +70,16 @@ func TestRunSpanLabelsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCheckSpanLabels: 'bench run --check' on the span-labelled fixture
+// says the labels are spans and counts the queries (3, 1 unanswerable).
+func TestRunCheckSpanLabels(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run(&out, &errb, []string{"run", "--check", "--data-dir", "../../sweep/testdata/spans", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), "--no-history", "../../sweep/testdata/spans.yaml"}); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errb.String())
+	}
+	if want := "dataset     spans: 2 documents, 3 queries (2 answerable: 2 tuning, 0 held out; 1 unanswerable), span labels (chunk judgements derived per chunking), slices: multi, single, unanswerable\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("--check output lacks %q:\n%s", want, out.String())
+	}
+}
