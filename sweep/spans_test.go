@@ -225,3 +225,65 @@ func fmtPtr(p *float64) string {
 	}
 	return strconv.FormatFloat(*p, 'f', 6, 64)
 }
+
+// TestSpanUncoverable: with span_cover_share 1 a chunk must hold a whole
+// span. Under fixed-4, q1's "delta echo" a[20,30) straddles a#0 [0,25)
+// and a#1 [26,49): no chunk covers it, so the run warns, and q1 — all of
+// whose spans are uncoverable — is still averaged, scoring 0 on the
+// chunk-level measures (2 queries averaged: nDCG@1 = (0 + 0)/2, q2's top
+// a#1 holding no gold). fixed-8 covers every span. The text chunkers run
+// through the same path: tokens and recursive cells carry their tokenizer.
+func TestSpanUncoverable(t *testing.T) {
+	dir := t.TempDir()
+	cfg, err := Load("testdata/spans.yaml", LoadOptions{DataDir: "testdata/spans", Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Dataset.SpanCoverShare = 1
+	cfg.Chunking = append(cfg.Chunking,
+		ChunkingConfig{Strategy: "tokens", Tokenizer: "cl100k_base", Sizes: []int{4}, Overlaps: []int{2}},
+		ChunkingConfig{Strategy: "recursive", Sizes: []int{20}, Overlaps: []int{0}})
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := false
+	for _, w := range res.Warnings {
+		if strings.HasPrefix(w, "chunking fixed-4: 1 gold span in 1 query covered by no chunk") {
+			warned = true
+			if !strings.Contains(w, `query "q1", doc "a" [20, 30)`) {
+				t.Errorf("warning %q does not name q1's span", w)
+			}
+		}
+		if strings.HasPrefix(w, "chunking fixed-8:") {
+			t.Errorf("fixed-8 covers every span, yet: %q", w)
+		}
+	}
+	if !warned {
+		t.Errorf("no uncoverable-span warning for fixed-4 in %q", res.Warnings)
+	}
+	names := map[string]CellResult{}
+	for _, c := range res.Cells {
+		names[c.Name] = c
+	}
+	c4 := names["fixed-4/bm25"]
+	if c4.Counts[GroupAll] != 2 || c4.Means[GroupAll]["ndcg@1"] != 0 || c4.PerQuery["q1"]["ndcg@2"] != 0 {
+		t.Errorf("fixed-4: counts %v, ndcg@1 %v, q1 ndcg@2 %v; want 2, 0, 0", c4.Counts, c4.Means[GroupAll]["ndcg@1"], c4.PerQuery["q1"]["ndcg@2"])
+	}
+	if v := names["fixed-8/bm25"].Means[GroupAll]["ndcg@2"]; v != 1 {
+		t.Errorf("fixed-8 ndcg@2 = %v, want 1", v)
+	}
+	for name, tok := range map[string]string{"tokens-cl100k_base-4o2/bm25": "cl100k_base", "recursive-20/bm25": ""} {
+		c, ok := names[name]
+		if !ok {
+			t.Errorf("no cell %s in %v", name, cfg.Chunkings())
+			continue
+		}
+		if c.Chunking.Tokenizer != tok || c.Chunks < 4 {
+			t.Errorf("%s: chunking %+v, %d chunks", name, c.Chunking, c.Chunks)
+		}
+		if v, ok := c.Means[GroupAll]["token_recall@2"]; !ok || v < 0 || v > 1 {
+			t.Errorf("%s: token_recall@2 = %v (present %v)", name, v, ok)
+		}
+	}
+}
