@@ -168,7 +168,7 @@ func (sc *spanCells) uncoverableWarning(name string, share float64) string {
 		qs[u.Query] = true
 	}
 	first := sc.uncoverable[0]
-	return fmt.Sprintf("chunking %s: %s in %s covered by no chunk (no chunk holds %v of it: it is longer than a chunk can cover), e.g. query %q, doc %q [%d, %d); no retriever can find them and they count as misses",
+	return fmt.Sprintf("chunking %s: %s in %s covered by no chunk (none holds %v of it), e.g. query %q, doc %q [%d, %d); no retriever can find them and they count as misses",
 		name, count(len(sc.uncoverable), "gold span"), count(len(qs), "query"), share, first.Query, first.Span.Doc, first.Span.Start, first.Span.End)
 }
 
