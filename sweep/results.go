@@ -87,6 +87,9 @@ type CellResult struct {
 	// the chunks holding gold text, a property of the chunking (the same
 	// for every retriever); nil without span labels.
 	PrecisionOmega *float64 `json:"precision_omega,omitempty"`
+	// SpansMissed is, with span labels, the number of gold spans no chunk
+	// of the top prompt_k covers (misses.jsonl's rows for the cell).
+	SpansMissed *int `json:"spans_missed,omitempty"`
 	// Threshold is the top-1 score threshold analysis (nil without
 	// unanswerable queries).
 	Threshold *Threshold `json:"threshold,omitempty"`

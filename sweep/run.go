@@ -196,7 +196,11 @@ func scoreCell(cfg *Config, ds *dataset, sc *spanCells, cell Cell, run eval.Run,
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
 		Unanswerable: []UnanswerableHits{}, run: run, spans: sc, chunkByID: chunkByID, chunks: chunks}
 	if sc != nil {
-		cr.PrecisionOmega = &sc.omega
+		missed, err := sc.countMisses(cfg, ds, run)
+		if err != nil {
+			return cr, err
+		}
+		cr.PrecisionOmega, cr.SpansMissed = &sc.omega, &missed
 	}
 	scores, err := cellScores(cfg, ds, sc, run)
 	if err != nil {

@@ -131,6 +131,7 @@ type spanCells struct {
 	qrels       eval.Qrels
 	uncoverable []spans.Uncoverable
 	omega       float64 // mean precision Ω (spans.PrecisionOmega): the chunking's, independent of the run
+	total       int     // gold spans of all queries
 }
 
 // newSpanCells derives chunking ch's chunk judgements from the span labels
@@ -153,7 +154,11 @@ func (ds *dataset) newSpanCells(cfg *Config, chunks []corpus.Chunk) (*spanCells,
 		return nil, err
 	}
 	omega, _ := ev.Mean(spans.PrecisionOmegaName)
-	return &spanCells{ch: ch, qrels: qrels, uncoverable: un, omega: omega}, nil
+	total := 0
+	for _, q := range ds.spanQueries {
+		total += len(q.Gold)
+	}
+	return &spanCells{ch: ch, qrels: qrels, uncoverable: un, omega: omega, total: total}, nil
 }
 
 // uncoverableWarning says how many gold spans no chunk of chunking name
@@ -274,4 +279,11 @@ func pathHash(p string, ds *dataset) (string, int64, error) {
 	}
 	h, err := fileutil.SHA256(p)
 	return h, st.Size(), err
+}
+
+// countMisses is the number of gold spans no chunk of run's top prompt_k
+// covers (the rows spanMisses writes).
+func (sc *spanCells) countMisses(cfg *Config, ds *dataset, run eval.Run) (int, error) {
+	ms, err := spans.Misses(ds.spanQueries, sc.ch, run, cfg.PromptK, spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
+	return len(ms), err
 }

@@ -152,7 +152,9 @@ func TestSpanSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range []string{"## Span measures at prompt_k = 2", "| fixed-4/bm25 | 4      | 0.3061      | 0.4881         | 0.2064            | 0.1695      | 0.7500",
-		"The winning chunking on ndcg@2 is `fixed-8`", "derived for each chunking from span labels"} {
+		"The winning chunking on ndcg@2 is `fixed-8`", "derived for each chunking from span labels",
+		"| fixed-4/bm25 | 1 / 3                |", "| fixed-8/bm25 | 0 / 3                |",
+		"span_recall across the k grid", "| fixed-4/bm25 | 0.5000 | 0.7500 |"} {
 		if !bytes.Contains(report, []byte(w)) {
 			t.Errorf("report.md lacks %s", w)
 		}

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -70,6 +71,46 @@ func (r *reportWriter) spanMeasures() {
 	}
 	table(&r.b, head, rows)
 	r.w("\n")
+	for _, f := range []string{"span_recall", "token_recall"} {
+		if !contains(r.cfg.Metrics, f) || len(r.cfg.K) < 2 {
+			continue
+		}
+		r.w("%s across the k grid (passages found as the prompt grows; each chunking's chunks hold different amounts of text, so compare at equal prompt size with the token measures above):\n\n", f)
+		head := []string{"cell"}
+		for _, k := range r.cfg.K {
+			head = append(head, "@"+strconv.Itoa(k))
+		}
+		var rows [][]string
+		for _, c := range r.res.Cells {
+			row := []string{c.Name}
+			for _, k := range r.cfg.K {
+				row = append(row, f4(c.Means[GroupAll][metricName(f, k)]))
+			}
+			rows = append(rows, row)
+		}
+		table(&r.b, head, rows)
+		r.w("\n")
+		break
+	}
+	var missRows [][]string
+	for _, c := range r.res.Cells {
+		if c.SpansMissed != nil {
+			missRows = append(missRows, []string{c.Name, fmt.Sprintf("%d / %d", *c.SpansMissed, c.spansTotal())})
+		}
+	}
+	if len(missRows) > 0 {
+		r.w("Gold spans no chunk of the top %d covers (one row each in `misses.jsonl`):\n\n", r.pk)
+		table(&r.b, []string{"cell", fmt.Sprintf("gold spans missed @%d", r.pk)}, missRows)
+		r.w("\n")
+	}
+}
+
+// spansTotal is the number of gold spans of the answerable queries.
+func (c *CellResult) spansTotal() int {
+	if c.spans == nil {
+		return 0
+	}
+	return c.spans.total
 }
 
 // chunkingFinding names, with span labels and more than one chunking, the
