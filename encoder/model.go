@@ -23,9 +23,10 @@ import (
 // (beyond float rounding from batch composition), so they are not part of
 // its Fingerprint. The zero value is valid: SetDefaults fills it.
 type Options struct {
-	// BatchSize is the number of texts (or pairs) per Run; texts are
+	// BatchSize is the number of texts (or pairs) per Run, ≥ 1; texts are
 	// ordered by token length and each batch is padded to its longest.
-	// Default 32.
+	// 0 means DefaultBatchSize. A graph that quantizes activations
+	// dynamically always runs at batch 1 (see Warnings).
 	BatchSize int
 	// IntraOpThreads is ONNX Runtime's intra-op thread count. Default 1
 	// (use 2 or more for a single process on a multi-core machine).
@@ -39,10 +40,22 @@ type Options struct {
 	TextNormalization string
 }
 
+// DefaultBatchSize is Options.BatchSize when it is 0: texts (or pairs) per
+// Run. It is a fixed rule, not a timing-dependent calibration, so the same
+// config gives the same batches on every machine and run. 8 is the fastest
+// of batch 1, 8 and 32 per CPU-second on SciFact abstracts for the
+// cross-encoder ce-scifact-tiny (1.16× batch 1 and 1.30× batch 32 in Go;
+// 1.09× and 1.19× in Python onnxruntime) and, in Python onnxruntime, within
+// 4 % of batch 1 for fp32 all-MiniLM-L6-v2, ahead of batch 32
+// (docs/benchmarks/encoder.md, "Settings per model"). fp32 vectors change
+// with the batch by float rounding only (at most 5.3e-8 per component for
+// use-lite, bit-identical for MiniLM: TestBatchSizeRounding).
+const DefaultBatchSize = 8
+
 // SetDefaults fills zero fields with their defaults.
 func (o *Options) SetDefaults() {
 	if o.BatchSize <= 0 {
-		o.BatchSize = 32
+		o.BatchSize = DefaultBatchSize
 	}
 	if o.IntraOpThreads <= 0 {
 		o.IntraOpThreads = 1
@@ -380,11 +393,6 @@ func (m *model) close() error {
 	err := m.sess.Destroy()
 	m.sess = nil
 	return err
-}
-
-// seqs is a batch of token sequences ready for the graph.
-type seqs struct {
-	ids, types [][]int64
 }
 
 // run feeds one padded batch to the graph and returns the output's data and
