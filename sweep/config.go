@@ -1150,7 +1150,7 @@ func (c *Config) Validate() error {
 		f := fmt.Sprintf("retrievers.%d.model", i)
 		if _, err := os.Stat(r.Model); err != nil {
 			// Say what provides each wanted model: scripts/fetch-models.sh
-			// (run by setup.sh) fetches only all-minilm-l6-v2 and
+			// (run by setup.sh) fetches only all-minilm-l6-v2, all-minilm-l6-v2-q and
 			// e5-small-v2-q; use-lite and ce-scifact-tiny come with the
 			// shared data root's models/; anything else (bge-small-en-v1.5,
 			// ms-marco-MiniLM-L-6-v2, …) must be brought from Hugging Face.
@@ -1158,7 +1158,7 @@ func (c *Config) Validate() error {
 			var fetched, shared, other []string
 			for _, n := range names {
 				switch filepath.Base(n) {
-				case "all-minilm-l6-v2", "e5-small-v2-q":
+				case "all-minilm-l6-v2", "all-minilm-l6-v2-q", "e5-small-v2-q":
 					fetched = append(fetched, n)
 				case "use-lite", "ce-scifact-tiny":
 					shared = append(shared, n)
