@@ -235,10 +235,11 @@ func (m *model) output(name string) (TensorInfo, bool) {
 func (m *model) resolve(cfg Config, hf hfConfig, wantKind string) error {
 	r := ResolvedConfig{Kind: cfg.Kind}
 	if r.Kind == "" {
-		r.Kind = KindEmbedder
-		if _, ok := m.output("logits"); ok {
-			r.Kind = KindCrossEncoder
+		names := make([]string, len(m.outputs))
+		for i, o := range m.outputs {
+			names[i] = o.Name
 		}
+		r.Kind = kindFromOutputs(names)
 	}
 	if r.Kind != wantKind {
 		return fmt.Errorf("model kind is %q, not %q (set \"kind\" in %s if the inference is wrong)", r.Kind, wantKind, ConfigFile)
