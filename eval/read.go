@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/renameio/v2"
 
@@ -255,8 +256,16 @@ func (s *lineScanner) errf(field, format string, a ...any) error {
 //     grades; an empty object is an unanswerable query), told from JSONL by
 //     being a single object whose values are all objects.
 //
+// Comments are skipped as trec_eval 10 skips them: a TREC qrels line whose
+// first byte is '#' (see isQrelsComment). Ids are kept exactly: TREC and
+// BEIR ids are bytes, whatever their encoding (as in trec_eval); JSON and
+// JSONL text must be valid UTF-8 without lone \u surrogate escapes, which
+// encoding/json would rewrite to U+FFFD (an error naming the line). Grades
+// are any integer that fits in an int: the gain computations are linear in
+// the number of judgements, not in the largest grade.
+//
 // Errors are *SyntaxError values naming file, line and field: malformed
-// lines, non-integer grades, a (query, doc) pair judged twice, a query id
+// lines, non-integer grades, invalid UTF-8 in JSON, a (query, doc) pair judged twice, a query id
 // given twice in JSONL, a JSONL line holding a repeated key, more than one
 // object, or "id" and "qid" that disagree, or a file with no judgement at all.
 func ReadQrels(path string) (Qrels, map[string]QueryMeta, error) {
@@ -280,6 +289,9 @@ func ParseQrels(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
 		if err != nil {
 			return nil, nil, &SyntaxError{File: name, Msg: err.Error()}
 		}
+		if err := checkJSONText(data, name); err != nil {
+			return nil, nil, err
+		}
 		if isRanxQrels(data) {
 			q, err := parseQrelsRanx(data, name)
 			return q, map[string]QueryMeta{}, err
@@ -297,7 +309,7 @@ func parseQrelsText(r io.Reader, name string) (Qrels, error) {
 	n := 0
 	for s.Scan() {
 		line := s.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
+		if len(bytes.TrimSpace(line)) == 0 || !beir && isQrelsComment(line) {
 			continue
 		}
 		var qid, did, grade string
@@ -667,10 +679,20 @@ func parseQrelsRanx(data []byte, name string) (Qrels, error) {
 // or magic bytes); BOM and CRLF are accepted. Results keep file order (see
 // Options.TieBreak).
 //
+// Comments are skipped as trec_eval 10 skips them: a TREC run line whose
+// first byte after leading white space is '#'. In a ranx JSON run a query
+// with an empty object {"q1": {}} is a query that retrieved nothing: it is
+// kept with no results and scores 0 wherever it is judged, whether or not
+// other queries are present (a TREC run cannot express it; a query missing
+// from a TREC run scores the same under Options.CompleteQueries). Ids are
+// kept exactly: TREC ids are the bytes between white space, whatever their
+// encoding (as in trec_eval); JSON text must be valid UTF-8 without lone
+// \u surrogate escapes, which encoding/json would rewrite to U+FFFD.
+//
 // Errors are *SyntaxError values naming file, line and field: malformed
 // lines, a score that is not a finite number (NaN and ±Inf are rejected), a
-// (query, doc) pair retrieved twice (an error, as in trec_eval), or a file
-// with no result.
+// (query, doc) pair retrieved twice (an error, as in trec_eval), JSON that
+// is not valid UTF-8, or a file with no result (TREC) or no query ({}).
 func ReadRun(path string) (Run, error) {
 	run, _, err := ReadRunInfo(path)
 	return run, err
@@ -716,7 +738,7 @@ func parseRunTREC(r io.Reader, name string) (Run, RunInfo, error) {
 	for s.Scan() {
 		line := s.Bytes()
 		nf := splitFields(line, sp[:])
-		if nf == 0 {
+		if nf == 0 || isRunComment(line) {
 			continue
 		}
 		if nf < 6 {
@@ -889,6 +911,9 @@ func parseRunJSON(r io.Reader, name string) (Run, RunInfo, error) {
 		return nil, info, &SyntaxError{File: name, Msg: err.Error()}
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if err := checkJSONText(data, name); err != nil {
+		return nil, info, err
+	}
 	lineOf := func(off int64) int {
 		if off > int64(len(data)) {
 			off = int64(len(data))
@@ -958,8 +983,8 @@ func parseRunJSON(r io.Reader, name string) (Run, RunInfo, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return fail("json", "unexpected data after the run object")
 	}
-	if info.Results == 0 {
-		return nil, info, &SyntaxError{File: name, Msg: "no results found (empty run)"}
+	if len(run) == 0 {
+		return nil, info, &SyntaxError{File: name, Msg: "no query found (empty run {})"}
 	}
 	return run, info, nil
 }
@@ -1087,6 +1112,102 @@ func startsWithBrace(br *bufio.Reader) bool {
 			return false
 		}
 	}
+}
+
+// isQrelsComment reports whether a TREC qrels line is a comment: its first
+// byte is '#', as trec_eval 10 get_qrels.c skips it (a '#' after leading
+// white space is data there, and here). trec_eval's parse loop skips one
+// comment line at a time, so that a second comment line in a row is read as
+// data (or "Malformed line"); every such line is skipped here, as its
+// line-counting loop does.
+func isQrelsComment(line []byte) bool {
+	return len(line) > 0 && line[0] == '#'
+}
+
+// isRunComment reports whether a TREC run line is a comment: its first byte
+// after leading white space is '#', as trec_eval 10 get_trec_results.c skips
+// it.
+func isRunComment(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t\v\f\r")
+	return len(t) > 0 && t[0] == '#'
+}
+
+// invalidJSONText returns the offset of the first byte of data that JSON
+// decoding would rewrite to U+FFFD: a byte that is not valid UTF-8, or a
+// \uXXXX escape of a lone UTF-16 surrogate inside a string. It returns -1
+// when there is none. encoding/json replaces both silently, so an id holding
+// one would no longer match the same id read from a TREC file (where ids
+// are bytes, kept exact); the JSON readers refuse them instead.
+func invalidJSONText(data []byte) int {
+	if !utf8.Valid(data) {
+		for i := 0; i < len(data); {
+			r, n := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return i
+			}
+			i += n
+		}
+	}
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case !inString:
+			inString = c == '"'
+		case c == '"':
+			inString = false
+		case c == '\\' && i+1 < len(data):
+			i++
+			if data[i] != 'u' {
+				continue
+			}
+			r, ok := hex4(data[i+1:])
+			if !ok {
+				continue // malformed: the JSON decoder reports it
+			}
+			switch {
+			case r >= 0xdc00 && r <= 0xdfff: // low surrogate first
+				return i - 1
+			case r >= 0xd800 && r <= 0xdbff:
+				lo, ok := rune(0), false
+				if i+6 < len(data) && data[i+5] == '\\' && data[i+6] == 'u' {
+					lo, ok = hex4(data[i+7:])
+				}
+				if !ok || lo < 0xdc00 || lo > 0xdfff {
+					return i - 1
+				}
+				i += 10 // the pair: uXXXX\uXXXX
+			default:
+				i += 4
+			}
+		}
+	}
+	return -1
+}
+
+// hex4 reads the 4 hex digits at the start of b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(b[:4]), 16, 32)
+	return rune(v), err == nil
+}
+
+// checkJSONText returns a *SyntaxError naming the line of the first byte of
+// data that JSON decoding would rewrite (see invalidJSONText), or nil.
+func checkJSONText(data []byte, name string) error {
+	off := invalidJSONText(data)
+	if off < 0 {
+		return nil
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - (bytes.LastIndexByte(data[:off], '\n') + 1) + 1
+	what := fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", data[off])
+	if data[off] == '\\' {
+		what = fmt.Sprintf("a lone UTF-16 surrogate %s", clip(data[off:min(off+6, len(data))]))
+	}
+	return &SyntaxError{File: name, Line: line, Field: "json", Msg: fmt.Sprintf("column %d: %s: JSON text must be UTF-8, and JSON decoding would replace it by U+FFFD (an id would then no longer match the same id in a TREC file); fix the encoding or use a TREC file, where ids are bytes kept exact", col, what)}
 }
 
 // qrelsLineHint explains a run line with too few fields that looks like a

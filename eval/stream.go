@@ -76,7 +76,7 @@ func firstTag(data []byte) []byte {
 			data = nil
 		}
 		ln = bytes.TrimSuffix(ln, []byte("\r"))
-		if splitFields(ln, sp[:]) >= 6 {
+		if splitFields(ln, sp[:]) >= 6 && !isRunComment(ln) {
 			return bytes.Clone(ln[sp[5].start:sp[5].end])
 		}
 	}
@@ -176,8 +176,11 @@ type evaluator struct {
 var chunkSize = 4 << 20
 
 func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
-	if opts.RelevanceLevel < 1 {
-		opts.RelevanceLevel = 1
+	if err := opts.check(); err != nil {
+		return nil, RunInfo{}, err
+	}
+	if err := checkGrades(qrels, measures); err != nil {
+		return nil, RunInfo{}, err
 	}
 	st := &streamer{qrels: qrels, measures: measures, opts: opts, relLen: relStringLength(measures), name: name, seed: maphash.MakeSeed()}
 	workers := opts.Workers
@@ -446,7 +449,7 @@ func (ev *evaluator) chunk(seq int, data []byte, runTag []byte) chunkOut {
 			ln = ln[:len(ln)-1]
 		}
 		nf := splitFields(ln, sp[:])
-		if nf == 0 {
+		if nf == 0 || isRunComment(ln) {
 			continue
 		}
 		if nf < 6 {
