@@ -293,13 +293,20 @@ func ParseQrels(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
 			return nil, nil, err
 		}
 		if isRanxQrels(data) {
-			q, err := parseQrelsRanx(data, name)
-			return q, map[string]QueryMeta{}, err
+			return noMeta(parseQrelsRanx(data, name))
 		}
 		return parseQrelsJSONL(bytes.NewReader(data), name)
 	}
-	q, err := parseQrelsText(br, name)
-	return q, map[string]QueryMeta{}, err
+	return noMeta(parseQrelsText(br, name))
+}
+
+// noMeta completes the result of a qrels reader whose format carries no
+// query metadata: an empty map, or nil with an error.
+func noMeta(q Qrels, err error) (Qrels, map[string]QueryMeta, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	return q, map[string]QueryMeta{}, nil
 }
 
 func parseQrelsText(r io.Reader, name string) (Qrels, error) {
@@ -329,7 +336,7 @@ func parseQrelsText(r io.Reader, name string) (Qrels, error) {
 			}
 			qid, did, grade = strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])
 		} else {
-			f := strings.Fields(string(line))
+			f := strings.FieldsFunc(string(line), isTrecSpace)
 			if len(f) != 4 {
 				hint := ""
 				switch {
@@ -1000,14 +1007,14 @@ func WriteRunTREC(w io.Writer, run Run, tag string) error {
 	}
 	bw := bufio.NewWriter(w)
 	for _, qid := range sortedKeys(run) {
-		if strings.ContainsAny(qid, " \t\r\n") || qid == "" {
-			return fmt.Errorf("query id %q cannot be written in TREC format", qid)
+		if !trecID(qid, true) {
+			return fmt.Errorf("query id %q cannot be written in TREC format (empty, white space, or a leading '#' that trec_eval reads as a comment)", qid)
 		}
 		res := append([]Result(nil), run[qid]...)
 		Sort(res, TieDocIDDesc)
 		for i, r := range res {
-			if strings.ContainsAny(r.DocID, " \t\r\n") || r.DocID == "" {
-				return fmt.Errorf("doc id %q cannot be written in TREC format", r.DocID)
+			if !trecID(r.DocID, false) {
+				return fmt.Errorf("doc id %q cannot be written in TREC format (empty or white space)", r.DocID)
 			}
 			if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
 				return fmt.Errorf("query %q doc %q: score %v not finite", qid, r.DocID, r.Score)
@@ -1075,12 +1082,12 @@ func WriteQrelsTREC(w io.Writer, qrels Qrels) (skipped int, err error) {
 			skipped++
 			continue
 		}
-		if strings.ContainsAny(qid, " \t\r\n") {
-			return skipped, fmt.Errorf("query id %q cannot be written in TREC format", qid)
+		if !trecID(qid, true) {
+			return skipped, fmt.Errorf("query id %q cannot be written in TREC format (empty, white space, or a leading '#' that trec_eval reads as a comment)", qid)
 		}
 		for _, did := range sortedKeys(m) {
-			if strings.ContainsAny(did, " \t\r\n") {
-				return skipped, fmt.Errorf("doc id %q cannot be written in TREC format", did)
+			if !trecID(did, false) {
+				return skipped, fmt.Errorf("doc id %q cannot be written in TREC format (empty or white space)", did)
 			}
 			fmt.Fprintf(bw, "%s 0 %s %d\n", qid, did, m[did])
 		}
@@ -1112,6 +1119,21 @@ func startsWithBrace(br *bufio.Reader) bool {
 			return false
 		}
 	}
+}
+
+// isTrecSpace reports whether c separates fields in TREC qrels and runs:
+// C's isspace in the "C" locale, as trec_eval splits them (space, \t, \n,
+// \v, \f, \r). Other bytes, such as those of U+00A0, belong to an id.
+func isTrecSpace(c rune) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// trecID reports whether id can be written as a field of a TREC run or
+// qrels line and read back unchanged: non-empty, without a field separator
+// (isTrecSpace), and, as the line's first field (first), not starting
+// with the '#' of a comment line.
+func trecID(id string, first bool) bool {
+	return id != "" && !strings.ContainsFunc(id, isTrecSpace) && !(first && id[0] == '#')
 }
 
 // isQrelsComment reports whether a TREC qrels line is a comment: its first
