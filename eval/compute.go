@@ -64,8 +64,11 @@ type ranking struct {
 	numRelRet int          // retrieved docs with grade ≥ level
 	levels    []levelCount // judged grades ≥ 0 and their counts, ascending
 	level     int
-	table     []gainEntry // scratch for gain tables
-	byLevel   []levelGain // table indexed by level, for gainOf
+	// judgedOnly drops retrieved docs without a judged grade ≥ 0 before
+	// any measure (Options.JudgedOnly, trec_eval -J).
+	judgedOnly bool
+	table      []gainEntry // scratch for gain tables
+	byLevel    []levelGain // table indexed by level, for gainOf
 }
 
 // isRel reports whether grade g counts as relevant at the relevance level.
@@ -84,6 +87,9 @@ func (r *ranking) prepare(judg map[string]int, res []Result, level int) {
 			g = gradeNotInQrels
 		case g < 0:
 			g = gradeUnjudged
+		}
+		if r.judgedOnly && g < 0 {
+			continue // trec_eval -J: ranks close up over unjudged docs
 		}
 		if r.isRel(g) {
 			r.numRelRet++

@@ -37,6 +37,12 @@ type Options struct {
 	// unanswerable: it is averaged, binary measures scoring it as trec_eval
 	// does (R = 0: 0), and listed in Evaluation.BelowLevel.
 	AverageUnanswerable bool
+	// JudgedOnly removes the retrieved docs that are not judged with a
+	// grade ≥ 0 (absent from the qrels, or in them with a negative grade)
+	// from each ranking before any measure, after MaxResults applied, the
+	// docs below moving up (trec_eval -J, form_res_rels.c): num_ret then
+	// counts judged docs only.
+	JudgedOnly bool
 	// TieBreak orders equal scores (default TieDocIDDesc, trec_eval's).
 	TieBreak TieBreak
 	// RunTag is reported by the runid measure.
@@ -312,6 +318,7 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 				if opts.MaxResults > 0 && len(buf) > opts.MaxResults {
 					buf = buf[:opts.MaxResults]
 				}
+				r.judgedOnly = opts.JudgedOnly
 				r.prepare(qrels[q], buf, opts.RelevanceLevel)
 				rows[i] = r.row(q, measures, flat[i*len(measures):(i+1)*len(measures)], relStringLen)
 				rows[i].tieReordered = reordered

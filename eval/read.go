@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/renameio/v2"
 
@@ -1154,72 +1153,12 @@ func isRunComment(line []byte) bool {
 	return len(t) > 0 && t[0] == '#'
 }
 
-// invalidJSONText returns the offset of the first byte of data that JSON
-// decoding would rewrite to U+FFFD: a byte that is not valid UTF-8, or a
-// \uXXXX escape of a lone UTF-16 surrogate inside a string. It returns -1
-// when there is none. encoding/json replaces both silently, so an id holding
-// one would no longer match the same id read from a TREC file (where ids
-// are bytes, kept exact); the JSON readers refuse them instead.
-func invalidJSONText(data []byte) int {
-	if !utf8.Valid(data) {
-		for i := 0; i < len(data); {
-			r, n := utf8.DecodeRune(data[i:])
-			if r == utf8.RuneError && n <= 1 {
-				return i
-			}
-			i += n
-		}
-	}
-	inString := false
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		switch {
-		case !inString:
-			inString = c == '"'
-		case c == '"':
-			inString = false
-		case c == '\\' && i+1 < len(data):
-			i++
-			if data[i] != 'u' {
-				continue
-			}
-			r, ok := hex4(data[i+1:])
-			if !ok {
-				continue // malformed: the JSON decoder reports it
-			}
-			switch {
-			case r >= 0xdc00 && r <= 0xdfff: // low surrogate first
-				return i - 1
-			case r >= 0xd800 && r <= 0xdbff:
-				lo, ok := rune(0), false
-				if i+6 < len(data) && data[i+5] == '\\' && data[i+6] == 'u' {
-					lo, ok = hex4(data[i+7:])
-				}
-				if !ok || lo < 0xdc00 || lo > 0xdfff {
-					return i - 1
-				}
-				i += 10 // the pair: uXXXX\uXXXX
-			default:
-				i += 4
-			}
-		}
-	}
-	return -1
-}
-
-// hex4 reads the 4 hex digits at the start of b.
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(b[:4]), 16, 32)
-	return rune(v), err == nil
-}
-
 // checkJSONText returns a *SyntaxError naming the line of the first byte of
-// data that JSON decoding would rewrite (see invalidJSONText), or nil.
+// data that JSON decoding would rewrite to U+FFFD (jsonkey.Rewritten), or
+// nil. The readers refuse it: an id holding one would no longer match the
+// same id read from a TREC file, where ids are bytes kept exact.
 func checkJSONText(data []byte, name string) error {
-	off := invalidJSONText(data)
+	off := jsonkey.Rewritten(data)
 	if off < 0 {
 		return nil
 	}

@@ -54,6 +54,27 @@ func evaluateInMemory(qrels Qrels, path string, measures []Measure, opts Options
 	if err != nil {
 		return nil, info, err
 	}
+	return evaluateParsed(qrels, run, info, measures, opts)
+}
+
+// EvaluateReader is EvaluateRunFile on a run read from r (a pipe such as
+// stdin: trec_eval's results file "-"), held in memory: a TREC or ranx
+// JSON run as ParseRun reads it (not gzip); name is used in error
+// messages. The numbers, notes and errors are EvaluateRunFile's.
+func EvaluateReader(qrels Qrels, r io.Reader, name string, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
+	if len(measures) == 0 {
+		return nil, RunInfo{}, fmt.Errorf("no measure given")
+	}
+	run, info, err := ParseRun(r, name)
+	if err != nil {
+		return nil, info, err
+	}
+	return evaluateParsed(qrels, run, info, measures, opts)
+}
+
+// evaluateParsed evaluates a run read whole, with its tag (runid) and the
+// notes on its file.
+func evaluateParsed(qrels Qrels, run Run, info RunInfo, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
 	if opts.RunTag == "" {
 		opts.RunTag = info.Tag
 	}
@@ -548,6 +569,9 @@ func (ev *evaluator) evaluate(qid string, judg map[string]int, recs []record, da
 	for _, x := range sorted {
 		g, ok := judg[string(data[x.start:x.end])]
 		g = gradeOf(g, ok)
+		if opts.JudgedOnly && g < 0 {
+			continue // trec_eval -J, as ranking.prepare
+		}
 		if r.isRel(g) {
 			r.numRelRet++
 		}
