@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/ragbench/ragbench/internal/fuzzwatch"
 )
 
 // FuzzParseVerdicts: reading any answers JSONL never panics and takes
@@ -22,8 +23,7 @@ func FuzzParseVerdicts(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tm := time.AfterFunc(10*time.Second, func() { panic("input took longer than 10s") })
-		defer tm.Stop()
+		defer fuzzwatch.Start(fuzzwatch.Bound)()
 		vs, err := ParseVerdicts(bytes.NewReader(data), "answers.jsonl")
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "answers.jsonl") {

@@ -9,15 +9,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
-)
 
-// fuzzWatchdog crashes the fuzzing worker when one input takes longer than
-// 10 s, so that the engine records it as a crasher (a hang never returns).
-func fuzzWatchdog() (stop func()) {
-	tm := time.AfterFunc(10*time.Second, func() { panic("input took longer than 10s") })
-	return func() { tm.Stop() }
-}
+	"github.com/ragbench/ragbench/internal/fuzzwatch"
+)
 
 // FuzzLoadTokenizer: loading any tokenizer.json (the tokenizer only, no
 // ONNX) never panics, logs nothing and takes bounded time; a tokenizer it
@@ -32,7 +26,7 @@ func FuzzLoadTokenizer(f *testing.F) {
 	dir := f.TempDir()
 	log.SetOutput(io.Discard) // sugarme logs; checked below to stay silent on refused files
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer fuzzWatchdog()()
+		defer fuzzwatch.Start(fuzzwatch.Bound)()
 		path := filepath.Join(dir, TokenizerFile)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
@@ -70,7 +64,7 @@ func FuzzReadConfig(f *testing.F) {
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer fuzzWatchdog()()
+		defer fuzzwatch.Start(fuzzwatch.Bound)()
 		path := filepath.Join(dir, ConfigFile)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)

@@ -6,20 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/ragbench/ragbench/internal/fuzzwatch"
 )
-
-// fuzzBound is the time any one input may take to read, write back and
-// read again (a hang or a cost quadratic in a number is a failure).
-const fuzzBound = 10 * time.Second
-
-// watchdog crashes the fuzzing worker when the input takes longer than
-// fuzzBound, so that the fuzzing engine records the input as a crasher
-// (a hang never returns for the test to fail). Call the result when done.
-func watchdog() (stop func()) {
-	tm := time.AfterFunc(fuzzBound, func() { panic("input took longer than " + fuzzBound.String()) })
-	return func() { tm.Stop() }
-}
 
 // qrelsSeeds are one or more inputs of each qrels format: TREC, BEIR TSV,
 // labelled JSONL (both shapes) and ranx JSON, with comments, BOM, CRLF.
@@ -44,7 +33,7 @@ func FuzzParseQrels(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer watchdog()()
+		defer fuzzwatch.Start(fuzzwatch.Bound)()
 		q, meta, err := ParseQrels(bytes.NewReader(data), "qrels")
 		if err != nil {
 			if q != nil || meta != nil {
@@ -125,7 +114,7 @@ func FuzzParseRun(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer watchdog()()
+		defer fuzzwatch.Start(fuzzwatch.Bound)()
 		run, info, err := ParseRun(bytes.NewReader(data), "run")
 		if err == nil {
 			checkRunRoundTrip(t, run, info)

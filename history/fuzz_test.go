@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
+
+	"github.com/ragbench/ragbench/internal/fuzzwatch"
 )
 
 // FuzzRead: Read never panics and takes bounded time; every history it
@@ -26,8 +27,7 @@ func FuzzRead(f *testing.F) {
 	}
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tm := time.AfterFunc(10*time.Second, func() { panic("input took longer than 10s") })
-		defer tm.Stop()
+		defer fuzzwatch.Start(fuzzwatch.Bound)()
 		path := filepath.Join(dir, "h.csv")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)

@@ -8,7 +8,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
+
+	"github.com/ragbench/ragbench/internal/fuzzwatch"
 )
 
 // FuzzLoad: loading any YAML config never panics and takes bounded time;
@@ -29,8 +30,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers: [{name: b, type: bm25}, {name: h, type: hybrid, inputs: [b, b], fusion: combsum, weights: [1, -1]}]\n"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tm := time.AfterFunc(10*time.Second, func() { panic("input took longer than 10s") })
-		defer tm.Stop()
+		defer fuzzwatch.Start(fuzzwatch.Bound)()
 		path := filepath.Join(dir, "config.yaml")
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
