@@ -139,23 +139,27 @@ func FuzzParseRun(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		old := chunkSize
-		chunkSize = 16
-		es, _, serr := EvaluateRunFile(qrels, path, ms, TrecEvalOptions())
-		chunkSize = old
-		em, merr := (*Evaluation)(nil), err
-		if err == nil {
-			em, merr = Evaluate(qrels, run, ms, TrecEvalOptions())
-		}
-		if (serr == nil) != (merr == nil) {
-			t.Fatalf("streaming error %v, in-memory error %v", serr, merr)
-		}
-		if serr == nil {
-			for _, m := range ms {
-				a, _ := es.Mean(m.Name)
-				b, _ := em.Mean(m.Name)
-				if a != b {
-					t.Fatalf("%s: streamed %v, in memory %v", m.Name, a, b)
+		judgedOnly := TrecEvalOptions()
+		judgedOnly.JudgedOnly, judgedOnly.MaxResults, judgedOnly.RelevanceLevel = true, 3, 0
+		for _, opts := range []Options{TrecEvalOptions(), judgedOnly} {
+			old := chunkSize
+			chunkSize = 16
+			es, _, serr := EvaluateRunFile(qrels, path, ms, opts)
+			chunkSize = old
+			em, merr := (*Evaluation)(nil), err
+			if err == nil {
+				em, _, merr = EvaluateReader(qrels, bytes.NewReader(data), "run", ms, opts)
+			}
+			if (serr == nil) != (merr == nil) {
+				t.Fatalf("streaming error %v, in-memory error %v", serr, merr)
+			}
+			if serr == nil {
+				for _, m := range ms {
+					a, _ := es.Mean(m.Name)
+					b, _ := em.Mean(m.Name)
+					if a != b {
+						t.Fatalf("%+v: %s: streamed %v, in memory %v", opts, m.Name, a, b)
+					}
 				}
 			}
 		}
