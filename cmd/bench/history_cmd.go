@@ -286,20 +286,6 @@ func histMarkdownTable(b *strings.Builder, header []string, rows [][]string) {
 	}
 }
 
-// checkChartPath refuses a --chart path that cannot become the SVG file,
-// before anything is read or printed: a folder (the atomic write would
-// report a rename of its temporary file) or a path whose folder is missing.
-func checkChartPath(path string) error {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return usagef("--chart %s: is a folder; give the SVG file to write, e.g. %s", path, filepath.Join(path, "history.svg"))
-	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usagef("--chart %s: folder %s does not exist", path, dir)
-	}
-	return nil
-}
-
 // histWriteFileAtomic writes data atomically with renameio (temporary file
 // beside path, fsync, rename), so readers never see a partial file. New
 // files get mode 0644.
@@ -317,3 +303,17 @@ type withoutPrefix struct {
 
 func (e withoutPrefix) Error() string { return strings.TrimPrefix(e.err.Error(), e.prefix) }
 func (e withoutPrefix) Unwrap() error { return e.err }
+
+// checkChartPath refuses a --chart path that cannot become the SVG file,
+// before anything is read or printed: a folder (the atomic write would
+// report a rename of its temporary file) or a path whose folder is missing.
+func checkChartPath(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("--chart %s: is a folder; give the SVG file to write, e.g. %s", path, filepath.Join(path, "history.svg"))
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usagef("--chart %s: folder %s does not exist", path, dir)
+	}
+	return nil
+}
