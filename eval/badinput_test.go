@@ -252,3 +252,23 @@ func TestRelevanceLevelZero(t *testing.T) {
 		t.Error("-l -1: want an error")
 	}
 }
+
+// TestTrecWhiteSpace: TREC fields are separated by C's isspace, as
+// trec_eval splits them (get_trec_results.c, get_qrels.c): "d\v2" is two
+// fields there, so that "q1 Q0 d\v2 1 0.5 t" retrieves doc "d" with score
+// 1 (the 5th field). Before the fix the run reader split on space and tab
+// only (doc "d\v2", score 0.5) and the qrels reader on any Unicode space
+// (U+00A0 inside an id split it; trec_eval keeps those bytes).
+func TestTrecWhiteSpace(t *testing.T) {
+	run, _, err := ParseRun(strings.NewReader("q1 Q0 d\v2 1 0.5 t\nq1\fQ0\rd3 2 0.25 t\n"), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run["q1"]; len(got) != 2 || got[0] != (Result{DocID: "d", Score: 1}) || got[1] != (Result{DocID: "d3", Score: 0.25}) {
+		t.Errorf("run %v; want d (score 1), d3 (0.25)", got)
+	}
+	q, _, err := ParseQrels(strings.NewReader("q1 0 d\u00a0x 1\nq1\v0\fd2 1\n"), "qrels")
+	if err != nil || len(q["q1"]) != 2 || q["q1"]["d\u00a0x"] != 1 || q["q1"]["d2"] != 1 {
+		t.Errorf("qrels %v, %v; want d\\u00a0x and d2 judged", q, err)
+	}
+}

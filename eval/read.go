@@ -679,7 +679,7 @@ func parseQrelsRanx(data []byte, name string) (Qrels, error) {
 }
 
 // ReadRun reads a run from path: a TREC run ("qid Q0 docid rank score tag",
-// white-space separated, at least 6 columns, extra columns ignored as
+// separated by C's white space as in trec_eval: space, \t, \v, \f, \r, at least 6 columns, extra columns ignored as
 // trec_eval does; the rank column is ignored) or a ranx-style JSON object
 // {"q1": {"d1": 0.9, ...}, ...}. Gzip content is decompressed (".gz" suffix
 // or magic bytes); BOM and CRLF are accepted. Results keep file order (see
@@ -793,7 +793,8 @@ func parseRunTREC(r io.Reader, name string) (Run, RunInfo, error) {
 // span is the byte range [start, end) of a field within its line.
 type span struct{ start, end int }
 
-// splitFields finds the fields of line separated by spaces and tabs, records
+// splitFields finds the fields of line separated by trec_eval's white space
+// (isTrecSpace: space, \t, \v, \f, \r; a line holds no \n), records
 // the ranges of the first len(dst) of them, and returns how many fields the
 // line has (counting past len(dst) only up to len(dst)+1). It looks for
 // separators eight bytes at a time and writes no pointer.
@@ -803,7 +804,8 @@ func splitFields(line []byte, dst []span) int {
 	i := 0
 	for ; i+8 <= len(line); i += 8 {
 		w := binary.LittleEndian.Uint64(line[i:])
-		m := zeroBytes(w^(0x20*lsbs)) | zeroBytes(w^(0x09*lsbs))
+		m := zeroBytes(w^(0x20*lsbs)) | zeroBytes(w^(0x09*lsbs)) | zeroBytes(w^(0x0b*lsbs)) |
+			zeroBytes(w^(0x0c*lsbs)) | zeroBytes(w^(0x0d*lsbs))
 		for m != 0 {
 			p := i + bits.TrailingZeros64(m)/8
 			if p > start {
@@ -818,7 +820,7 @@ func splitFields(line []byte, dst []span) int {
 		}
 	}
 	for ; i < len(line); i++ {
-		if c := line[i]; c == ' ' || c == '\t' {
+		if isTrecSpace(rune(line[i])) {
 			if i > start {
 				if n == len(dst) {
 					return n + 1
