@@ -13,11 +13,17 @@ const (
 	Whole    = "document" // one chunk per document, id = doc id
 	Fixed    = "fixed"    // windows of Size words, Overlap words shared
 	Sentence = "sentence" // whole sentences packed up to Size words
+	// Tokens: Chroma's FixedTokenChunker, windows of Size tokens of
+	// Tokenizer sharing Overlap tokens (see tokenChunks).
+	Tokens = "tokens"
+	// Recursive: LangChain's RecursiveCharacterTextSplitter, chunks of at
+	// most Size code points (or tokens of Tokenizer), see recursiveSplit.
+	Recursive = "recursive"
 )
 
 // Spec says how to cut documents into chunks.
 //
-// Tokens are whitespace words: maximal runs of non-space characters as
+// For "fixed" and "sentence", tokens are whitespace words: maximal runs of non-space characters as
 // unicode.IsSpace defines space (strings.Fields), never tokenizer pieces, so
 // a chunking is the same for every retriever and model.
 //
@@ -29,18 +35,37 @@ const (
 //   - Strategy "sentence": sentences (see Sentences) packed greedily, in
 //     order, while the chunk stays ≤ Size words; a sentence longer than Size
 //     words is cut into windows of Size words. Overlap must be 0.
+//   - Strategy "tokens" (Tokens): Chroma's FixedTokenChunker, windows of Size
+//     tokens of Tokenizer (required, CL100kBase) every Size−Overlap tokens
+//     (0 ≤ Overlap < Size), each decoded and located in the document (see
+//     tokenChunks). Here tokens are BPE tokens, not words.
+//   - Strategy "recursive" (Recursive): LangChain's
+//     RecursiveCharacterTextSplitter at its defaults (separators
+//     RecursiveSeparators, keep_separator, strip_whitespace), chunks of at
+//     most Size code points, or tokens of Tokenizer when it is set
+//     (0 ≤ Overlap ≤ Size), see recursiveSplit.
 //
 // Title says whether each chunk's IndexText starts with its document's
 // title. It does not change chunk ids or offsets.
 type Spec struct {
 	Strategy string
-	Size     int // words per chunk (fixed, sentence); 0 for document
-	Overlap  int // words shared by consecutive fixed windows
+	Size     int // words per chunk (fixed, sentence); tokens (tokens); code points or tokens (recursive); 0 for document
+	Overlap  int // words (fixed), tokens (tokens), code points or tokens (recursive) shared by consecutive chunks
 	Title    bool
+	// Tokenizer names the BPE of "tokens" (required) and "recursive"
+	// (optional: lengths in its tokens instead of code points); only
+	// CL100kBase. It must be "" for the other strategies.
+	Tokenizer string
 }
 
 // Validate reports the first problem with s, or nil.
 func (s Spec) Validate() error {
+	if s.Strategy == Tokens || s.Strategy == Recursive {
+		return s.validateText()
+	}
+	if s.Tokenizer != "" {
+		return fmt.Errorf("chunking %q: tokenizer is only for %q and %q (got %q)", s.Strategy, Tokens, Recursive, s.Tokenizer)
+	}
 	switch s.Strategy {
 	case Whole:
 		if s.Size != 0 || s.Overlap != 0 {
@@ -61,7 +86,7 @@ func (s Spec) Validate() error {
 			return fmt.Errorf("chunking %q: overlap is not supported (got %d)", s.Strategy, s.Overlap)
 		}
 	default:
-		return fmt.Errorf("unknown chunking strategy %q (want %q, %q or %q)", s.Strategy, Whole, Fixed, Sentence)
+		return fmt.Errorf("unknown chunking strategy %q (want %q, %q, %q, %q or %q)", s.Strategy, Whole, Fixed, Sentence, Tokens, Recursive)
 	}
 	return nil
 }
@@ -81,6 +106,8 @@ func (s Spec) Name() string {
 		return fmt.Sprintf("fixed-%do%d", s.Size, s.Overlap)
 	case Sentence:
 		return fmt.Sprintf("sent-%d", s.Size)
+	case Tokens, Recursive:
+		return s.nameText()
 	}
 	return fmt.Sprintf("invalid(%q,%d,%d)", s.Strategy, s.Size, s.Overlap)
 }
@@ -95,11 +122,22 @@ func (s Spec) Key() string {
 }
 
 // ParseSpec reads a Name or Key ("doc", "fixed-128o32", "fixed-128",
-// "sent-256", each optionally followed by "+title") and validates it.
+// "sent-256", "tokens-cl100k_base-200o100", "recursive-400o50", each
+// optionally followed by "+title") and validates it.
 func ParseSpec(name string) (Spec, error) {
 	var s Spec
 	base, title := strings.CutSuffix(name, "+title")
 	s.Title = title
+	if ts, ok, err := parseText(name, base); ok {
+		if err != nil {
+			return Spec{}, err
+		}
+		ts.Title = title
+		if err := ts.Validate(); err != nil {
+			return Spec{}, err
+		}
+		return ts, nil
+	}
 	switch {
 	case base == "doc":
 		s.Strategy = Whole
@@ -160,7 +198,10 @@ func words(text string) []span {
 // Chunk ids are "docid#i", i from 0, and the doc id itself for "document";
 // Start and End are byte offsets into Document.Text, from the first byte of
 // the chunk's first word to the end of its last word (the whole Text for
-// "document"). An invalid Spec, or two documents with the same id, is an
+// "document"). For "tokens" and "recursive", Start and End are the chunk's
+// exact span as tokenChunks and recursiveSplit define it (Text is
+// Document.Text[Start:End] except for a token window that cuts a
+// character). An invalid Spec, or two documents with the same id, is an
 // error.
 func (s Spec) Chunk(docs []Document) ([]Chunk, error) {
 	if err := s.Validate(); err != nil {
@@ -176,6 +217,20 @@ func (s Spec) Chunk(docs []Document) ([]Chunk, error) {
 		if s.Strategy == Whole {
 			out = append(out, Chunk{ID: d.ID, DocID: d.ID, Start: 0, End: len(d.Text),
 				Title: d.Title, Text: d.Text, TitlePrepended: s.Title})
+			continue
+		}
+		if s.Strategy == Tokens || s.Strategy == Recursive {
+			spans, texts, err := s.chunkText(d)
+			if err != nil {
+				return nil, err
+			}
+			if len(spans) == 0 {
+				spans, texts = []span{{0, 0}}, []string{""}
+			}
+			for i, sp := range spans {
+				out = append(out, Chunk{ID: d.ID + "#" + strconv.Itoa(i), DocID: d.ID, Index: i,
+					Start: sp.start, End: sp.end, Title: d.Title, Text: texts[i], TitlePrepended: s.Title})
+			}
 			continue
 		}
 		var spans []span

@@ -38,8 +38,9 @@ func (e *LineError) Error() string {
 	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
 }
 
-// Load reads a document collection from path. The format follows the file
-// name, after an optional ".gz" suffix (gzip-compressed):
+// Load reads a document collection from path. A folder is read by
+// LoadFolder (one document per .md or .txt file). Otherwise the format
+// follows the file name, after an optional ".gz" suffix (gzip-compressed):
 //
 //   - ".jsonl" or ".json": one JSON object per line. BEIR's corpus.jsonl
 //     keys "_id", "title", "text" are read, and "id" is accepted for "_id"
@@ -64,6 +65,9 @@ func (e *LineError) Error() string {
 // text is allowed: Summarize counts such documents so reports can show them
 // (Cranfield has two).
 func Load(path string) ([]Document, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return LoadFolder(path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,9 @@ type Document struct {
 
 // Chunk is a retrievable piece of a Document. ID is stable: "docid#i" for the
 // i-th chunk (i from 0), or the doc id itself for whole-document chunking.
-// Start and End are byte offsets of the chunk's text in Document.Text.
+// Start and End are byte offsets of the chunk's text in Document.Text
+// (RuneIndex converts them to code points; Spec.Chunk says when Text is not
+// exactly Document.Text[Start:End]).
 type Chunk struct {
 	ID             string
 	DocID          string

@@ -1,0 +1,157 @@
+package corpus
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// tokenChunks cuts text as Chroma's FixedTokenChunker does
+// (chunking_evaluation, fixed_token_chunker.py, split_text_on_tokens): the
+// text's tokens in windows of size tokens, a window starting every
+// size−overlap tokens, the last one ending at the last token; each window's
+// text is its tokens decoded (BPE.Decode). A text with no tokens has no
+// window.
+//
+// A window's span is where its text first occurs in text, searched from the
+// start of text (str.find), as the published state_of_the_union reference
+// computes it (polinak1r/Chunking_Evaluation, pipeline.py), which
+// TestE2EChromaFixedTokens reproduces. chunking_evaluation's own
+// rigorous_document_search differs in one detail: it first drops a trailing
+// "." from the chunk, so its span of such a chunk ends one character
+// earlier. When the text does not occur (a window's edge cuts a character,
+// which decodes to U+FFFD), the span is where the window's tokens lie,
+// widened to whole characters; the chunk's Text then differs from
+// Document.Text[Start:End] at its ends. (Chroma's evaluation would instead
+// fall back to a fuzzy sentence match, and the published reference to an
+// empty span; neither arises on the shared corpora.)
+func tokenChunks(bpe *BPE, text string, size, overlap int) (spans []span, texts []string) {
+	ids := bpe.Encode(text)
+	// at[i] = byte offset of token i in text; the tokens' bytes are text's.
+	at := make([]int, len(ids)+1)
+	for i, id := range ids {
+		at[i+1] = at[i] + len(bpe.enc.Decode([]int{id}))
+	}
+	for start := 0; start < len(ids); start += size - overlap {
+		end := min(start+size, len(ids))
+		chunk := bpe.Decode(ids[start:end])
+		sp, ok := locate(text, chunk)
+		if !ok {
+			sp = widen(text, span{at[start], at[end]})
+		}
+		spans = append(spans, sp)
+		texts = append(texts, chunk)
+		if end == len(ids) {
+			break
+		}
+	}
+	return spans, texts
+}
+
+// locate returns the byte span of the first occurrence of chunk in text,
+// or ok false when chunk does not occur.
+func locate(text, chunk string) (sp span, ok bool) {
+	i := strings.Index(text, chunk)
+	if i < 0 {
+		return span{}, false
+	}
+	return span{i, i + len(chunk)}, true
+}
+
+// widen moves sp's ends outward to character boundaries of text.
+func widen(text string, sp span) span {
+	for sp.start > 0 && !utf8.RuneStart(text[sp.start]) {
+		sp.start--
+	}
+	for sp.end < len(text) && !utf8.RuneStart(text[sp.end]) {
+		sp.end++
+	}
+	return sp
+}
+
+// validateText checks a Tokens or Recursive spec.
+func (s Spec) validateText() error {
+	if s.Size <= 0 {
+		return fmt.Errorf("chunking %q: size must be > 0 (got %d)", s.Strategy, s.Size)
+	}
+	switch s.Strategy {
+	case Tokens:
+		if s.Tokenizer == "" {
+			return fmt.Errorf("chunking %q: tokenizer is required (want %q)", s.Strategy, CL100kBase)
+		}
+		if s.Overlap < 0 || s.Overlap >= s.Size {
+			return fmt.Errorf("chunking %q: overlap must be in [0, size) = [0, %d) tokens (got %d)", s.Strategy, s.Size, s.Overlap)
+		}
+	case Recursive:
+		// LangChain allows overlap = size (TextSplitter.__init__).
+		if s.Overlap < 0 || s.Overlap > s.Size {
+			return fmt.Errorf("chunking %q: overlap must be in [0, size] = [0, %d] (got %d)", s.Strategy, s.Size, s.Overlap)
+		}
+	}
+	if s.Tokenizer != "" && s.Tokenizer != CL100kBase {
+		return fmt.Errorf("chunking %q: unknown tokenizer %q (want %q)", s.Strategy, s.Tokenizer, CL100kBase)
+	}
+	return nil
+}
+
+// nameText is Name for Tokens and Recursive: "tokens-cl100k_base-200o100",
+// "recursive-400o50" (characters), "recursive-cl100k_base-400".
+func (s Spec) nameText() string {
+	name := s.Strategy
+	if s.Tokenizer != "" {
+		name += "-" + s.Tokenizer
+	}
+	name += fmt.Sprintf("-%d", s.Size)
+	if s.Overlap != 0 {
+		name += fmt.Sprintf("o%d", s.Overlap)
+	}
+	return name
+}
+
+// parseText reads a nameText name back (without validating it).
+func parseText(name, base string) (Spec, bool, error) {
+	strategy, rest, _ := strings.Cut(base, "-")
+	if strategy != Tokens && strategy != Recursive {
+		return Spec{}, false, nil
+	}
+	s := Spec{Strategy: strategy}
+	if tok, sizes, ok := strings.Cut(rest, "-"); ok {
+		s.Tokenizer, rest = tok, sizes
+	}
+	size, overlap, hasO := strings.Cut(rest, "o")
+	if _, err := fmt.Sscanf(size, "%d", &s.Size); err != nil || fmt.Sprint(s.Size) != size {
+		return Spec{}, true, fmt.Errorf("chunking %q: bad size %q", name, size)
+	}
+	if hasO {
+		if _, err := fmt.Sscanf(overlap, "%d", &s.Overlap); err != nil || fmt.Sprint(s.Overlap) != overlap {
+			return Spec{}, true, fmt.Errorf("chunking %q: bad overlap %q", name, overlap)
+		}
+	}
+	return s, true, nil
+}
+
+// chunkText cuts one document by a Tokens or Recursive spec; each chunk's
+// Text is text[Start:End] except as tokenChunks says.
+func (s Spec) chunkText(d Document) ([]span, []string, error) {
+	var bpe *BPE
+	if s.Tokenizer != "" {
+		var err error
+		if bpe, err = LoadBPE(s.Tokenizer); err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.Strategy == Tokens {
+		sp, texts := tokenChunks(bpe, d.Text, s.Size, s.Overlap)
+		return sp, texts, nil
+	}
+	length := utf8.RuneCountInString // Python's len: code points
+	if bpe != nil {
+		length = bpe.Count
+	}
+	sp := recursiveSplit(d.Text, s.Size, s.Overlap, length)
+	texts := make([]string, len(sp))
+	for i, x := range sp {
+		texts[i] = d.Text[x.start:x.end]
+	}
+	return sp, texts, nil
+}

@@ -1,0 +1,79 @@
+package spans
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ragbench/ragbench/corpus"
+)
+
+// Formats of span-label files (Detect).
+const (
+	FormatJSONL     = "jsonl"      // labelled-query JSONL with "gold_spans" (ParseJSONL)
+	FormatChromaCSV = "chroma-csv" // Chroma's questions.csv (ParseChromaCSV)
+)
+
+// Detect says whether the file at path holds span labels, and in which
+// format: FormatChromaCSV when its first line is a CSV header naming the
+// columns question, references and corpus_id; FormatJSONL when its first
+// non-blank line is a JSON object with a "gold_spans" key; "" otherwise
+// (chunk-id or document labels, TREC or BEIR qrels: package eval reads
+// those). Only the first line that decides is read. A file that cannot be
+// read is an error.
+func Detect(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(bytes.TrimPrefix(sc.Bytes(), []byte("\ufeff")))
+		if len(line) == 0 {
+			continue
+		}
+		if line[0] == '{' {
+			var obj map[string]json.RawMessage
+			if json.Unmarshal(line, &obj) == nil {
+				if _, ok := obj["gold_spans"]; ok {
+					return FormatJSONL, nil
+				}
+			}
+			return "", nil
+		}
+		cols := map[string]bool{}
+		for _, c := range strings.Split(string(line), ",") {
+			cols[strings.Trim(strings.TrimSpace(c), `"`)] = true
+		}
+		if cols["question"] && cols["references"] && cols["corpus_id"] {
+			return FormatChromaCSV, nil
+		}
+		return "", nil
+	}
+	if err := sc.Err(); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return "", nil
+}
+
+// Read reads span labels from path in the format Detect finds and checks
+// them against docs. A file Detect does not recognise is an error saying
+// what span labels look like.
+func Read(path string, docs []corpus.Document) ([]Query, error) {
+	format, err := Detect(path)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case FormatJSONL:
+		return ReadJSONL(path, docs)
+	case FormatChromaCSV:
+		return ReadChromaCSV(path, docs)
+	}
+	return nil, fmt.Errorf(`%s: not span labels: want JSONL rows with "gold_spans" or Chroma's questions.csv (header question,references,corpus_id)`, path)
+}

@@ -1,0 +1,47 @@
+// Package spans scores retrieval against gold passages given as spans of
+// a document's text, so one label set scores every chunking of a sweep.
+//
+// # Labels
+//
+// A span label names a document and a range of its characters:
+// {"doc": "tenancy-act", "start": 1204, "end": 1388}, or the passage's text
+// alone, {"doc": "tenancy-act", "text": "..."}, which is located in the
+// document. Offsets count Unicode code points by default (Python's str
+// indexing, what Chroma's questions.csv and most labelling tools write);
+// "unit": "bytes" gives UTF-8 byte offsets. Both are converted exactly by
+// corpus.RuneIndex, the one owner of that conversion. ParseJSONL reads
+// labelled-query JSONL rows with "gold_spans"; ParseChromaCSV reads Chroma's
+// questions.csv as it is. Both check every label against the corpus before
+// returning (a span outside its document, a quote that differs from the
+// document, a quote found zero or several times, a document that does not
+// exist), with errors naming file:line, query and doc (*eval.SyntaxError).
+// docs/spans.md shows how to write labels by hand.
+//
+// # Measures
+//
+// For one query with gold spans G1..Gm and the top k retrieved chunks
+// C1..Ck, each chunk's place in its document given by NewChunking:
+//
+//   - token_recall@k, token_precision@k, token_iou@k: Chroma's token-level
+//     measures (Token), lengths in code points, intersection merged, sums
+//     of lengths not merged ("Evaluating Chunking Strategies for
+//     Retrieval", Smith & Troynikov, Chroma, 2024).
+//   - precision_omega: Chroma's precision Ω (PrecisionOmega), the precision
+//     of retrieving exactly the chunks holding gold text; it depends on the
+//     chunking only, not on the run.
+//   - span_recall@k: the share of the query's gold spans covered by a chunk
+//     of the top k; span_hit_rate@k: 1 when any is; span_mrr@k: 1/rank of
+//     the first covering chunk. A chunk covers a span when it holds at least
+//     Options.CoverShare of it (DefaultCoverShare, one half; Covers).
+//
+// Each is computed per query, then averaged over the queries with at least
+// one gold span (Evaluation.Mean); queries with none are unanswerable and
+// counted apart, as in package eval. Judgements turns the labels into
+// chunk-level eval.Qrels for one chunking (a covering chunk takes its span's
+// grade), so eval's trec_eval measures (nDCG, MAP, P) apply at chunk level.
+//
+// The flow for one chunking: docs → corpus.Spec.Chunk → NewChunking;
+// ReadJSONL or ReadChromaCSV(labels, docs) → queries; a retriever's
+// eval.Run over chunk ids → Evaluate(queries, chunking, run, opts), and
+// Judgements(queries, chunking, share) → eval.Evaluate for nDCG, MAP, P.
+package spans
