@@ -272,3 +272,17 @@ func TestTrecWhiteSpace(t *testing.T) {
 		t.Errorf("qrels %v, %v; want d\\u00a0x and d2 judged", q, err)
 	}
 }
+
+// TestEvaluateReaderGzip: a gzip run on a pipe is refused, saying so
+// (ParseRun would report its binary bytes as a malformed TREC line).
+func TestEvaluateReaderGzip(t *testing.T) {
+	ms, _ := ParseMeasures([]string{"map"})
+	_, _, err := EvaluateReader(Qrels{"q1": {"d1": 1}}, strings.NewReader("\x1f\x8b\x08\x00rest"), "stdin", ms, TrecEvalOptions())
+	if err == nil || !strings.HasPrefix(err.Error(), "stdin: gzip data") {
+		t.Errorf("%v; want stdin: gzip data ...", err)
+	}
+	e, _, err := EvaluateReader(Qrels{"q1": {"d1": 1}}, strings.NewReader("q1 Q0 d1 1 1 tag\n"), "stdin", ms, TrecEvalOptions())
+	if v, _ := e.Mean("map"); err != nil || v != 1 {
+		t.Errorf("map %v, %v; want 1", v, err)
+	}
+}

@@ -65,7 +65,11 @@ func EvaluateReader(qrels Qrels, r io.Reader, name string, measures []Measure, o
 	if len(measures) == 0 {
 		return nil, RunInfo{}, fmt.Errorf("no measure given")
 	}
-	run, info, err := ParseRun(r, name)
+	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		return nil, RunInfo{}, &SyntaxError{File: name, Msg: "gzip data: a run read from a pipe is not decompressed; decompress it first (zcat run.gz | ...) or give the file's path"}
+	}
+	run, info, err := ParseRun(br, name)
 	if err != nil {
 		return nil, info, err
 	}
