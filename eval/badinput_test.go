@@ -286,3 +286,33 @@ func TestEvaluateReaderGzip(t *testing.T) {
 		t.Errorf("map %v, %v; want 1", v, err)
 	}
 }
+
+// TestWriteTRECFirstID: the TREC writers refuse a first query id that would
+// read back as something else: a leading '{' makes the file JSON to the
+// readers, a leading byte order mark is dropped. Found by FuzzParseQrels
+// (ranx qrels {"{": {"0": 0}} written as "{ 0 0 0", unreadable). Not first,
+// such an id is written and reads back unchanged.
+func TestWriteTRECFirstID(t *testing.T) {
+	for _, qid := range []string{"{", "{q", "\xef\xbb\xbfq"} {
+		var b strings.Builder
+		if _, err := WriteQrelsTREC(&b, Qrels{qid: {"d": 1}}); err == nil || !strings.Contains(err.Error(), "cannot be written first") {
+			t.Errorf("qrels %q: %v; want an error", qid, err)
+		}
+		if err := WriteRunTREC(&b, Run{qid: {{DocID: "d", Score: 1}}}, "t"); err == nil || !strings.Contains(err.Error(), "cannot be written first") {
+			t.Errorf("run %q: %v; want an error", qid, err)
+		}
+	}
+	var b strings.Builder
+	q := Qrels{"a": {"d": 1}, "{q": {"d": 2}}
+	if _, err := WriteQrelsTREC(&b, q); err != nil {
+		t.Fatal(err)
+	}
+	back, _, err := ParseQrels(strings.NewReader(b.String()), "written")
+	if err != nil || len(back) != 2 || back["{q"]["d"] != 2 {
+		t.Errorf("%q read back as %v, %v", b.String(), back, err)
+	}
+	b.Reset()
+	if err := WriteRunTREC(&b, Run{"": nil, "a": {{DocID: "d", Score: 1}}, "{q": {{DocID: "d", Score: 2}}}, "t"); err == nil {
+		t.Errorf("empty query id written: %q", b.String())
+	}
+}

@@ -1007,10 +1007,15 @@ func WriteRunTREC(w io.Writer, run Run, tag string) error {
 		return fmt.Errorf("run tag %q must be non-empty and contain no white space", tag)
 	}
 	bw := bufio.NewWriter(w)
+	wrote := false // a line was written
 	for _, qid := range sortedKeys(run) {
 		if !trecID(qid, true) {
 			return fmt.Errorf("query id %q cannot be written in TREC format (empty, white space, or a leading '#' that trec_eval reads as a comment)", qid)
 		}
+		if !wrote && len(run[qid]) > 0 && !trecFirstID(qid) {
+			return fmt.Errorf("query id %q cannot be written first in a TREC run file (a leading '{' or byte order mark reads as JSON or is dropped)", qid)
+		}
+		wrote = wrote || len(run[qid]) > 0
 		res := append([]Result(nil), run[qid]...)
 		Sort(res, TieDocIDDesc)
 		for i, r := range res {
@@ -1077,6 +1082,7 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 // skipped is returned.
 func WriteQrelsTREC(w io.Writer, qrels Qrels) (skipped int, err error) {
 	bw := bufio.NewWriter(w)
+	wrote := false // a line was written
 	for _, qid := range sortedKeys(qrels) {
 		m := qrels[qid]
 		if len(m) == 0 {
@@ -1086,6 +1092,10 @@ func WriteQrelsTREC(w io.Writer, qrels Qrels) (skipped int, err error) {
 		if !trecID(qid, true) {
 			return skipped, fmt.Errorf("query id %q cannot be written in TREC format (empty, white space, or a leading '#' that trec_eval reads as a comment)", qid)
 		}
+		if !wrote && !trecFirstID(qid) {
+			return skipped, fmt.Errorf("query id %q cannot be written first in a TREC qrels file (a leading '{' or byte order mark reads as JSON or is dropped)", qid)
+		}
+		wrote = true
 		for _, did := range sortedKeys(m) {
 			if !trecID(did, false) {
 				return skipped, fmt.Errorf("doc id %q cannot be written in TREC format (empty or white space)", did)
@@ -1135,6 +1145,13 @@ func isTrecSpace(c rune) bool {
 // with the '#' of a comment line.
 func trecID(id string, first bool) bool {
 	return id != "" && !strings.ContainsFunc(id, isTrecSpace) && !(first && id[0] == '#')
+}
+
+// trecFirstID reports whether id can start a TREC file and be read back as
+// it is: the readers take a file starting with '{' for JSON, and drop a
+// UTF-8 byte order mark at its start.
+func trecFirstID(id string) bool {
+	return !strings.HasPrefix(id, "{") && !strings.HasPrefix(id, "\xef\xbb\xbf")
 }
 
 // isQrelsComment reports whether a TREC qrels line is a comment: its first
