@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
+	"github.com/ragbench/ragbench/internal/texttab"
 	"github.com/ragbench/ragbench/stats"
 )
 
@@ -276,19 +276,24 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 		}
 		return v + superscript(l)
 	}
+	systems := &texttab.Table{Header: append([]string{"", "System"}, r.Metrics...)}
+	for s, name := range r.Systems {
+		row := []string{r.Letters[s], name}
+		for m := range r.Metrics {
+			row = append(row, cell(s, m))
+		}
+		systems.AddRow(row...)
+	}
+	pairs := &texttab.Table{Header: []string{"Metric", "A", "B", "Mean A", "Mean B", "A − B", "95% CI", "d_z", "W/T/L", "p", "p adj.", "Sig."}}
+	for _, p := range r.Pairs {
+		pairs.AddRow(pairCells(p)...)
+	}
 	if md {
-		buf.WriteString("| | System |")
-		for _, m := range r.Metrics {
-			buf.WriteString(" " + m + " |")
+		systems.Align = make([]texttab.Align, len(systems.Header))
+		for i := 2; i < len(systems.Align); i++ {
+			systems.Align[i] = texttab.Right
 		}
-		buf.WriteString("\n|---|---|" + strings.Repeat("---:|", len(r.Metrics)) + "\n")
-		for s, name := range r.Systems {
-			fmt.Fprintf(&buf, "| %s | %s |", r.Letters[s], mdEscape(name))
-			for m := range r.Metrics {
-				buf.WriteString(" " + cell(s, m) + " |")
-			}
-			buf.WriteString("\n")
-		}
+		systems.WriteMarkdown(&buf)
 		buf.WriteString("\n")
 		for _, n := range r.Notes() {
 			buf.WriteString(n + "\n\n")
@@ -301,33 +306,14 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 			buf.WriteString("\n")
 		}
 		if len(r.Pairs) > 0 {
-			buf.WriteString("| Metric | A | B | Mean A | Mean B | A − B | 95% CI | d_z | W/T/L | p | p adj. | Sig. |\n")
-			buf.WriteString("|---|---|---|---:|---:|---:|---|---:|---|---:|---:|---|\n")
-			for _, p := range r.Pairs {
-				cells := pairCells(p)
-				for i := range cells {
-					cells[i] = mdEscape(cells[i])
-				}
-				fmt.Fprintf(&buf, "| %s |\n", strings.Join(cells, " | "))
-			}
+			R, L := texttab.Right, texttab.Left
+			pairs.Align = []texttab.Align{L, L, L, R, R, R, L, R, L, R, R, L}
+			pairs.WriteMarkdown(&buf)
 		}
 		_, err := w.Write(buf.Bytes())
 		return err
 	}
-	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-	fmt.Fprint(tw, "\tSystem")
-	for _, m := range r.Metrics {
-		fmt.Fprint(tw, "\t"+m)
-	}
-	fmt.Fprintln(tw)
-	for s, name := range r.Systems {
-		fmt.Fprintf(tw, "%s\t%s", r.Letters[s], name)
-		for m := range r.Metrics {
-			fmt.Fprint(tw, "\t"+cell(s, m))
-		}
-		fmt.Fprintln(tw)
-	}
-	tw.Flush()
+	systems.WriteText(&buf)
 	buf.WriteString("\n")
 	for _, n := range r.Notes() {
 		buf.WriteString(n + "\n")
@@ -340,12 +326,7 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 	}
 	if len(r.Pairs) > 0 {
 		buf.WriteString("\n")
-		tw = tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "Metric\tA\tB\tMean A\tMean B\tA − B\t95% CI\td_z\tW/T/L\tp\tp adj.\tSig.")
-		for _, p := range r.Pairs {
-			fmt.Fprintln(tw, strings.Join(pairCells(p), "\t"))
-		}
-		tw.Flush()
+		pairs.WriteText(&buf)
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
@@ -370,8 +351,6 @@ func fmtSigned(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'f', 4, 64)
 }
-
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func latexEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`, "_", `\_`, "{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`)

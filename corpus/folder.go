@@ -91,7 +91,7 @@ func checkUTF8(path string, b []byte) error {
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return fmt.Errorf("%s:%d: invalid UTF-8 at byte offset %d (byte 0x%02x)", path, line, i, b[i])
+			return &LineError{File: path, Line: line, Msg: fmt.Sprintf("invalid UTF-8 at byte offset %d (byte 0x%02x)", i, b[i])}
 		}
 		if r == '\n' {
 			line++

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +67,17 @@ func TestLoadFolderErrors(t *testing.T) {
 				t.Fatalf("err = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestLoadFolderUTF8Position: the invalid-UTF-8 error is a *LineError
+// (srcpos.Error), so callers find its file and line with errors.As as for
+// every other reader (it was a plain formatted error).
+func TestLoadFolderUTF8Position(t *testing.T) {
+	_, err := LoadFolder(writeFiles(t, map[string]string{"d.md": "ok\nfine\xff more"}))
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 2 || filepath.Base(le.File) != "d.md" {
+		t.Fatalf("err = %v (%T), want a *LineError at d.md line 2", err, err)
 	}
 }
 

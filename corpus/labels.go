@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-
-	"github.com/google/renameio/v2"
 
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
 )
 
 // LabelInfo records, beside a chunk-level qrels file, the chunking (and the
@@ -33,8 +31,9 @@ func NewLabelInfo(spec Spec, docs []Document) LabelInfo {
 // qrelsPath + ".chunking.json".
 func LabelInfoPath(qrelsPath string) string { return qrelsPath + ".chunking.json" }
 
-// WriteLabelInfo writes info beside qrelsPath atomically (renameio: temp
-// file in the same folder, fsync, rename; new files get mode 0644).
+// WriteLabelInfo writes info beside qrelsPath atomically
+// (fileutil.WriteAtomic: temp file in the same folder, fsync, rename; new
+// files get mode 0644). Errors name the path.
 func WriteLabelInfo(qrelsPath string, info LabelInfo) error {
 	if _, err := ParseSpec(info.Chunking); err != nil {
 		return fmt.Errorf("label info: %w", err)
@@ -44,7 +43,7 @@ func WriteLabelInfo(qrelsPath string, info LabelInfo) error {
 		return err
 	}
 	path := LabelInfoPath(qrelsPath)
-	return renameio.WriteFile(path, append(data, '\n'), 0o644, renameio.WithTempDir(filepath.Dir(path)), renameio.IgnoreUmask())
+	return fileutil.WriteAtomic(path, append(data, '\n'))
 }
 
 // ReadLabelInfo reads the LabelInfo beside qrelsPath. A missing record is an

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/ragbench/ragbench/internal/jsonkey"
+	"github.com/ragbench/ragbench/internal/srcpos"
 )
 
 // maxLine is the longest line (in bytes) Load accepts: 64 MiB.
@@ -23,20 +24,8 @@ const maxLine = 64 << 20
 
 // LineError is a bad line of a corpus file: File:Line: Field: Msg. Line
 // counts from 1; Field is the JSON key or TSV column ("" when the whole line
-// is at fault).
-type LineError struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
-}
-
-func (e *LineError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
-}
+// is at fault). It is ragbench's one position error, srcpos.Error.
+type LineError = srcpos.Error
 
 // Load reads a document collection from path. A folder is read by
 // LoadFolder (one document per .md or .txt file). Otherwise the format

@@ -1,11 +1,8 @@
 package corpus
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/ragbench/ragbench/eval"
@@ -17,8 +14,10 @@ import (
 // "" the id is taken to be a doc id already (whole-document chunks).
 //
 // Duplicates are removed before any cutoff: the returned lists hold every
-// document that had a chunk in the input, once, sorted by score descending
-// and then doc id ascending; cut to k afterwards. To get k documents from a
+// document that had a chunk in the input, once, in rank order: score
+// descending, then doc id descending (trec_eval's order, eval.Sort with
+// TieDocIDDesc, as every ragbench ranking), so that a cut to k afterwards
+// keeps the documents the evaluation ranks first. To get k documents from a
 // chunk retriever, search deeper than k chunks. Every query of run is kept
 // (an empty list stays empty and non-nil). run is not modified.
 func MaxP(run eval.Run, docOf func(chunkID string) string) eval.Run {
@@ -38,12 +37,7 @@ func MaxP(run eval.Run, docOf func(chunkID string) string) eval.Run {
 		for doc, s := range best {
 			list = append(list, eval.Result{DocID: doc, Score: s})
 		}
-		slices.SortFunc(list, func(a, b eval.Result) int {
-			if c := cmp.Compare(b.Score, a.Score); c != 0 {
-				return c
-			}
-			return strings.Compare(a.DocID, b.DocID)
-		})
+		eval.Sort(list, eval.TieDocIDDesc)
 		out[qid] = list
 	}
 	return out
@@ -144,11 +138,9 @@ func CheckLabels(qrels eval.Qrels, docs []Document, spec Spec, chunks []Chunk) (
 			chunky = true
 			break
 		}
-		if i := strings.LastIndexByte(id, '#'); i > 0 && docIDs[id[:i]] {
-			if _, err := strconv.Atoi(id[i+1:]); err == nil {
-				chunky = true
-				break
-			}
+		if doc, _, ok := ParseChunkID(id); ok && docIDs[doc] {
+			chunky = true
+			break
 		}
 	}
 	if !chunky {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/ragbench/ragbench/internal/texttab"
 )
 
 // Format selects how Attribution.Write and ThresholdReport.Write render.
@@ -170,53 +172,19 @@ func (p ThresholdPoint) MarshalJSON() ([]byte, error) {
 	}{p.Threshold, jsonNum(p.UnanswerableAbstained), jsonNum(p.AnswerableLostGold), jsonNum(p.AnswerableAbstained), jsonNum(p.J)})
 }
 
-// writeTable writes an aligned text table (first column left-aligned, the
-// others right-aligned) or a Markdown table.
+// writeTable writes an aligned text table or a Markdown table (texttab):
+// the first column left-aligned, the others right-aligned.
 func writeTable(b *strings.Builder, f Format, header []string, rows [][]string) {
+	align := make([]texttab.Align, len(header))
+	for i := 1; i < len(align); i++ {
+		align[i] = texttab.Right
+	}
+	t := &texttab.Table{Header: header, Rows: rows, Align: align}
 	if f == Markdown {
-		esc := func(r []string) string {
-			out := make([]string, len(r))
-			for i, c := range r {
-				out[i] = strings.ReplaceAll(c, "|", `\|`)
-			}
-			return strings.Join(out, " | ")
-		}
-		b.WriteString("| " + esc(header) + " |\n|")
-		for i := range header {
-			if i == 0 {
-				b.WriteString("---|")
-			} else {
-				b.WriteString("---:|")
-			}
-		}
-		b.WriteString("\n")
-		for _, r := range rows {
-			b.WriteString("| " + esc(r) + " |\n")
-		}
+		t.WriteMarkdown(b)
 		return
 	}
-	widths := make([]int, len(header))
-	for _, r := range append([][]string{header}, rows...) {
-		for i, c := range r {
-			widths[i] = max(widths[i], len([]rune(c)))
-		}
-	}
-	line := func(r []string) {
-		var s strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
-			if i == 0 {
-				s.WriteString(c + pad)
-			} else {
-				s.WriteString("  " + pad + c)
-			}
-		}
-		b.WriteString(strings.TrimRight(s.String(), " ") + "\n")
-	}
-	line(header)
-	for _, r := range rows {
-		line(r)
-	}
+	t.WriteText(b)
 }
 
 // abst formats correct/total verdicts on unanswerable queries, "-" if none.

@@ -45,13 +45,9 @@ func top(results []eval.Result, k int) []eval.Result {
 	return out
 }
 
-// before reports whether a ranks above b in trec_eval's order.
-func before(a, b eval.Result) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.DocID > b.DocID
-}
+// before reports whether a ranks above b in trec_eval's order
+// (eval.CompareRank).
+func before(a, b eval.Result) bool { return eval.CompareRank(a, b) < 0 }
 
 // hasGold reports whether qrels judges any doc id of q relevant (grade > 0).
 func hasGold(judged map[string]int) bool {

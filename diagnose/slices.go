@@ -4,27 +4,40 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"sort"
 	"strconv"
+	"strings"
 
+	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/jsonkey"
 )
+
+// ErrNoSliceField is wrapped by ReadSlices' error for a file in which no
+// line has the field.
+var ErrNoSliceField = errors.New("no line has this field")
 
 // ReadSlices reads query slice labels from a JSONL file of queries (a
 // labelled-query file or a BEIR queries.jsonl with extra fields): the query
 // id is the first present of "id", "qid" and "_id" (a string or a number),
 // the label is field's value (a string, number or boolean, rendered as
-// text). Lines without field, or with null, get no label. Blank lines are
-// skipped; a BOM and CRLF are accepted.
+// text), or, on a line without a top-level field, the value of field in
+// the line's "metadata" object (BEIR's place for extra query fields).
+// Lines without field, or with null or "", get no label (""). Blank lines
+// are skipped; a BOM and CRLF are accepted; a gzip file is read as
+// eval.Open reads it. It is the one slice-field reader: bench attribute
+// and bench run (dataset.slice_field) both call it.
 //
 // Errors name file, line and field: a line that is not a JSON object, a
 // line without a query id, a key repeated within a line, "id", "qid" and
 // "_id" that disagree, a label that is an object or array, a query id given
 // twice, or a file in which no line has field (a misspelt
-// --slice-field should not silently give "no slices").
+// --slice-field should not silently give "no slices": that error wraps
+// ErrNoSliceField and lists the keys seen, metadata keys as
+// "metadata.<key>").
 func ReadSlices(path, field string) (map[string]string, error) {
-	f, err := os.Open(path)
+	f, err := eval.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -32,6 +45,7 @@ func ReadSlices(path, field string) (map[string]string, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	out := map[string]string{}
+	seen := map[string]bool{} // keys of the lines, for the error of a field no line has
 	labelled := 0
 	for line := 1; sc.Scan(); line++ {
 		text := sc.Bytes()
@@ -70,12 +84,29 @@ func ReadSlices(path, field string) (map[string]string, error) {
 		if _, dup := out[id]; dup {
 			return nil, fmt.Errorf("%s:%d: query id: %q given twice", path, line, id)
 		}
-		label := ""
-		if raw, ok := obj[field]; ok && string(raw) != "null" {
-			if label, err = scalar(raw); err != nil {
-				return nil, fmt.Errorf("%s:%d: %s: want a string, number or boolean, got %s", path, line, field, raw)
+		for k := range obj {
+			seen[k] = true
+		}
+		raw, ok := obj[field]
+		where := field
+		if !ok {
+			var meta map[string]json.RawMessage
+			if m, has := obj["metadata"]; has && json.Unmarshal(m, &meta) == nil {
+				for k := range meta {
+					seen["metadata."+k] = true
+				}
+				raw, ok = meta[field]
+				where = "metadata." + field
 			}
-			labelled++
+		}
+		label := ""
+		if ok && string(raw) != "null" {
+			if label, err = scalar(raw); err != nil {
+				return nil, fmt.Errorf("%s:%d: %s: want a string, number or boolean, got %s", path, line, where, raw)
+			}
+			if label != "" {
+				labelled++
+			}
 		}
 		out[id] = label
 	}
@@ -83,7 +114,12 @@ func ReadSlices(path, field string) (map[string]string, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if labelled == 0 {
-		return nil, fmt.Errorf("%s: %s: no line has this field", path, field)
+		keys := make([]string, 0, len(seen))
+		for k := range seen {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return nil, fmt.Errorf("%s: %s: %w (keys seen: %s)", path, field, ErrNoSliceField, strings.Join(keys, ", "))
 	}
 	return out, nil
 }

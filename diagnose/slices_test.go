@@ -1,6 +1,9 @@
 package diagnose
 
 import (
+	"bytes"
+	"compress/gzip"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,9 +38,36 @@ func TestReadSlices(t *testing.T) {
 	}
 }
 
+// TestReadSlicesMetadataAndGzip: a BEIR queries.jsonl keeps extra fields
+// in "metadata"; the label is read there when the line has no top-level
+// field, "" is no label, and a gzip file reads like the plain one.
+func TestReadSlicesMetadataAndGzip(t *testing.T) {
+	data := `{"_id": "q1", "text": "a", "metadata": {"topic": "travel"}}` + "\n" +
+		`{"_id": "q2", "text": "b", "metadata": {}}` + "\n" +
+		`{"_id": "q3", "text": "c", "topic": ""}` + "\n"
+	want := map[string]string{"q1": "travel", "q2": "", "q3": ""}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(data))
+	zw.Close()
+	for _, p := range []string{writeTemp(t, "q.jsonl", data), writeTemp(t, "q.jsonl.gz", gz.String())} {
+		got, err := ReadSlices(p, "topic")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", p, diff)
+		}
+	}
+	_, err := ReadSlices(writeTemp(t, "q.jsonl", `{"_id": "q1", "metadata": {"kind": "x"}}`), "topic")
+	if !errors.Is(err, ErrNoSliceField) || !strings.Contains(err.Error(), "keys seen: _id, metadata, metadata.kind") {
+		t.Errorf("no topic anywhere: err = %v", err)
+	}
+}
+
 func TestReadSlicesErrors(t *testing.T) {
 	cases := []struct{ name, data, want string }{
-		{"no field anywhere", `{"id": "a", "kind": "x"}`, "q.jsonl: topic: no line has this field"},
+		{"no field anywhere", `{"id": "a", "kind": "x"}`, "q.jsonl: topic: no line has this field (keys seen: id, kind)"},
 		{"not JSON", `{"id": "a", "topic": "x"}` + "\nnope", "q.jsonl:2: not a JSON object"},
 		{"no id", `{"topic": "x"}`, `q.jsonl:1: query id: none of "id", "qid", "_id" present`},
 		{"object label", `{"id": "a", "topic": {"k": 1}}`, `q.jsonl:1: topic: want a string, number or boolean, got {"k": 1}`},

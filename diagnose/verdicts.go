@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ragbench/ragbench/internal/jsonkey"
+	"github.com/ragbench/ragbench/internal/srcpos"
 )
 
 // Verdict is one graded answer: whether the RAG answer to query QueryID was
@@ -23,26 +24,9 @@ type Verdict struct {
 }
 
 // VerdictError is a bad line of an answers file: File:Line: Field: Msg.
-// Line is 0 for errors about the whole file (e.g. an empty file).
-type VerdictError struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
-}
-
-func (e *VerdictError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Field != "" {
-		b.WriteString(": " + e.Field)
-	}
-	b.WriteString(": " + e.Msg)
-	return b.String()
-}
+// Line is 0 for errors about the whole file (e.g. an empty file). It is
+// ragbench's one position error, srcpos.Error.
+type VerdictError = srcpos.Error
 
 // ReadVerdicts reads an answers file: JSONL, one object per line with a
 // string "qid" and a boolean "correct", e.g. {"qid": "q000", "correct":

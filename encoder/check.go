@@ -56,11 +56,11 @@ func Check(dir string, opts Options) (*ModelInfo, error) {
 	case cfg.Kind != "":
 		kind = cfg.Kind
 	default:
-		for _, o := range info.Outputs {
-			if o.Name == "logits" {
-				kind = KindCrossEncoder
-			}
+		names := make([]string, len(info.Outputs))
+		for i, o := range info.Outputs {
+			names[i] = o.Name
 		}
+		kind = kindFromOutputs(names)
 	}
 	ctx := context.Background()
 	var m *model

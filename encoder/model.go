@@ -214,10 +214,11 @@ func (m *model) output(name string) (TensorInfo, bool) {
 func (m *model) resolve(cfg Config, hf hfConfig, wantKind string) error {
 	r := ResolvedConfig{Kind: cfg.Kind}
 	if r.Kind == "" {
-		r.Kind = KindEmbedder
-		if _, ok := m.output("logits"); ok {
-			r.Kind = KindCrossEncoder
+		names := make([]string, len(m.outputs))
+		for i, o := range m.outputs {
+			names[i] = o.Name
 		}
+		r.Kind = kindFromOutputs(names)
 	}
 	if r.Kind != wantKind {
 		return fmt.Errorf("model kind is %q, not %q (set \"kind\" in %s if the inference is wrong)", r.Kind, wantKind, ConfigFile)
@@ -380,11 +381,6 @@ func (m *model) close() error {
 	err := m.sess.Destroy()
 	m.sess = nil
 	return err
-}
-
-// seqs is a batch of token sequences ready for the graph.
-type seqs struct {
-	ids, types [][]int64
 }
 
 // run feeds one padded batch to the graph and returns the output's data and

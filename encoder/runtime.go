@@ -93,7 +93,7 @@ func RuntimeInfo() (libPath, version string) {
 // without loading it: libPath itself when non-empty, else $ONNXRUNTIME_LIB,
 // else the first existing DefaultLibraryRel found in the executable's folder
 // or the working directory or any of their parents. The error lists the
-// places searched.
+// places searched (each path once, in search order).
 func ResolveLibrary(libPath string) (string, error) {
 	if libPath != "" {
 		return filepath.Abs(libPath)
@@ -108,10 +108,14 @@ func ResolveLibrary(libPath string) (string, error) {
 	if wd, err := os.Getwd(); err == nil {
 		starts = append(starts, wd)
 	}
+	seen := map[string]bool{}
 	for _, dir := range starts {
 		for {
 			p := filepath.Join(dir, DefaultLibraryRel)
-			tried = append(tried, p)
+			if !seen[p] {
+				seen[p] = true
+				tried = append(tried, p)
+			}
 			if st, err := os.Stat(p); err == nil && !st.IsDir() {
 				return p, nil
 			}
@@ -122,7 +126,7 @@ func ResolveLibrary(libPath string) (string, error) {
 			dir = parent
 		}
 	}
-	return "", fmt.Errorf("onnxruntime: library not found: pass --onnxruntime, set $%s, or run scripts/install-onnxruntime.sh (looked for %s above the executable and working directory)", EnvLibraryPath, DefaultLibraryRel)
+	return "", fmt.Errorf("onnxruntime: library not found: pass --onnxruntime, set $%s, or run scripts/install-onnxruntime.sh (looked for %s above the executable and working directory: %s)", EnvLibraryPath, DefaultLibraryRel, strings.Join(tried, ", "))
 }
 
 func sameFile(a, b string) bool {

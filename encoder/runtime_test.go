@@ -56,6 +56,37 @@ func TestResolveLibrary(t *testing.T) {
 	}
 }
 
+// TestResolveLibraryNotFound: with no path, no $ONNXRUNTIME_LIB and no
+// library above the working directory, the error lists the places searched
+// (it used to drop them: the list was built and never used), the working
+// directory's own candidate and its parent's included, each once.
+func TestResolveLibraryNotFound(t *testing.T) {
+	t.Setenv(EnvLibraryPath, "")
+	wd := filepath.Join(t.TempDir(), "a", "b")
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(wd)
+	_, err := ResolveLibrary("")
+	if err == nil {
+		t.Skip("a library exists above the test's folders")
+	}
+	msg := err.Error()
+	_, list, ok := strings.Cut(msg, "working directory: ")
+	if !ok {
+		t.Fatalf("error lists no places: %s", msg)
+	}
+	count := map[string]int{}
+	for _, p := range strings.Split(strings.TrimSuffix(list, ")"), ", ") {
+		count[p]++
+	}
+	for _, dir := range []string{wd, filepath.Dir(wd), "/"} {
+		if p := filepath.Join(dir, DefaultLibraryRel); count[p] != 1 {
+			t.Errorf("error names %s %d times, want once: %s", p, count[p], msg)
+		}
+	}
+}
+
 func TestVersionCompare(t *testing.T) {
 	for _, c := range []struct {
 		v    string

@@ -35,15 +35,24 @@ func Sort(res []Result, tb TieBreak) {
 		})
 		return
 	}
-	slices.SortFunc(res, func(a, b Result) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return strings.Compare(b.DocID, a.DocID)
-	})
+	slices.SortFunc(res, CompareRank)
+}
+
+// CompareRank orders two results as trec_eval ranks them (TieDocIDDesc,
+// the order of every ragbench ranking): it is negative when a ranks before
+// b, positive when after, 0 when both score and doc id are equal. Higher
+// scores rank first; equal scores rank by doc id in descending byte order
+// (trec_eval 9.0.8 sorts by score, then strcmp of docno, both descending).
+// For retrievers that keep their own top-k heap and must cut where Sort
+// would.
+func CompareRank(a, b Result) int {
+	switch {
+	case a.Score > b.Score:
+		return -1
+	case a.Score < b.Score:
+		return 1
+	}
+	return strings.Compare(b.DocID, a.DocID)
 }
 
 // Sentinel grades of retrieved docs without a usable judgement.

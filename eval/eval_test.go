@@ -258,6 +258,27 @@ func TestWriteTablePipeInID(t *testing.T) {
 	}
 }
 
+// TestWriteTableBackslashInID: the query id `a\|b` (a backslash before a
+// pipe) must render as itself. GitHub unescapes `\|` in a cell, then reads
+// the cell as inline Markdown where `\\` is one backslash (GFM spec 0.29,
+// sections 4.10 and 6.1), so the cell must be `a\\\|b`. Escaping the pipe
+// alone gave `a\\|b`, which GitHub shows as "a|b", the backslash lost.
+func TestWriteTableBackslashInID(t *testing.T) {
+	ms, _ := ParseMeasures([]string{"P.1"})
+	id := `a\|b`
+	e, err := Evaluate(Qrels{id: {"d1": 1}}, Run{id: {{"d1", 1}}}, ms, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := WriteTable(&b, e, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `| a\\\|b `) {
+		t.Errorf("per-query row: backslash not escaped:\n%s", b.String())
+	}
+}
+
 // TestWriteJSONInvalidUTF8: query ids "q\xff" and "q\xfe" would both be
 // written as "q\uFFFD" by encoding/json, merging two queries' values into
 // one key; WriteJSON refuses instead.

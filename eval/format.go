@@ -9,8 +9,9 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
+
+	"github.com/ragbench/ragbench/internal/texttab"
 )
 
 // kindFamily is the trec_eval family name of each kind.
@@ -120,17 +121,13 @@ func WriteTrec(w io.Writer, e *Evaluation, perQuery bool) error {
 	return bw.Flush()
 }
 
+// sliceLabel is the name under which a slice is shown: "(none)" for the
+// queries without a slice label.
 func sliceLabel(s string) string {
 	if s == "" {
 		return "(none)"
 	}
-	return mdCell(s)
-}
-
-// mdCell escapes '|' so that an id holding one stays in its Markdown table
-// cell.
-func mdCell(s string) string {
-	return strings.ReplaceAll(s, "|", `\|`)
+	return s
 }
 
 // numericMeasures drops runid and relstring, which have no numeric value.
@@ -154,10 +151,12 @@ func fmtValue(m Measure, v float64) string {
 	return strconv.FormatFloat(v, 'f', 4, 64)
 }
 
-// WriteTable writes e as Markdown tables that also read well in a terminal:
-// a summary line (queries averaged and the counted policies), one row per
-// measure with its mean, a table of e.Slices when set (see writeSliceTable),
-// and, when perQuery, a table with one row per query.
+// WriteTable writes e as Markdown tables that also read well in a terminal
+// (texttab's padded Markdown, ids escaped by texttab.Escape): a summary line
+// (queries averaged and the counted policies), one row per measure with its
+// mean, a table of e.Slices when set (see writeSliceTable), and, when
+// perQuery, a table with one row per query ("*" marks a query not
+// averaged).
 func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 	bw := bufio.NewWriter(w)
 	idx := numericMeasures(e)
@@ -170,49 +169,47 @@ func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 		fmt.Fprintf(bw, "note: %s\n", s)
 	}
 	fmt.Fprintln(bw)
-	width := len("measure")
+	means := &texttab.Table{Header: []string{"measure", "value"}, Align: []texttab.Align{texttab.Left, texttab.Right}, MinWidth: []int{0, 10}}
 	for _, j := range idx {
-		width = max(width, len(e.Measures[j].Name))
+		means.AddRow(e.Measures[j].Name, fmtValue(e.Measures[j], e.Means[j]))
 	}
-	fmt.Fprintf(bw, "| %-*s | %10s |\n", width, "measure", "value")
-	fmt.Fprintf(bw, "|-%s-|-%s:|\n", strings.Repeat("-", width), strings.Repeat("-", 10))
-	for _, j := range idx {
-		fmt.Fprintf(bw, "| %-*s | %10s |\n", width, e.Measures[j].Name, fmtValue(e.Measures[j], e.Means[j]))
-	}
+	means.WritePaddedMarkdown(bw)
 	if len(e.Slices) > 0 {
 		writeSliceTable(bw, e, idx)
 	}
 	if perQuery {
 		fmt.Fprintln(bw)
-		qw := len("query")
-		for _, q := range e.Queries {
-			qw = max(qw, len(mdCell(q)))
-		}
-		fmt.Fprintf(bw, "| %-*s |", qw, "query")
-		for _, j := range idx {
-			fmt.Fprintf(bw, " %*s |", max(6, len(e.Measures[j].Name)), e.Measures[j].Name)
-		}
-		fmt.Fprintf(bw, "\n|-%s-|", strings.Repeat("-", qw))
-		for _, j := range idx {
-			fmt.Fprintf(bw, "-%s:|", strings.Repeat("-", max(6, len(e.Measures[j].Name))))
-		}
-		fmt.Fprintln(bw)
+		t := measureTable(e, idx, "query")
 		for i, q := range e.Queries {
-			label := mdCell(q)
+			label := q
 			if !e.InMean[i] {
 				label += "*"
 			}
-			fmt.Fprintf(bw, "| %-*s |", qw, label)
+			row := []string{label}
 			for _, j := range idx {
-				fmt.Fprintf(bw, " %*s |", max(6, len(e.Measures[j].Name)), fmtValue(e.Measures[j], e.Values[i][j]))
+				row = append(row, fmtValue(e.Measures[j], e.Values[i][j]))
 			}
-			fmt.Fprintln(bw)
+			t.AddRow(row...)
 		}
+		t.WritePaddedMarkdown(bw)
 		if len(e.Queries) > e.NumQ {
 			fmt.Fprintln(bw, "\n* not averaged (unanswerable)")
 		}
 	}
 	return bw.Flush()
+}
+
+// measureTable is a table whose first columns are the left-aligned first
+// and then any further columns given, and whose others are the measures idx,
+// right-aligned and at least 6 wide (a value "0.1234").
+func measureTable(e *Evaluation, idx []int, first ...string) *texttab.Table {
+	t := &texttab.Table{Header: first, Align: make([]texttab.Align, len(first)), MinWidth: make([]int, len(first))}
+	for _, j := range idx {
+		t.Header = append(t.Header, e.Measures[j].Name)
+		t.Align = append(t.Align, texttab.Right)
+		t.MinWidth = append(t.MinWidth, 6)
+	}
+	return t
 }
 
 // writeSliceTable writes the table of e.Slices: one row per slice with
@@ -224,45 +221,35 @@ func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 func writeSliceTable(bw *bufio.Writer, e *Evaluation, idx []int) {
 	apart := !e.Options.AverageUnanswerable
 	fmt.Fprintln(bw)
-	sw := len("slice")
-	for _, sl := range e.Slices {
-		sw = max(sw, len(sliceLabel(sl.Slice)))
-	}
-	mw := func(j int) int { return max(6, len(e.Measures[j].Name)) }
-	fmt.Fprintf(bw, "| %-*s | %5s |", sw, "slice", "num_q")
+	first := []string{"slice", "num_q"}
 	if apart {
-		fmt.Fprintf(bw, " %s |", "unanswerable")
+		first = append(first, "unanswerable")
 	}
-	for _, j := range idx {
-		fmt.Fprintf(bw, " %*s |", mw(j), e.Measures[j].Name)
+	t := measureTable(e, idx, first...)
+	for i := 1; i < len(first); i++ {
+		t.Align[i] = texttab.Right
 	}
-	fmt.Fprintf(bw, "\n|-%s-|------:|", strings.Repeat("-", sw))
-	if apart {
-		fmt.Fprintf(bw, "-%s:|", strings.Repeat("-", len("unanswerable")))
-	}
-	for _, j := range idx {
-		fmt.Fprintf(bw, "-%s:|", strings.Repeat("-", mw(j)))
-	}
-	fmt.Fprintln(bw)
+	t.MinWidth[1] = len("num_q")
 	var empty []string
 	for _, sl := range e.Slices {
-		fmt.Fprintf(bw, "| %-*s | %5d |", sw, sliceLabel(sl.Slice), sl.NumQ)
+		row := []string{sliceLabel(sl.Slice), strconv.Itoa(sl.NumQ)}
 		if apart {
-			fmt.Fprintf(bw, " %*d |", len("unanswerable"), sl.Rows-sl.NumQ)
+			row = append(row, strconv.Itoa(sl.Rows-sl.NumQ))
 		}
 		for _, j := range idx {
 			v := "-"
 			if sl.NumQ > 0 {
 				v = fmtValue(e.Measures[j], sl.Means[j])
 			}
-			fmt.Fprintf(bw, " %*s |", mw(j), v)
+			row = append(row, v)
 		}
-		fmt.Fprintln(bw)
+		t.AddRow(row...)
 		if sl.NumQ == 0 {
 			n := sl.Rows - sl.NumQ
-			empty = append(empty, fmt.Sprintf("slice \"%s\" has no query averaged: its %d quer%s unanswerable (no relevant doc), so it has no means (-)", sliceLabel(sl.Slice), n, map[bool]string{true: "y is", false: "ies are"}[n == 1]))
+			empty = append(empty, fmt.Sprintf("slice \"%s\" has no query averaged: its %d quer%s unanswerable (no relevant doc), so it has no means (-)", texttab.Escape(sliceLabel(sl.Slice)), n, map[bool]string{true: "y is", false: "ies are"}[n == 1]))
 		}
 	}
+	t.WritePaddedMarkdown(bw)
 	if apart {
 		fmt.Fprintln(bw, "\nnum_q: queries averaged; unanswerable: queries with no relevant doc, counted apart and not averaged.")
 	}

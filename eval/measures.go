@@ -209,7 +209,7 @@ func parseMeasures(names []string, lax *[]string) ([]Measure, error) {
 		}
 	}
 	for _, raw := range names {
-		for _, name := range splitMeasureList(raw) {
+		for _, name := range SplitMeasureList(raw) {
 			ms, err := parseMeasure(name, lax)
 			if err != nil {
 				return nil, err
@@ -225,11 +225,34 @@ func parseMeasures(names []string, lax *[]string) ([]Measure, error) {
 	return out, nil
 }
 
-// splitMeasureList splits "map ndcg@10" style lists on white space; commas
-// stay (they separate trec_eval parameters).
-func splitMeasureList(s string) []string {
-	return strings.Fields(s)
+// SplitMeasureList splits one -m argument into measure names, as
+// ParseMeasures and ParseMeasuresTrec read it and as bench eval and bench
+// compare take it: at white space ("map ndcg@10"), and at each comma
+// followed by an ASCII letter, which starts a new name
+// ("ndcg@10,recall@100" gives "ndcg@10" and "recall@100"). Any other comma
+// separates trec_eval parameters and stays in the name: "P.5,10",
+// "utility.2,-1,0,0", "iprec_at_recall..10,.20", "ndcg.1=3,2=9" are one
+// name each (every trec_eval parameter starts with a digit, '-', '.' or
+// '+', and every measure name with a letter). Any other comma stays in
+// its name, so a stray ",," or trailing comma reaches the parser, which
+// rejects it.
+func SplitMeasureList(s string) []string {
+	var out []string
+	for _, field := range strings.Fields(s) {
+		start := 0
+		for i := 0; i < len(field); i++ {
+			if field[i] != ',' || i+1 >= len(field) || !isASCIILetter(field[i+1]) {
+				continue
+			}
+			out = append(out, field[start:i])
+			start = i + 1
+		}
+		out = append(out, field[start:])
+	}
+	return out
 }
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func parseMeasure(name string, lax *[]string) ([]Measure, error) {
 	switch name {

@@ -12,44 +12,23 @@ import (
 	"math"
 	"math/bits"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/google/renameio/v2"
-
+	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/internal/jsonkey"
+	"github.com/ragbench/ragbench/internal/srcpos"
 )
 
 // SyntaxError reports bad input at a place in a file: File is the path (or
 // the name given to a Parse function), Line is 1-based (0 when the error
 // concerns the whole file), Field names the column or JSON key at fault.
-// Its message reads "file:line: field: message".
-type SyntaxError struct {
-	File  string
-	Line  int
-	Field string
-	Msg   string
-}
-
-// Error returns "file:line: field: message" (line and field omitted when
-// unknown).
-func (e *SyntaxError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	b.WriteString(": ")
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+// Its message reads "file:line: field: message" (line and field omitted
+// when unknown). It is the one position error of ragbench's readers
+// (srcpos.Error), so errors.As finds it whichever reader failed.
+type SyntaxError = srcpos.Error
 
 // QueryMeta is what a labelled-query JSONL file says about a query besides
 // its judgements: Text is the query text ("question" or "text" key) and Slice
@@ -1051,29 +1030,20 @@ func WriteQrelsFile(path string, qrels Qrels) (skipped int, err error) {
 }
 
 // writeAtomic streams write's output (gzip-compressed when path ends in
-// ".gz") to a renameio pending file beside path and atomically replaces path
-// with it (fsync, rename; new files get mode 0644 less the umask).
+// ".gz") to a file that atomically replaces path once complete
+// (fileutil.WriteStream: pending file beside path, fsync, rename; new files
+// get mode 0644).
 func writeAtomic(path string, write func(io.Writer) error) error {
-	f, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o644))
-	if err != nil {
-		return err
-	}
-	defer f.Cleanup() // no-op after CloseAtomicallyReplace succeeded
-	var w io.Writer = f
-	var zw *gzip.Writer
-	if strings.HasSuffix(path, ".gz") {
-		zw = gzip.NewWriter(f)
-		w = zw
-	}
-	if err := write(w); err != nil {
-		return err
-	}
-	if zw != nil {
-		if err := zw.Close(); err != nil {
+	return fileutil.WriteStream(path, func(w io.Writer) error {
+		if !strings.HasSuffix(path, ".gz") {
+			return write(w)
+		}
+		zw := gzip.NewWriter(w)
+		if err := write(zw); err != nil {
 			return err
 		}
-	}
-	return f.CloseAtomicallyReplace()
+		return zw.Close()
+	})
 }
 
 // WriteQrelsTREC writes qrels in TREC format ("qid 0 docid grade"), queries

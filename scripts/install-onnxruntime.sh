@@ -37,7 +37,8 @@ trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && npm pack --silent "onnxruntime-node@$version" >/dev/null)
 tar -xzf "$tmp"/onnxruntime-node-"$version".tgz -C "$tmp" package/bin/napi-v6/linux/x64
 src="$tmp/package/bin/napi-v6/linux/x64"
-real="$(cd "$src" && ls libonnxruntime.so.1* | head -n1)"
+libs=("$src"/libonnxruntime.so.1*)
+real="$(basename "${libs[0]}")"
 if [[ "$version" == "$pinned_version" ]]; then
   got="$(sha256sum "$src/$real" | cut -d' ' -f1)"
   if [[ "$got" != "$pinned_sha" ]]; then

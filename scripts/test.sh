@@ -7,8 +7,17 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 ./scripts/setup.sh
 export ONNXRUNTIME_LIB="${ONNXRUNTIME_LIB:-$root/third_party/onnxruntime/libonnxruntime.so}"
-test -z "$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed" >&2; gofmt -l .; exit 1; }
+unformatted="$( (git ls-files -z '*.go' 2>/dev/null || find . -name '*.go' -print0) | xargs -0 gofmt -l)"
+test -z "$unformatted" || { echo "gofmt needed:" >&2; echo "$unformatted" >&2; exit 1; }
 go vet ./...
+./scripts/lint.sh                   # staticcheck and shellcheck, clean
+# The packages with concurrency under the race detector (about 1.5 minutes):
+# eval's streaming reader, stats, compare, dense, the sweep, bm25 (without
+# its SciFact and Cranfield replays) and the encoder's embedding cache (its
+# other tests run ONNX models); the skipped tests run without -race below.
+go test -count=1 -race -timeout 20m ./eval ./stats ./compare ./retrievers/dense ./sweep
+go test -count=1 -race -timeout 10m -skip '^Test(SciFact|Cranfield)$' ./retrievers/bm25
+go test -count=1 -race -timeout 10m -run 'CachedEmbedder' ./encoder
 go test -count=1 -timeout 20m ./...
 ./scripts/fuzz.sh 10s               # every fuzz target 10 s, one at a time: 11 targets, about 2.6 min (long run: ./scripts/fuzz.sh 10m)
 go test -count=1 -tags e2e -run '^TestE2E' -timeout 70m ./...

@@ -49,8 +49,11 @@ type buildEnv struct {
 	// "embed" (chunks embedded by a dense build) or "rerank" (query–passage
 	// pairs scored). Calls for one stage come from one goroutine at a time,
 	// with done not decreasing.
-	progress  func(stage string, done, total int)
-	embedTime *time.Duration // accumulates time spent embedding (dense)
+	progress func(stage string, done, total int)
+	// embedded, when not nil, is told the wall time of each embedding
+	// call of a dense retriever (building and searching), from one
+	// goroutine at a time, so the cell's timings can show it apart.
+	embedded func(time.Duration)
 }
 
 func defaultBackend() backend {
@@ -170,9 +173,7 @@ func chunksKey(chunks []corpus.Chunk) string {
 func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfig, env buildEnv) (retrievers.Retriever, error) {
 	switch rc.Type {
 	case "bm25":
-		opts := bm25.Options{K1: *rc.K1, B: *rc.B, NoLengthNorm: *rc.B == 0, Scoring: rc.Scoring,
-			Fields: rc.Fields, Analyzer: rc.Analyzer, ExactLengths: rc.ExactLengths, Dir: filepath.Join(env.cacheDir, "bm25")}
-		return bm25.New(ctx, chunks, opts)
+		return bm25.New(ctx, chunks, rc.bm25Options(filepath.Join(env.cacheDir, "bm25")))
 	case "dense":
 		e, err := env.models.embedder(rc)
 		if err != nil {
@@ -182,8 +183,8 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 		embed := func(ctx context.Context, texts []string, query bool) ([][]float32, error) {
 			t0 := time.Now()
 			v, err := e.Embed(ctx, texts, query)
-			if env.embedTime != nil {
-				*env.embedTime += time.Since(t0)
+			if env.embedded != nil {
+				env.embedded(time.Since(t0))
 			}
 			if !query && err == nil && env.progress != nil {
 				done = min(done+len(texts), len(chunks)) // dense.New calls embed from one goroutine
@@ -213,14 +214,7 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 }
 
 func fuse(runs []eval.Run, rc RetrieverConfig) (eval.Run, error) {
-	opts := hybrid.Options{Method: hybrid.Method(rc.Fusion), Depth: rc.Depth, Weights: rc.Weights}
-	if rc.RRFK != nil {
-		opts.K = *rc.RRFK
-	}
-	if rc.Normalization != "" {
-		opts.Norm = hybrid.Normalization(rc.Normalization)
-	}
-	return hybrid.Fuse(runs, opts)
+	return hybrid.Fuse(runs, rc.hybridOptions())
 }
 
 // staticRetriever serves a run computed earlier (a rerank's first stage).
@@ -249,10 +243,7 @@ func rerankRun(ctx context.Context, first eval.Run, queries []retrievers.Query, 
 	for _, ch := range chunks {
 		texts[ch.ID] = ch.IndexText()
 	}
-	opts := rerank.Options{Depth: rc.Depth, BatchSize: rc.BatchSize, Mode: rerank.Mode(rc.Mode)}
-	if rc.Alpha != nil {
-		opts.Alpha = *rc.Alpha
-	}
+	opts := rc.rerankOptions()
 	total := 0
 	for _, l := range first {
 		total += min(len(l), rc.Depth)

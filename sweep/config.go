@@ -5,15 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/ragbench/ragbench/internal/modellist"
+	"github.com/ragbench/ragbench/internal/srcpos"
 )
 
 // Config is one sweep, as read from a YAML file (see docs/config.md for every
@@ -242,15 +245,6 @@ type LoadOptions struct {
 	History string
 }
 
-// ConfigError is an error in a config file, naming the file, the line (0
-// when unknown) and the field; it reads "file:line: field: message".
-type ConfigError struct {
-	File  string // the config file
-	Line  int    // 1-based line of the field (0: unknown)
-	Field string // field path, list indices in brackets, e.g. "retrievers[2].alpha"
-	Msg   string // what is wrong and what to do
-}
-
 // fieldPath turns a dotted path with numeric list indices
 // ("retrievers.2.alpha") into the displayed form ("retrievers[2].alpha").
 func fieldPath(dotted string) string {
@@ -268,19 +262,6 @@ func fieldPath(dotted string) string {
 		}
 		b.WriteString(part)
 	}
-	return b.String()
-}
-
-func (e *ConfigError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	if e.Field != "" {
-		b.WriteString(": " + e.Field)
-	}
-	b.WriteString(": " + e.Msg)
 	return b.String()
 }
 
@@ -325,8 +306,14 @@ func parse(file string, data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &ConfigError{File: file, Msg: "empty config file"}
+			return nil, &srcpos.Error{File: file, Msg: "empty config file"}
 		}
+		return nil, yamlErr(file, data, nil, err)
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		return nil, &srcpos.Error{File: file, Line: next.Line, Msg: "a second YAML document (after ---): a config is one document; remove it or merge it into the first"}
+	} else if !errors.Is(err, io.EOF) {
 		return nil, yamlErr(file, data, nil, err)
 	}
 	var cfg Config
@@ -494,439 +481,21 @@ func walkYAML(n *yaml.Node, prefix string, visit func(path string, key, v *yaml.
 	}
 }
 
-func (l lines) errf(file, field, format string, a ...any) *ConfigError {
+func (l lines) errf(file, field, format string, a ...any) *srcpos.Error {
 	line := l[field]
 	for f := field; line == 0 && strings.Contains(f, "."); {
 		f = f[:strings.LastIndex(f, ".")]
 		line = l[f]
 	}
-	return &ConfigError{File: file, Line: line, Field: fieldPath(field), Msg: fmt.Sprintf(format, a...)}
+	return &srcpos.Error{File: file, Line: line, Field: fieldPath(field), Msg: fmt.Sprintf(format, a...)}
 }
 
-// errf is a ConfigError on field of c's file, with the field's line.
-func (c *Config) errf(field, format string, a ...any) *ConfigError {
+// errf is a srcpos.Error on field of c's file, with the field's line.
+func (c *Config) errf(field, format string, a ...any) *srcpos.Error {
 	return c.lines.errf(c.path, field, format, a...)
 }
 
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
-// check fills defaults and validates values (not files).
-func (c *Config) check(root *yaml.Node) error {
-	ln := lines{}
-	collectLines(root, "", ln)
-	var errs []error
-	bad := func(field, format string, a ...any) {
-		errs = append(errs, ln.errf(c.path, field, format, a...))
-	}
-	has := func(field string) bool { _, ok := ln[field]; return ok }
-	c.lines = ln
-	// Only an absent field takes its default: an explicit null, 0, "" or
-	// [] is an error, never a silent fallback.
-	nullFields(root, "", func(field string) {
-		bad(field, "empty value (null): give a value, or remove the line to use the default")
-	})
-	explicit := func(field string, zero bool, format string, a ...any) {
-		if zero && has(field) && !isNull(root, field) {
-			bad(field, format, a...)
-		}
-	}
-	const noDefault = "; remove the line to use the default"
-	explicit("name", c.Name == "", "empty name"+noDefault+" (the config file's base name)")
-	explicit("k", len(c.K) == 0, "empty k grid: list the cutoffs, e.g. k: [1, 5, 10]"+noDefault+" %v", DefaultK)
-	explicit("metrics", len(c.Metrics) == 0, "empty metrics list: name at least one of %s"+noDefault+" (all six)", strings.Join(MetricFamilies, ", "))
-	explicit("chunking", len(c.Chunking) == 0, "empty chunking list: give at least one entry, e.g. - strategy: doc"+noDefault+" (one whole-document chunking)")
-	explicit("prompt_k", c.PromptK == 0, "prompt_k 0: must be one of k"+noDefault+" (10, else the largest k)")
-	explicit("depth", c.Depth == 0, "depth 0: must be ≥ the largest k"+noDefault+" (the largest k)")
-	explicit("snippet", c.Snippet == 0, "snippet 0: must be ≥ 1 character"+noDefault+" (160)")
-	explicit("primary_metric", c.PrimaryMetric == "", "empty: one of the evaluated metrics"+noDefault+" (ndcg)")
-	explicit("output", c.Output == "", "empty path"+noDefault+" (results/<name> beside the config)")
-	explicit("cache_dir", c.CacheDir == "", "empty path"+noDefault+" ($RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
-	explicit("history", c.History == "", "empty path"+noDefault+" (bench-history.csv beside the config)")
-	explicit("dataset.name", c.Dataset.Name == "", "empty name"+noDefault+" (the dataset folder's name)")
-	explicit("dataset.split", c.Dataset.Split == "", "empty split"+noDefault+" (test)")
-	explicit("dataset.slice_field", c.Dataset.SliceField == "", "empty field name"+noDefault+" (kind, else slice)")
-	explicit("dataset.unknown_gold", c.Dataset.UnknownGold == "", "empty: error or ignore"+noDefault+" (error)")
-	for i, ch := range c.Chunking {
-		f := fmt.Sprintf("chunking.%d", i)
-		if ch.Strategy != "doc" {
-			explicit(f+".overlaps", len(ch.Overlaps) == 0, "empty overlaps list: give at least one overlap, e.g. [0]"+noDefault+" ([0])")
-		}
-	}
-	for i, r := range c.Retrievers {
-		f := fmt.Sprintf("retrievers.%d", i)
-		explicit(f+".scoring", r.Scoring == "", "empty: lucene or bleve"+noDefault+" (lucene)")
-		explicit(f+".fields", r.Fields == "", "empty: flat or multi"+noDefault+" (flat)")
-		explicit(f+".analyzer", r.Analyzer == "", "empty: en or lucene-en"+noDefault+" (en)")
-		explicit(f+".fusion", r.Fusion == "", "empty: rrf, combsum or combmnz"+noDefault+" (rrf)")
-		explicit(f+".normalization", r.Normalization == "", "empty: minmax or zscore"+noDefault+" (minmax)")
-		explicit(f+".mode", r.Mode == "", "empty: ce or interpolate"+noDefault+" (ce)")
-		explicit(f+".batch_size", r.BatchSize == 0, "batch_size 0: must be ≥ 1"+noDefault+" (32)")
-		explicit(f+".depth", r.Depth == 0, "depth 0: must be ≥ 1"+noDefault+" (100)")
-		explicit(f+".weights", len(r.Weights) == 0, "empty weights list: one weight per input"+noDefault+" (all 1)")
-	}
-	sg := &c.Significance
-	explicit("significance.test", sg.Test == "", "empty: randomization, t, bootstrap, wilcoxon or sign"+noDefault+" (randomization)")
-	explicit("significance.correction", sg.Correction == "", "empty: holm, bonferroni, bh or none"+noDefault+" (holm)")
-	explicit("significance.metrics", len(sg.Metrics) == 0, "empty metrics list: name at least one evaluated metric"+noDefault+" ([primary_metric])")
-	if sg.Test == "" || sg.Test == "randomization" || sg.Test == "bootstrap" {
-		explicit("significance.permutations", sg.Permutations == 0, "0 permutations: the %s test needs ≥ 1 (e.g. 10000)"+noDefault+" (10000)", firstNonEmpty(sg.Test, "randomization"))
-	}
-
-	if c.Name == "" {
-		c.Name = strings.TrimSuffix(filepath.Base(c.path), filepath.Ext(c.path))
-	}
-	d := &c.Dataset
-	switch {
-	case d.BEIR != "" && (d.Corpus != "" || d.Queries != ""):
-		bad("dataset", "give either beir (a BEIR folder) or corpus + queries, not both")
-	case d.BEIR == "" && (d.Corpus == "" || (d.Queries == "" && d.Qrels == "")):
-		bad("dataset", "missing: set dataset.beir to a BEIR folder, or dataset.corpus and dataset.queries (labelled-query JSONL)")
-	case d.Corpus != "" && d.Qrels != "" && d.Queries == "":
-		bad("dataset.queries", "missing: qrels need a queries file (BEIR queries.jsonl) for the query texts")
-	}
-	if d.BEIR != "" && d.Split == "" {
-		d.Split = "test"
-	}
-	if d.BEIR == "" && has("dataset.split") {
-		bad("dataset.split", "only applies to a BEIR folder (dataset.beir)")
-	}
-	if d.Title == nil {
-		t := true
-		d.Title = &t
-	}
-	if d.UnknownGold == "" {
-		d.UnknownGold = "error"
-	}
-	if d.UnknownGold != "error" && d.UnknownGold != "ignore" {
-		bad("dataset.unknown_gold", "unknown policy %q: error (stop the run) or ignore (drop unknown gold ids, counted in the report)", d.UnknownGold)
-	}
-
-	if len(c.Chunking) == 0 {
-		c.Chunking = []ChunkingConfig{{Strategy: "doc"}}
-	}
-	for i := range c.Chunking {
-		ch := &c.Chunking[i]
-		f := fmt.Sprintf("chunking.%d", i)
-		switch ch.Strategy {
-		case "doc":
-			if has(f+".sizes") || has(f+".overlaps") {
-				bad(f+".sizes", "strategy doc takes no sizes or overlaps")
-			}
-		case "fixed", "sentence":
-			if len(ch.Sizes) == 0 {
-				bad(f+".sizes", "strategy %s needs sizes (words per chunk), e.g. sizes: [128, 256]", ch.Strategy)
-			}
-			if len(ch.Overlaps) == 0 {
-				ch.Overlaps = []int{0}
-			}
-			for j, s := range ch.Sizes {
-				if s < 1 {
-					bad(fmt.Sprintf("%s.sizes.%d", f, j), "size %d must be ≥ 1", s)
-				}
-				for k, o := range ch.Overlaps {
-					if o < 0 || (s >= 1 && o >= s) {
-						bad(fmt.Sprintf("%s.overlaps.%d", f, k), "overlap %d must be in [0, size %d)", o, s)
-					} else if ch.Strategy == "sentence" && o != 0 {
-						bad(fmt.Sprintf("%s.overlaps.%d", f, k), "strategy sentence packs whole sentences: overlap must be 0")
-					}
-				}
-			}
-		case "":
-			bad(f+".strategy", "missing: one of doc, fixed, sentence")
-		default:
-			bad(f+".strategy", "unknown strategy %q: one of doc, fixed, sentence", ch.Strategy)
-		}
-	}
-
-	if len(c.Retrievers) == 0 {
-		bad("retrievers", "missing: give at least one retriever (e.g. - {name: bm25, type: bm25})")
-	}
-	names := map[string]int{}
-	for i := range c.Retrievers {
-		r := &c.Retrievers[i]
-		f := fmt.Sprintf("retrievers.%d", i)
-		if !nameRe.MatchString(r.Name) {
-			bad(f+".name", "name %q: use letters, digits, '.', '-', '_'", r.Name)
-		} else if j, dup := names[r.Name]; dup {
-			bad(f+".name", "duplicate name %q (also retrievers[%d])", r.Name, j)
-		}
-		names[r.Name] = i
-		only := func(allowed ...string) {
-			for _, k := range []string{"k1", "b", "scoring", "fields", "analyzer", "exact_lengths", "model", "fallback_models", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth"} {
-				if has(f+"."+k) && !contains(allowed, k) {
-					bad(f+"."+k, "does not apply to type %s", r.Type)
-				}
-			}
-		}
-		switch r.Type {
-		case "bm25":
-			only("k1", "b", "scoring", "fields", "analyzer", "exact_lengths")
-			if r.K1 == nil {
-				r.K1 = ptr(0.9)
-			}
-			if r.B == nil {
-				r.B = ptr(0.4)
-			}
-			if *r.K1 < 0 || isNaN(*r.K1) {
-				bad(f+".k1", "k1 %v must be ≥ 0", *r.K1)
-			}
-			if *r.B < 0 || *r.B > 1 || isNaN(*r.B) {
-				bad(f+".b", "b %v must be in [0, 1]", *r.B)
-			}
-			if r.Scoring == "" {
-				r.Scoring = "lucene"
-			}
-			if r.Scoring != "lucene" && r.Scoring != "bleve" {
-				bad(f+".scoring", "unknown scoring %q: lucene or bleve", r.Scoring)
-			}
-			if r.Fields == "" {
-				r.Fields = "flat"
-			}
-			if r.Fields != "flat" && r.Fields != "multi" {
-				bad(f+".fields", "unknown fields %q: flat or multi", r.Fields)
-			}
-			if r.Analyzer == "" {
-				r.Analyzer = "en"
-			}
-			if r.Analyzer != "en" && r.Analyzer != "lucene-en" {
-				bad(f+".analyzer", "unknown analyzer %q: en or lucene-en", r.Analyzer)
-			}
-		case "dense":
-			only("model", "fallback_models", "batch_size")
-			if r.Model == "" {
-				bad(f+".model", "missing: a model folder (relative to the models root)")
-			}
-			if r.BatchSize == 0 {
-				r.BatchSize = 32
-			}
-			if r.BatchSize < 1 {
-				bad(f+".batch_size", "batch_size %d must be ≥ 1", r.BatchSize)
-			}
-		case "hybrid":
-			only("inputs", "fusion", "rrf_k", "normalization", "weights", "depth")
-			if len(r.Inputs) < 2 {
-				bad(f+".inputs", "a hybrid fuses at least two retrievers, e.g. inputs: [bm25, dense]")
-			}
-			if r.Fusion == "" {
-				r.Fusion = "rrf"
-			}
-			switch r.Fusion {
-			case "rrf":
-				if has(f+".normalization") || has(f+".weights") {
-					bad(f+".fusion", "normalization and weights apply to combsum/combmnz, not rrf")
-				}
-				if r.RRFK == nil {
-					r.RRFK = ptr(60.0)
-				}
-				if !(*r.RRFK > 0) || math.IsInf(*r.RRFK, 0) {
-					bad(f+".rrf_k", "rrf_k %v must be > 0", *r.RRFK)
-				}
-			case "combsum", "combmnz":
-				if has(f + ".rrf_k") {
-					bad(f+".rrf_k", "applies to fusion rrf only")
-				}
-				if r.Normalization == "" {
-					r.Normalization = "minmax"
-				}
-				if r.Normalization != "minmax" && r.Normalization != "zscore" {
-					bad(f+".normalization", "unknown normalization %q: minmax or zscore", r.Normalization)
-				}
-				if len(r.Weights) > 0 && len(r.Weights) != len(r.Inputs) {
-					bad(f+".weights", "%d weights for %d inputs", len(r.Weights), len(r.Inputs))
-				}
-			default:
-				bad(f+".fusion", "unknown fusion %q: rrf, combsum or combmnz", r.Fusion)
-			}
-			if r.Depth == 0 {
-				r.Depth = 100
-			}
-			if r.Depth < 1 {
-				bad(f+".depth", "depth %d must be ≥ 1", r.Depth)
-			}
-		case "rerank":
-			only("input", "model", "fallback_models", "batch_size", "mode", "alpha", "depth")
-			if r.Input == "" {
-				bad(f+".input", "missing: the retriever whose results are reranked")
-			}
-			if r.Model == "" {
-				bad(f+".model", "missing: a cross-encoder model folder (relative to the models root)")
-			}
-			if r.BatchSize == 0 {
-				r.BatchSize = 32
-			}
-			if r.BatchSize < 1 {
-				bad(f+".batch_size", "batch_size %d must be ≥ 1", r.BatchSize)
-			}
-			if r.Mode == "" {
-				r.Mode = "ce"
-			}
-			switch r.Mode {
-			case "ce":
-				if r.Alpha != nil {
-					bad(f+".alpha", "applies to mode interpolate only")
-				}
-			case "interpolate":
-				if r.Alpha == nil {
-					bad(f+".alpha", "missing: mode interpolate needs alpha (the cross-encoder's weight, e.g. 0.4)")
-				} else if *r.Alpha < 0 || *r.Alpha > 1 || isNaN(*r.Alpha) {
-					bad(f+".alpha", "alpha %v must be in [0, 1]", *r.Alpha)
-				}
-			default:
-				bad(f+".mode", "unknown mode %q: ce or interpolate", r.Mode)
-			}
-			if r.Depth == 0 {
-				r.Depth = 100
-			}
-			if r.Depth < 1 {
-				bad(f+".depth", "depth %d must be ≥ 1", r.Depth)
-			}
-		case "":
-			bad(f+".type", "missing: one of bm25, dense, hybrid, rerank")
-		default:
-			bad(f+".type", "unknown type %q: one of bm25, dense, hybrid, rerank", r.Type)
-		}
-	}
-	// References and cycles.
-	for i, r := range c.Retrievers {
-		f := fmt.Sprintf("retrievers.%d", i)
-		refs := r.Inputs
-		field := ".inputs"
-		if r.Type == "rerank" && r.Input != "" {
-			refs, field = []string{r.Input}, ".input"
-		}
-		seen := map[string]bool{}
-		for _, in := range refs {
-			j, ok := names[in]
-			switch {
-			case !ok:
-				bad(f+field, "unknown retriever %q (defined: %s)", in, strings.Join(sortedKeys(names), ", "))
-			case in == r.Name:
-				bad(f+field, "retriever %q cannot take itself as input", in)
-			case seen[in]:
-				bad(f+field, "retriever %q listed twice", in)
-			case j > i:
-				bad(f+field, "retriever %q must be defined before %q", in, r.Name)
-			}
-			seen[in] = true
-		}
-	}
-
-	if len(c.K) == 0 {
-		c.K = append([]int(nil), DefaultK...)
-	}
-	seenK := map[int]bool{}
-	for i, k := range c.K {
-		if k < 1 {
-			bad(fmt.Sprintf("k.%d", i), "k %d must be ≥ 1", k)
-		}
-		if seenK[k] {
-			bad(fmt.Sprintf("k.%d", i), "k %d listed twice", k)
-		}
-		seenK[k] = true
-	}
-	sort.Ints(c.K)
-	if len(c.Metrics) == 0 {
-		c.Metrics = append([]string(nil), MetricFamilies...)
-	}
-	for i, m := range c.Metrics {
-		if !contains(MetricFamilies, m) {
-			bad(fmt.Sprintf("metrics.%d", i), "unknown metric %q: one of %s", m, strings.Join(MetricFamilies, ", "))
-		}
-	}
-	if c.PromptK == 0 {
-		c.PromptK = 10
-		if !seenK[10] && len(c.K) > 0 {
-			c.PromptK = c.K[len(c.K)-1]
-		}
-	}
-	if !seenK[c.PromptK] {
-		bad("prompt_k", "prompt_k %d must be one of k %v", c.PromptK, c.K)
-	}
-	maxK := 0
-	if len(c.K) > 0 {
-		maxK = c.K[len(c.K)-1]
-	}
-	if c.Depth == 0 {
-		c.Depth = maxK
-	}
-	if c.Depth < maxK {
-		bad("depth", "depth %d is below the largest k %d", c.Depth, maxK)
-	}
-
-	s := &c.Significance
-	if s.Test == "" {
-		s.Test = "randomization"
-	}
-	if !contains([]string{"randomization", "t", "bootstrap", "wilcoxon", "sign"}, s.Test) {
-		bad("significance.test", "unknown test %q: randomization, t, bootstrap, wilcoxon or sign", s.Test)
-	}
-	if s.Correction == "" {
-		s.Correction = "holm"
-	}
-	if !contains([]string{"holm", "bonferroni", "bh", "none"}, s.Correction) {
-		bad("significance.correction", "unknown correction %q: holm, bonferroni, bh or none", s.Correction)
-	}
-	if s.Alpha == 0 && !has("significance.alpha") {
-		s.Alpha = 0.05
-	}
-	if !(s.Alpha > 0 && s.Alpha < 1) {
-		bad("significance.alpha", "alpha %v must be in (0, 1)", s.Alpha)
-	}
-	if s.Seed == nil {
-		s.Seed = ptr(int64(42))
-	}
-	if s.Permutations == 0 {
-		s.Permutations = 10000
-	}
-	if s.Permutations < 1 && (s.Test == "randomization" || s.Test == "bootstrap") {
-		bad("significance.permutations", "permutations %d must be ≥ 1", s.Permutations)
-	}
-	if c.PrimaryMetric == "" {
-		c.PrimaryMetric = "ndcg"
-		if !contains(c.Metrics, "ndcg") && len(c.Metrics) > 0 {
-			c.PrimaryMetric = c.Metrics[0]
-		}
-	}
-	if !contains(c.Metrics, c.PrimaryMetric) {
-		bad("primary_metric", "metric %q is not among the evaluated metrics %v", c.PrimaryMetric, c.Metrics)
-	}
-	if len(s.Metrics) == 0 {
-		s.Metrics = []string{c.PrimaryMetric}
-	}
-	for i, m := range s.Metrics {
-		if !contains(c.Metrics, m) {
-			bad(fmt.Sprintf("significance.metrics.%d", i), "metric %q is not among the evaluated metrics %v", m, c.Metrics)
-		}
-	}
-
-	h := &c.HeldOut
-	if h.Fraction == nil {
-		h.Fraction = ptr(0.2)
-	}
-	if *h.Fraction < 0 || *h.Fraction >= 1 || isNaN(*h.Fraction) {
-		bad("heldout.fraction", "fraction %v must be in [0, 1)", *h.Fraction)
-	}
-	if h.Seed == nil {
-		h.Seed = ptr(int64(1))
-	}
-	if c.Snippet == 0 {
-		c.Snippet = 160
-	}
-	if c.Snippet < 0 {
-		bad("snippet", "snippet %d must be ≥ 0", c.Snippet)
-	}
-	// In file order (errors without a line first), whatever order the
-	// checks ran in.
-	lineOf := func(e error) int {
-		var ce *ConfigError
-		if errors.As(e, &ce) {
-			return ce.Line
-		}
-		return 0
-	}
-	sort.SliceStable(errs, func(i, j int) bool { return lineOf(errs[i]) < lineOf(errs[j]) })
-	return errors.Join(errs...)
-}
 
 // nullFields calls bad with the dotted path of each mapping value that is
 // an explicit YAML null ("k:", "k: ~", "k: null").
@@ -1150,17 +719,17 @@ func (c *Config) Validate() error {
 		f := fmt.Sprintf("retrievers.%d.model", i)
 		if _, err := os.Stat(r.Model); err != nil {
 			// Say what provides each wanted model: scripts/fetch-models.sh
-			// (run by setup.sh) fetches only all-minilm-l6-v2 and
-			// e5-small-v2-q; use-lite and ce-scifact-tiny come with the
-			// shared data root's models/; anything else (bge-small-en-v1.5,
-			// ms-marco-MiniLM-L-6-v2, …) must be brought from Hugging Face.
+			// (run by setup.sh) fetches modellist.Fetched(); use-lite and
+			// ce-scifact-tiny come with the shared data root's models/;
+			// anything else (bge-small-en-v1.5, ms-marco-MiniLM-L-6-v2, …)
+			// must be brought from Hugging Face.
 			names := append([]string{filepath.Base(r.Model)}, r.FallbackModels...)
 			var fetched, shared, other []string
 			for _, n := range names {
-				switch filepath.Base(n) {
-				case "all-minilm-l6-v2", "e5-small-v2-q":
+				switch base := filepath.Base(n); {
+				case slices.Contains(modellist.Fetched(), base):
 					fetched = append(fetched, n)
-				case "use-lite", "ce-scifact-tiny":
+				case base == "use-lite" || base == "ce-scifact-tiny":
 					shared = append(shared, n)
 				default:
 					other = append(other, n)
@@ -1198,8 +767,23 @@ func (c *Config) Validate() error {
 
 const hintData = "pass --data-dir (or set RAGBENCH_DATA_DIR) to the folder holding the datasets, or fix the path in the config"
 
-// Hash returns the sha256 (hex) of the resolved config's canonical JSON.
-func (c *Config) Hash() string { return sha256Hex(mustJSON(c)) }
+// Hash returns the sha256 (hex) of the resolved config's canonical JSON as
+// results.json records it (Recorded): where a run writes is not part of
+// what it measures, so two runs of one config into different --output,
+// --cache-dir or --history paths have one hash, and bench history does not
+// report "config changed" between them.
+func (c *Config) Hash() string {
+	r := c.recorded()
+	return sha256Hex(mustJSON(&r))
+}
+
+// recorded is c as results.json's "config" holds it: a copy with Output,
+// CacheDir and History blanked.
+func (c *Config) recorded() Config {
+	r := *c
+	r.Output, r.CacheDir, r.History = "", "", ""
+	return r
+}
 
 func under(root, p string) string {
 	if p == "" || filepath.IsAbs(p) {

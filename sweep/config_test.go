@@ -116,7 +116,7 @@ func TestConfigErrors(t *testing.T) {
 		{"bad type", minimal + "k: [1, x]\n", []string{":6: k[1]: not an integer: x"}},
 		{"no dataset", "retrievers: [{name: a, type: bm25}]\n", []string{"dataset: missing"}},
 		{"unknown retriever type", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm26\n", []string{":4: retrievers[0].type: unknown type \"bm26\""}},
-		{"bad b", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    b: 1.5\n", []string{":5: retrievers[0].b: b 1.5 must be in [0, 1]"}},
+		{"bad b", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    b: 1.5\n", []string{":5: retrievers[0].b: 1.5, want in [0, 1]"}},
 		{"field of another type", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    alpha: 0.4\n", []string{":5: retrievers[0].alpha: does not apply to type bm25"}},
 		{"unknown input", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: h, type: hybrid, inputs: [a, dense]}\n", []string{":4: retrievers[1].inputs: unknown retriever \"dense\" (defined: a, h)"}},
 		{"interpolate without alpha", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: r, type: rerank, input: a, model: m, mode: interpolate}\n", []string{"retrievers[1].alpha: missing"}},
@@ -125,6 +125,14 @@ func TestConfigErrors(t *testing.T) {
 		{"fraction", minimal + "heldout:\n  fraction: 1.5\n", []string{":7: heldout.fraction: fraction 1.5 must be in [0, 1)"}},
 		{"duplicate name", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: a, type: bm25}\n", []string{":4: retrievers[1].name: duplicate name \"a\""}},
 		{"empty file", "", []string{"empty config file"}},
+		// Numbers yaml.v3 would silently change, or that no run can use
+		// (issue 13): before the fix each of these loaded.
+		{"fractional k", minimal + "k: [1, 3.9]\n", []string{":6: k[1]: not an integer: 3.9"}},
+		{"fractional size", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    sizes: [4.7]\nretrievers: [{name: a, type: bm25}]\n", []string{":4: chunking[0].sizes[0]: not an integer: 4.7"}},
+		{"infinite k1", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm25\n    k1: .inf\n", []string{":5: retrievers[0].k1: .inf is not a finite number"}},
+		{"NaN weight", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: b, type: bm25, k1: 1.2}\n  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, weights: [1, .nan]}\n", []string{":5: retrievers[2].weights[1]: .nan is not a finite number"}},
+		{"negative weight", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: b, type: bm25, k1: 1.2}\n  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, weights: [1, -0.5]}\n", []string{":5: retrievers[2].weights[1]: must be finite and ≥ 0, got -0.5"}},
+		{"second document", minimal + "---\nk: [1]\n", []string{":6: a second YAML document"}},
 		{"yaml syntax", "dataset: [\n", []string{"c.yaml:"}},
 	}
 	for _, tc := range cases {
@@ -396,5 +404,20 @@ func TestModelRootsFromExecutable(t *testing.T) {
 	}
 	if got := cfg.ModelRoots(); len(got) != 1 || got[0] != want[1] {
 		t.Errorf("model roots %q, want only %s", got, want[1])
+	}
+}
+
+// TestHashIgnoresWherePaths: the history's config_hash is the same for two
+// runs of one config into different output, cache and history paths (before
+// the fix it covered them, and bench history said "config changed"), and
+// differs when a value that changes the numbers differs.
+func TestHashIgnoresWherePaths(t *testing.T) {
+	a, b := loadSmall(t, t.TempDir()), loadSmall(t, t.TempDir())
+	if a.Output == b.Output || a.Hash() != b.Hash() {
+		t.Errorf("outputs %s, %s: hashes %s, %s; want equal", a.Output, b.Output, a.Hash(), b.Hash())
+	}
+	b.K = []int{1}
+	if a.Hash() == b.Hash() {
+		t.Error("k [1, 3] and k [1] have the same hash")
 	}
 }

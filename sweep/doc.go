@@ -4,14 +4,15 @@
 //
 // Data flow (Run):
 //
-//	Load (strict YAML, defaults, data/model roots) → Validate (files, models,
-//	ONNX Runtime: before any work) → load dataset (corpus.Load, eval.ReadQrels,
+//	Load (strict YAML, numbers as written, defaults, data/model roots) →
+//	Validate and CheckWritable (files, models, ONNX Runtime, output folder,
+//	history CSV: before any work) → load dataset (corpus.Load, eval.ReadQrels,
 //	held-out split by IsHeldOut) → for each chunking (corpus.Spec.Chunk,
 //	corpus.CheckLabels): for each retriever in config order, the cell's
 //	chunk-level run from the run cache or from bm25 / dense / hybrid.Fuse /
 //	rerank → corpus.MaxP when qrels are document-level → eval.Evaluate at
 //	every k → diagnose.Threshold for unanswerable queries → compare.Compare
-//	over all cells at prompt_k → outputs (report.md, results.json,
+//	over all cells at prompt_k → outputs (report.md, report.html, results.json,
 //	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →
 //	history.Append.
 //
@@ -26,6 +27,16 @@
 // apart from its "timings" member: means are summed in query-id order, the
 // significance tests draw from per-comparison seeded streams
 // (stats.Stream), maps are written with sorted keys.
+//
+// Ownership: sweep re-implements no stage. Defaults and ranges of a
+// retriever are its package's (bm25, dense, rerank: DefaultOptions,
+// Options.Validate, called from options.go); ties are trec_eval's
+// (eval.Sort); answerable is eval.Qrels.Answerable; a model folder's kind
+// is encoder.FolderKind; chunk ids are corpus.ParseChunkID; runs are
+// written by eval.WriteRunTREC; evaluation reaches comparison through
+// compare.FromEvaluation; errors are srcpos.Error; tables are texttab's;
+// files are written and swapped by fileutil. docs/architecture.md has the
+// map of who calls whom.
 //
 // The config's fields are documented on Config and in docs/config.md.
 package sweep

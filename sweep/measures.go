@@ -1,9 +1,9 @@
 package sweep
 
 import (
-	"sort"
 	"strconv"
 
+	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/eval"
 )
 
@@ -45,7 +45,8 @@ func (c *Config) measures() ([]eval.Measure, []string, error) {
 // evaluateRun scores every answerable query of qrels in run with
 // trec_eval's semantics (eval.Evaluate: ties by doc id descending, a query
 // missing from the run scores 0, unanswerable queries left out) and returns
-// query id → report metric name → value.
+// them in compare's form (compare.FromEvaluation): report metric name →
+// query id → value.
 func evaluateRun(cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[string]float64, error) {
 	ms, names, err := cfg.measures()
 	if err != nil {
@@ -58,27 +59,5 @@ func evaluateRun(cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[st
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]map[string]float64, len(e.Queries))
-	for i, q := range e.Queries {
-		if !e.InMean[i] {
-			continue
-		}
-		m := make(map[string]float64, len(names))
-		for j, name := range names {
-			m[name] = e.Values[i][j]
-		}
-		out[q] = m
-	}
-	return out, nil
-}
-
-// sortTrec sorts results as trec_eval ranks them: score descending, ties by
-// doc id descending (byte order).
-func sortTrec(l []eval.Result) {
-	sort.SliceStable(l, func(i, j int) bool {
-		if l[i].Score != l[j].Score {
-			return l[i].Score > l[j].Score
-		}
-		return l[i].DocID > l[j].DocID
-	})
+	return compare.FromEvaluation(e, names)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/internal/fileutil"
 )
@@ -16,7 +17,7 @@ import (
 // outputNames are the entries bench run writes into its output folder.
 // Only these (and its own staging folders, stagePrefix*) are ever
 // replaced or removed there; anything else a user keeps beside them stays.
-var outputNames = []string{"runs", "misses.jsonl", "results.json", "report.md", "manifest.json"}
+var outputNames = []string{"runs", "misses.jsonl", "results.json", "report.md", "report.html", "manifest.json"}
 
 // stagePrefix names the staging folder writeOutputs creates inside the
 // output folder (removed when it returns; a leftover from a killed run is
@@ -69,7 +70,7 @@ func checkOutputDir(dir string) error {
 // written to the staging folder, before the swap.
 var testHookStaged func(name string)
 
-// writeOutputs writes report.md, results.json, runs/<cell>.trec,
+// writeOutputs writes report.md, report.html, results.json, runs/<cell>.trec,
 // misses.jsonl and manifest.json into cfg.Output, then appends the history
 // row. Everything is first written (fsynced) into a staging folder inside
 // cfg.Output; only when all of it is complete, and ctx is not cancelled,
@@ -115,8 +116,8 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	}
 	for _, c := range res.Cells {
 		var buf bytes.Buffer
-		if err := writeRunTREC(&buf, c.run, cellFile(c.Name), ds.sortedIDs()); err != nil {
-			return err
+		if err := eval.WriteRunTREC(&buf, c.run, cellFile(c.Name)); err != nil {
+			return fmt.Errorf("runs/%s.trec: %w", cellFile(c.Name), err)
 		}
 		if err := put(filepath.Join("runs", cellFile(c.Name)+".trec"), buf.Bytes()); err != nil {
 			return err
@@ -126,13 +127,24 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	if err != nil {
 		return err
 	}
+	row := historyRow(cfg, ds, res, opts.Now())
+	appended := &row // report.html charts the history with this run in it
+	if opts.NoHistory {
+		appended = nil
+	}
+	misses := missesJSONL(cfg, ds, res)
+	page, err := reportHTML(cfg, ds, res, misses, historyRows(cfg, appended))
+	if err != nil {
+		return err
+	}
 	files := []struct {
 		name string
 		data []byte
 	}{
-		{"misses.jsonl", missesJSONL(cfg, ds, res)},
+		{"misses.jsonl", misses},
 		{"results.json", ResultsJSON(res)},
 		{"report.md", []byte(Report(res))},
+		{"report.html", page},
 		{"manifest.json", man},
 	}
 	for _, f := range files {
@@ -145,7 +157,7 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	}
 	// Commit: from here on only renames, and ctx is no longer consulted,
 	// so the outputs are not left half old, half new.
-	if err := swapDir(filepath.Join(stage, "runs"), filepath.Join(out, "runs")); err != nil {
+	if err := fileutil.SwapDir(filepath.Join(stage, "runs"), filepath.Join(out, "runs")); err != nil {
 		return fmt.Errorf("output folder: runs: %w", err)
 	}
 	for _, f := range files {
@@ -153,48 +165,24 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 			return fmt.Errorf("output folder: %w", err)
 		}
 	}
-	syncDir(out)
+	fileutil.SyncDir(out)
 	if opts.NoHistory {
 		return nil
-	}
-	row := history.Row{Time: opts.Now().UTC(), ConfigHash: cfg.Hash(), DatasetHash: ds.hash, Metrics: map[string]map[string]float64{}}
-	for _, c := range res.Cells {
-		m := map[string]float64{}
-		for _, name := range headlineMetrics(cfg) {
-			m[name] = c.Means[GroupAll][name]
-		}
-		row.Metrics[c.Name] = m
 	}
 	return history.Append(cfg.History, row) // its errors start "history: "
 }
 
-// swapDir puts the folder newDir at path dst. When dst exists, the two are
-// exchanged atomically where the platform allows (the old content ends up
-// at newDir, for the caller to remove); else dst is first renamed aside
-// (newDir + ".old") and then replaced, and put back if that fails.
-func swapDir(newDir, dst string) error {
-	if _, err := os.Lstat(dst); os.IsNotExist(err) {
-		return os.Rename(newDir, dst)
+// headlineMetrics are the history CSV's metrics: every family at prompt_k
+// plus recall at the largest k.
+func headlineMetrics(cfg *Config) []string {
+	var out []string
+	for _, f := range cfg.Metrics {
+		out = append(out, metricName(f, cfg.PromptK))
 	}
-	if exchange(newDir, dst) == nil {
-		return nil
+	if maxK := cfg.K[len(cfg.K)-1]; maxK != cfg.PromptK && contains(cfg.Metrics, "recall") {
+		out = append(out, metricName("recall", maxK))
 	}
-	aside := newDir + ".old"
-	if err := os.Rename(dst, aside); err != nil {
-		return err
-	}
-	if err := os.Rename(newDir, dst); err != nil {
-		os.Rename(aside, dst)
-		return err
-	}
-	return nil
+	return out
 }
 
-// syncDir fsyncs a folder so that renames in it survive a crash (best
-// effort: some platforms cannot sync a folder).
-func syncDir(dir string) {
-	if f, err := os.Open(dir); err == nil {
-		f.Sync()
-		f.Close()
-	}
-}
+func cellFile(name string) string { return strings.ReplaceAll(name, "/", "__") }

@@ -3,6 +3,7 @@ package sweep
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,13 +121,13 @@ func TestCheckDatasetErrors(t *testing.T) {
 			"corpus.jsonl":  tinyCorpus,
 			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n",
 		}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl,\n  slice_field: topc}", 1), []string{
-			"c.yaml:2: dataset.slice_field: no query of", "has a \"topc\" field (keys seen: gold, id, question, topic)",
+			"c.yaml:2: dataset.slice_field: ", "queries.jsonl: topc: no line has this field (keys seen: gold, id, question, topic); name one of those",
 		}},
 		{"slice label not a scalar", map[string]string{
 			"corpus.jsonl":  tinyCorpus,
 			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p-2\"], \"topic\": [\"a\"]}\n",
 		}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl, slice_field: topic}", 1), []string{
-			"queries.jsonl:2: topic: slice label must be a string, number or boolean, not a list",
+			"queries.jsonl:2: topic: want a string, number or boolean, got [\"a\"]",
 		}},
 	}
 	for _, tc := range cases {
@@ -157,7 +158,10 @@ func TestCheckDatasetErrors(t *testing.T) {
 
 // TestSliceField: slice_field names any labelled field (here "topic", with
 // rows also carrying "kind"), or a key of a BEIR queries.jsonl's metadata;
-// only that field is read. Numbers are labels as written.
+// only that field is read. Numbers are labels as written. A query without
+// the field is in NoSlice, as in Run's results (before the fix --check
+// listed only "7,travel" and "travel" while the run's results.json listed
+// "(none)" too).
 func TestSliceField(t *testing.T) {
 	cfg, _ := fixture(t, map[string]string{
 		"corpus.jsonl": tinyCorpus,
@@ -170,8 +174,15 @@ func TestSliceField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(sum.Slices, ","); got != "7,travel" {
-		t.Errorf("slices %q, want 7,travel (the topic field only, not kind)", got)
+	if got := strings.Join(sum.Slices, ","); got != "(none),7,travel" {
+		t.Errorf("slices %q, want (none),7,travel (the topic field only, not kind)", got)
+	}
+	res, err := Run(t.Context(), cfg, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Dataset.Slices, sum.Slices) {
+		t.Errorf("bench run slices %q, bench run --check slices %q: want the same", res.Dataset.Slices, sum.Slices)
 	}
 
 	cfg, _ = fixture(t, map[string]string{
@@ -183,8 +194,8 @@ func TestSliceField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(sum.Slices, ","); got != "travel" {
-		t.Errorf("BEIR metadata slices %q, want travel", got)
+	if got := strings.Join(sum.Slices, ","); got != "(none),travel" {
+		t.Errorf("BEIR metadata slices %q, want (none),travel", got)
 	}
 }
 
@@ -316,5 +327,28 @@ func TestModelKind(t *testing.T) {
 		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
 			t.Errorf("%s: error %v, want %q", c.retr, err, want)
 		}
+	}
+}
+
+// TestDamagedHistoryStopsBeforeWork: a history CSV that history.Read
+// refuses (line 2's time is not RFC 3339) stops bench run before any cell
+// runs, naming the file and line; before the fix the file was only read
+// when the row was appended, after every cell (23 minutes on SciFact).
+func TestDamagedHistoryStopsBeforeWork(t *testing.T) {
+	dir := t.TempDir()
+	cfg := loadSmall(t, dir)
+	bad := "run,time,config_hash,dataset_hash,cell,metric,value\n1,yesterday,c,d,doc/bm25,ndcg@3,0.5\n"
+	if err := os.WriteFile(cfg.History, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(t.Context(), cfg, Options{})
+	if err == nil || !strings.Contains(err.Error(), cfg.History+":2:") {
+		t.Fatalf("Run error %v, want one naming %s:2:", err, cfg.History)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.CacheDir, "runs")); !os.IsNotExist(err) {
+		t.Errorf("a cell ran before the history file was refused (%s exists)", filepath.Join(cfg.CacheDir, "runs"))
+	}
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
+		t.Errorf("with NoHistory the damaged file is not read: %v", err)
 	}
 }

@@ -254,3 +254,33 @@ func TestProgressHelpers(t *testing.T) {
 		t.Errorf("stageProgress after end changed done to %d", p.done)
 	}
 }
+
+// TestProgressPlainEveryTenth: in plain mode a counted stage also writes a
+// line each time another tenth is done, or when 30 s passed since the last
+// line (before the fix a 4-minute embedding wrote only its first and last
+// line). By hand: 1,000 chunks; done 50 (5 %, 1 s in: nothing), 100
+// (10 %: a line), 150 (15 %, but 40 s after the last line: a line), 190
+// (no new tenth, 1 s later: nothing), 350 (30 %: one line, not two),
+// 1,000 (the end line's job: nothing).
+func TestProgressPlainEveryTenth(t *testing.T) {
+	var buf bytes.Buffer
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := newProgress(ProgressPlain, &buf, func() time.Time { return now })
+	p.begin("[1/1] doc/dense", "embed", 1000, "chunks")
+	for _, step := range []struct {
+		after time.Duration
+		done  int
+	}{{time.Second, 50}, {time.Second, 100}, {40 * time.Second, 150}, {time.Second, 190}, {time.Second, 350}, {time.Second, 1000}} {
+		now = now.Add(step.after)
+		p.set(step.done, 0)
+	}
+	want := []string{
+		"bench run: [1/1] doc/dense: embed 1,000 chunks …",
+		"bench run: [1/1] doc/dense: embed 100 of 1,000 chunks (10%) after 2.00s",
+		"bench run: [1/1] doc/dense: embed 150 of 1,000 chunks (15%) after 42.00s",
+		"bench run: [1/1] doc/dense: embed 350 of 1,000 chunks (35%) after 44.00s",
+	}
+	if got := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

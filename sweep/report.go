@@ -5,6 +5,8 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/ragbench/ragbench/internal/texttab"
 )
 
 // Report renders res as report.md (GitHub Markdown, readable as plain text
@@ -16,53 +18,81 @@ import (
 // on tuning queries) with its held-out number, tuning vs held-out, per-slice
 // tables, unanswerable queries, timings and warnings.
 func Report(res *Results) string {
-	var b strings.Builder
-	cfg := &res.Config
-	ds := res.Dataset
-	pk := cfg.PromptK
-	w := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
-
-	w("# ragbench sweep: %s\n\n", cfg.Name)
-	w("Dataset **%s**: %d documents, %d judged queries (%d answerable, %d unanswerable); qrels are %s-level", ds.Name, ds.Documents, ds.Queries, ds.Answerable, ds.Unanswerable, ds.Level)
-	if ds.Level == "document" {
-		w(" (chunk rankings become document rankings by MaxP)")
+	r := &reportWriter{res: res, cfg: &res.Config, ds: res.Dataset, pk: res.Config.PromptK}
+	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
+		section()
 	}
-	w(".\nAnswerable queries are split by a seeded hash of the query id (seed %d): %d tuning, %d held out (%.0f%%). Metrics average the answerable queries; a query with no result scores 0.\n\n", *cfg.HeldOut.Seed, ds.Tuning, ds.HeldOut, 100**cfg.HeldOut.Fraction)
+	return r.b.String()
+}
 
-	if notes := Findings(res); len(notes) > 0 {
-		w("## Notes\n\n")
+// reportWriter builds report.md, one method per section, in report order.
+type reportWriter struct {
+	b   strings.Builder
+	res *Results
+	cfg *Config
+	ds  DatasetSummary
+	pk  int // prompt_k
+}
+
+func (r *reportWriter) w(format string, a ...any) { fmt.Fprintf(&r.b, format, a...) }
+
+// promptCols are the metric names at prompt_k, in config order: the columns
+// of the comparison and per-slice tables.
+func (r *reportWriter) promptCols() []string {
+	var cols []string
+	for _, f := range r.cfg.Metrics {
+		cols = append(cols, metricName(f, r.pk))
+	}
+	return cols
+}
+
+// header writes the title and the dataset paragraph.
+func (r *reportWriter) header() {
+	r.w("# ragbench sweep: %s\n\n", r.cfg.Name)
+	r.w("Dataset **%s**: %d documents, %d judged queries (%d answerable, %d unanswerable); qrels are %s-level", r.ds.Name, r.ds.Documents, r.ds.Queries, r.ds.Answerable, r.ds.Unanswerable, r.ds.Level)
+	if r.ds.Level == "document" {
+		r.w(" (chunk rankings become document rankings by MaxP)")
+	}
+	r.w(".\nAnswerable queries are split by a seeded hash of the query id (seed %d): %d tuning, %d held out (%.0f%%). Metrics average the answerable queries; a query with no result scores 0.\n\n", *r.cfg.HeldOut.Seed, r.ds.Tuning, r.ds.HeldOut, 100**r.cfg.HeldOut.Fraction)
+}
+
+// notes writes the findings (Findings).
+func (r *reportWriter) notes() {
+	if notes := Findings(r.res); len(notes) > 0 {
+		r.w("## Notes\n\n")
 		for _, n := range notes {
-			w("- %s\n", n)
+			r.w("- %s\n", n)
 		}
-		w("\n")
+		r.w("\n")
 	}
+}
 
-	// Retrievers.
-	w("## Retrievers\n\n")
+// retrievers writes the retriever table and the chunkings.
+func (r *reportWriter) retrievers() {
+	r.w("## Retrievers\n\n")
 	var rrows [][]string
-	for _, r := range cfg.Retrievers {
+	for _, r := range r.cfg.Retrievers {
 		rrows = append(rrows, []string{r.Name, r.Type, describeRetriever(r)})
 	}
-	table(&b, []string{"retriever", "type", "settings"}, rrows)
+	table(&r.b, []string{"retriever", "type", "settings"}, rrows)
 	var chs []string
-	for _, c := range cfg.Chunkings() {
+	for _, c := range r.cfg.Chunkings() {
 		chs = append(chs, "`"+c.Name+"`")
 	}
-	w("\nChunkings: %s (sizes in whitespace words; title prepended: %v).\n\n", strings.Join(chs, ", "), *cfg.Dataset.Title)
+	r.w("\nChunkings: %s (sizes in whitespace words; title prepended: %v).\n\n", strings.Join(chs, ", "), *r.cfg.Dataset.Title)
+}
 
-	// Main table.
-	letters := cellLetters(len(res.Cells))
-	sig := res.Significance
-	w("## Comparison at prompt_k = %d\n\n", pk)
-	var cols []string
-	for _, f := range cfg.Metrics {
-		cols = append(cols, metricName(f, pk))
-	}
+// comparison writes the main table at prompt_k with significance letters.
+func (r *reportWriter) comparison() {
+	letters := cellLetters(len(r.res.Cells))
+	sig := r.res.Significance
+	r.w("## Comparison at prompt_k = %d\n\n", r.pk)
+	cols := r.promptCols()
 	// column m of the comparison table: the header, then the means with
 	// the letters of the cells each beats significantly.
 	column := func(m string) []string {
 		out := []string{m}
-		for _, c := range res.Cells {
+		for _, c := range r.res.Cells {
 			v := f4(c.Means[GroupAll][m])
 			if beats := sig.Beats[m][c.Name]; len(beats) > 0 {
 				var sup []string
@@ -76,105 +106,120 @@ func Report(res *Results) string {
 		return out
 	}
 	keys := [][]string{{""}, {"cell"}}
-	for i, c := range res.Cells {
+	for i, c := range r.res.Cells {
 		keys[0] = append(keys[0], letters[i])
 		keys[1] = append(keys[1], c.Name)
 	}
-	splitTable(&b, keys, cols, sig.Metrics, column, fmt.Sprintf("Other metrics at prompt_k = %d (not tested for significance):", pk))
-	w("\nSuperscript letters name the cells a cell beats significantly on that metric (after correction), over the %d answerable queries.\n\n", sig.Queries)
+	splitTable(&r.b, keys, cols, sig.Metrics, column, fmt.Sprintf("Other metrics at prompt_k = %d (not tested for significance):", r.pk))
+	r.w("\nSuperscript letters name the cells a cell beats significantly on that metric (after correction), over the %d answerable queries.\n\n", sig.Queries)
 	for _, n := range sig.Notes {
 		if strings.HasPrefix(n, "A superscript letter marks") {
 			continue // said in the sentence above
 		}
-		w("- %s\n", mdEscape(n))
+		r.w("- %s\n", mdEscape(n))
 	}
-	w("\n")
+	r.w("\n")
+}
 
-	// Recall across k.
-	if contains(cfg.Metrics, "recall") {
-		w("## Recall@k across the k grid\n\n")
-		w("A large gap between small and large k means the retriever finds the passages but ranks them low (a ranking problem); a low recall at the largest k means it does not find them (a finding problem).\n\n")
+// recallAcrossK writes recall at every k.
+func (r *reportWriter) recallAcrossK() {
+	if contains(r.cfg.Metrics, "recall") {
+		r.w("## Recall@k across the k grid\n\n")
+		r.w("A large gap between small and large k means the retriever finds the passages but ranks them low (a ranking problem); a low recall at the largest k means it does not find them (a finding problem).\n\n")
 		head := []string{"cell"}
-		for _, k := range cfg.K {
+		for _, k := range r.cfg.K {
 			head = append(head, metricName("recall", k))
 		}
 		var rows [][]string
-		for _, c := range res.Cells {
+		for _, c := range r.res.Cells {
 			row := []string{c.Name}
-			for _, k := range cfg.K {
+			for _, k := range r.cfg.K {
 				row = append(row, f4(c.Means[GroupAll][metricName("recall", k)]))
 			}
 			rows = append(rows, row)
 		}
-		table(&b, head, rows)
-		w("\n")
+		table(&r.b, head, rows)
+		r.w("\n")
 	}
+}
 
-	// Best per chunking and tuning vs held-out.
-	if len(res.Best) > 0 {
-		m := res.Best[0].Metric
-		w("## Best cell per chunking\n\n")
-		w("Chosen on the %d tuning queries by %s; the held-out column (%d queries) is the honest estimate.\n\n", ds.Tuning, m, ds.HeldOut)
+// best writes the best cell per chunking and tuning vs held-out.
+func (r *reportWriter) best() {
+	if len(r.res.Best) > 0 {
+		m := r.res.Best[0].Metric
+		r.w("## Best cell per chunking\n\n")
+		if r.ds.HeldOut == 0 {
+			r.w("Chosen on the %d tuning queries by %s; there is no held-out query (heldout.fraction gives none), so there is no honest estimate: raise heldout.fraction for one.\n\n", r.ds.Tuning, m)
+		} else {
+			r.w("Chosen on the %d tuning queries by %s; the held-out column (%d queries) is the honest estimate.\n\n", r.ds.Tuning, m, r.ds.HeldOut)
+		}
+		// A mean over no query is not 0: it does not exist.
+		tuning := func(v float64) string { return meanOf(v, r.ds.Tuning) }
+		heldOut := func(v float64) string { return meanOf(v, r.ds.HeldOut) }
 		var rows [][]string
-		for _, bst := range res.Best {
-			rows = append(rows, []string{bst.Chunking, bst.Cell, f4(bst.Tuning), f4(bst.HeldOut)})
+		for _, bst := range r.res.Best {
+			rows = append(rows, []string{bst.Chunking, bst.Cell, tuning(bst.Tuning), heldOut(bst.HeldOut)})
 		}
-		table(&b, []string{"chunking", "best cell", m + " tuning", m + " held-out"}, rows)
-		w("\n## Tuning vs held-out\n\n")
+		table(&r.b, []string{"chunking", "best cell", m + " tuning", m + " held-out"}, rows)
+		r.w("\n## Tuning vs held-out\n\n")
 		var trows [][]string
-		for _, c := range res.Cells {
-			trows = append(trows, []string{c.Name, f4(c.Means[GroupTuning][m]), f4(c.Means[GroupHeldOut][m]), f4(c.Means[GroupAll][m])})
+		for _, c := range r.res.Cells {
+			trows = append(trows, []string{c.Name, tuning(c.Means[GroupTuning][m]), heldOut(c.Means[GroupHeldOut][m]), f4(c.Means[GroupAll][m])})
 		}
-		table(&b, []string{"cell", fmt.Sprintf("%s tuning (%d)", m, ds.Tuning), fmt.Sprintf("%s held-out (%d)", m, ds.HeldOut), fmt.Sprintf("%s all (%d)", m, ds.Answerable)}, trows)
-		w("\n")
+		table(&r.b, []string{"cell", fmt.Sprintf("%s tuning (%d)", m, r.ds.Tuning), fmt.Sprintf("%s held-out (%d)", m, r.ds.HeldOut), fmt.Sprintf("%s all (%d)", m, r.ds.Answerable)}, trows)
+		r.w("\n")
 	}
+}
 
-	// Slices.
-	w("## Slices\n\n")
-	if len(ds.Slices) == 0 {
-		w("The dataset has no slices (no query carries a slice/kind label), so there are no per-slice tables.\n\n")
+// slices writes the per-slice tables.
+func (r *reportWriter) slices() {
+	r.w("## Slices\n\n")
+	if len(r.ds.Slices) == 0 {
+		r.w("The dataset has no slices (no query carries a slice/kind label), so there are no per-slice tables.\n\n")
 	} else {
-		for _, s := range ds.Slices {
+		for _, s := range r.ds.Slices {
 			g := "slice:" + s
 			n := 0
-			if len(res.Cells) > 0 {
-				n = res.Cells[0].Counts[g]
+			if len(r.res.Cells) > 0 {
+				n = r.res.Cells[0].Counts[g]
 			}
-			w("### %s (%d answerable %s)\n\n", s, n, map[bool]string{true: "query", false: "queries"}[n == 1])
+			r.w("### %s (%d answerable %s)\n\n", s, n, map[bool]string{true: "query", false: "queries"}[n == 1])
 			if s == NoSlice {
-				w("Queries with no `%s` label.\n\n", cfg.Dataset.SliceField)
+				r.w("Queries with no `%s` label.\n\n", r.cfg.Dataset.SliceField)
 			}
 			if n == 0 {
-				w("Every query of this slice is unanswerable: see below.\n\n")
+				r.w("Every query of this slice is unanswerable: see below.\n\n")
 				continue
 			}
 			keys := [][]string{{"cell"}}
-			for _, c := range res.Cells {
+			for _, c := range r.res.Cells {
 				keys[0] = append(keys[0], c.Name)
 			}
-			splitTable(&b, keys, cols, nil, func(m string) []string {
+			splitTable(&r.b, keys, r.promptCols(), nil, func(m string) []string {
 				out := []string{m}
-				for _, c := range res.Cells {
+				for _, c := range r.res.Cells {
 					out = append(out, f4(c.Means[g][m]))
 				}
 				return out
 			}, "")
-			w("\n")
+			r.w("\n")
 		}
 	}
+}
 
-	// Unanswerable.
-	w("## Unanswerable queries\n\n")
-	if ds.Unanswerable == 0 {
-		w("None: every judged query has a relevant document.\n\n")
+// unanswerable writes the unanswerable queries and the threshold analysis.
+func (r *reportWriter) unanswerable() {
+	r.w("## Unanswerable queries\n\n")
+	if r.ds.Unanswerable == 0 {
+		r.w("None: every judged query has a relevant document.\n\n")
 	} else {
-		w("%d queries have no relevant document; they are not averaged into the tables above. A retriever always returns something, so the question is whether its top-1 score separates them from answerable queries.\n\n", ds.Unanswerable)
+		r.w("%d queries have no relevant document; they are not averaged into the tables above. A retriever always returns something, so the question is whether its top-1 score separates them from answerable queries.\n\n", r.ds.Unanswerable)
 		// Short headers (explained below the table), split like the
 		// comparison table when long cell names still make it too wide.
-		hd := []string{"top-1 unans.", "top-1 ans.", "threshold", "abstain", fmt.Sprintf("lose gold@%d", pk)}
+		hd := []string{"top-1 unans.", "top-1 ans.", "threshold", "abstain", fmt.Sprintf("lose gold@%d", r.pk)}
 		var names []string
 		vals := map[string][]string{}
-		for _, c := range res.Cells {
+		for _, c := range r.res.Cells {
 			t := c.Threshold
 			if t == nil {
 				continue
@@ -190,62 +235,67 @@ func Report(res *Results) string {
 				vals[h] = append(vals[h], row[i])
 			}
 		}
-		splitTable(&b, [][]string{append([]string{"cell"}, names...)}, hd, nil, func(h string) []string {
+		splitTable(&r.b, [][]string{append([]string{"cell"}, names...)}, hd, nil, func(h string) []string {
 			return append([]string{h}, vals[h]...)
 		}, "")
-		w("\ntop-1 unans. and top-1 ans.: median top-1 score of the unanswerable and of the answerable queries (– when none has a result). threshold: the suggested abstention threshold; abstain: share of unanswerable queries it turns into no answer; lose gold@%d: share of answerable queries it would make lose a gold passage from the top %d.\n\n", pk, pk)
-		w("The threshold maximises Youden's J (share of unanswerable queries returning nothing − share of answerable queries losing a gold passage from the top %d).\n\n", pk)
-		if len(res.Cells) > 0 {
-			w("What came back for them (top 3; first cell per retriever, chunking %s):\n\n", res.Cells[0].Chunking.Name)
-			for _, c := range res.Cells {
-				if c.Chunking.Name != res.Cells[0].Chunking.Name {
+		r.w("\ntop-1 unans. and top-1 ans.: median top-1 score of the unanswerable and of the answerable queries (– when none has a result). threshold: the suggested abstention threshold; abstain: share of unanswerable queries it turns into no answer; lose gold@%d: share of answerable queries it would make lose a gold passage from the top %d.\n\n", r.pk, r.pk)
+		r.w("The threshold maximises Youden's J (share of unanswerable queries returning nothing − share of answerable queries losing a gold passage from the top %d).\n\n", r.pk)
+		if len(r.res.Cells) > 0 {
+			r.w("What came back for them (top 3; first cell per retriever, chunking %s):\n\n", r.res.Cells[0].Chunking.Name)
+			for _, c := range r.res.Cells {
+				if c.Chunking.Name != r.res.Cells[0].Chunking.Name {
 					continue
 				}
-				w("**%s**\n\n", c.Name)
+				r.w("**%s**\n\n", c.Name)
 				for _, u := range c.Unanswerable {
-					w("- `%s` %s", u.QueryID, mdEscape(u.Query))
+					r.w("- `%s` %s", u.QueryID, mdEscape(u.Query))
 					if u.Slice != "" {
-						w(" (%s)", u.Slice)
+						r.w(" (%s)", u.Slice)
 					}
-					w("\n")
+					r.w("\n")
 					for _, h := range u.Top {
-						w("  %d. `%s` %.4g — %s\n", h.Rank, h.ID, h.Score, mdEscape(h.Snippet))
+						r.w("  %d. `%s` %.4g — %s\n", h.Rank, h.ID, h.Score, mdEscape(h.Snippet))
 					}
 					if len(u.Top) == 0 {
-						w("  (nothing)\n")
+						r.w("  (nothing)\n")
 					}
 				}
-				w("\n")
+				r.w("\n")
 			}
 		}
 	}
+}
 
-	w("## Misses\n\n`misses.jsonl` lists, per cell and answerable query, the gold ids missing from the top %d and what came back instead.\n\n", pk)
+// misses writes the misses summary.
+func (r *reportWriter) misses() {
+	r.w("## Misses\n\n`misses.jsonl` lists, per cell and answerable query, the gold ids missing from the top %d and what came back instead.\n\n", r.pk)
 	var missRows [][]string
-	for _, c := range res.Cells {
+	for _, c := range r.res.Cells {
 		missed := 0
 		for _, pq := range c.PerQuery {
-			if pq[metricName("recall", pk)] < 1 {
+			if pq[metricName("recall", r.pk)] < 1 {
 				missed++
 			}
 		}
-		if contains(cfg.Metrics, "recall") {
-			missRows = append(missRows, []string{c.Name, fmt.Sprintf("%d / %d", missed, ds.Answerable)})
+		if contains(r.cfg.Metrics, "recall") {
+			missRows = append(missRows, []string{c.Name, fmt.Sprintf("%d / %d", missed, r.ds.Answerable)})
 		}
 	}
 	if len(missRows) > 0 {
-		table(&b, []string{"cell", fmt.Sprintf("queries missing a gold id @%d", pk)}, missRows)
-		w("\n")
+		table(&r.b, []string{"cell", fmt.Sprintf("queries missing a gold id @%d", r.pk)}, missRows)
+		r.w("\n")
 	}
+}
 
-	// Timings.
-	w("## Timings (seconds)\n\n")
+// timings writes the timing tables.
+func (r *reportWriter) timings() {
+	r.w("## Timings (seconds)\n\n")
 	// The stage times first; latency and index size go to a second table
 	// when one would be wider than a terminal (splitTable).
 	tcols := []string{"cached", "chunk", "build", "embed", "search", "fuse", "rerank", "score", "query p50/p95 ms", "index MB"}
 	tvals := map[string][]string{}
 	tkeys := []string{"cell"}
-	for _, t := range res.Timings {
+	for _, t := range r.res.Timings {
 		cached := ""
 		if t.Cached {
 			cached = "yes"
@@ -255,18 +305,20 @@ func Report(res *Results) string {
 			tvals[tcols[i]] = append(tvals[tcols[i]], v)
 		}
 	}
-	splitTable(&b, [][]string{tkeys}, tcols, tcols[:8], func(m string) []string {
+	splitTable(&r.b, [][]string{tkeys}, tcols, tcols[:8], func(m string) []string {
 		return append([]string{m}, tvals[m]...)
 	}, "")
-	w("\nA cached run was read from the run cache: nothing was built, embedded or searched. Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
+	r.w("\nA cached run was read from the run cache: nothing was built, embedded or searched. Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
+}
 
-	if len(res.Warnings) > 0 {
-		w("\n## Warnings\n\n")
-		for _, x := range res.Warnings {
-			w("- %s\n", mdEscape(x))
+// warnings writes the warnings.
+func (r *reportWriter) warnings() {
+	if len(r.res.Warnings) > 0 {
+		r.w("\n## Warnings\n\n")
+		for _, x := range r.res.Warnings {
+			r.w("- %s\n", mdEscape(x))
 		}
 	}
-	return b.String()
 }
 
 // maxTableWidth is the widest comparison table, in characters, that
@@ -388,15 +440,24 @@ func Findings(res *Results) []string {
 		return nil
 	}
 	m := metricName(cfg.PrimaryMetric, cfg.PromptK)
-	mean := func(c *CellResult) float64 { return c.Means[GroupAll][m] }
+	return append(inputFindings(res, m), bestCellFinding(res, m))
+}
+
+// meanOn is the mean of metric m over all answerable queries of c.
+func meanOn(m string) func(c *CellResult) float64 {
+	return func(c *CellResult) float64 { return c.Means[GroupAll][m] }
+}
+
+// inputFindings is one note per fusion or rerank retriever that does not
+// beat its best input (its input, for rerank) on m in some chunking.
+func inputFindings(res *Results, m string) []string {
+	mean := meanOn(m)
 	byName := map[string]*CellResult{}
 	for i := range res.Cells {
 		byName[res.Cells[i].Name] = &res.Cells[i]
 	}
 	var out []string
-
-	// Fusion and rerank cells against their inputs, per retriever.
-	for _, rc := range cfg.Retrievers {
+	for _, rc := range res.Config.Retrievers {
 		inputs := rc.inputNames()
 		if len(inputs) == 0 {
 			continue
@@ -450,7 +511,13 @@ func Findings(res *Results) []string {
 		out = append(out, note)
 	}
 
-	// Best cell overall.
+	return out
+}
+
+// bestCellFinding names the best cell overall on m and the best cell of
+// the other kind (plain BM25 or not), with the significance verdict.
+func bestCellFinding(res *Results, m string) string {
+	mean := meanOn(m)
 	best := &res.Cells[0]
 	for i := range res.Cells {
 		if mean(&res.Cells[i]) > mean(best) {
@@ -469,15 +536,13 @@ func Findings(res *Results) []string {
 		if other != nil {
 			note += fmt.Sprintf(" The best cell of another type, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, other.Name, best.Name, true))
 		}
-		out = append(out, note)
-	} else {
-		note := fmt.Sprintf("The best cell overall on %s is `%s` (%s, %s, all %d answerable queries).", m, best.Name, best.Retriever.Type, f4(mean(best)), res.Dataset.Answerable)
-		if other != nil {
-			note += fmt.Sprintf(" The best plain BM25 cell, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, best.Name, other.Name, true))
-		}
-		out = append(out, note)
+		return note
 	}
-	return out
+	note := fmt.Sprintf("The best cell overall on %s is `%s` (%s, %s, all %d answerable queries).", m, best.Name, best.Retriever.Type, f4(mean(best)), res.Dataset.Answerable)
+	if other != nil {
+		note += fmt.Sprintf(" The best plain BM25 cell, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, best.Name, other.Name, true))
+	}
+	return note
 }
 
 // verdict says whether cell a differs significantly from cell b on metric
@@ -627,6 +692,15 @@ func mb(b int64) string {
 
 func f4(v float64) string { return fmt.Sprintf("%.4f", v) }
 
+// meanOf is f4(v) for a mean over n queries, and "—" when n is 0 (the
+// group is empty and has no mean).
+func meanOf(v float64, n int) string {
+	if n == 0 {
+		return "—"
+	}
+	return f4(v)
+}
+
 func fq(p *float64) string {
 	if p == nil {
 		return "–"
@@ -641,33 +715,11 @@ func mdEscape(s string) string {
 	return r.Replace(s)
 }
 
-// table writes a Markdown table with columns padded to equal width.
+// table writes a padded Markdown table (texttab's, the renderer of every
+// ragbench report), every column left-aligned.
 func table(b *strings.Builder, head []string, rows [][]string) {
-	width := make([]int, len(head))
-	for i, h := range head {
-		width[i] = runeLen(h)
-	}
-	for _, r := range rows {
-		for i, c := range r {
-			width[i] = max(width[i], runeLen(c))
-		}
-	}
-	line := func(cells []string) {
-		b.WriteString("|")
-		for i, c := range cells {
-			b.WriteString(" " + c + strings.Repeat(" ", width[i]-runeLen(c)) + " |")
-		}
-		b.WriteString("\n")
-	}
-	line(head)
-	sep := make([]string, len(head))
-	for i := range sep {
-		sep[i] = strings.Repeat("-", width[i])
-	}
-	line(sep)
-	for _, r := range rows {
-		line(r)
-	}
+	t := texttab.Table{Header: head, Rows: rows}
+	t.WritePaddedMarkdown(b) // a strings.Builder does not fail
 }
 
 func runeLen(s string) int { return len([]rune(s)) }

@@ -411,3 +411,44 @@ func TestReportTimingAndUnanswerableWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestReportNoHeldOut: with heldout.fraction 0 there is no held-out query,
+// so the held-out columns have no mean ("—") and the text says so; before
+// the fix they printed 0.0000, a number for a group of no queries.
+func TestReportNoHeldOut(t *testing.T) {
+	cfg := loadSmall(t, t.TempDir())
+	cfg.HeldOut.Fraction = ptr(0.0)
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dataset.HeldOut != 0 {
+		t.Fatalf("%d held-out queries with fraction 0", res.Dataset.HeldOut)
+	}
+	rep := Report(res)
+	sec := rep[strings.Index(rep, "## Best cell per chunking"):strings.Index(rep, "## Slices")]
+	if !strings.Contains(sec, "there is no held-out query") {
+		t.Errorf("no sentence about the missing held-out queries:\n%s", sec)
+	}
+	// Held-out is column 4 of the best-cell table, column 3 of the
+	// tuning vs held-out table; data rows start "| doc" or "| fixed".
+	best, vs, _ := strings.Cut(sec, "## Tuning vs held-out")
+	for _, tc := range []struct {
+		table string
+		col   int
+	}{{best, 4}, {vs, 3}} {
+		rows := 0
+		for _, l := range strings.Split(tc.table, "\n") {
+			if !strings.HasPrefix(l, "| doc") && !strings.HasPrefix(l, "| fixed") {
+				continue
+			}
+			rows++
+			if cells := strings.Split(l, "|"); strings.TrimSpace(cells[tc.col]) != "—" {
+				t.Errorf("held-out cell %q, want —: %s", strings.TrimSpace(cells[tc.col]), l)
+			}
+		}
+		if rows == 0 {
+			t.Errorf("no data rows in:\n%s", tc.table)
+		}
+	}
+}

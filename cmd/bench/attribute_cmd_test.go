@@ -114,7 +114,7 @@ func TestAttributeBadInput(t *testing.T) {
 		{[]string{"--answers", "a.jsonl", "--depth", "0"}, 2, "bench attribute: --depth must be ≥ 1, got 0"},
 		{[]string{"--answers", "a.jsonl", "--format", "csv"}, 2, `bench attribute: --format must be table, md or json, got "csv"`},
 		{[]string{"--answers", "testdata/attribute/answers.jsonl", "--slice-field", "topic"}, 1,
-			"bench attribute: testdata/attribute/labelled.jsonl: topic: no line has this field"},
+			"bench attribute: testdata/attribute/labelled.jsonl: topic: no line has this field (keys seen: gold, id, kind, question)"},
 		// Slice labels for queries none of which has a verdict: the wrong
 		// queries file; every query would silently be "(no slice)".
 		{[]string{"--answers", "testdata/attribute/answers.jsonl", "--slice-field", "topic", "--queries", "testdata/attribute/otherqueries.jsonl"}, 1,

@@ -223,3 +223,30 @@ func TestCompareRunNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareGolden: the whole bench compare report, as text and as
+// Markdown, for testdata/compare: six queries with one relevant doc each;
+// "good" ranks it first everywhere (success@1 = nDCG@10 = 1), "bm25|rm3"
+// (mid.trec) on q1–q3 and second on q4–q6 (success@1 = 0.5, nDCG@10 =
+// (3 + 3/log2 3)/6 = 0.8155), "bad" never retrieves it (0). By hand, with
+// the exact sign-flip test: a pair differing (all one way) on six queries
+// has p = 2/2^6 = 0.03125 (good vs bad on both metrics, bm25|rm3 vs bad on
+// nDCG@10), on three queries p = 2/2^3 = 0.25 (the other three pairs);
+// Holm over the 6 comparisons: max(6, 5, 4)·0.03125 = 0.1875 for the
+// three smallest, 3·0.25 = 0.75 for the others. The system name holding a pipe
+// is escaped in the Markdown tables (texttab.Escape). Regenerate with
+// RAGBENCH_UPDATE_GOLDEN=1 after checking a change by hand.
+func TestCompareGolden(t *testing.T) {
+	args := []string{"compare", "--qrels", "testdata/compare/qrels.txt", "-m", "success@1", "-m", "ndcg@10",
+		"good=testdata/compare/good.trec", "bm25|rm3=testdata/compare/mid.trec", "bad=testdata/compare/bad.trec"}
+	for _, c := range []struct{ golden, format string }{
+		{"compare/report.table.golden", "table"},
+		{"compare/report.md.golden", "md"},
+	} {
+		code, out, errOut := runBench(append(args, "--format", c.format)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.format, code, errOut)
+		}
+		checkDiagGolden(t, c.golden, out)
+	}
+}

@@ -415,3 +415,32 @@ func TestEvalCutRun(t *testing.T) {
 		t.Errorf("stderr %q, want %q", errOut, want)
 	}
 }
+
+// TestEvalCommaMeasureList: -m takes a comma list of measure names, as
+// bench compare does ('ndcg@10,recall@100' used to fail: "10,recall@100"
+// was read as the cutoff). The means are the hand-scored ones above:
+// nDCG@10 (0.65092 + 1 + 0)/3; recall@100 (1 + 1 + 0)/3 (q1 finds both
+// gold passages, q2 its one, q4 is missing from the run).
+func TestEvalCommaMeasureList(t *testing.T) {
+	out, errOut, code := runEval(t, "--format", "json", "-m", "ndcg@10,recall@100", exampleQrels, exampleRun)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Measures []string           `json:"measures"`
+		Means    map[string]float64 `json:"means"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	ndcgQ1 := (1/math.Log2(3) + 1/math.Log2(5)) / (1 + 1/math.Log2(3))
+	want := map[string]float64{"ndcg_cut_10": (ndcgQ1 + 1) / 3, "recall_100": 2.0 / 3}
+	if len(doc.Measures) != 2 {
+		t.Fatalf("measures %q, want ndcg_cut_10 and recall_100", doc.Measures)
+	}
+	for k, v := range want {
+		if got, ok := doc.Means[k]; !ok || math.Abs(got-v) > 1e-12 {
+			t.Errorf("mean %s = %v, want %v", k, got, v)
+		}
+	}
+}

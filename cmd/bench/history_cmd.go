@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2"
-
 	"github.com/ragbench/ragbench/history"
+	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/internal/texttab"
 	"github.com/ragbench/ragbench/sweep"
 )
 
@@ -184,14 +184,14 @@ func cmdHistory(stdout, stderr io.Writer, args []string) error {
 	var b strings.Builder
 	if *format == "md" {
 		fmt.Fprintf(&b, "## Run history: `%s`\n\n", path)
-		histMarkdownTable(&b, header, table)
+		histTable(header, table).WriteMarkdown(&b)
 	} else {
 		runs := "runs"
 		if len(rows) == 1 {
 			runs = "run"
 		}
 		fmt.Fprintf(&b, "Run history: %s (%d %s)\n\n", path, len(rows), runs)
-		histTextTable(&b, header, table)
+		histTable(header, table).WriteText(&b)
 	}
 	if marks["†"] || marks["*"] {
 		b.WriteString("\n")
@@ -218,7 +218,7 @@ func cmdHistory(stdout, stderr io.Writer, args []string) error {
 		if err := history.WriteSVG(&svg, rows, cm, history.ChartOptions{}); err != nil {
 			return withoutPrefix{err, "history: "}
 		}
-		if err := histWriteFileAtomic(*chart, svg.Bytes()); err != nil {
+		if err := fileutil.WriteAtomic(*chart, svg.Bytes()); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "wrote %s (%s over %d runs)\n", *chart, cm, len(rows))
@@ -237,60 +237,14 @@ func histShort(h string) string {
 	return h
 }
 
-// histTextTable aligns columns: the first five (run, time, hashes, cell)
-// left, the metric columns right.
-func histTextTable(b *strings.Builder, header []string, rows [][]string) {
-	widths := make([]int, len(header))
-	for _, r := range append([][]string{header}, rows...) {
-		for i, c := range r {
-			widths[i] = max(widths[i], len([]rune(c)))
-		}
+// histTable is the history table: the first five columns (run, time,
+// hashes, cell) left-aligned, the metric columns right-aligned.
+func histTable(header []string, rows [][]string) *texttab.Table {
+	align := make([]texttab.Align, len(header))
+	for i := 5; i < len(align); i++ {
+		align[i] = texttab.Right
 	}
-	for _, r := range append([][]string{header}, rows...) {
-		var s strings.Builder
-		for i, c := range r {
-			pad := strings.Repeat(" ", widths[i]-len([]rune(c)))
-			if i > 0 {
-				s.WriteString("  ")
-			}
-			if i < 5 {
-				s.WriteString(c + pad)
-			} else {
-				s.WriteString(pad + c)
-			}
-		}
-		b.WriteString(strings.TrimRight(s.String(), " ") + "\n")
-	}
-}
-
-func histMarkdownTable(b *strings.Builder, header []string, rows [][]string) {
-	esc := func(r []string) string {
-		out := make([]string, len(r))
-		for i, c := range r {
-			out[i] = strings.ReplaceAll(c, "|", `\|`)
-		}
-		return "| " + strings.Join(out, " | ") + " |\n"
-	}
-	b.WriteString(esc(header))
-	b.WriteString("|")
-	for i := range header {
-		if i < 5 {
-			b.WriteString("---|")
-		} else {
-			b.WriteString("---:|")
-		}
-	}
-	b.WriteString("\n")
-	for _, r := range rows {
-		b.WriteString(esc(r))
-	}
-}
-
-// histWriteFileAtomic writes data atomically with renameio (temporary file
-// beside path, fsync, rename), so readers never see a partial file. New
-// files get mode 0644.
-func histWriteFileAtomic(path string, data []byte) error {
-	return renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(filepath.Dir(path)), renameio.IgnoreUmask())
+	return &texttab.Table{Header: header, Rows: rows, Align: align}
 }
 
 // withoutPrefix is err with prefix removed from the start of its message:

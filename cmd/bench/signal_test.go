@@ -28,6 +28,9 @@ func TestInterruptPolicy(t *testing.T) {
 			t.Errorf("no signal: exitCode(%d) = %d", c, got)
 		}
 	}
+	if len(*exits) != 0 {
+		t.Errorf("no signal: exits %v, want none", *exits)
+	}
 	// A command without a graceful stop ends at the first signal.
 	in, exits, buf := newIn(false)
 	in.handle(os.Interrupt)

@@ -1,5 +1,19 @@
-// Package fileutil holds the small file helpers several ragbench packages
-// share: a content hash and an atomic write that creates folders.
+// Package fileutil owns how ragbench puts files on disk, so that every
+// package writes, locks and swaps them one way:
+//
+//   - WriteAtomic and WriteStream replace a file atomically (renameio: a
+//     temporary file in the same folder, fsync, rename), creating its
+//     folder: a reader sees the old content or the new, never a part, and a
+//     failed or interrupted write leaves the old file as it was. New files
+//     get mode 0644 whatever the umask; an existing file keeps its mode.
+//   - Lock takes an exclusive lock file (flock(2) on Unix, retried on
+//     EINTR; the kernel drops it when the process dies), Flock locks an
+//     open file the same way.
+//   - SwapDir replaces a folder by another in one step where the platform
+//     can (renameat2 RENAME_EXCHANGE on Linux), by two renames elsewhere;
+//     SyncDir makes renames in a folder durable.
+//   - SHA256 is the content hash of a file (model, dataset and config
+//     fingerprints).
 package fileutil
 
 import (
@@ -40,6 +54,31 @@ func WriteAtomic(path string, data []byte) error {
 		return err
 	}
 	if err := renameio.WriteFile(path, data, 0o644, renameio.WithTempDir(dir), renameio.IgnoreUmask()); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// WriteStream is WriteAtomic for output produced by a writer: write's
+// bytes go to a pending file beside path (buffering them is write's
+// concern), and path is replaced only when write returns nil and the file
+// is synced. When write or the replacement fails, the pending file is
+// removed and path is unchanged. Errors: write's own as is; those of
+// creating and replacing the file name the path ("path: error").
+func WriteStream(path string, write func(io.Writer) error) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := renameio.NewPendingFile(path, renameio.WithTempDir(dir), renameio.WithPermissions(0o644), renameio.IgnoreUmask())
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	defer f.Cleanup() // a no-op after CloseAtomicallyReplace succeeded
+	if err := write(f); err != nil {
+		return err
+	}
+	if err := f.CloseAtomicallyReplace(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil

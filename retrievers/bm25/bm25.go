@@ -1,7 +1,6 @@
 package bm25
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -561,7 +560,7 @@ type TermCount struct {
 }
 
 // Search returns, per query, the top k chunks by BM25 score (descending;
-// ties by chunk id ascending). Queries are evaluated in parallel
+// ties by chunk id descending, eval.CompareRank). Queries are evaluated in parallel
 // (Options.Workers); results do not depend on the number of workers or on
 // bleve's segment layout. Errors: k ≤ 0, duplicate query ids, cancellation,
 // index read failures.
@@ -701,13 +700,22 @@ func (r *Retriever) postings(ctx context.Context, dst []posting, term, fieldName
 	}
 }
 
-// topK returns the k best touched items: score descending, id ascending.
+// topK returns the k best touched items in eval.CompareRank order (score
+// descending, ties by id descending), so that the cut at k keeps the items
+// the evaluation ranks first.
 func (r *Retriever) topK(s *scratch, k int) []eval.Result {
+	// better is eval.CompareRank on ords, without building two Results
+	// per comparison (that measured 0.88x the queries/CPU-s on
+	// synthetic50k, this 0.97x, within noise); TestTiesStraddlingK checks
+	// that the two orders agree.
 	better := func(a, b int32) int { // < 0 when a ranks before b
-		if c := cmp.Compare(s.scores[b], s.scores[a]); c != 0 {
-			return c
+		if sa, sb := s.scores[a], s.scores[b]; sa != sb {
+			if sa > sb {
+				return -1
+			}
+			return 1
 		}
-		return strings.Compare(r.ids[a], r.ids[b])
+		return strings.Compare(r.ids[b], r.ids[a])
 	}
 	cand := s.touched
 	if len(cand) > k {
@@ -760,7 +768,8 @@ func (r *Retriever) topK(s *scratch, k int) []eval.Result {
 }
 
 // searchBleve runs a bleve match query (OR of the analysed terms, per field)
-// with bleve's native bm25 scoring, sorted by score then id.
+// with bleve's native bm25 scoring, sorted by score then id descending
+// (eval.CompareRank's order; bleve compares ids as bytes).
 func (r *Retriever) searchBleve(ctx context.Context, text string, k int) ([]eval.Result, error) {
 	if len(r.Terms(text)) == 0 {
 		return []eval.Result{}, nil
@@ -777,7 +786,7 @@ func (r *Retriever) searchBleve(ctx context.Context, text string, k int) ([]eval
 		q = bleve.NewDisjunctionQuery(qs...)
 	}
 	req := bleve.NewSearchRequestOptions(q, k, 0, false)
-	req.SortBy([]string{"-_score", "_id"})
+	req.SortBy([]string{"-_score", "-_id"})
 	res, err := r.idx.SearchInContext(ctx, req)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,9 +89,9 @@ func TestHandComputed(t *testing.T) {
 		t.Errorf("d1 score %.6f, hand value 1.248302", got["q1"][0].Score)
 	}
 	// k1 = 0: each matching term adds idf once, whatever tf; d1 and d2 tie
-	// on ln 1.6 and are ordered by id.
+	// on ln 1.6 and are ordered by id descending, as trec_eval ranks them.
 	rb := newRetriever(t, chunksOf(t, false, docs...), Options{BinaryTF: true})
-	want0 := eval.Run{"q0": {{DocID: "d1", Score: idfCat}, {DocID: "d2", Score: idfCat}}}
+	want0 := eval.Run{"q0": {{DocID: "d2", Score: idfCat}, {DocID: "d1", Score: idfCat}}}
 	if diff := cmp.Diff(want0, search(t, rb, 10, "cats"), approx); diff != "" {
 		t.Errorf("BinaryTF (-want +got):\n%s", diff)
 	}
@@ -287,7 +288,7 @@ func TestDeterminism(t *testing.T) {
 	for q, res := range base {
 		for i := 1; i < len(res); i++ {
 			a, b := res[i-1], res[i]
-			if a.Score < b.Score || (a.Score == b.Score && a.DocID > b.DocID) {
+			if a.Score < b.Score || (a.Score == b.Score && a.DocID < b.DocID) {
 				t.Fatalf("%s: results %d and %d out of order: %v %v", q, i-1, i, a, b)
 			}
 		}
@@ -368,6 +369,59 @@ func TestLengths(t *testing.T) {
 					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.lengths[i], want)
 				}
 			}
+		}
+	}
+}
+
+// TestValidateNamesField: each Validate error starts with the config name of
+// the bad field, so sweep can point at the config line; DefaultOptions is
+// what the zero value stands for (Options{}.Name() says the same k1 and b).
+func TestValidateNamesField(t *testing.T) {
+	for _, tc := range []struct {
+		o     Options
+		field string
+	}{
+		{Options{K1: -1}, "k1: "}, {Options{K1: math.Inf(1)}, "k1: "}, {Options{K1: 1, BinaryTF: true}, "k1: "},
+		{Options{B: math.NaN()}, "b: "}, {Options{B: 0.3, NoLengthNorm: true}, "b: "},
+		{Options{Scoring: "tfidf"}, "scoring: "}, {Options{Fields: "all"}, "fields: "}, {Options{Analyzer: "fr"}, "analyzer: "},
+		{Options{BatchSize: -1}, "batch_size: "}, {Options{Workers: -1}, "workers: "},
+	} {
+		if err := tc.o.Validate(); err == nil || !strings.HasPrefix(err.Error(), tc.field) {
+			t.Errorf("Validate(%+v) = %v, want an error starting %q", tc.o, err, tc.field)
+		}
+	}
+	d := DefaultOptions()
+	if err := d.Validate(); err != nil {
+		t.Errorf("DefaultOptions().Validate() = %v", err)
+	}
+	// Anserini's defaults (Pyserini's LuceneSearcher.set_bm25(0.9, 0.4)).
+	if d.K1 != 0.9 || d.B != 0.4 || d.Name() != (Options{}).Name() {
+		t.Errorf("DefaultOptions() = %+v (%s), Options{} is %s", d, d.Name(), (Options{}).Name())
+	}
+}
+
+// TestTiesStraddlingK: five documents tie; with k = 2 the retriever must
+// keep the two that trec_eval ranks first among the tied, doc ids in
+// descending byte order (trec_eval 9.0.8 breaks score ties by strcmp of the
+// docno, descending): d4, d3 — not d0, d1. With both scorings: ragbench's
+// own top-k heap and bleve's sorted search.
+func TestTiesStraddlingK(t *testing.T) {
+	var docs []corpus.Document
+	for i := range 5 {
+		docs = append(docs, corpus.Document{ID: fmt.Sprint("d", i), Text: "quartz pebble"})
+	}
+	docs = append(docs, corpus.Document{ID: "z", Text: "other"})
+	for _, scoring := range []string{ScoringLucene, ScoringBleve} {
+		r := newRetriever(t, chunksOf(t, false, docs...), Options{Scoring: scoring})
+		got := search(t, r, 2, "quartz")["q0"]
+		if len(got) != 2 || got[0].DocID != "d4" || got[1].DocID != "d3" || got[0].Score != got[1].Score {
+			t.Errorf("%s: top 2 of five tied = %v, want d4, d3", scoring, got)
+		}
+		all := search(t, r, 10, "quartz")["q0"]
+		ranked := slices.Clone(all)
+		eval.Sort(ranked, eval.TieDocIDDesc)
+		if !slices.Equal(all, ranked) {
+			t.Errorf("%s: full list %v is not in eval.Sort order %v", scoring, all, ranked)
 		}
 	}
 }

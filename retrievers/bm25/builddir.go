@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/fileutil"
 )
 
 // Build folders. New builds an on-disk index in a temporary folder
@@ -41,7 +43,10 @@ func newBuildDir(dir string) (path string, release func(), err error) {
 			os.RemoveAll(tmp)
 			return "", nil, err
 		}
-		if err := lockFile(f, true); err != nil {
+		// Without flock (fileutil.ErrNoFlock) builders do not lock: New
+		// still builds, and RemoveStaleBuilds never takes a folder with a
+		// lock file for stale.
+		if err := fileutil.Flock(f, true); err != nil && !errors.Is(err, fileutil.ErrNoFlock) {
 			f.Close()
 			os.RemoveAll(tmp)
 			return "", nil, fmt.Errorf("lock %s: %w", lockPath, err)
@@ -118,7 +123,7 @@ func staleBuild(p string, now time.Time) (stale bool, unlock func()) {
 	if err != nil {
 		return false, nop
 	}
-	if lockFile(f, false) != nil {
+	if fileutil.Flock(f, false) != nil {
 		f.Close() // locked by a live builder, or locking unsupported
 		return false, nop
 	}

@@ -68,8 +68,10 @@ const (
 )
 
 // Options configure a BM25 retriever. The zero value of every field selects
-// its default, so Options{} is Anserini's BM25 (k1 = 0.9, b = 0.4) over a
-// flat in-memory index with the "en" analyzer.
+// its default (DefaultOptions), so Options{} is Anserini's BM25 (k1 = 0.9,
+// b = 0.4) over a flat in-memory index with the "en" analyzer. The two
+// parameters for which 0 is a meaningful value are explicit flags:
+// BinaryTF (k1 = 0) and NoLengthNorm (b = 0).
 type Options struct {
 	// K1 is BM25's term-frequency saturation, > 0; 0 selects 0.9
 	// (Anserini/Pyserini's default). Use BinaryTF for k1 = 0.
@@ -105,61 +107,83 @@ type Options struct {
 	Workers int
 }
 
-// withDefaults returns o with defaults filled in, or an error naming the
-// bad field.
+// DefaultOptions returns, as data, the values that the zero value of each
+// Options field stands for: k1 = 0.9 and b = 0.4 (Anserini/Pyserini's
+// BM25 defaults), ScoringLucene, FieldsFlat, AnalyzerEn, 1000 documents per
+// batch. Workers stays 0 (runtime.GOMAXPROCS(0) at New: a property of the
+// machine, not of the scores). Callers that record or display parameters
+// (sweep's config) fill them from here rather than repeating the numbers.
+func DefaultOptions() Options {
+	return Options{K1: 0.9, B: 0.4, Scoring: ScoringLucene, Fields: FieldsFlat, Analyzer: AnalyzerEn, BatchSize: 1000}
+}
+
+// Validate reports the first invalid field of o, or nil. Each error starts
+// with the field's snake_case name as configs spell it ("k1: ...", "b: ...",
+// "scoring: ...", "fields: ...", "analyzer: ...", "batch_size: ...",
+// "workers: ..."), so a caller can point at its own source of the value.
+// Ranges: K1 finite and > 0 (0 only with BinaryTF), B in [0, 1] (0 only with
+// NoLengthNorm), BatchSize and Workers ≥ 0 (0 selects the default).
+func (o Options) Validate() error {
+	_, err := o.withDefaults()
+	return err
+}
+
+// withDefaults returns o with defaults (DefaultOptions) filled in, or an
+// error naming the bad field.
 func (o Options) withDefaults() (Options, error) {
+	d := DefaultOptions()
 	if o.BinaryTF {
 		if o.K1 != 0 {
-			return o, fmt.Errorf("bm25: K1 = %g with BinaryTF", o.K1)
+			return o, fmt.Errorf("k1: %g with BinaryTF (which sets k1 = 0)", o.K1)
 		}
 	} else if o.K1 == 0 {
-		o.K1 = 0.9
+		o.K1 = d.K1
 	}
 	if o.NoLengthNorm {
 		if o.B != 0 {
-			return o, fmt.Errorf("bm25: B = %g with NoLengthNorm", o.B)
+			return o, fmt.Errorf("b: %g with NoLengthNorm (which sets b = 0)", o.B)
 		}
 	} else if o.B == 0 {
-		o.B = 0.4
+		o.B = d.B
 	}
 	if o.K1 < 0 || math.IsNaN(o.K1) || math.IsInf(o.K1, 0) {
-		return o, fmt.Errorf("bm25: K1 = %g, want > 0", o.K1)
+		return o, fmt.Errorf("k1: %g, want finite and > 0 (BinaryTF for 0)", o.K1)
 	}
 	if o.B < 0 || o.B > 1 || math.IsNaN(o.B) {
-		return o, fmt.Errorf("bm25: B = %g, want in [0, 1]", o.B)
+		return o, fmt.Errorf("b: %g, want in [0, 1]", o.B)
 	}
 	switch o.Scoring {
 	case "":
-		o.Scoring = ScoringLucene
+		o.Scoring = d.Scoring
 	case ScoringLucene, ScoringBleve:
 	default:
-		return o, fmt.Errorf("bm25: scoring %q, want %q or %q", o.Scoring, ScoringLucene, ScoringBleve)
+		return o, fmt.Errorf("scoring: %q, want %q or %q", o.Scoring, ScoringLucene, ScoringBleve)
 	}
 	switch o.Fields {
 	case "":
-		o.Fields = FieldsFlat
+		o.Fields = d.Fields
 	case FieldsFlat, FieldsMulti:
 	default:
-		return o, fmt.Errorf("bm25: fields %q, want %q or %q", o.Fields, FieldsFlat, FieldsMulti)
+		return o, fmt.Errorf("fields: %q, want %q or %q", o.Fields, FieldsFlat, FieldsMulti)
 	}
 	switch o.Analyzer {
 	case "":
-		o.Analyzer = AnalyzerEn
+		o.Analyzer = d.Analyzer
 	case AnalyzerEn, AnalyzerLuceneEn:
 	default:
-		return o, fmt.Errorf("bm25: analyzer %q, want %q or %q", o.Analyzer, AnalyzerEn, AnalyzerLuceneEn)
+		return o, fmt.Errorf("analyzer: %q, want %q or %q", o.Analyzer, AnalyzerEn, AnalyzerLuceneEn)
 	}
 	if o.BatchSize == 0 {
-		o.BatchSize = 1000
+		o.BatchSize = d.BatchSize
 	}
 	if o.BatchSize < 0 {
-		return o, fmt.Errorf("bm25: batch size %d, want > 0", o.BatchSize)
+		return o, fmt.Errorf("batch_size: %d, want > 0", o.BatchSize)
 	}
 	if o.Workers == 0 {
 		o.Workers = runtime.GOMAXPROCS(0)
 	}
 	if o.Workers < 0 {
-		return o, fmt.Errorf("bm25: workers %d, want > 0", o.Workers)
+		return o, fmt.Errorf("workers: %d, want > 0", o.Workers)
 	}
 	return o, nil
 }

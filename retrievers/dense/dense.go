@@ -15,7 +15,6 @@ package dense
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,18 +22,17 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/google/renameio/v2"
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -68,18 +66,33 @@ type Options struct {
 	Model string
 }
 
+// DefaultOptions returns the defaults as data: BatchSize 64, Concurrency 4,
+// no Model. Neither field has a meaningful zero, so the zero value of each
+// also selects its default.
+func DefaultOptions() Options {
+	return Options{BatchSize: DefaultBatchSize, Concurrency: DefaultConcurrency}
+}
+
+// Validate reports the first invalid field of o, or nil. Each error starts
+// with the field's snake_case name as configs spell it ("batch_size: ...",
+// "concurrency: ...").
+func (o Options) Validate() error {
+	_, err := o.resolve()
+	return err
+}
+
 func (o Options) resolve() (Options, error) {
 	if o.BatchSize == 0 {
 		o.BatchSize = DefaultBatchSize
 	}
 	if o.BatchSize < 0 {
-		return o, fmt.Errorf("dense: batch size: must be > 0, got %d", o.BatchSize)
+		return o, fmt.Errorf("batch_size: must be > 0, got %d", o.BatchSize)
 	}
 	if o.Concurrency == 0 {
 		o.Concurrency = DefaultConcurrency
 	}
 	if o.Concurrency < 0 {
-		return o, fmt.Errorf("dense: concurrency: must be > 0, got %d", o.Concurrency)
+		return o, fmt.Errorf("concurrency: must be > 0, got %d", o.Concurrency)
 	}
 	return o, nil
 }
@@ -259,7 +272,7 @@ func normalized(v []float32) []float32 {
 // Search implements retrievers.Retriever: queries are embedded with
 // embed(…, true) in batches of BatchSize, and each gets the min(k, N) chunks
 // of highest cosine similarity (in [−1, 1], as float64), sorted by score
-// descending, ties by chunk id ascending — the same whatever chromem's
+// descending, ties by chunk id descending (eval.Sort, TieDocIDDesc) — the same whatever chromem's
 // internal order. A query whose text is empty or white space, or whose
 // embedding is the zero vector, gets an empty list (nothing to compare). k ≤ 0 is an error, as are EmbedFunc errors and
 // NaN, infinite or wrong-dimension query vectors (naming the query id).
@@ -342,12 +355,7 @@ func (r *Retriever) searchVector(ctx context.Context, v []float32, k int) ([]eva
 		for i, x := range res {
 			l[i] = eval.Result{DocID: x.ID, Score: float64(x.Similarity)}
 		}
-		slices.SortFunc(l, func(a, b eval.Result) int {
-			if c := cmp.Compare(b.Score, a.Score); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.DocID, b.DocID)
-		})
+		eval.Sort(l, eval.TieDocIDDesc)
 		if m == r.n || len(l) <= k || l[len(l)-1].Score < l[k-1].Score {
 			return l[:min(k, len(l)):min(k, len(l))], nil
 		}
@@ -393,26 +401,21 @@ type header struct {
 // Export stream (gob, gzip-compressed) — one file, not NewPersistentDB's one
 // file per document.
 func (r *Retriever) Save(path string) error {
-	f, err := renameio.NewPendingFile(path, renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(0o644))
-	if err != nil {
-		return fmt.Errorf("dense: save: %w", err)
-	}
-	defer f.Cleanup() // no-op after CloseAtomicallyReplace succeeded
-	fail := func(err error) error {
-		return fmt.Errorf("dense: save %s: %w", path, err)
-	}
 	h, err := json.Marshal(header{Model: r.opts.Model, Dim: r.dim, Count: r.n})
 	if err != nil {
-		return fail(err)
+		return fmt.Errorf("dense: save: %s: %w", path, err)
 	}
-	if _, err := fmt.Fprintf(f, "%s%s\n", fileMagic, h); err != nil {
-		return fail(err)
-	}
-	if err := r.db.ExportToWriter(f, true, "", collectionName); err != nil {
-		return fail(err)
-	}
-	if err := f.CloseAtomicallyReplace(); err != nil {
-		return fail(err)
+	err = fileutil.WriteStream(path, func(w io.Writer) error {
+		if _, err := fmt.Fprintf(w, "%s%s\n", fileMagic, h); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if err := r.db.ExportToWriter(w, true, "", collectionName); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("dense: save: %w", err)
 	}
 	return nil
 }

@@ -92,8 +92,9 @@ func TestSearchHandComputedCosine(t *testing.T) {
 }
 
 func TestSearchTiesDeterministic(t *testing.T) {
-	// 30 identical vectors and 10 worse ones: the top 5 must be the 5 smallest
-	// ids among the tied ones, every time, whatever chromem's heap kept.
+	// 30 identical vectors and 10 worse ones: the top 5 must be the 5 largest
+	// ids (byte order) among the tied ones, as trec_eval ranks ties (strcmp of
+	// the docno, descending), every time, whatever chromem's heap kept.
 	var texts []string
 	for i := range 40 {
 		if i < 30 {
@@ -103,8 +104,9 @@ func TestSearchTiesDeterministic(t *testing.T) {
 		}
 	}
 	cs := chunks(texts...)
-	// Ids c0..c29 tie; sorted as strings: c0, c1, c10, c11, c12.
-	want := []string{"c0", "c1", "c10", "c11", "c12"}
+	// Ids c0..c29 tie; sorted as strings, descending: c9, c8, c7, c6, c5
+	// (then c4, c3, c29, ...).
+	want := []string{"c9", "c8", "c7", "c6", "c5"}
 	e := &vecEmbed{}
 	r, err := New(context.Background(), cs, e.embed, Options{})
 	if err != nil {
@@ -283,5 +285,19 @@ func TestEmptyTextChunksAndQueries(t *testing.T) {
 	}
 	if _, err := New(ctx, chunks("", " "), e.embed, Options{}); err == nil || !strings.Contains(err.Error(), "all 2 chunks have empty text") {
 		t.Errorf("all empty: error %v", err)
+	}
+}
+
+func TestValidateNamesField(t *testing.T) {
+	for _, tc := range []struct {
+		o     Options
+		field string
+	}{{Options{BatchSize: -1}, "batch_size: "}, {Options{Concurrency: -3}, "concurrency: "}} {
+		if err := tc.o.Validate(); err == nil || !strings.HasPrefix(err.Error(), tc.field) {
+			t.Errorf("Validate(%+v) = %v, want an error starting %q", tc.o, err, tc.field)
+		}
+	}
+	if err := DefaultOptions().Validate(); err != nil {
+		t.Errorf("DefaultOptions().Validate() = %v", err)
 	}
 }

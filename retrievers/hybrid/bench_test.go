@@ -25,10 +25,11 @@ func BenchmarkFuse(b *testing.B) {
 			runs[i][qid] = l
 		}
 	}
-	for _, m := range []Method{RRF, CombSUM, CombMNZ} {
+	norm := map[Method]Normalization{CombSUM: MinMax, CombMNZ: MinMax, Harmonic: MinMax, Geometric: MinMax}
+	for _, m := range Methods {
 		b.Run(string(m), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Fuse(runs, Options{Method: m}); err != nil {
+				if _, err := Fuse(runs, Options{Method: m, K: DefaultK, Norm: norm[m], Depth: DefaultDepth}); err != nil {
 					b.Fatal(err)
 				}
 			}

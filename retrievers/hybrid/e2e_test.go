@@ -111,7 +111,7 @@ func TestE2EDenseHybridSciFact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := hybrid.New([]retrievers.Retriever{b, d}, hybrid.Options{})
+	h, err := hybrid.New([]retrievers.Retriever{b, d}, hybrid.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestE2EDenseHybridSciFact(t *testing.T) {
 		}
 	}
 	// Fusing through hybrid.New equals Fuse on the inputs' runs.
-	fused, err := hybrid.Fuse([]eval.Run{bmRun, denseRun}, hybrid.Options{})
+	fused, err := hybrid.Fuse([]eval.Run{bmRun, denseRun}, hybrid.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,37 @@
-// Package hybrid fuses N ranked lists into one: reciprocal rank fusion (RRF),
-// weighted CombSUM after min-max or z-score normalisation, and CombMNZ. Fuse
+// Package hybrid fuses N ranked lists into one, the way search engines and
+// ranx ship it: reciprocal rank fusion (RRF) with per-input weights and rank
+// constant; CombSUM (weighted sum) and CombMNZ over the normalisations
+// min-max, z-score, max, sum, rank and Borda; Qdrant's distribution-based
+// score fusion (DBSF); OpenSearch's harmonic and geometric combinations. Fuse
 // works on eval.Run values (runs read from files, or produced by retrievers);
-// New wraps any retrievers as one retrievers.Retriever.
+// New wraps any retrievers as one retrievers.Retriever; Grid expands a set of
+// settings to tune over. docs/fusion.md is the manual, with every
+// definition's source and where ranx differs.
 //
-// Every input list is first put in rank order — score descending, ties by doc
-// id ascending (the retrievers.Retriever contract) — and cut to Options.Depth.
-// Fused scores are summed input by input in argument order, and the fused list
-// is sorted by fused score descending, ties by doc id ascending, so the output
-// is the same on every run and whatever GOMAXPROCS is.
+// # Order and determinism
+//
+// Every input list is first put in rank order by eval.Sort with
+// eval.TieDocIDDesc — score descending, equal scores by doc id descending in
+// byte order, trec_eval's order and the one every ragbench ranking uses — and
+// cut to Options.Depth. Ranks (RRF, rank, Borda) are positions in that order,
+// from 1. Fused scores are summed input by input in argument order, and the
+// fused list is sorted in the same order (eval.Sort, eval.TieDocIDDesc), so the
+// output is the same on every run and whatever GOMAXPROCS is.
+//
+// # Documents missing from an input
+//
+// Implementations differ exactly here, so the policy is an option
+// (Options.Missing): a document that an input did not return in its top Depth
+// contributes nothing (MissingZero: 0 after normalisation, Fox & Shaw's and
+// ranx's rule for score methods; RRF's sum skips it), the input's lowest
+// normalised score for the query (MissingMin), rank Depth + 1 in that input
+// (MissingRank, RRF only), or the mean of the Borda points that input did not
+// award (MissingBorda, the Borda count's rule and ranx's). The default,
+// DefaultMissing, is MissingBorda for Borda normalisation and MissingZero
+// otherwise, which is ranx's behaviour for every method it shares.
 package hybrid
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -20,93 +40,211 @@ import (
 	"github.com/ragbench/ragbench/eval"
 )
 
-// Method names a fusion method.
+// Method names a fusion method. Names are the field's (and ranx's where ranx
+// has the method).
 type Method string
 
 const (
 	// RRF is reciprocal rank fusion (Cormack, Clarke & Büttcher, "Reciprocal
 	// rank fusion outperforms Condorcet and individual rank learning methods",
-	// SIGIR 2009): score(d) = Σᵢ wᵢ / (K + rankᵢ(d)), ranks from 1, summed over
-	// the inputs whose top Depth contain d. Scores of the inputs are used only to
-	// rank them.
+	// SIGIR 2009), weighted as Elasticsearch's weighted RRF: score(d) =
+	// Σᵢ wᵢ / (K + rankᵢ(d)), ranks from 1, over the inputs whose top Depth
+	// contain d (MissingRank: the others count rank Depth + 1). Scores are
+	// used only to rank. ranx's rrf is this with every weight 1.
 	RRF Method = "rrf"
-	// CombSUM is score(d) = Σᵢ wᵢ · norm(sᵢ(d)) over the inputs whose top Depth
-	// contain d (Fox & Shaw, "Combination of multiple searches", TREC-2, 1994);
-	// a missing document contributes 0.
+	// CombSUM is the weighted sum score(d) = Σᵢ wᵢ · normᵢ(d) (Fox & Shaw,
+	// "Combination of multiple searches", TREC-2, 1994; ranx's wsum, and its
+	// comb_sum when every weight is 1), normᵢ(d) per Options.Norm and, for a
+	// document missing from input i, per Options.Missing.
 	CombSUM Method = "combsum"
 	// CombMNZ is CombSUM multiplied by the number of inputs whose top Depth
-	// contain d (Fox & Shaw 1994).
+	// contain d (Fox & Shaw 1994; ranx's comb_mnz when every weight is 1).
+	// Under MissingBorda every input awards d Borda points and so counts, as
+	// in ranx (whose Borda normalisation adds every candidate to every run).
+	// ranx's wmnz weighs differently (Σ scores × Σ weights of the inputs
+	// containing d); that is not this method.
 	CombMNZ Method = "combmnz"
+	// DBSF is Qdrant's distribution-based score fusion (Qdrant 1.11,
+	// lib/segment/src/common/score_fusion.rs): each input's scores for the
+	// query are mapped by s ↦ (s − (μ − 3σ)) / 6σ, μ the mean and σ the sample
+	// standard deviation (n − 1) of that input's top Depth scores — not
+	// clipped, as in Qdrant, so a score beyond 3σ maps outside [0, 1]; a list
+	// of one score, or σ = 0, gives 0.5 — and summed with weights as CombSUM.
+	// It takes no Norm.
+	DBSF Method = "dbsf"
+	// Harmonic is OpenSearch's harmonic_mean combination (neural-search
+	// HarmonicMeanScoreCombinationTechnique): score(d) = Σᵢ wᵢ / Σᵢ (wᵢ / vᵢ)
+	// over the inputs with a normalised score vᵢ(d) > 0; 0 when there is none.
+	Harmonic Method = "harmonic"
+	// Geometric is OpenSearch's geometric_mean combination (neural-search
+	// GeometricMeanScoreCombinationTechnique): score(d) =
+	// exp(Σᵢ wᵢ ln vᵢ / Σᵢ wᵢ) over the inputs with vᵢ(d) > 0; 0 when none.
+	Geometric Method = "geometric"
 )
 
-// Normalization names the per-query score normalisation CombSUM and CombMNZ
-// apply to each input's top Depth before summing (as ranx's "min-max" and
-// "zmuv"). RRF ignores it.
+// Methods lists every Method, in documentation order.
+var Methods = []Method{RRF, CombSUM, CombMNZ, DBSF, Harmonic, Geometric}
+
+// Normalization names the per-query normalisation CombSUM, CombMNZ,
+// Harmonic and Geometric apply to each input's top Depth before combining.
+// Names follow ranx's ("zmuv" is our ZScore). RRF and DBSF take none.
 type Normalization string
 
 const (
 	// MinMax maps s to (s − min) / (max − min) over the query's list, into
-	// [0, 1]; when max = min every score becomes 0 (ranx's convention).
+	// [0, 1]; when max = min every score becomes 0. ranx divides by
+	// max(max − min, 1e-9) instead, which differs only when 0 < max − min <
+	// 1e-9.
 	MinMax Normalization = "minmax"
-	// ZScore maps s to (s − mean) / σ with σ the population standard deviation
-	// (numpy's default, ddof = 0) over the query's list; when σ = 0 every score
-	// becomes 0.
+	// ZScore (ranx's zmuv) maps s to (s − mean) / σ with σ the population
+	// standard deviation (ddof = 0, numpy's default); when σ = 0 every score
+	// becomes 0. ranx divides by max(σ, 1e-9).
 	ZScore Normalization = "zscore"
-	// None sums raw scores (only meaningful when the inputs share a scale).
+	// Max maps s to s / max (ranx's max); the query's top score must be > 0,
+	// else Fuse returns an error naming the query (ranx divides by
+	// max(max, 1e-9), which flips or blows up non-positive scores).
+	Max Normalization = "max"
+	// Sum maps s to (s − min) / Σ(s − min) over the query's list (ranx's
+	// sum); when every score is the minimum every score becomes 0.
+	Sum Normalization = "sum"
+	// Rank maps the document at rank r of a list of n to 1 − (r − 1)/n
+	// (ranx's rank): 1 for the top, 1/n for the last.
+	Rank Normalization = "rank"
+	// Borda maps the document at rank r to (c − r + 1)/c, c the number of
+	// distinct documents in all inputs' top Depth for the query (the Borda
+	// count scaled to (0, 1], ranx's borda). A document missing from a list of
+	// n gets (c − n + 1)/(2c) under MissingBorda: the mean of the points the
+	// input did not award.
+	Borda Normalization = "borda"
+	// None combines raw scores (only meaningful when the inputs share a scale).
 	None Normalization = "none"
 )
 
-// Defaults for Options' zero values.
+// Normalizations lists every Normalization, in documentation order.
+var Normalizations = []Normalization{MinMax, ZScore, Max, Sum, Rank, Borda, None}
+
+// Missing names the policy for a document one input did not return in its top
+// Depth for a query (see the package comment).
+type Missing string
+
 const (
-	DefaultK     = 60  // RRF rank constant (Cormack et al. 2009)
+	// MissingZero: the document's normalised score in that input is 0 (RRF:
+	// no term). Fox & Shaw's and ranx's rule for every method but Borda.
+	MissingZero Missing = "zero"
+	// MissingMin: the document gets the input's lowest normalised score for
+	// the query (0 for an empty list). Score methods only, not RRF.
+	MissingMin Missing = "min"
+	// MissingRank: the document counts as ranked Depth + 1 in that input, so
+	// RRF adds wᵢ / (K + Depth + 1). RRF only.
+	MissingRank Missing = "rank"
+	// MissingBorda: the mean of the Borda points the input did not award,
+	// (c − n + 1)/(2c) (ranx's borda). Borda normalisation only.
+	MissingBorda Missing = "borda"
+)
+
+// Defaults, as data: DefaultOptions uses them, callers name them.
+const (
+	DefaultK     = 60  // RRF rank constant (Cormack et al. 2009; ranx, Elasticsearch, OpenSearch)
 	DefaultDepth = 100 // results taken from each input per query
 )
 
-// Options configure a fusion. The zero value is RRF with K = 60, depth 100 and
-// equal weights.
+// Options configure a fusion. Build one from DefaultOptions and change what
+// you need: every numeric field is taken literally (K = 0 is RRF with no
+// constant, a weight 0 drops an input), and Validate rejects what has no
+// meaning.
 type Options struct {
-	// Method is the fusion method; "" means RRF.
+	// Method is the fusion method; required.
 	Method Method
-	// K is RRF's rank constant, > 0; 0 means DefaultK (60).
+	// K is RRF's rank constant, finite and ≥ 0 (DefaultK = 60). Used by RRF
+	// only; other methods ignore it.
 	K float64
-	// Norm is the normalisation for CombSUM/CombMNZ; "" means MinMax.
+	// Norm is the normalisation for CombSUM, CombMNZ, Harmonic and Geometric
+	// (required for them); RRF and DBSF take none and reject one.
 	Norm Normalization
-	// Weights are per-input weights (finite, ≥ 0), one per input in order; nil
-	// means 1 for every input.
+	// Missing is the policy for a document missing from an input; "" means
+	// DefaultMissing(Norm). Validate rejects a policy the method cannot apply.
+	Missing Missing
+	// Weights are per-input weights (finite, ≥ 0), one per input in order;
+	// nil means 1 for every input.
 	Weights []float64
-	// Depth is how many top results of each input are fused per query, > 0;
-	// 0 means DefaultDepth (100). To fuse whole lists set it to at least the
+	// Depth is how many top results of each input are fused per query, ≥ 1
+	// (DefaultDepth = 100). To fuse whole lists set it to at least the
 	// longest list.
 	Depth int
 }
 
-// resolve fills defaults and validates o for n inputs.
+// DefaultOptions returns RRF with K = DefaultK, depth DefaultDepth, equal
+// weights and MissingZero: Cormack et al.'s RRF as ranx and Elasticsearch
+// ship it.
+func DefaultOptions() Options {
+	return Options{Method: RRF, K: DefaultK, Depth: DefaultDepth, Missing: MissingZero}
+}
+
+// DefaultMissing is the policy used when Options.Missing is "": MissingBorda
+// for Borda, MissingZero otherwise (ranx's behaviour for every method).
+func DefaultMissing(n Normalization) Missing {
+	if n == Borda {
+		return MissingBorda
+	}
+	return MissingZero
+}
+
+// Validate checks o for fusing inputs runs (≥ 1). Errors name the field:
+// an unknown or empty method, normalisation or missing policy; a Norm given
+// to RRF or DBSF, or none to the other methods; a policy the method cannot
+// apply; K negative or not finite (RRF); Depth < 1; a weight count other
+// than inputs, or a weight negative or not finite.
+func (o Options) Validate(inputs int) error {
+	_, err := o.resolve(inputs)
+	return err
+}
+
+// resolve validates o for n inputs and fills Weights and Missing.
 func (o Options) resolve(n int) (Options, error) {
+	if n < 1 {
+		return o, errors.New("hybrid: no inputs to fuse")
+	}
+	if !slices.Contains(Methods, o.Method) {
+		return o, fmt.Errorf("hybrid: method: unknown fusion method %q (want %s)", o.Method, list(Methods))
+	}
 	switch o.Method {
-	case "":
-		o.Method = RRF
-	case RRF, CombSUM, CombMNZ:
+	case RRF, DBSF:
+		if o.Norm != "" {
+			return o, fmt.Errorf("hybrid: norm: %s takes no normalization, got %q", o.Method, o.Norm)
+		}
 	default:
-		return o, fmt.Errorf("hybrid: method: unknown fusion method %q (want rrf, combsum or combmnz)", o.Method)
+		if o.Norm == "" {
+			return o, fmt.Errorf("hybrid: norm: %s needs a normalization (%s)", o.Method, list(Normalizations))
+		}
+		if !slices.Contains(Normalizations, o.Norm) {
+			return o, fmt.Errorf("hybrid: norm: unknown normalization %q (want %s)", o.Norm, list(Normalizations))
+		}
 	}
-	switch o.Norm {
-	case "":
-		o.Norm = MinMax
-	case MinMax, ZScore, None:
+	if o.Missing == "" {
+		o.Missing = DefaultMissing(o.Norm)
+	}
+	switch o.Missing {
+	case MissingZero:
+	case MissingMin:
+		if o.Method == RRF {
+			return o, errors.New(`hybrid: missing: "min" applies to score methods, not rrf (use "zero" or "rank")`)
+		}
+	case MissingRank:
+		if o.Method != RRF {
+			return o, fmt.Errorf(`hybrid: missing: "rank" applies to rrf only, not %s`, o.Method)
+		}
+	case MissingBorda:
+		if o.Norm != Borda {
+			return o, errors.New(`hybrid: missing: "borda" applies to the borda normalization only`)
+		}
 	default:
-		return o, fmt.Errorf("hybrid: norm: unknown normalization %q (want minmax, zscore or none)", o.Norm)
+		return o, fmt.Errorf("hybrid: missing: unknown policy %q (want zero, min, rank or borda)", o.Missing)
 	}
-	if o.K == 0 {
-		o.K = DefaultK
+	if o.Method == RRF && (!(o.K >= 0) || math.IsInf(o.K, 0)) {
+		return o, fmt.Errorf("hybrid: k: RRF rank constant must be a finite number ≥ 0, got %v", o.K)
 	}
-	if !(o.K > 0) || math.IsInf(o.K, 0) {
-		return o, fmt.Errorf("hybrid: k: RRF rank constant must be a finite number > 0, got %v", o.K)
-	}
-	if o.Depth == 0 {
-		o.Depth = DefaultDepth
-	}
-	if o.Depth < 0 {
-		return o, fmt.Errorf("hybrid: depth: must be > 0, got %d", o.Depth)
+	if o.Depth < 1 {
+		return o, fmt.Errorf("hybrid: depth: must be ≥ 1, got %d", o.Depth)
 	}
 	if o.Weights == nil {
 		o.Weights = make([]float64, n)
@@ -127,22 +265,64 @@ func (o Options) resolve(n int) (Options, error) {
 	return o, nil
 }
 
+// list joins names as "a, b or c".
+func list[T ~string](names []T) string {
+	s := ""
+	for i, n := range names {
+		switch {
+		case i == 0:
+		case i == len(names)-1:
+			s += " or "
+		default:
+			s += ", "
+		}
+		s += string(n)
+	}
+	return s
+}
+
 // Fuse fuses runs (one per input system) query by query and returns the fused
 // run: for every query id present in any input, all documents found in any
-// input's top Depth, with their fused scores, sorted by fused score descending
-// and doc id ascending. A query missing from an input counts as an empty list
-// there; a query whose lists are all empty gets an empty, non-nil list.
+// input's top Depth, with their fused scores, in eval.Sort order (score
+// descending, ties by doc id descending). A query missing from an input
+// counts as an empty list there (ranx instead requires equal query sets); a
+// query whose lists are all empty gets an empty, non-nil list.
 //
-// Errors: no inputs; bad options; a NaN or infinite score, or a doc id twice
-// in one list (each naming the input index, query id and doc id). The inputs
-// are not modified.
+// Errors: no inputs; bad options (Validate); a NaN or infinite score, a doc
+// id twice in one list, or a non-positive top score under Max normalisation
+// (each naming the input index, query id and doc id). The inputs are not
+// modified.
 func Fuse(runs []eval.Run, opts Options) (eval.Run, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("hybrid: no runs to fuse")
 	}
-	o, err := opts.resolve(len(runs))
+	if _, err := opts.resolve(len(runs)); err != nil {
+		return nil, err
+	}
+	r, err := RankRuns(runs)
 	if err != nil {
 		return nil, err
+	}
+	return r.Fuse(opts)
+}
+
+// Ranked is a set of runs checked and put in rank order once, to be fused
+// under many settings (tuning) without sorting them again. It is read-only:
+// concurrent Fuse calls are safe.
+type Ranked struct {
+	inputs int
+	qids   []string          // byte order
+	lists  [][][]eval.Result // [query][input]: the whole list in rank order
+}
+
+// RankRuns checks runs (one per input system) and returns them in rank order
+// (eval.Sort, eval.TieDocIDDesc), over the union of their query ids; a query
+// missing from an input is an empty list there. Errors: no runs; a NaN or
+// infinite score or a doc id twice in one list, naming the input index,
+// query id and doc id. The runs are not modified.
+func RankRuns(runs []eval.Run) (*Ranked, error) {
+	if len(runs) == 0 {
+		return nil, errors.New("hybrid: no runs to fuse")
 	}
 	var qids []string
 	seen := map[string]bool{}
@@ -155,138 +335,167 @@ func Fuse(runs []eval.Run, opts Options) (eval.Run, error) {
 		}
 	}
 	slices.Sort(qids)
-	out := make(eval.Run, len(qids))
-	lists := make([][]eval.Result, len(runs))
-	for _, q := range qids {
+	out := &Ranked{inputs: len(runs), qids: qids, lists: make([][][]eval.Result, len(qids))}
+	for k, q := range qids {
+		out.lists[k] = make([][]eval.Result, len(runs))
 		for i, r := range runs {
-			l, err := rankOrder(r[q], o.Depth)
+			l, err := rankOrder(r[q], math.MaxInt)
 			if err != nil {
 				return nil, fmt.Errorf("hybrid: input %d, query %q: %w", i, q, err)
 			}
-			lists[i] = l
+			out.lists[k][i] = l
 		}
-		out[q] = fuseQuery(lists, o)
 	}
 	return out, nil
 }
 
-// rankOrder returns a sorted copy of l (score descending, doc id ascending)
-// cut to depth, after checking scores and duplicate ids.
+// Fuse fuses the ranked runs with opts; the result equals hybrid.Fuse of the
+// runs given to RankRuns. Errors: bad options (Validate); a non-positive top
+// score under Max normalisation, naming the query and input.
+func (r *Ranked) Fuse(opts Options) (eval.Run, error) {
+	o, err := opts.resolve(r.inputs)
+	if err != nil {
+		return nil, err
+	}
+	out := make(eval.Run, len(r.qids))
+	cut := make([][]eval.Result, r.inputs)
+	for k, q := range r.qids {
+		for i, l := range r.lists[k] {
+			cut[i] = l[:min(len(l), o.Depth)]
+		}
+		f, err := fuseQuery(cut, o)
+		if err != nil {
+			return nil, fmt.Errorf("hybrid: query %q: %w", q, err)
+		}
+		out[q] = f
+	}
+	return out, nil
+}
+
+// rankOrder returns a copy of l in rank order (eval.Sort, TieDocIDDesc) cut
+// to depth, after checking scores and duplicate ids.
 func rankOrder(l []eval.Result, depth int) ([]eval.Result, error) {
-	c := slices.Clone(l)
-	for _, r := range c {
+	ids := make(map[string]struct{}, len(l))
+	for _, r := range l {
 		if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
 			return nil, fmt.Errorf("doc %q: score is %v (want a finite number)", r.DocID, r.Score)
 		}
-	}
-	ids := make(map[string]struct{}, len(c))
-	for _, r := range c {
 		if _, dup := ids[r.DocID]; dup {
 			return nil, fmt.Errorf("doc %q: listed twice", r.DocID)
 		}
 		ids[r.DocID] = struct{}{}
 	}
-	SortResults(c)
+	c := slices.Clone(l)
+	eval.Sort(c, eval.TieDocIDDesc)
 	if len(c) > depth {
 		c = c[:depth]
 	}
 	return c, nil
 }
 
-// SortResults sorts l in place in rank order: score descending, ties by doc
-// id ascending (the order every ragbench retriever returns).
-func SortResults(l []eval.Result) {
-	slices.SortStableFunc(l, func(a, b eval.Result) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.DocID, b.DocID)
-	})
-}
-
-// fuseQuery fuses one query's rank-ordered, depth-cut lists.
-func fuseQuery(lists [][]eval.Result, o Options) []eval.Result {
-	score := map[string]float64{}
-	hits := map[string]int{}
-	var order []string // first-seen order, for a map-independent summation
-	for i, l := range lists {
-		var norm []float64
-		if o.Method != RRF {
-			norm = normalize(l, o.Norm)
-		}
-		for j, r := range l {
-			var s float64
-			if o.Method == RRF {
-				s = o.Weights[i] / (o.K + float64(j+1))
-			} else {
-				s = o.Weights[i] * norm[j]
-			}
-			if _, ok := hits[r.DocID]; !ok {
+// fuseQuery fuses one query's rank-ordered, depth-cut lists with resolved
+// options.
+func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
+	// Candidates in first-seen order (input, then rank): a map-independent
+	// summation order.
+	index := map[string]int{}
+	var order []string
+	for _, l := range lists {
+		for _, r := range l {
+			if _, ok := index[r.DocID]; !ok {
+				index[r.DocID] = len(order)
 				order = append(order, r.DocID)
 			}
-			score[r.DocID] += s
-			hits[r.DocID]++
 		}
 	}
-	out := make([]eval.Result, 0, len(order))
-	for _, id := range order {
-		s := score[id]
-		if o.Method == CombMNZ {
-			s *= float64(hits[id])
-		}
-		out = append(out, eval.Result{DocID: id, Score: s})
-	}
-	SortResults(out)
-	return out
-}
-
-// normalize returns l's scores normalised per Normalization.
-func normalize(l []eval.Result, n Normalization) []float64 {
-	v := make([]float64, len(l))
-	for i, r := range l {
-		v[i] = r.Score
-	}
-	if len(v) == 0 || n == None {
-		return v
-	}
-	switch n {
-	case MinMax:
-		lo, hi := slices.Min(v), slices.Max(v)
-		for i := range v {
-			if hi > lo {
-				v[i] = (v[i] - lo) / (hi - lo)
-			} else {
-				v[i] = 0
+	n := len(order)
+	score := make([]float64, n)
+	hits := make([]int, n)
+	present := make([]bool, n)
+	// Harmonic and Geometric accumulate a second sum (weights of the terms).
+	wsum := make([]float64, n)
+	for i, l := range lists {
+		w := o.Weights[i]
+		clear(present)
+		var v []float64
+		var miss float64
+		if o.Method == RRF {
+			miss = 0
+			if o.Missing == MissingRank {
+				miss = 1 / (o.K + float64(o.Depth) + 1)
+			}
+		} else {
+			var err error
+			v, miss, err = normalized(l, o, n)
+			if err != nil {
+				return nil, fmt.Errorf("input %d: %w", i, err)
 			}
 		}
-	case ZScore:
-		ZScores(v)
+		for j, r := range l {
+			k := index[r.DocID]
+			present[k] = true
+			hits[k]++
+			var x float64
+			if o.Method == RRF {
+				x = 1 / (o.K + float64(j+1))
+			} else {
+				x = v[j]
+			}
+			combine(o.Method, &score[k], &wsum[k], w, x)
+		}
+		if miss == 0 && o.Method != Harmonic && o.Method != Geometric {
+			continue // a zero term changes no sum
+		}
+		for k := range order {
+			if !present[k] {
+				combine(o.Method, &score[k], &wsum[k], w, miss)
+			}
+		}
 	}
-	return v
+	out := make([]eval.Result, n)
+	for k, id := range order {
+		s := score[k]
+		switch o.Method {
+		case CombMNZ:
+			if o.Missing == MissingBorda {
+				s *= float64(len(lists)) // every input awarded d points (ranx)
+			} else {
+				s *= float64(hits[k])
+			}
+		case Harmonic:
+			if s > 0 {
+				s = wsum[k] / s
+			}
+		case Geometric:
+			if wsum[k] > 0 {
+				s = math.Exp(s / wsum[k])
+			} else {
+				s = 0
+			}
+		}
+		out[k] = eval.Result{DocID: id, Score: s}
+	}
+	eval.Sort(out, eval.TieDocIDDesc)
+	return out, nil
 }
 
-// ZScores replaces v's values by their z-scores (x − mean) / σ, with σ the
-// population standard deviation (ddof = 0, numpy's default); when σ = 0 (or v
-// has one value) every value becomes 0. Sums run in index order.
-func ZScores(v []float64) {
-	if len(v) == 0 {
-		return
-	}
-	var sum float64
-	for _, x := range v {
-		sum += x
-	}
-	mean := sum / float64(len(v))
-	var ss float64
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	sd := math.Sqrt(ss / float64(len(v)))
-	for i := range v {
-		if sd > 0 {
-			v[i] = (v[i] - mean) / sd
-		} else {
-			v[i] = 0
+// combine adds input weight w's term for value x to a document's sums: the
+// weighted sum for RRF, CombSUM, CombMNZ and DBSF; Σ w/x and Σ w for
+// Harmonic, Σ w ln x and Σ w for Geometric, over x > 0 (OpenSearch skips
+// zero scores).
+func combine(m Method, s, ws *float64, w, x float64) {
+	switch m {
+	case Harmonic:
+		if x > 0 {
+			*s += w / x
+			*ws += w
 		}
+	case Geometric:
+		if x > 0 {
+			*s += w * math.Log(x)
+			*ws += w
+		}
+	default:
+		*s += w * x
 	}
 }

@@ -36,7 +36,7 @@ func TestFuseRRFHandComputed(t *testing.T) {
 	//   d3 = 1/(60+3) + 1/(60+1) = 124/3843 = 0.032266458495...
 	//   d2 = 1/(60+2)            =   1/62   = 0.016129032258...
 	//   d4 = 1/(60+3)            =   1/63   = 0.015873015873...
-	got, err := Fuse([]eval.Run{bm25Like, denseLike}, Options{})
+	got, err := Fuse([]eval.Run{bm25Like, denseLike}, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestFuseRRFHandComputed(t *testing.T) {
 func TestFuseRRFWeightsKDepth(t *testing.T) {
 	// Weights 2 and 1, k = 10, depth 2 (d3 of input 0 and d4 of input 1 cut):
 	//   d1 = 2/11 + 1/12 = 0.265151...;  d2 = 2/12 = 0.1666...;  d3 = 1/11 = 0.0909...
-	got, err := Fuse([]eval.Run{bm25Like, denseLike}, Options{K: 10, Weights: []float64{2, 1}, Depth: 2})
+	got, err := Fuse([]eval.Run{bm25Like, denseLike}, Options{Method: RRF, K: 10, Weights: []float64{2, 1}, Depth: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestFuseCombSUMAndMNZHandComputed(t *testing.T) {
 	// Min-max: input 0 → d1 1, d2 0.5, d3 0; input 1 → d3 1, d1 0.5, d4 0.
 	//   CombSUM: d1 1.5, d3 1, d2 0.5, d4 0
 	//   CombMNZ: d1 1.5·2 = 3, d3 1·2 = 2, d2 0.5·1, d4 0·1
-	sum, err := Fuse([]eval.Run{bm25Like, denseLike}, Options{Method: CombSUM})
+	sum, err := Fuse([]eval.Run{bm25Like, denseLike}, Options{Method: CombSUM, Norm: MinMax, Depth: DefaultDepth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestFuseCombSUMAndMNZHandComputed(t *testing.T) {
 	if d := cmp.Diff(wantSum, sum, approx); d != "" {
 		t.Errorf("CombSUM min-max (-want +got):\n%s", d)
 	}
-	mnz, err := Fuse([]eval.Run{bm25Like, denseLike}, Options{Method: CombMNZ, Norm: MinMax})
+	mnz, err := Fuse([]eval.Run{bm25Like, denseLike}, Options{Method: CombMNZ, Norm: MinMax, Depth: DefaultDepth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestFuseCombSUMAndMNZHandComputed(t *testing.T) {
 	// d1 0, d4 −1.2247…. Weights 1 and 0.5:
 	//   d1 = 1.224744871391589, d2 = 0, d3 = −1.2247… + 0.6123724356957945 = −0.6123724356957945,
 	//   d4 = −0.6123724356957945.
-	z, err := Fuse([]eval.Run{bm25Like, denseLike}, Options{Method: CombSUM, Norm: ZScore, Weights: []float64{1, 0.5}})
+	z, err := Fuse([]eval.Run{bm25Like, denseLike}, Options{Method: CombSUM, Norm: ZScore, Weights: []float64{1, 0.5}, Depth: DefaultDepth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,26 +119,27 @@ func TestFuseCombSUMAndMNZHandComputed(t *testing.T) {
 func TestFuseDisjointTiesEmpty(t *testing.T) {
 	a := eval.Run{
 		"q1": {{DocID: "a", Score: 5}, {DocID: "b", Score: 4}},
-		"q2": {{DocID: "y", Score: 1}, {DocID: "x", Score: 1}}, // tie: ranks x=1, y=2 by id
+		"q2": {{DocID: "x", Score: 1}, {DocID: "y", Score: 1}}, // tie: ranks y=1, x=2 (id descending, trec_eval's)
 		"q3": {},
 		"q4": {},
 	}
 	b := eval.Run{
 		"q1": {{DocID: "c", Score: 0.5}, {DocID: "d", Score: 0.4}},
-		"q2": {{DocID: "y", Score: 3}, {DocID: "x", Score: 2}},
+		"q2": {{DocID: "x", Score: 3}, {DocID: "y", Score: 2}},
 		"q3": {{DocID: "z", Score: 1}},
 		// q4 absent from b; q5 only in b
 		"q5": {{DocID: "w", Score: 1}},
 	}
-	got, err := Fuse([]eval.Run{a, b}, Options{})
+	got, err := Fuse([]eval.Run{a, b}, DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := eval.Run{
-		// Disjoint: a and c both 1/61, b and d both 1/62; ties by id.
-		"q1": {{DocID: "a", Score: 1.0 / 61}, {DocID: "c", Score: 1.0 / 61}, {DocID: "b", Score: 1.0 / 62}, {DocID: "d", Score: 1.0 / 62}},
-		// x = 1/61 + 1/62 = y; fused tie broken by id.
-		"q2": {{DocID: "x", Score: 1.0/61 + 1.0/62}, {DocID: "y", Score: 1.0/62 + 1.0/61}},
+		// Disjoint: a and c both 1/61, b and d both 1/62; ties by id descending.
+		"q1": {{DocID: "c", Score: 1.0 / 61}, {DocID: "a", Score: 1.0 / 61}, {DocID: "d", Score: 1.0 / 62}, {DocID: "b", Score: 1.0 / 62}},
+		// y = 1/61 + 1/62 = x (had a's tie gone to x by id ascending, x would
+		// get 2/61 and y 2/62); the fused tie is broken by id descending.
+		"q2": {{DocID: "y", Score: 1.0/61 + 1.0/62}, {DocID: "x", Score: 1.0/62 + 1.0/61}},
 		"q3": {{DocID: "z", Score: 1.0 / 61}},
 		"q4": {},
 		"q5": {{DocID: "w", Score: 1.0 / 61}},
@@ -150,7 +151,7 @@ func TestFuseDisjointTiesEmpty(t *testing.T) {
 		t.Error("q4: want an empty non-nil list")
 	}
 	// Min-max of a single-score list: max = min → 0 (ranx's convention).
-	mm, err := Fuse([]eval.Run{{"q": {{DocID: "only", Score: 7}}}}, Options{Method: CombSUM})
+	mm, err := Fuse([]eval.Run{{"q": {{DocID: "only", Score: 7}}}}, Options{Method: CombSUM, Norm: MinMax, Depth: DefaultDepth})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestFuseDisjointTiesEmpty(t *testing.T) {
 
 func TestFuseDoesNotModifyInputs(t *testing.T) {
 	in := eval.Run{"q": {{DocID: "b", Score: 1}, {DocID: "a", Score: 2}}}
-	if _, err := Fuse([]eval.Run{in}, Options{}); err != nil {
+	if _, err := Fuse([]eval.Run{in}, DefaultOptions()); err != nil {
 		t.Fatal(err)
 	}
 	if in["q"][0].DocID != "b" {
@@ -183,12 +184,30 @@ func TestFuseErrors(t *testing.T) {
 		{"duplicate", []eval.Run{{"q": {{DocID: "a", Score: 1}, {DocID: "b", Score: 0.5}, {DocID: "a", Score: 0.1}}}}, Options{}, `doc "a": listed twice`},
 		{"weights length", []eval.Run{ok, ok}, Options{Weights: []float64{1}}, "1 weights for 2 inputs"},
 		{"negative weight", []eval.Run{ok}, Options{Weights: []float64{-1}}, "weights[0]"},
-		{"method", []eval.Run{ok}, Options{Method: "borda"}, `unknown fusion method "borda"`},
-		{"norm", []eval.Run{ok}, Options{Method: CombSUM, Norm: "l2"}, `unknown normalization "l2"`},
-		{"k", []eval.Run{ok}, Options{K: -1}, "rank constant"},
-		{"depth", []eval.Run{ok}, Options{Depth: -3}, "depth"},
+		{"method", []eval.Run{ok}, Options{Method: "borda", Depth: 1}, `unknown fusion method "borda"`},
+		{"empty method", []eval.Run{ok}, Options{Method: "", Depth: 1}, `unknown fusion method ""`},
+		{"norm", []eval.Run{ok}, Options{Method: CombSUM, Norm: "l2", Depth: 1}, `unknown normalization "l2"`},
+		{"no norm", []eval.Run{ok}, Options{Method: CombMNZ, Depth: 1}, "combmnz needs a normalization"},
+		{"rrf norm", []eval.Run{ok}, Options{Method: RRF, Norm: MinMax, Depth: 1}, "rrf takes no normalization"},
+		{"dbsf norm", []eval.Run{ok}, Options{Method: DBSF, Norm: ZScore, Depth: 1}, "dbsf takes no normalization"},
+		{"k", []eval.Run{ok}, Options{Method: RRF, K: -1, Depth: 1}, "rank constant"},
+		{"k inf", []eval.Run{ok}, Options{Method: RRF, K: math.Inf(1), Depth: 1}, "rank constant"},
+		{"k NaN", []eval.Run{ok}, Options{Method: RRF, K: math.NaN(), Depth: 1}, "rank constant"},
+		{"depth", []eval.Run{ok}, Options{Method: RRF, K: 60, Depth: -3}, "depth: must be ≥ 1"},
+		{"depth 0", []eval.Run{ok}, Options{Method: RRF, K: 60, Depth: 0}, "depth: must be ≥ 1"},
+		{"NaN weight", []eval.Run{ok}, Options{Weights: []float64{math.NaN()}}, "weights[0]"},
+		{"Inf weight", []eval.Run{ok}, Options{Weights: []float64{math.Inf(1)}}, "weights[0]"},
+		{"missing", []eval.Run{ok}, Options{Method: RRF, Missing: "drop", Depth: 1}, `unknown policy "drop"`},
+		{"missing min rrf", []eval.Run{ok}, Options{Method: RRF, Missing: MissingMin, Depth: 1}, `"min" applies to score methods`},
+		{"missing rank combsum", []eval.Run{ok}, Options{Method: CombSUM, Norm: MinMax, Missing: MissingRank, Depth: 1}, `"rank" applies to rrf only`},
+		{"missing borda minmax", []eval.Run{ok}, Options{Method: CombSUM, Norm: MinMax, Missing: MissingBorda, Depth: 1}, `"borda" applies to the borda`},
+		{"max of negatives", []eval.Run{{"q": {{DocID: "a", Score: -1}}}}, Options{Method: CombSUM, Norm: Max, Depth: 1}, `query "q": input 0: max normalization needs a top score > 0, got -1`},
 	} {
-		_, err := Fuse(tc.runs, tc.opts)
+		o := tc.opts
+		if o.Method == "" && tc.name != "empty method" {
+			o.Method, o.K, o.Depth = RRF, DefaultK, DefaultDepth
+		}
+		_, err := Fuse(tc.runs, o)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to contain %q", tc.name, err, tc.want)
 		}
@@ -241,7 +260,7 @@ func TestFuseRRFAgreesWithBleve(t *testing.T) {
 		}
 		res := fusion.ReciprocalRankFusion(coll, weights, rankConstant, window, 2, false)
 
-		got, err := Fuse(runs, Options{K: float64(rankConstant), Weights: weights, Depth: window})
+		got, err := Fuse(runs, Options{Method: RRF, K: float64(rankConstant), Weights: weights, Depth: window})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +312,7 @@ func (f *fakeRetriever) Stats() retrievers.Stats { return f.stats }
 func TestRetriever(t *testing.T) {
 	a := &fakeRetriever{run: bm25Like, stats: retrievers.Stats{Build: time.Second, IndexBytes: 10, LatencyP50: time.Millisecond, LatencyP95: 2 * time.Millisecond}}
 	b := &fakeRetriever{run: denseLike, stats: retrievers.Stats{Build: 2 * time.Second, IndexBytes: 5, LatencyP50: time.Millisecond, LatencyP95: 3 * time.Millisecond}}
-	r, err := New([]retrievers.Retriever{a, b}, Options{Depth: 50})
+	r, err := New([]retrievers.Retriever{a, b}, Options{Method: RRF, K: DefaultK, Depth: 50})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,10 +334,10 @@ func TestRetriever(t *testing.T) {
 	if _, err := r.Search(context.Background(), nil, 0); err == nil {
 		t.Error("k=0: want an error")
 	}
-	if _, err := New(nil, Options{}); err == nil {
+	if _, err := New(nil, DefaultOptions()); err == nil {
 		t.Error("no inputs: want an error")
 	}
-	if _, err := New([]retrievers.Retriever{a, nil}, Options{}); err == nil {
+	if _, err := New([]retrievers.Retriever{a, nil}, DefaultOptions()); err == nil {
 		t.Error("nil input: want an error")
 	}
 }

@@ -43,7 +43,7 @@ func New(inputs []retrievers.Retriever, opts Options) (*Retriever, error) {
 }
 
 // Search implements retrievers.Retriever: at most k fused results per query,
-// fused score descending, ties by doc id. k ≤ 0 is an error; an input's error
+// in Fuse's order (fused score descending, ties by doc id descending). k ≤ 0 is an error; an input's error
 // is returned wrapped with the input's index.
 func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k int) (eval.Run, error) {
 	if k <= 0 {
@@ -70,7 +70,10 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 			}
 			lists[i] = l
 		}
-		fused := fuseQuery(lists, r.opts)
+		fused, err := fuseQuery(lists, r.opts)
+		if err != nil {
+			return nil, fmt.Errorf("hybrid: query %q: %w", q.ID, err)
+		}
 		if len(fused) > k {
 			fused = fused[:k:k]
 		}

@@ -1,0 +1,77 @@
+package fileutil
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestWriteStream: the file appears only when write succeeds; a failing
+// write leaves the old content and no temporary file.
+func TestWriteStream(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sub", "run.trec")
+	if err := WriteStream(p, func(w io.Writer) error { _, err := io.WriteString(w, "old\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := WriteStream(p, func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want write's error", err)
+	}
+	got, _ := os.ReadFile(p)
+	if string(got) != "old\n" {
+		t.Errorf("after a failed write: %q, want the old content", got)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	if len(entries) != 1 {
+		t.Errorf("%d files in the folder, want 1 (pending file left?)", len(entries))
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, want 0644", st.Mode().Perm())
+	}
+}
+
+// TestSwapDir: a missing destination is a rename; an existing one is
+// replaced, its old content left at newDir (exchange) or newDir.old.
+func TestSwapDir(t *testing.T) {
+	dir := t.TempDir()
+	mk := func(name, file string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, file), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	dst := filepath.Join(dir, "runs")
+	if err := SwapDir(mk("new1", "a"), dst); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "a")); err != nil {
+		t.Fatalf("first swap: %v", err)
+	}
+	n2 := mk("new2", "b")
+	if err := SwapDir(n2, dst); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "b")); err != nil {
+		t.Errorf("second swap: dst lacks the new file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "a")); err == nil {
+		t.Error("second swap: dst still holds the old file")
+	}
+	_, e1 := os.Stat(filepath.Join(n2, "a"))
+	_, e2 := os.Stat(filepath.Join(n2+".old", "a"))
+	if e1 != nil && e2 != nil {
+		t.Error("the old content is neither at newDir nor at newDir.old")
+	}
+	SyncDir(dir)
+}

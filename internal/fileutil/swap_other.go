@@ -1,0 +1,9 @@
+//go:build !linux
+
+package fileutil
+
+import "errors"
+
+// Exchange is not available on this platform: it always fails, and SwapDir
+// falls back to two renames.
+func Exchange(a, b string) error { return errors.New("atomic exchange not supported") }

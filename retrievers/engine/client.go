@@ -1,0 +1,384 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults the configuration layer applies when the user gives nothing.
+// Conn's zero Timeout and Concurrency take these values; Retries and Backoff
+// have no implicit default (0 retries and 0 backoff mean exactly that).
+const (
+	DefaultTimeout     = 60 * time.Second
+	DefaultConcurrency = 4
+	DefaultRetries     = 3
+	DefaultBackoff     = 500 * time.Millisecond
+)
+
+// Conn says how to reach a cluster. Credentials are never part of it: only the
+// names of the environment variables that hold them, read once by Dial.
+type Conn struct {
+	// URLs are the nodes' base URLs ("http://127.0.0.1:9200"), at least one,
+	// scheme http or https, no userinfo (credentials in a URL are refused:
+	// they come from the environment only), no query or fragment. Requests go
+	// round-robin; a node that cannot be reached is skipped for 30 s (the
+	// request is retried on the next one).
+	URLs []string
+	// UserEnv and PasswordEnv name the environment variables holding a basic
+	// auth user and password (both or neither). APIKeyEnv names the variable
+	// holding an API key, sent as "Authorization: ApiKey KEY" (the base64
+	// "id:key" form both engines issue). At most one of the two schemes. A
+	// named variable that is unset or empty is an error.
+	UserEnv, PasswordEnv, APIKeyEnv string
+	// CAFile is a PEM file of CA certificates trusted for https URLs, in
+	// place of the system roots; "" uses the system roots.
+	CAFile string
+	// Timeout bounds each HTTP request (connection, request and response
+	// body), > 0; 0 means DefaultTimeout (60 s); < 0 is an error.
+	Timeout time.Duration
+	// Concurrency is how many queries are in flight at once, > 0; 0 means
+	// DefaultConcurrency (4); < 0 is an error. It does not change results.
+	Concurrency int
+	// Retries is how many times a request is retried after a retryable
+	// failure (HTTP 429, 502, 503, 504, or a node that cannot be reached),
+	// ≥ 0; 0 means no retry. The wait before retry i (1-based) is
+	// Backoff·2^(i−1), capped at 30 s, or the engine's Retry-After when
+	// longer. Other HTTP errors (400, 401, 403, 404, 409, ...) are not
+	// retried.
+	Retries int
+	// Backoff is the wait before the first retry, ≥ 0.
+	Backoff time.Duration
+}
+
+// client is a Conn made usable: parsed URLs, the auth header, an
+// http.Client.
+type client struct {
+	urls        []*url.URL
+	auth        string // Authorization header value, "" for none; never printed
+	http        *http.Client
+	retries     int
+	backoff     time.Duration
+	concurrency int
+	next        atomic.Uint64  // round-robin position in urls
+	downUntil   []atomic.Int64 // per URL: skipped until this time (Unix ns) after it could not be reached
+}
+
+// downFor is how long a node that could not be reached is skipped.
+const downFor = 30 * time.Second
+
+// pick returns the index of the next URL in round-robin order that is not
+// marked down, or the next one when all are.
+func (c *client) pick() int {
+	now := time.Now().UnixNano()
+	first := int(c.next.Add(1)-1) % len(c.urls)
+	for j := range c.urls {
+		i := (first + j) % len(c.urls)
+		if c.downUntil[i].Load() <= now {
+			return i
+		}
+	}
+	return first
+}
+
+// dial checks c, reads the credentials from the environment and returns a
+// client. It makes no request.
+func dial(c Conn) (*client, error) {
+	if len(c.URLs) == 0 {
+		return nil, errors.New("engine: no URL")
+	}
+	cl := &client{retries: c.Retries, backoff: c.Backoff, concurrency: c.Concurrency}
+	for _, raw := range c.URLs {
+		u, err := url.Parse(strings.TrimRight(raw, "/"))
+		if err != nil {
+			return nil, fmt.Errorf("engine: URL %q: not a URL", redactURL(raw))
+		}
+		if u.User != nil {
+			return nil, fmt.Errorf("engine: URL %s carries credentials; give them through environment variables (user_env/password_env or api_key_env)", redactURL(raw))
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return nil, fmt.Errorf("engine: URL %s: want http(s)://host:port[/path]", redactURL(raw))
+		}
+		cl.urls = append(cl.urls, u)
+	}
+	cl.downUntil = make([]atomic.Int64, len(cl.urls))
+	switch {
+	case c.Timeout < 0:
+		return nil, fmt.Errorf("engine: timeout must be > 0, got %v", c.Timeout)
+	case c.Timeout == 0:
+		c.Timeout = DefaultTimeout
+	}
+	switch {
+	case c.Concurrency < 0:
+		return nil, fmt.Errorf("engine: concurrency must be > 0, got %d", c.Concurrency)
+	case c.Concurrency == 0:
+		cl.concurrency = DefaultConcurrency
+	}
+	if c.Retries < 0 || c.Backoff < 0 {
+		return nil, fmt.Errorf("engine: retries and backoff must be ≥ 0, got %d and %v", c.Retries, c.Backoff)
+	}
+	env := func(name string) (string, error) {
+		v := os.Getenv(name)
+		if v == "" {
+			return "", fmt.Errorf("engine: environment variable %s is unset or empty", name)
+		}
+		return v, nil
+	}
+	switch {
+	case c.APIKeyEnv != "" && (c.UserEnv != "" || c.PasswordEnv != ""):
+		return nil, errors.New("engine: give basic auth (user_env, password_env) or an API key (api_key_env), not both")
+	case c.APIKeyEnv != "":
+		k, err := env(c.APIKeyEnv)
+		if err != nil {
+			return nil, err
+		}
+		cl.auth = "ApiKey " + k
+	case c.UserEnv != "" || c.PasswordEnv != "":
+		if c.UserEnv == "" || c.PasswordEnv == "" {
+			return nil, errors.New("engine: basic auth needs both user_env and password_env")
+		}
+		user, err := env(c.UserEnv)
+		if err != nil {
+			return nil, err
+		}
+		pass, err := env(c.PasswordEnv)
+		if err != nil {
+			return nil, err
+		}
+		cl.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = cl.concurrency + 2
+	if c.CAFile != "" {
+		pem, err := os.ReadFile(c.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("engine: CA file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("engine: CA file %s: no PEM certificate in it", c.CAFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	cl.http = &http.Client{Transport: tr, Timeout: c.Timeout}
+	return cl, nil
+}
+
+// redactURL returns raw with any userinfo replaced by "REDACTED" (the
+// password never reaches an error message), or "(unparsable URL)".
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.User != nil {
+		u.User = url.User("REDACTED")
+	}
+	return u.String()
+}
+
+// HTTPError is a request the engine answered with a status ≥ 300 (after any
+// retries): the method and path (never the host's credentials), the status,
+// and the engine's error type and reason when its body gave them.
+type HTTPError struct {
+	Method, Path string
+	Status       int
+	Type, Reason string
+}
+
+func (e *HTTPError) Error() string {
+	msg := fmt.Sprintf("engine: %s %s: HTTP %d", e.Method, e.Path, e.Status)
+	if e.Type != "" || e.Reason != "" {
+		msg += ": " + strings.TrimPrefix(e.Type+": "+e.Reason, ": ")
+	}
+	switch e.Status {
+	case http.StatusUnauthorized:
+		msg += " (authentication failed: check the credentials' environment variables)"
+	case http.StatusForbidden:
+		msg += " (the credentials lack a privilege this request needs)"
+	}
+	return msg
+}
+
+func retryable(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusBadGateway ||
+		status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout
+}
+
+// do sends a request with body (nil for none; JSON unless path ends with
+// "_bulk", then NDJSON) to the next node, retrying per the Conn, and returns
+// the response body of a 2xx answer. out, when non-nil, receives the decoded
+// JSON. A 404 is returned as *HTTPError like any other status.
+func (c *client) do(ctx context.Context, method, path string, body []byte, out any) ([]byte, error) {
+	var last error
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if attempt > c.retries {
+				return nil, fmt.Errorf("%w (after %d retries)", last, c.retries)
+			}
+			wait := c.backoff << (attempt - 1)
+			if wait > 30*time.Second || wait < 0 {
+				wait = 30 * time.Second
+			}
+			var he *retryAfter
+			if errors.As(last, &he) && he.d > wait {
+				wait = he.d
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("%w (interrupted: %v)", last, ctx.Err())
+			case <-t.C:
+			}
+		}
+		b, err := c.once(ctx, method, path, body)
+		if err == nil {
+			if out != nil {
+				if err := json.Unmarshal(b, out); err != nil {
+					return nil, fmt.Errorf("engine: %s %s: reading the answer: %v", method, path, err)
+				}
+			}
+			return b, nil
+		}
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		var ra *retryAfter
+		var ne *nodeError
+		if !errors.As(err, &ra) && !errors.As(err, &ne) {
+			return nil, err
+		}
+		last = err
+	}
+}
+
+// retryAfter wraps an HTTPError with a retryable status and the engine's
+// Retry-After.
+type retryAfter struct {
+	*HTTPError
+	d time.Duration
+}
+
+func (r *retryAfter) Unwrap() error { return r.HTTPError }
+
+// nodeError is a node that could not be reached or did not answer in time.
+type nodeError struct {
+	node string // scheme://host:port, no userinfo (refused by dial)
+	err  error
+}
+
+func (e *nodeError) Error() string {
+	// url.Error repeats the full URL; the host alone is enough and safe.
+	msg := e.err.Error()
+	var ue *url.Error
+	if errors.As(e.err, &ue) {
+		msg = ue.Err.Error()
+	}
+	return fmt.Sprintf("engine: node %s unreachable: %s", e.node, msg)
+}
+
+func (e *nodeError) Unwrap() error { return e.err }
+
+func (c *client) once(ctx context.Context, method, path string, body []byte) ([]byte, error) {
+	ui := c.pick()
+	u := c.urls[ui]
+	full := *u
+	p, q, _ := strings.Cut(path, "?")
+	full.Path = u.Path + p
+	full.RawQuery = q
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, full.String(), rd)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %s %s: %v", method, p, err)
+	}
+	if body != nil {
+		if strings.HasSuffix(p, "_bulk") {
+			req.Header.Set("Content-Type", "application/x-ndjson")
+		} else {
+			req.Header.Set("Content-Type", "application/json")
+		}
+	}
+	if c.auth != "" {
+		req.Header.Set("Authorization", c.auth)
+	}
+	node := u.Scheme + "://" + u.Host
+	resp, err := c.http.Do(req)
+	if err != nil {
+		var ne net.Error
+		if ctx.Err() == nil && (errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+			c.downUntil[ui].Store(time.Now().Add(downFor).UnixNano())
+			return nil, &nodeError{node: node, err: err}
+		}
+		return nil, fmt.Errorf("engine: %s %s on %s: %v", method, p, node, errorText(err))
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, &nodeError{node: node, err: err}
+	}
+	if resp.StatusCode < 300 {
+		return b, nil
+	}
+	he := &HTTPError{Method: method, Path: p, Status: resp.StatusCode}
+	var eb struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(b, &eb) == nil && len(eb.Error) > 0 {
+		var detail struct {
+			Type      string `json:"type"`
+			Reason    string `json:"reason"`
+			RootCause []struct {
+				Type   string `json:"type"`
+				Reason string `json:"reason"`
+			} `json:"root_cause"`
+		}
+		if json.Unmarshal(eb.Error, &detail) == nil {
+			he.Type, he.Reason = detail.Type, detail.Reason
+			if len(detail.RootCause) > 0 && detail.RootCause[0].Reason != "" && detail.RootCause[0].Reason != he.Reason {
+				he.Reason += " (root cause: " + detail.RootCause[0].Reason + ")"
+			}
+		} else {
+			var s string
+			if json.Unmarshal(eb.Error, &s) == nil {
+				he.Reason = s
+			}
+		}
+	}
+	if he.Reason == "" && resp.StatusCode != http.StatusNotFound {
+		he.Reason = strings.TrimSpace(string(b[:min(len(b), 200)]))
+	}
+	if retryable(resp.StatusCode) {
+		var d time.Duration
+		if s, err := time.ParseDuration(resp.Header.Get("Retry-After") + "s"); err == nil {
+			d = min(s, 30*time.Second)
+		}
+		return nil, &retryAfter{HTTPError: he, d: d}
+	}
+	return nil, he
+}
+
+// errorText is err's message without a *url.Error's URL.
+func errorText(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}

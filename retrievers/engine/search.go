@@ -1,0 +1,384 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/retrievers"
+	"github.com/ragbench/ragbench/retrievers/dense"
+)
+
+// Query kinds of a managed index.
+const (
+	KindBM25   = "bm25"   // a match query on the text field
+	KindKNN    = "knn"    // approximate kNN (HNSW) on the vector field
+	KindHybrid = "hybrid" // both, summed by the engine with boosts
+)
+
+// DefaultNumCandidates is QueryOptions' zero-value NumCandidates.
+const DefaultNumCandidates = 100
+
+// maxWindow is the engines' default index.max_result_window: no search asks
+// for more hits.
+const maxWindow = 10000
+
+// QueryOptions say how a managed index is queried.
+type QueryOptions struct {
+	// Kind is KindBM25, KindKNN or KindHybrid.
+	Kind string
+	// K is the number of nearest neighbours the kNN part asks for, > 0; 0
+	// means the search depth (Search's k, widened past ties). Hybrid
+	// scores documents outside both the match and the K neighbours by
+	// match alone.
+	K int
+	// NumCandidates is the HNSW candidate list per shard (Elasticsearch
+	// num_candidates, OpenSearch method_parameters.ef_search), > 0; 0 means
+	// DefaultNumCandidates (100). It is raised to the kNN k when smaller
+	// (both engines require num_candidates ≥ k).
+	NumCandidates int
+	// BM25Boost and KNNBoost weight the two parts of a hybrid query (the
+	// engine adds boost·score of each), both > 0 for KindHybrid and
+	// ignored otherwise (zero is refused there, not defaulted: a zero boost
+	// would silently turn the hybrid into one of its parts).
+	BM25Boost, KNNBoost float64
+	// NoDFS turns off global term statistics. By default every search uses
+	// search_type=dfs_query_then_fetch, so BM25 scores do not depend on how
+	// documents fall into shards (Elasticsearch with a knn section refuses
+	// the parameter and runs its DFS phase by itself; NoDFS cannot turn
+	// that off).
+	NoDFS bool
+	// Embed embeds query texts (query = true) for KindKNN and KindHybrid,
+	// with the model that made the index's vectors; the vectors must have
+	// the index's dimension. It may be nil for KindBM25.
+	Embed dense.EmbedFunc
+}
+
+// Retriever searches an engine index: a managed Index through
+// Index.Retriever, or an existing index through Existing. It implements
+// retrievers.Retriever; it is safe for concurrent use.
+type Retriever struct {
+	cl      *client
+	index   string
+	dfs     bool            // send search_type=dfs_query_then_fetch
+	embed   dense.EmbedFunc // nil: queries are not embedded
+	render  func(text string, vec []float32, size int) ([]byte, error)
+	idField string // "_id" or a _source field
+	build   time.Duration
+	bytes   int64
+
+	mu        sync.Mutex // guards latencies
+	latencies []time.Duration
+}
+
+var _ retrievers.Retriever = (*Retriever)(nil)
+
+// Retriever returns a retriever that queries the index per q. Errors name the
+// bad option.
+func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
+	r := &Retriever{cl: ix.cl, index: ix.name, dfs: !q.NoDFS, idField: "_id", build: ix.build, bytes: ix.bytes}
+	if q.K < 0 || q.NumCandidates < 0 {
+		return nil, fmt.Errorf("engine: knn k and num_candidates must be > 0, got %d and %d", q.K, q.NumCandidates)
+	}
+	nc := q.NumCandidates
+	if nc == 0 {
+		nc = DefaultNumCandidates
+	}
+	switch q.Kind {
+	case KindBM25:
+	case KindKNN, KindHybrid:
+		if ix.dims == 0 {
+			return nil, fmt.Errorf("engine: %s query: index %s has no vector field (Load was given no vectors)", q.Kind, ix.name)
+		}
+		if q.Embed == nil {
+			return nil, fmt.Errorf("engine: %s query: no query embedder", q.Kind)
+		}
+		r.embed = q.Embed
+		if q.Kind == KindHybrid && (!(q.BM25Boost > 0) || !(q.KNNBoost > 0) || math.IsInf(q.BM25Boost, 0) || math.IsInf(q.KNNBoost, 0)) {
+			return nil, fmt.Errorf("engine: hybrid query: bm25_boost and knn_boost must both be finite and > 0, got %v and %v", q.BM25Boost, q.KNNBoost)
+		}
+	default:
+		return nil, fmt.Errorf("engine: query kind %q: want %q, %q or %q", q.Kind, KindBM25, KindKNN, KindHybrid)
+	}
+	// Elasticsearch refuses search_type with a top-level knn section: it
+	// runs the kNN search in its DFS phase, which also gathers global term
+	// statistics for the query part, so dfs holds without the parameter.
+	if ix.dialect == Elasticsearch && q.Kind != KindBM25 {
+		r.dfs = false
+	}
+	dims, dialect, kind := ix.dims, ix.dialect, q.Kind
+	r.render = func(text string, vec []float32, size int) ([]byte, error) {
+		if vec != nil && len(vec) != dims {
+			return nil, fmt.Errorf("engine: query vector of dimension %d, index %s has %d", len(vec), ix.name, dims)
+		}
+		k := q.K
+		if k == 0 {
+			k = size
+		}
+		match := func(boost float64) map[string]any {
+			m := map[string]any{"query": text}
+			if boost != 0 {
+				m["boost"] = boost
+			}
+			return map[string]any{"match": map[string]any{fieldText: m}}
+		}
+		knn := func(boost float64) map[string]any {
+			if dialect == Elasticsearch {
+				m := map[string]any{"field": fieldVector, "query_vector": vec, "k": k, "num_candidates": max(nc, k)}
+				if boost != 0 {
+					m["boost"] = boost
+				}
+				return m
+			}
+			m := map[string]any{"vector": vec, "k": k, "method_parameters": map[string]any{"ef_search": max(nc, k)}}
+			if boost != 0 {
+				m["boost"] = boost
+			}
+			return map[string]any{"knn": map[string]any{fieldVector: m}}
+		}
+		body := map[string]any{"size": size, "_source": false}
+		switch {
+		case kind == KindBM25:
+			body["query"] = match(0)
+		case kind == KindKNN && dialect == Elasticsearch:
+			body["knn"] = knn(0)
+		case kind == KindKNN:
+			body["query"] = knn(0)
+		case dialect == Elasticsearch:
+			body["query"] = match(q.BM25Boost)
+			body["knn"] = knn(q.KNNBoost)
+		default:
+			body["query"] = map[string]any{"bool": map[string]any{"should": []any{match(q.BM25Boost), knn(q.KNNBoost)}}}
+		}
+		return json.Marshal(body)
+	}
+	return r, nil
+}
+
+// Search implements retrievers.Retriever: each query's top k by the engine's
+// score, in trec_eval's order (score descending, then doc id descending;
+// eval.Sort with eval.TieDocIDDesc). The engine breaks ties by its own
+// internal order, so when a tie crosses the k-th place the search is re-run
+// with a larger size (up to 10,000 hits) until it does not, and the cut
+// keeps the ids trec_eval would keep. Queries run Conn.Concurrency at a time;
+// one that still fails after the Conn's retries fails the whole Search with
+// the query id and the engine's error (never an empty list in its place).
+// Latency per query is the engine round trip(s), excluding query embedding.
+func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k int) (eval.Run, error) {
+	if k <= 0 {
+		return nil, fmt.Errorf("engine: k must be > 0, got %d", k)
+	}
+	if k > maxWindow {
+		return nil, fmt.Errorf("engine: k must be ≤ %d (the engines' max_result_window), got %d", maxWindow, k)
+	}
+	var vecs [][]float32
+	if r.embed != nil && len(queries) > 0 {
+		texts := make([]string, len(queries))
+		for i, q := range queries {
+			texts[i] = q.Text
+		}
+		var err error
+		if vecs, err = r.embed(ctx, texts, true); err != nil {
+			return nil, fmt.Errorf("engine: embedding queries: %w", err)
+		}
+		if len(vecs) != len(queries) {
+			return nil, fmt.Errorf("engine: the embedder returned %d vectors for %d queries", len(vecs), len(queries))
+		}
+	}
+	results := make([][]eval.Result, len(queries))
+	lat := make([]time.Duration, len(queries))
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		errMu    sync.Mutex // guards firstErr
+		firstErr error      // the first query to fail; the rest are cancelled
+	)
+	sem := make(chan struct{}, r.cl.concurrency)
+	var wg sync.WaitGroup
+	for i, q := range queries {
+		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var vec []float32
+			if vecs != nil {
+				vec = vecs[i]
+			}
+			t := time.Now()
+			res, err := r.one(ctx, q.Text, vec, k)
+			lat[i] = time.Since(t)
+			if err != nil {
+				errMu.Lock()
+				if firstErr == nil {
+					firstErr = fmt.Errorf("engine: query %q on index %s: %w", q.ID, r.index, err)
+				}
+				errMu.Unlock()
+				cancel()
+				return
+			}
+			results[i] = res
+		}()
+	}
+	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return nil, fmt.Errorf("engine: search on index %s interrupted: %w", r.index, err)
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	run := make(eval.Run, len(queries))
+	for i, q := range queries {
+		if _, dup := run[q.ID]; dup {
+			return nil, fmt.Errorf("engine: query id %q given twice", q.ID)
+		}
+		run[q.ID] = results[i]
+	}
+	r.mu.Lock()
+	r.latencies = append(r.latencies, lat...)
+	r.mu.Unlock()
+	return run, nil
+}
+
+// one searches one query, widening the size while a tie crosses the cut.
+// An answer from only some shards (a node left mid-search) is retried with
+// the Conn's backoff and retries, as the engine then answers from the
+// replicas; still partial after that, it is an error.
+func (r *Retriever) one(ctx context.Context, text string, vec []float32, k int) ([]eval.Result, error) {
+	for attempt := 0; ; attempt++ {
+		res, err := r.oneAttempt(ctx, text, vec, k)
+		var pe *partialError
+		if !errors.As(err, &pe) {
+			return res, err
+		}
+		if attempt >= r.cl.retries {
+			if attempt > 0 {
+				return nil, fmt.Errorf("%w (after %d retries)", err, attempt)
+			}
+			return nil, err
+		}
+		t := time.NewTimer(min(r.cl.backoff<<attempt, 30*time.Second))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+	}
+}
+
+// partialError is a search answered by only some shards, or timed out.
+type partialError struct{ msg string }
+
+func (e *partialError) Error() string { return e.msg }
+
+func (r *Retriever) oneAttempt(ctx context.Context, text string, vec []float32, k int) ([]eval.Result, error) {
+	size := min(k+1, maxWindow)
+	for {
+		body, err := r.render(text, vec, size)
+		if err != nil {
+			return nil, err
+		}
+		path := "/" + r.index + "/_search"
+		if r.dfs {
+			path += "?search_type=dfs_query_then_fetch"
+		}
+		var resp struct {
+			TimedOut bool `json:"timed_out"`
+			Shards   struct {
+				Total, Successful, Failed int
+				Failures                  []struct {
+					Reason struct {
+						Type, Reason string
+					} `json:"reason"`
+				} `json:"failures"`
+			} `json:"_shards"`
+			Hits struct {
+				Hits []struct {
+					ID     string                     `json:"_id"`
+					Score  *float64                   `json:"_score"`
+					Source map[string]json.RawMessage `json:"_source"`
+					Fields map[string]json.RawMessage `json:"fields"`
+				} `json:"hits"`
+			} `json:"hits"`
+		}
+		if _, err := r.cl.do(ctx, http.MethodPost, path, body, &resp); err != nil {
+			return nil, err
+		}
+		// A partial answer (a shard failed or timed out) would silently
+		// drop documents: it is an error of the run.
+		if resp.TimedOut {
+			return nil, &partialError{"the engine timed out (partial results)"}
+		}
+		if resp.Shards.Failed > 0 || resp.Shards.Successful < resp.Shards.Total {
+			msg := fmt.Sprintf("%d of %d shards failed", resp.Shards.Total-resp.Shards.Successful, resp.Shards.Total)
+			if len(resp.Shards.Failures) > 0 {
+				msg += ": " + resp.Shards.Failures[0].Reason.Type + ": " + resp.Shards.Failures[0].Reason.Reason
+			}
+			return nil, &partialError{msg}
+		}
+		res := make([]eval.Result, 0, len(resp.Hits.Hits))
+		for _, h := range resp.Hits.Hits {
+			if h.Score == nil {
+				return nil, fmt.Errorf("hit %q has no score (a sorted query template?)", h.ID)
+			}
+			id := h.ID
+			if r.idField != "_id" {
+				var err error
+				if id, err = sourceID(h.Source, r.idField); err != nil {
+					return nil, fmt.Errorf("hit %q: %w", h.ID, err)
+				}
+			}
+			res = append(res, eval.Result{DocID: id, Score: *h.Score})
+		}
+		eval.Sort(res, eval.TieDocIDDesc)
+		if len(res) <= k {
+			return res, nil
+		}
+		// Fewer hits than asked for: every match is in res.
+		if res[k-1].Score != res[k].Score || len(res) < size || size >= maxWindow {
+			return res[:k], nil
+		}
+		size = min(2*size, maxWindow)
+	}
+}
+
+// sourceID reads the id field of a hit's _source: a string or a number.
+func sourceID(src map[string]json.RawMessage, field string) (string, error) {
+	raw, ok := src[field]
+	if !ok {
+		return "", fmt.Errorf("no field %q in _source (the id field)", field)
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if s == "" {
+			return "", fmt.Errorf("field %q is empty", field)
+		}
+		return s, nil
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String(), nil
+	}
+	return "", fmt.Errorf("field %q is %s, want a string or a number", field, raw)
+}
+
+// Stats implements retrievers.Retriever: Build and IndexBytes from the
+// index's load (0 for an existing index: nothing was built; its size comes
+// from _stats), latencies of every query searched so far.
+func (r *Retriever) Stats() retrievers.Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return retrievers.Stats{Build: r.build, IndexBytes: r.bytes, Queries: len(r.latencies),
+		LatencyP50: retrievers.Percentile(r.latencies, 0.50), LatencyP95: retrievers.Percentile(r.latencies, 0.95)}
+}

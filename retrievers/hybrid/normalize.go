@@ -1,0 +1,144 @@
+package hybrid
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/ragbench/ragbench/eval"
+)
+
+// normalized returns the normalised scores of one input's rank-ordered list
+// l (DBSF's distribution normalisation for DBSF, else o.Norm) and the value a
+// document missing from l gets under o.Missing. candidates is the number of
+// distinct documents in all inputs' lists for the query (Borda's c).
+func normalized(l []eval.Result, o Options, candidates int) (v []float64, miss float64, err error) {
+	v = make([]float64, len(l))
+	for i, r := range l {
+		v[i] = r.Score
+	}
+	if o.Method == DBSF {
+		distribution(v)
+	} else if err := normalize(v, o.Norm, candidates); err != nil {
+		return nil, 0, err
+	}
+	switch o.Missing {
+	case MissingMin:
+		if len(v) > 0 {
+			miss = slices.Min(v)
+		}
+	case MissingBorda:
+		if c := float64(candidates); c > 0 {
+			miss = (c - float64(len(v)) + 1) / (2 * c)
+		}
+	}
+	return v, miss, nil
+}
+
+// normalize replaces v, the scores of one rank-ordered list, by their
+// normalisation n (see Normalization's constants for each definition).
+func normalize(v []float64, n Normalization, candidates int) error {
+	if len(v) == 0 {
+		return nil
+	}
+	switch n {
+	case MinMax:
+		lo, hi := slices.Min(v), slices.Max(v)
+		for i := range v {
+			if hi > lo {
+				v[i] = (v[i] - lo) / (hi - lo)
+			} else {
+				v[i] = 0
+			}
+		}
+	case ZScore:
+		ZScores(v)
+	case Max:
+		hi := slices.Max(v)
+		if !(hi > 0) {
+			return fmt.Errorf("max normalization needs a top score > 0, got %v", hi)
+		}
+		for i := range v {
+			v[i] /= hi
+		}
+	case Sum:
+		lo := slices.Min(v)
+		var sum float64
+		for _, x := range v {
+			sum += x - lo
+		}
+		for i := range v {
+			if sum > 0 {
+				v[i] = (v[i] - lo) / sum
+			} else {
+				v[i] = 0
+			}
+		}
+	case Rank:
+		for i := range v {
+			v[i] = 1 - float64(i)/float64(len(v))
+		}
+	case Borda:
+		c := float64(candidates)
+		for i := range v {
+			v[i] = (c - float64(i)) / c
+		}
+	case None:
+	}
+	return nil
+}
+
+// distribution applies Qdrant's DBSF normalisation to v in place: s ↦
+// (s − (μ − 3σ)) / 6σ with μ and σ the mean and sample standard deviation
+// (n − 1) of v, not clipped; 0.5 for a list of one or when σ = 0. Mean and
+// variance are computed in float64 with Welford's method, as Qdrant does (in
+// float32).
+func distribution(v []float64) {
+	if len(v) < 2 {
+		for i := range v {
+			v[i] = 0.5
+		}
+		return
+	}
+	var mean, agg float64
+	for k, x := range v {
+		d := x - mean
+		mean += d / float64(k+1)
+		agg += d * (x - mean)
+	}
+	sd := math.Sqrt(agg / float64(len(v)-1))
+	lo, hi := mean-3*sd, mean+3*sd
+	for i := range v {
+		if hi > lo {
+			v[i] = (v[i] - lo) / (hi - lo)
+		} else {
+			v[i] = 0.5
+		}
+	}
+}
+
+// ZScores replaces v's values by their z-scores (x − mean) / σ, with σ the
+// population standard deviation (ddof = 0, numpy's default); when σ = 0 (or v
+// has one value) every value becomes 0. Sums run in index order.
+func ZScores(v []float64) {
+	if len(v) == 0 {
+		return
+	}
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	mean := sum / float64(len(v))
+	var ss float64
+	for _, x := range v {
+		ss += (x - mean) * (x - mean)
+	}
+	sd := math.Sqrt(ss / float64(len(v)))
+	for i := range v {
+		if sd > 0 {
+			v[i] = (v[i] - mean) / sd
+		} else {
+			v[i] = 0
+		}
+	}
+}

@@ -1,0 +1,116 @@
+package sweep
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/ragbench/ragbench/eval"
+)
+
+func withoutName(rc RetrieverConfig) RetrieverConfig {
+	rc.Name = ""
+	rc.Inputs = nil
+	rc.Input = ""
+	return rc
+}
+
+// cachedRun is a run's on-disk form in the run cache: query id → [[id,
+// score]...]. Scores survive JSON exactly (shortest round-trip form).
+func cachedRun(run eval.Run) map[string][][2]any {
+	out := make(map[string][][2]any, len(run))
+	for q, l := range run {
+		rows := make([][2]any, len(l))
+		for i, r := range l {
+			rows[i] = [2]any{r.DocID, r.Score}
+		}
+		out[q] = rows
+	}
+	return out
+}
+
+func readCachedRun(path string) (eval.Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var raw map[string][][2]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	run := make(eval.Run, len(raw))
+	for q, rows := range raw {
+		l := make([]eval.Result, len(rows))
+		for i, r := range rows {
+			if err := json.Unmarshal(r[0], &l[i].DocID); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			if err := json.Unmarshal(r[1], &l[i].Score); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+		}
+		run[q] = l
+	}
+	return run, nil
+}
+
+// folderHash is a sha256 over the sha256 of every regular file in dir
+// (sorted by name), so any change to a model or tokenizer changes it.
+func folderHash(dir string) (string, error) {
+	files, err := hashFolder(dir)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, f := range files {
+		b.WriteString(f.Path + " " + f.SHA256 + "\n")
+	}
+	return sha256Hex([]byte(b.String())), nil
+}
+
+// cacheKey is cell's run-cache key: corpus, chunking, queries, retriever
+// config (its name and input names aside), model folder hash, depth and
+// the keys of its inputs' runs.
+//
+// runCacheVersion is part of every key and goes up whenever the code that
+// makes a run changes its output for the same inputs, so a run cached by
+// an older ragbench is never read as this one's. Version 2: every ranking
+// orders tied scores by doc id descending (trec_eval's order; version 1
+// retrievers cut ties ascending, so a tie at the depth boundary kept other
+// items).
+const runCacheVersion = 2
+
+func (r *cellRunner) cacheKey(cc *chunkCells, cell Cell) string {
+	rc := cell.Retriever
+	keyParts := map[string]any{
+		"v": runCacheVersion, "corpus": r.env.corpusHash, "chunking": cell.Chunking, "queries": r.queriesKey,
+		"retriever": withoutName(rc), "model": r.modelHash[rc.Model], "depth": cc.depth,
+	}
+	var inKeys []string
+	for _, in := range rc.inputNames() {
+		inKeys = append(inKeys, cc.runs[in].key)
+	}
+	keyParts["inputs"] = inKeys
+	if zeroRunAsDefault(rc) {
+		// Runs cached before k1: 0 and alpha: 0 ran as 0 were computed
+		// with 0.9 and 0.4 under this same key: never reuse them.
+		keyParts["zero"] = "explicit"
+	}
+	return sha256Hex(mustJSON(keyParts))
+}
+
+func sha256Hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("sweep: cannot marshal %T: %v", v, err)) // only plain structs are marshalled
+	}
+	return b
+}

@@ -1,0 +1,546 @@
+package sweep
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/diagnose"
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/retrievers"
+)
+
+// scanLines calls fn for each non-blank line of a file (BOM and CR
+// stripped; a gzip file is decompressed as eval.Open decides).
+func scanLines(path string, fn func(n int, line string) error) error {
+	r, err := eval.Open(path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<28)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimRight(sc.Text(), "\r")
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if err := fn(n, line); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// loadBEIRQueries reads a BEIR queries.jsonl: query id → text.
+func loadBEIRQueries(path string) (map[string]string, error) {
+	out := map[string]string{}
+	err := scanLines(path, func(n int, line string) error {
+		var q struct {
+			ID   string `json:"_id"`
+			Text string `json:"text"`
+		}
+		if err := json.Unmarshal([]byte(line), &q); err != nil {
+			return fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		if q.ID == "" {
+			return fmt.Errorf("%s:%d: _id: missing", path, n)
+		}
+		out[q.ID] = q.Text
+		return nil
+	})
+	return out, err
+}
+
+// sortResults puts results in trec_eval's order (score descending, ties by
+// doc id descending), so run files, truncation at k and evaluation agree.
+func sortResults(l []eval.Result) { eval.Sort(l, eval.TieDocIDDesc) }
+
+// judgement is one (query id, doc id) pair of a qrels or labelled file.
+type judgement struct{ query, doc string }
+
+// judgementLines returns the line of each wanted judgement in a qrels file
+// (TREC "qid iter docid grade", BEIR TSV "query-id corpus-id score") or a
+// labelled-query JSONL ("id"/"qid" and "gold" list or object), as
+// eval.ReadQrels reads them. Judgements not found have no entry.
+func judgementLines(path string, want map[judgement]bool) map[judgement]int {
+	out := map[judgement]int{}
+	_ = scanLines(path, func(n int, line string) error {
+		if strings.HasPrefix(strings.TrimSpace(line), "{") {
+			var q struct {
+				ID   json.RawMessage `json:"id"`
+				QID  json.RawMessage `json:"qid"`
+				Gold json.RawMessage `json:"gold"`
+			}
+			if json.Unmarshal([]byte(line), &q) != nil {
+				return nil
+			}
+			id := jsonString(q.ID)
+			if id == "" {
+				id = jsonString(q.QID)
+			}
+			var docs []string
+			if json.Unmarshal(q.Gold, &docs) != nil {
+				var m map[string]json.RawMessage
+				_ = json.Unmarshal(q.Gold, &m)
+				for d := range m {
+					docs = append(docs, d)
+				}
+			}
+			for _, d := range docs {
+				if j := (judgement{id, d}); want[j] && out[j] == 0 {
+					out[j] = n
+				}
+			}
+			return nil
+		}
+		var j judgement
+		if f := strings.Split(line, "\t"); len(f) == 3 {
+			j = judgement{strings.TrimSpace(f[0]), strings.TrimSpace(f[1])}
+		} else if f := strings.Fields(line); len(f) == 4 {
+			j = judgement{f[0], f[2]}
+		}
+		if want[j] && out[j] == 0 {
+			out[j] = n
+		}
+		return nil
+	})
+	return out
+}
+
+// jsonString reads a JSON string or integer id ("" otherwise).
+func jsonString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		if _, err := n.Int64(); err == nil {
+			return n.String()
+		}
+	}
+	return ""
+}
+
+// knownDoc reports whether a judged id names a corpus document, or a chunk
+// "<doc id>#<n>" of one (chunk-level labels; whether the chunking makes
+// that chunk is corpus.CheckLabels' concern).
+func knownDoc(id string, docByID map[string]int) bool {
+	if _, ok := docByID[id]; ok {
+		return true
+	}
+	doc, _, ok := corpus.ParseChunkID(id)
+	if ok {
+		_, ok = docByID[doc]
+	}
+	return ok
+}
+
+// maxListed is how many unknown gold ids an error lists.
+const maxListed = 5
+
+// checkGold finds relevant judgements (grade ≥ 1) whose doc id names no
+// corpus document (knownDoc) in ds.qrels, read from qrelsPath. With policy
+// "error" they are an error listing the first maxListed as
+// "file:line: gold: query "q": doc "d" is not in the corpus" plus their
+// count; with "ignore" they are dropped from ds.qrels and counted in the
+// returned warning. Judgements of grade ≤ 0 change no measure and are
+// left alone.
+func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (string, error) {
+	var unknown []judgement
+	queries := map[string]bool{}
+	for q, m := range ds.qrels {
+		for d, g := range m {
+			if g >= 1 && !knownDoc(d, ds.docByID) {
+				unknown = append(unknown, judgement{q, d})
+				queries[q] = true
+			}
+		}
+	}
+	if len(unknown) == 0 {
+		return "", nil
+	}
+	if policy == "ignore" {
+		emptied := 0
+		for _, j := range unknown {
+			delete(ds.qrels[j.query], j.doc)
+		}
+		for q := range queries {
+			answerable := false
+			for _, g := range ds.qrels[q] {
+				answerable = answerable || g >= 1
+			}
+			if !answerable {
+				emptied++
+			}
+		}
+		w := fmt.Sprintf("dataset.unknown_gold: ignore: dropped %s in %s of %s: their doc ids are not in the corpus %s (recall, MAP and nDCG count only gold documents present in the corpus)", count(len(unknown), "relevant judgement"), count(len(queries), "query"), qrelsPath, corpusPath)
+		if emptied > 0 {
+			w += fmt.Sprintf("; %s no relevant document left and %s reported as unanswerable", count(emptied, "query has"), map[bool]string{true: "is", false: "are"}[emptied == 1])
+		}
+		return w, nil
+	}
+	want := map[judgement]bool{}
+	for _, j := range unknown {
+		want[j] = true
+	}
+	at := judgementLines(qrelsPath, want)
+	sort.Slice(unknown, func(a, b int) bool {
+		la, lb := at[unknown[a]], at[unknown[b]]
+		if la != lb {
+			return la < lb
+		}
+		if unknown[a].query != unknown[b].query {
+			return unknown[a].query < unknown[b].query
+		}
+		return unknown[a].doc < unknown[b].doc
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s in %s name no document of the corpus %s (they would silently score as misses)", qrelsPath, count(len(unknown), "gold doc id"), count(len(queries), "query"), corpusPath)
+	if len(unknown) > maxListed {
+		fmt.Fprintf(&b, "; the first %d", maxListed)
+	}
+	b.WriteString(":")
+	for i, j := range unknown {
+		if i == maxListed {
+			fmt.Fprintf(&b, "\n  … and %d more", len(unknown)-maxListed)
+			break
+		}
+		loc := qrelsPath
+		if l := at[j]; l > 0 {
+			loc += ":" + strconv.Itoa(l)
+		}
+		fmt.Fprintf(&b, "\n  %s: gold: query %q: doc %q is not in the corpus", loc, j.query, j.doc)
+	}
+	fmt.Fprintf(&b, "\nfix the ids (or the corpus), or set dataset.unknown_gold: ignore in %s to drop them (counted in the report)", cfgPath)
+	return "", fmt.Errorf("%s", b.String())
+}
+
+// CheckDataset loads and checks the dataset the way Run does before its
+// first cell — corpus (ids, duplicates, JSON), queries, qrels or labels,
+// gold ids against the corpus (dataset.unknown_gold), the slice field —
+// and returns the summary and warnings, without building anything.
+// bench run --check calls it.
+func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
+	ds, warns, err := loadDataset(cfg, defaultBackend())
+	if err != nil {
+		return DatasetSummary{}, nil, err
+	}
+	sum, w := ds.summary(cfg)
+	warns = append(warns, w...)
+	// The qrels level depends on the chunking: check every chunking's
+	// labels as Run does, so stale chunk labels fail here too.
+	for _, ch := range cfg.Chunkings() {
+		chunks, err := ch.Spec().Chunk(ds.docs)
+		if err != nil {
+			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
+		}
+		level, err := corpus.CheckLabels(ds.qrels, ds.docs, ch.Spec(), chunks)
+		if err != nil {
+			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
+		}
+		if level == corpus.ChunkLevel || sum.Level == "" {
+			sum.Level = level.String()
+		}
+	}
+	return sum, warns, nil
+}
+
+// summary is the dataset's summary for results.json and bench run --check
+// alike (Level aside: it depends on the chunkings): counts, and the slice
+// labels sorted, with NoSlice when some queries have a label and some do
+// not; the warning says when a query's own label is NoSlice.
+func (ds *dataset) summary(cfg *Config) (DatasetSummary, []string) {
+	sum := DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
+		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{}}
+	for _, id := range ds.answerable {
+		if ds.heldout[id] {
+			sum.HeldOut++
+		} else {
+			sum.Tuning++
+		}
+	}
+	var warns []string
+	slices := map[string]bool{}
+	unlabelled := false
+	for _, q := range ds.queries {
+		if s := ds.slice[q.ID]; s != "" {
+			slices[s] = true
+		} else {
+			unlabelled = true
+		}
+	}
+	if len(slices) > 0 && unlabelled {
+		if slices[NoSlice] {
+			warns = append(warns, fmt.Sprintf("slice label %q is also the slice of the queries without a label: they are reported together", NoSlice))
+		}
+		slices[NoSlice] = true
+	}
+	sum.Slices = append(sum.Slices, sortedKeys(slices)...)
+	return sum, warns
+}
+
+// beirQueriesHint explains err, an error reading a labelled-query file,
+// when the file is a BEIR queries.jsonl ({"_id", "text"}, no "gold"): such
+// a file carries no judgements, so the config needs dataset.qrels.
+func beirQueriesHint(cfg *Config, path string, err error) error {
+	beir := false
+	_ = scanLines(path, func(n int, line string) error {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(line), &obj) == nil {
+			_, id := obj["_id"]
+			_, gold := obj["gold"]
+			beir = id && !gold
+		}
+		return io.EOF // the first line decides
+	})
+	if !beir {
+		return err
+	}
+	return cfg.errf("dataset.queries", "%s is a BEIR queries.jsonl (\"_id\", \"text\"; no \"gold\"): it has no judgements; set dataset.qrels to its qrels file (e.g. qrels/test.tsv), or use dataset.beir for a BEIR folder (reading it as labelled queries: %v)", path, err)
+}
+
+// count is "1 query" or "3 queries": n and the noun, plural when n ≠ 1
+// ("query has" becomes "queries have").
+func count(n int, noun string) string {
+	if n != 1 {
+		switch {
+		case noun == "query has":
+			noun = "queries have"
+		case strings.HasSuffix(noun, "y"):
+			noun = strings.TrimSuffix(noun, "y") + "ies"
+		default:
+			noun += "s"
+		}
+	}
+	return fmt.Sprintf("%d %s", n, noun)
+}
+
+// dataset is the loaded data.
+type dataset struct {
+	docs       []corpus.Document
+	docByID    map[string]int
+	queries    []retrievers.Query // evaluated queries (all in qrels), by id
+	text       map[string]string
+	qrels      eval.Qrels
+	slice      map[string]string
+	answerable []string // sorted
+	unanswer   []string // sorted
+	heldout    map[string]bool
+	files      map[string]string // role → path, for the manifest
+	hash       string            // sha256 over corpus, queries, qrels files
+}
+
+// sliceOf is the query's slice for the per-slice groups: its label, or
+// NoSlice when it has none and labelled (some query has a label); "" when
+// no query has one.
+func (ds *dataset) sliceOf(id string, labelled bool) string {
+	if s := ds.slice[id]; s != "" || !labelled {
+		return s
+	}
+	return NoSlice
+}
+
+func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
+	d := cfg.Dataset
+	ds := &dataset{files: map[string]string{}}
+	corpusPath, queriesPath, qrelsPath := d.Corpus, d.Queries, d.Qrels
+	if d.BEIR != "" {
+		corpusPath = filepath.Join(d.BEIR, "corpus.jsonl")
+		queriesPath = filepath.Join(d.BEIR, "queries.jsonl")
+		qrelsPath = filepath.Join(d.BEIR, "qrels", d.Split+".tsv")
+	}
+	var warns []string
+	docs, err := corpus.Load(corpusPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	ds.docs = docs
+	ds.docByID = make(map[string]int, len(docs))
+	for i, doc := range docs {
+		ds.docByID[doc.ID] = i
+	}
+	if w := corpus.Summarize(docs).Warnings(); len(w) > 0 {
+		warns = append(warns, w...)
+	}
+	ds.files["corpus"] = corpusPath
+	var slices map[string]string
+	if f := d.SliceField; f != "" {
+		// The named field only: a typo never falls back to kind/slice.
+		labelled := firstNonEmpty(queriesPath, qrelsPath)
+		if slices, err = diagnose.ReadSlices(labelled, f); errors.Is(err, diagnose.ErrNoSliceField) {
+			return nil, nil, cfg.errf("dataset.slice_field", "%v; name one of those, or remove slice_field", err)
+		} else if err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := ds.readJudgements(cfg, be, queriesPath, qrelsPath); err != nil {
+		return nil, nil, err
+	}
+	if slices != nil {
+		ds.slice = slices
+	}
+	judged := firstNonEmpty(qrelsPath, queriesPath)
+	w, err := checkGold(ds, judged, corpusPath, d.UnknownGold, cfg.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if w != "" {
+		warns = append(warns, w)
+	}
+	noText, err := ds.splitQueries(cfg, judged, queriesPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	if noText > 0 {
+		warns = append(warns, fmt.Sprintf("%d queries have empty text (searched as empty queries)", noText))
+	}
+	if ds.hash, err = ds.filesHash(); err != nil {
+		return nil, nil, err
+	}
+	return ds, warns, nil
+}
+
+// readJudgements reads the qrels (qrelsPath, with the query texts of
+// queriesPath) or the labelled queries (queriesPath alone) into ds.qrels,
+// ds.text and ds.slice (the labels eval reads).
+func (ds *dataset) readJudgements(cfg *Config, be backend, queriesPath, qrelsPath string) error {
+	ds.slice = map[string]string{}
+	ds.text = map[string]string{}
+	if qrelsPath == "" {
+		ds.files["queries"] = queriesPath
+		q, meta, err := be.readQrels(queriesPath) // eval keeps other keys, so slice_field may name any field
+		if err != nil {
+			return beirQueriesHint(cfg, queriesPath, err)
+		}
+		ds.qrels = q
+		for id, m := range meta {
+			ds.slice[id] = m.Slice
+			ds.text[id] = m.Text
+		}
+		return nil
+	}
+	ds.files["qrels"] = qrelsPath
+	q, meta, err := be.readQrels(qrelsPath)
+	if err != nil {
+		return err
+	}
+	ds.qrels = q
+	for id, m := range meta {
+		ds.slice[id] = m.Slice
+		ds.text[id] = m.Text
+	}
+	if queriesPath != "" {
+		ds.files["queries"] = queriesPath
+		texts, err := be.loadQueries(queriesPath)
+		if err != nil {
+			return err
+		}
+		for id, t := range texts {
+			if _, ok := ds.qrels[id]; ok {
+				ds.text[id] = t
+			}
+		}
+	}
+	return nil
+}
+
+// splitQueries fills ds.queries (every judged query, by id), the
+// answerable and unanswerable ids and the held-out split; it returns how
+// many queries have empty text. judged names the file of the judgements
+// for errors.
+func (ds *dataset) splitQueries(cfg *Config, judged, queriesPath string) (noText int, err error) {
+	ids := sortedKeys(ds.qrels)
+	if len(ids) == 0 {
+		return 0, fmt.Errorf("%s: no judged queries", judged)
+	}
+	ds.heldout = map[string]bool{}
+	for _, id := range ids {
+		t, ok := ds.text[id]
+		if !ok || strings.TrimSpace(t) == "" {
+			noText++
+			if !ok {
+				return 0, fmt.Errorf("%s: query %q has qrels but no text in %s", judged, id, queriesPath)
+			}
+		}
+		ds.queries = append(ds.queries, retrievers.Query{ID: id, Text: t})
+		if ds.qrels.Answerable(id) {
+			ds.answerable = append(ds.answerable, id)
+			ds.heldout[id] = IsHeldOut(id, *cfg.HeldOut.Seed, *cfg.HeldOut.Fraction)
+		} else {
+			ds.unanswer = append(ds.unanswer, id)
+		}
+	}
+	return noText, nil
+}
+
+// filesHash is the dataset's hash for the history and the manifest: a
+// sha256 over the corpus, queries and qrels files' sha256s.
+func (ds *dataset) filesHash() (string, error) {
+	var hashes []string
+	for _, role := range []string{"corpus", "queries", "qrels"} {
+		if p := ds.files[role]; p != "" {
+			h, err := fileutil.SHA256(p)
+			if err != nil {
+				return "", err
+			}
+			hashes = append(hashes, role+":"+h)
+		}
+	}
+	return sha256Hex([]byte(strings.Join(hashes, "\n"))), nil
+}
+
+func (ds *dataset) sortedIDs() []string {
+	ids := make([]string, len(ds.queries))
+	for i, q := range ds.queries {
+		ids[i] = q.ID
+	}
+	return ids
+}
+
+// snippet is the first n characters (runes) of an item's text: a chunk's
+// own text when id is a chunk id, else the document's title and text.
+func (ds *dataset) snippet(id string, n int, chunkByID map[string]int, chunks []corpus.Chunk) string {
+	var s string
+	if i, ok := chunkByID[id]; ok && chunks[i].ID != chunks[i].DocID {
+		s = chunks[i].Text
+	} else if i, ok := ds.docByID[id]; ok {
+		d := ds.docs[i]
+		s = strings.TrimSpace(d.Title + " " + d.Text)
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// IsHeldOut reports whether query id qid is held out: the first 8 bytes of
+// sha256(decimal seed + "\x00" + qid), read big-endian as u ∈ [0, 2^64),
+// satisfy u / 2^64 < fraction. The choice depends only on (seed, qid), so a
+// query stays on its side of the split whatever else the dataset holds.
+func IsHeldOut(qid string, seed int64, fraction float64) bool {
+	h := sha256.Sum256([]byte(strconv.FormatInt(seed, 10) + "\x00" + qid))
+	u := binary.BigEndian.Uint64(h[:8])
+	return float64(u)/18446744073709551616.0 < fraction
+}

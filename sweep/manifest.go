@@ -1,0 +1,140 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/ragbench/ragbench/internal/fileutil"
+)
+
+// Manifest is manifest.json: what a run read and what ran it.
+type Manifest struct {
+	Tool      string            `json:"tool"`
+	GoVersion string            `json:"go_version"`
+	Platform  string            `json:"platform"`
+	GitCommit string            `json:"git_commit,omitempty"`
+	GitDirty  bool              `json:"git_dirty,omitempty"`
+	Modules   map[string]string `json:"modules"`
+	Seed      int64             `json:"seed"`
+	HeldOut   HeldOutConfig     `json:"heldout"`
+	Config    *Config           `json:"config"`
+	ConfigSHA string            `json:"config_sha256"`
+	ConfigRaw string            `json:"config_file"`
+	DataDir   string            `json:"data_dir"`
+	ModelsDir string            `json:"models_dir"`
+	Dataset   string            `json:"dataset_sha256"`
+	Files     []FileHash        `json:"files"`
+}
+
+func manifest(cfg *Config, ds *dataset) ([]byte, error) {
+	m := Manifest{Tool: "ragbench", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+		Modules: map[string]string{}, Seed: *cfg.Significance.Seed, HeldOut: cfg.HeldOut, Config: cfg,
+		ConfigSHA: cfg.Hash(), ConfigRaw: cfg.path, DataDir: cfg.dataDir, ModelsDir: cfg.modelsDir, Dataset: ds.hash}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		m.Tool = bi.Main.Path + "@" + bi.Main.Version
+		for _, d := range bi.Deps {
+			v := d.Version
+			if d.Replace != nil {
+				v += " => " + d.Replace.Path + "@" + d.Replace.Version
+			}
+			m.Modules[d.Path] = v
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				m.GitCommit = s.Value
+			case "vcs.modified":
+				m.GitDirty = s.Value == "true"
+			}
+		}
+	}
+	if m.GitCommit == "" {
+		m.GitCommit, m.GitDirty = gitCommit(filepath.Dir(cfg.path))
+	}
+	for _, role := range []string{"corpus", "queries", "qrels"} {
+		p := ds.files[role]
+		if p == "" {
+			continue
+		}
+		h, err := fileutil.SHA256(p)
+		if err != nil {
+			return nil, err
+		}
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		m.Files = append(m.Files, FileHash{Role: role, Path: p, SHA256: h, Bytes: info.Size()})
+	}
+	seen := map[string]bool{}
+	for _, rc := range cfg.Retrievers {
+		if rc.Model == "" || seen[rc.Model] {
+			continue
+		}
+		seen[rc.Model] = true
+		files, err := hashFolder(rc.Model)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			f.Role = "model " + rc.Name
+			if filepath.Base(f.Path) == "tokenizer.json" {
+				f.Role = "tokenizer " + rc.Name
+			}
+			m.Files = append(m.Files, f)
+		}
+	}
+	sort.SliceStable(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// gitCommit returns HEAD's commit and whether the tree has changes, when dir
+// is inside a git checkout ("" otherwise).
+func gitCommit(dir string) (string, bool) {
+	out, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return "", false
+	}
+	st, _ := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
+	return strings.TrimSpace(string(out)), len(bytes.TrimSpace(st)) > 0
+}
+
+// FileHash is one hashed input file of the manifest.
+type FileHash struct {
+	Role   string `json:"role,omitempty"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
+
+func hashFolder(dir string) ([]FileHash, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileHash
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		h, err := fileutil.SHA256(p)
+		if err != nil {
+			return nil, err
+		}
+		info, _ := e.Info()
+		out = append(out, FileHash{Path: p, SHA256: h, Bytes: info.Size()})
+	}
+	return out, nil
+}

@@ -1,0 +1,150 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ragbench/ragbench/eval"
+)
+
+// Results is everything a sweep measured; results.json is its JSON form.
+// All parts but Timings are deterministic: the same config and seed give
+// byte-identical JSON.
+type Results struct {
+	// Config is the resolved config (output, cache and history paths
+	// blanked: they do not change the numbers).
+	Config Config `json:"config"`
+	// Dataset summarises the queries evaluated.
+	Dataset DatasetSummary `json:"dataset"`
+	// Metrics are the metric names evaluated, "family@k", in report order.
+	Metrics []string `json:"metrics"`
+	// Cells are the chunking × retriever cells in grid order.
+	Cells []CellResult `json:"cells"`
+	// Significance is the paired tests of every pair of cells on
+	// Significance.Metric over all answerable queries.
+	Significance Significance `json:"significance"`
+	// Best is, per chunking, the cell with the highest tuning mean of the
+	// significance metric, with its held-out mean.
+	Best []Best `json:"best_per_chunking"`
+	// Warnings are counted, reported policies (empty documents, queries
+	// without text, ...).
+	Warnings []string `json:"warnings"`
+	// Timings are wall times per cell: the only part that changes between
+	// runs of the same config.
+	Timings []Timing `json:"timings"`
+}
+
+// DatasetSummary describes the evaluated queries.
+type DatasetSummary struct {
+	Name         string   `json:"name"`
+	Documents    int      `json:"documents"`
+	Queries      int      `json:"queries"`      // queries in the qrels
+	Answerable   int      `json:"answerable"`   // with ≥ 1 relevant doc
+	Unanswerable int      `json:"unanswerable"` // with none (reported apart)
+	Tuning       int      `json:"tuning"`       // answerable, not held out
+	HeldOut      int      `json:"held_out"`     // answerable, held out
+	Slices       []string `json:"slices"`       // slice labels, sorted, with NoSlice when some queries have none; empty when no query has one
+	Level        string   `json:"qrels_level"`  // "document" or "chunk"
+}
+
+// Group names used in CellResult.Means: "all", "tuning", "heldout", and
+// "slice:<label>" for each slice (DatasetSummary.Slices), NoSlice included.
+const (
+	GroupAll     = "all"
+	GroupTuning  = "tuning"
+	GroupHeldOut = "heldout"
+)
+
+// NoSlice is the slice of the queries without a slice label when other
+// queries have one: "(none)", the label bench eval uses. It sorts before
+// any label starting with a letter or digit; a query labelled "(none)"
+// itself falls in the same slice (with a warning).
+const NoSlice = "(none)"
+
+// CellResult is one cell's numbers. Metric names are "family@k" (see
+// Config.Metrics), values in [0, 1].
+type CellResult struct {
+	Name      string          `json:"name"`      // "<chunking>/<retriever>"
+	Chunking  Chunking        `json:"chunking"`  // the cell's chunking
+	Retriever RetrieverConfig `json:"retriever"` // the cell's retriever, defaults filled in
+	Chunks    int             `json:"chunks"`    // chunks indexed
+	// Means maps group → metric → mean over the group's answerable queries
+	// (a query missing from the run scores 0).
+	Means map[string]map[string]float64 `json:"means"`
+	// Counts maps group → number of answerable queries averaged.
+	Counts map[string]int `json:"counts"`
+	// PerQuery maps query id → metric → value (answerable queries only).
+	PerQuery map[string]map[string]float64 `json:"per_query"`
+	// Unanswerable lists, per unanswerable query, what came back.
+	Unanswerable []UnanswerableHits `json:"unanswerable"`
+	// Threshold is the top-1 score threshold analysis (nil without
+	// unanswerable queries).
+	Threshold *Threshold `json:"threshold,omitempty"`
+
+	run    eval.Run                      // document-level (or chunk-level) run at Config.Depth
+	scores map[string]map[string]float64 // PerQuery as compare reads it: metric → query → value
+}
+
+// UnanswerableHits is what a cell returned for a query with no relevant
+// document.
+type UnanswerableHits struct {
+	QueryID string `json:"query_id"`
+	Query   string `json:"query"`
+	Slice   string `json:"slice,omitempty"`
+	Top     []Hit  `json:"top"`
+}
+
+// Hit is one retrieved item with a snippet of its text.
+type Hit struct {
+	Rank     int     `json:"rank"`
+	ID       string  `json:"id"`
+	Score    float64 `json:"score"`
+	Relevant bool    `json:"relevant,omitempty"`
+	Snippet  string  `json:"snippet"`
+}
+
+// Best is the best cell of one chunking, chosen on tuning queries only
+// (highest tuning mean of Metric, the primary metric at prompt_k; ties to
+// the earlier cell), with its held-out mean: the honest estimate.
+type Best struct {
+	Chunking string  `json:"chunking"`
+	Cell     string  `json:"cell"`
+	Metric   string  `json:"metric"`
+	Tuning   float64 `json:"tuning"`
+	HeldOut  float64 `json:"heldout"`
+}
+
+// Timing is one cell's wall times in seconds. Cached says the cell's run
+// came from the run cache (nothing was built or searched).
+type Timing struct {
+	Cell   string  `json:"cell"`
+	Cached bool    `json:"cached"`
+	Chunk  float64 `json:"chunk_s"`
+	Build  float64 `json:"build_s"` // index build (or cache load), embedding excluded
+	Embed  float64 `json:"embed_s"` // embedding the chunks (dense; 0 when the index came from the cache)
+	Search float64 `json:"search_s"`
+	// QueryEmbed is the part of Search spent embedding queries (dense).
+	QueryEmbed float64 `json:"query_embed_s"`
+	// IndexBytes, LatencyP50 and LatencyP95 (milliseconds per query) are
+	// the first-stage retriever's retrievers.Stats (0 for cached runs,
+	// hybrid and rerank).
+	IndexBytes int64   `json:"index_bytes"`
+	LatencyP50 float64 `json:"latency_p50_ms"`
+	LatencyP95 float64 `json:"latency_p95_ms"`
+	Fuse       float64 `json:"fuse_s"`
+	Rerank     float64 `json:"rerank_s"`
+	Score      float64 `json:"score_s"`
+}
+
+// ResultsJSON is results.json: indented JSON of res, ending in a newline.
+func ResultsJSON(res *Results) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(res); err != nil {
+		panic(fmt.Sprintf("sweep: results.json: %v", err)) // NaN-free by construction
+	}
+	return buf.Bytes()
+}
