@@ -16,10 +16,9 @@ import (
 // a config Load accepts holds only finite numbers (every float64 the sweep
 // will use), can be hashed and encoded as results.json records it, and
 // loading the same file again gives the same config (the same Hash).
-//
-// Seeds holding .inf or NaN (k1: .inf, a NaN combsum weight) belong here
-// once branch restructure, which refuses them at load, is merged: on a tree
-// without it they panic in Hash (mustJSON).
+// The seeds include the config-value classes of issue 13 (k1: .inf, a NaN
+// or negative combsum weight, a fraction in an integer field, a second
+// YAML document), which Load refuses.
 func FuzzLoad(f *testing.F) {
 	for _, p := range []string{"testdata/small.yaml", "../configs/scifact-quick.yaml", "../configs/scifact.yaml"} {
 		if b, err := os.ReadFile(p); err == nil {
@@ -28,6 +27,9 @@ func FuzzLoad(f *testing.F) {
 	}
 	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers: [{name: b, type: bm25, k1: 1e309}]\n"))
 	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers: [{name: b, type: bm25}, {name: h, type: hybrid, inputs: [b, b], fusion: combsum, weights: [1, -1]}]\n"))
+	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers: [{name: b, type: bm25, k1: .inf}]\n"))
+	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers: [{name: b, type: bm25}, {name: h, type: hybrid, inputs: [b, b], fusion: combsum, weights: [1, .nan]}]\n"))
+	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers: [{name: b, type: bm25}]\nk: [1, 3.9]\n---\nname: y\n"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer fuzzwatch.Start(fuzzwatch.Bound)()
