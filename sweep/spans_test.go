@@ -205,6 +205,21 @@ func TestSpanConfigErrors(t *testing.T) {
 		t.Errorf("span metric without span labels: error %v, want %q", err, want)
 	}
 
+	// slice_field with span labels: their slice is "kind"/"slice"
+	// (corpus_id for Chroma's CSV), so the field is an error at its line.
+	spansCfg := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(spansCfg, []byte("dataset:\n  corpus: corpus\n  queries: labels.jsonl\n  slice_field: topic\nretrievers: [{name: a, type: bm25}]\nk: [1, 2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err = Load(spansCfg, LoadOptions{DataDir: "testdata/spans", Output: filepath.Join(dir, "out3"), CacheDir: filepath.Join(dir, "cache3")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(t.Context(), cfg, Options{NoHistory: true})
+	if want := spansCfg + ":4: dataset.slice_field: span labels carry their slice"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("slice_field with span labels: error %v, want %q", err, want)
+	}
+
 	// Span families alone (no trec_eval family) run, and primary_metric
 	// defaults to the first.
 	cfg, err = Load("testdata/spans.yaml", LoadOptions{DataDir: "testdata/spans", Output: filepath.Join(dir, "out2"), CacheDir: filepath.Join(dir, "cache2")})
