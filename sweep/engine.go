@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -305,4 +307,43 @@ func (r *reportWriter) engineTimingNote() {
 			return
 		}
 	}
+}
+
+// describeEngine is the report's one-line summary of an engine retriever
+// (no URL: the report says what was measured, not where).
+func describeEngine(r RetrieverConfig) string {
+	var parts []string
+	if r.Mode == modeExisting {
+		parts = append(parts, "existing index "+r.Index, "id field "+r.IDField)
+		if len(r.Filters) > 0 {
+			parts = append(parts, fmt.Sprintf("%d filters", len(r.Filters)))
+		}
+	} else {
+		q := "managed, " + r.Query
+		switch r.Query {
+		case engine.KindKNN:
+			q += fmt.Sprintf(" (num_candidates %d)", cmpOrInt(r.NumCandidates, engine.DefaultNumCandidates))
+		case engine.KindHybrid:
+			q += fmt.Sprintf(" (%g·match + %g·knn, num_candidates %d)", *r.BM25Boost, *r.KNNBoost, cmpOrInt(r.NumCandidates, engine.DefaultNumCandidates))
+		}
+		parts = append(parts, q, firstNonEmpty(r.Analyzer, "standard")+" analyzer")
+		if r.K1 != nil && r.B != nil {
+			parts = append(parts, fmt.Sprintf("k1=%g b=%g", *r.K1, *r.B))
+		}
+		parts = append(parts, fmt.Sprintf("%d shards × %d replicas", cmpOrInt(r.Shards, 1), r.Replicas))
+	}
+	if r.Model != "" {
+		parts = append(parts, "model "+filepath.Base(r.Model))
+	}
+	if r.NoDFS {
+		parts = append(parts, "per-shard statistics")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func cmpOrInt(v, def int) int {
+	if v == 0 {
+		return def
+	}
+	return v
 }

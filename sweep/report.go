@@ -657,6 +657,8 @@ func describeRetriever(r RetrieverConfig) string {
 			return fmt.Sprintf("%s top %d by %g·z(CE) + %g·z(first stage), model %s", r.Input, r.Depth, *r.Alpha, 1-*r.Alpha, model)
 		}
 		return fmt.Sprintf("%s top %d by cross-encoder logit, model %s", r.Input, r.Depth, model)
+	case "elasticsearch", "opensearch":
+		return describeEngine(r)
 	}
 	return ""
 }

@@ -48,7 +48,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 		return nil, err
 	}
 	for _, rc := range cfg.Retrievers {
-		if rc.Type == "dense" || rc.Type == "rerank" {
+		if rc.Type == "dense" || rc.Type == "rerank" || (isEngine(rc.Type) && rc.Model != "") {
 			// Load ONNX Runtime now, so a missing library stops the run
 			// before any work.
 			if err := encoder.Init(opts.ONNXRuntime); err != nil {
