@@ -17,11 +17,22 @@ func (ck *configCheck) engine(f string, r *RetrieverConfig) {
 	if r.Mode == "" {
 		r.Mode = modeManaged
 	}
+	managed := []string{"query", "analyzer", "k1", "b", "shards", "replicas", "prefix", "bulk_docs", "hnsw_m", "ef_construction", "k", "num_candidates", "bm25_boost", "knn_boost"}
+	existing := []string{"index", "template", "id_field", "filters"}
+	other := func(fields []string, mode string) {
+		for _, k := range fields {
+			if ck.has(f + "." + k) {
+				ck.bad(f+"."+k, "applies to mode %s only (this retriever's mode is %s)", mode, r.Mode)
+			}
+		}
+	}
 	switch r.Mode {
 	case modeManaged:
-		ck.only(f, r, append(conn, "query", "analyzer", "k1", "b", "shards", "replicas", "prefix", "bulk_docs", "hnsw_m", "ef_construction", "k", "num_candidates", "bm25_boost", "knn_boost")...)
+		other(existing, modeExisting)
+		ck.only(f, r, append(conn, managed...)...)
 	case modeExisting:
-		ck.only(f, r, append(conn, "index", "template", "id_field", "filters")...)
+		other(managed, modeManaged)
+		ck.only(f, r, append(conn, existing...)...)
 	default:
 		ck.bad(f+".mode", "unknown mode %q: managed (ragbench creates and loads the index) or existing (your index, queried as it is)", r.Mode)
 		return
