@@ -28,8 +28,9 @@ import (
 type backend struct {
 	// loadQueries reads a BEIR queries.jsonl: query id → text.
 	loadQueries func(path string) (map[string]string, error)
-	// readQrels reads qrels or a labelled-query JSONL.
-	readQrels func(path string) (eval.Qrels, map[string]eval.QueryMeta, error)
+	// readQrels reads qrels or a labelled-query JSONL, with the line of
+	// each judgement (eval.ReadQrelsLines).
+	readQrels func(path string) (eval.Qrels, map[string]eval.QueryMeta, map[eval.Judgement]int, error)
 	// newFirstStage builds a bm25 or dense retriever over chunks.
 	newFirstStage func(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfig, env buildEnv) (retrievers.Retriever, error)
 	// fuse fuses the inputs' chunk runs for a hybrid retriever.
@@ -59,7 +60,7 @@ type buildEnv struct {
 func defaultBackend() backend {
 	return backend{
 		loadQueries:   loadBEIRQueries,
-		readQrels:     eval.ReadQrels,
+		readQrels:     eval.ReadQrelsLines,
 		newFirstStage: newFirstStage,
 		fuse:          fuse,
 		rerank:        rerankRun,
