@@ -19,7 +19,7 @@ import (
 // tables, unanswerable queries, timings and warnings.
 func Report(res *Results) string {
 	r := &reportWriter{res: res, cfg: &res.Config, ds: res.Dataset, pk: res.Config.PromptK}
-	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
+	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.recallAcrossK, r.best, r.tuning, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
 		section()
 	}
 	return r.b.String()
@@ -647,11 +647,17 @@ func describeRetriever(r RetrieverConfig) string {
 	case "dense":
 		return fmt.Sprintf("model %s, exact cosine (chromem-go)", model)
 	case "hybrid":
+		if r.Tune != nil {
+			return describeTuned(r)
+		}
 		if r.Fusion == "rrf" {
 			return fmt.Sprintf("RRF(k=%g) of %s, top %d each", *r.RRFK, strings.Join(r.Inputs, " + "), r.Depth)
 		}
 		return fmt.Sprintf("%s (%s) of %s, top %d each", r.Fusion, r.Normalization, strings.Join(r.Inputs, " + "), r.Depth)
 	case "rerank":
+		if r.Tune != nil {
+			return describeTuned(r)
+		}
 		if r.Mode == "interpolate" {
 			return fmt.Sprintf("%s top %d by %g·z(CE) + %g·z(first stage), model %s", r.Input, r.Depth, *r.Alpha, 1-*r.Alpha, model)
 		}
