@@ -10,7 +10,8 @@
 //	held-out split by IsHeldOut) → for each chunking (corpus.Spec.Chunk,
 //	corpus.CheckLabels): for each retriever in config order, the cell's
 //	chunk-level run from the run cache or from bm25 / dense / hybrid.Fuse /
-//	rerank → corpus.MaxP when qrels are document-level → eval.Evaluate at
+//	rerank (a tuned hybrid or rerank: every setting of its grid from the
+//	inputs' runs, the best on the tuning queries kept; tuningrun.go) → corpus.MaxP when qrels are document-level → eval.Evaluate at
 //	every k → diagnose.Threshold for unanswerable queries → compare.Compare
 //	over all cells at prompt_k → outputs (report.md, results.json,
 //	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →

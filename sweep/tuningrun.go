@@ -114,7 +114,7 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell Cell, sc
 			return nil, err
 		}
 		if rc.Type == "rerank" {
-			r.prog.begin(scope, "rerank "+s.name, 0, "pairs")
+			r.prog.begin(scope+" ("+s.name+")", "rerank", 0, "pairs")
 		}
 		run, err := produce(s)
 		if err != nil {
@@ -143,7 +143,7 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell Cell, sc
 	t.Chosen = t.Settings[best]
 	if defCol == nil {
 		if rc.Type == "rerank" {
-			r.prog.begin(scope, "rerank default "+def.name, 0, "pairs")
+			r.prog.begin(scope+" (default "+def.name+")", "rerank", 0, "pairs")
 		}
 		run, err := produce(def)
 		if err != nil {
