@@ -2,35 +2,13 @@ package history
 
 import (
 	"bytes"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/go-cmp/cmp"
-	"github.com/google/go-cmp/cmp/cmpopts"
 )
-
-func TestNiceTicks(t *testing.T) {
-	cases := []struct {
-		lo, hi float64
-		want   []float64
-	}{
-		// range .0549 → raw step .011 → 2×10⁻² → .64 … .70
-		{0.6451, 0.7, []float64{0.64, 0.66, 0.68, 0.70}},
-		// range .2 → raw .04 → 5×10⁻²
-		{0.5, 0.7, []float64{0.5, 0.55, 0.6, 0.65, 0.7}},
-		// degenerate: widened by ±5% to [.475, .525], step .01
-		{0.5, 0.5, []float64{0.47, 0.48, 0.49, 0.5, 0.51, 0.52, 0.53}},
-		// large values (BM25-like scores)
-		{3, 47, []float64{0, 10, 20, 30, 40, 50}},
-	}
-	for _, c := range cases {
-		got := niceTicks(c.lo, c.hi)
-		if diff := cmp.Diff(c.want, got, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
-			t.Errorf("niceTicks(%v, %v) (-want +got):\n%s", c.lo, c.hi, diff)
-		}
-	}
-}
 
 func chartRows() []Row {
 	ts := time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
@@ -42,38 +20,57 @@ func chartRows() []Row {
 	}
 }
 
+// TestWriteSVG checks the chart drawn by package chart (gonum plot) by its
+// SVG: colours are assigned to the cells in name order (w128/hybrid
+// #0072B2, whole/bm25 #D55E00, whole/dense #009E73); whole/bm25 is in all 4
+// runs, so one polyline of 4 points, whose coordinates must be a linear
+// map of (run, value) — equal x steps, and y differences in the ratio of
+// the values' differences; whole/dense misses run 2, so its two points are
+// not joined; w128/hybrid has one point. Points: 4 + 2 + 1 = 7. Run 4 is on
+// another dataset: one dashed marker halfway between the x of runs 3 and 4.
 func TestWriteSVG(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteSVG(&b, chartRows(), "ndcg@10", ChartOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	svg := b.String()
-	// whole/bm25 is in all 4 runs: one line. whole/dense misses run 2, so
-	// its two points are not joined; w128/hybrid has one point. Points:
-	// 4 + 2 + 1 = 7, one legend line per cell.
-	if n := strings.Count(svg, "<polyline"); n != 1 {
-		t.Errorf("%d polylines, want 1", n)
+	count := func(s string) int { return strings.Count(svg, s) }
+	// Each line once in the plot and once in the legend.
+	if got := [3]int{count("stroke:#0072B2;"), count("stroke:#D55E00;"), count("stroke:#009E73;")}; got != [3]int{1, 2, 1} {
+		t.Errorf("line strokes (hybrid, bm25, dense) = %v, want [1 2 1] (one joined line: bm25's)", got)
 	}
-	if n := strings.Count(svg, "<circle"); n != 7 {
-		t.Errorf("%d points, want 7", n)
+	if got := [3]int{count(`style="fill:#0072B2"`), count(`style="fill:#D55E00"`), count(`style="fill:#009E73"`)}; got != [3]int{1, 4, 2} {
+		t.Errorf("points (hybrid, bm25, dense) = %v, want [1 4 2]", got)
 	}
-	// Geometry: plot from x=60 to 720−60−(7·11+50)=533 px wide → runs 1..4 at
-	// x = 60 … 593; y ticks .5 … .7 (step .05) over 40 … 315 px. whole/bm25
-	// at run 1 (.6789): y = 40 + 275·(1 − .1789/.2) = 69.0; run 4 (.5): 315.0.
-	for _, want := range []string{
-		`points="60.0,69.0 `, `593.0,315.0"/>`,
-		`<title>whole/bm25 run 4: 0.5000</title>`,
-		`>0.70</text>`, `>0.50</text>`,
-		`>w128/hybrid</text>`, `>ndcg@10 over runs</text>`,
-	} {
-		if !strings.Contains(svg, want) {
-			t.Errorf("SVG lacks %q", want)
+	m := regexp.MustCompile(`<path d="M([0-9.]+),([0-9.]+)L([0-9.]+),([0-9.]+)L([0-9.]+),([0-9.]+)L([0-9.]+),([0-9.]+)" style="fill:none;stroke:#D55E00`).FindStringSubmatch(svg)
+	if m == nil {
+		t.Fatalf("no 4-point line for whole/bm25 in:\n%s", svg)
+	}
+	var x, y [4]float64
+	for i := range 4 {
+		x[i], _ = strconv.ParseFloat(m[1+2*i], 64)
+		y[i], _ = strconv.ParseFloat(m[2+2*i], 64)
+	}
+	v := [4]float64{0.6789, 0.68, 0.7, 0.5}
+	for i := 1; i < 4; i++ {
+		if math.Abs((x[i]-x[i-1])-(x[1]-x[0])) > 0.01 {
+			t.Errorf("x steps %v are not equal", x)
+		}
+		if want := (v[i] - v[0]) / (v[3] - v[0]); math.Abs((y[i]-y[0])/(y[3]-y[0])-want) > 1e-3 {
+			t.Errorf("y %v not linear in the values %v", y, v)
 		}
 	}
-	// Run 4 is on another dataset: one dashed line halfway between runs 3
-	// and 4, at x = (415.33 + 593) / 2 = 504.17 (run 3 at 60 + 533·2/3).
-	if n := strings.Count(svg, "dataset changed"); n != 1 || !strings.Contains(svg, `<line x1="504.2"`) {
-		t.Errorf("%d dataset-change markers, want 1 at x=504.2", n)
+	mk := regexp.MustCompile(`<path d="M([0-9.]+),[0-9.]+L([0-9.]+),[0-9.]+" style="fill:none;stroke:#999999;stroke-dasharray`).FindAllStringSubmatch(svg, -1)
+	if len(mk) != 1 || count(">new dataset</text>") != 1 {
+		t.Fatalf("%d dataset-change markers, want 1", len(mk))
+	}
+	if mx, _ := strconv.ParseFloat(mk[0][1], 64); math.Abs(mx-(x[2]+x[3])/2) > 0.01 {
+		t.Errorf("marker at x = %v, want halfway between runs 3 and 4 (%v)", mx, (x[2]+x[3])/2)
+	}
+	for _, want := range []string{">w128/hybrid</text>", ">whole/bm25</text>", ">whole/dense</text>", ">ndcg@10 over runs</text>", ">ndcg@10</text>"} {
+		if count(want) != 1 {
+			t.Errorf("SVG lacks %q (once)", want)
+		}
 	}
 	if !strings.HasPrefix(svg, "<svg ") || !strings.HasSuffix(svg, "</svg>\n") {
 		t.Error("not a complete SVG document")

@@ -12,6 +12,16 @@ if ! command -v unzip >/dev/null 2>&1; then
     echo "setup: unzip is missing (apt-get install unzip); standard models cannot be unpacked" >&2
   fi
 fi
+# Headless Chromium for the report.html browser test (cmd/bench
+# TestReportHTMLInBrowser; skipped without it, except under CI=true), and
+# Liberation fonts so that its screenshots measure text as the charts do.
+if ! command -v chromium >/dev/null 2>&1 || [[ ! -d /usr/share/fonts/truetype/liberation ]]; then
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
+  else
+    echo "setup: chromium is missing (apt-get install chromium fonts-liberation); the report.html browser test will be skipped" >&2
+  fi
+fi
 go mod download
 ./scripts/install-onnxruntime.sh
 # The linters of scripts/lint.sh: ShellCheck (a Debian package) and

@@ -74,10 +74,19 @@ func folderHash(dir string) (string, error) {
 // cacheKey is cell's run-cache key: corpus, chunking, queries, retriever
 // config (its name and input names aside), model folder hash, depth and
 // the keys of its inputs' runs.
+//
+// runCacheVersion is part of every key and goes up whenever the code that
+// makes a run changes its output for the same inputs, so a run cached by
+// an older ragbench is never read as this one's. Version 2: every ranking
+// orders tied scores by doc id descending (trec_eval's order; version 1
+// retrievers cut ties ascending, so a tie at the depth boundary kept other
+// items).
+const runCacheVersion = 2
+
 func (r *cellRunner) cacheKey(cc *chunkCells, cell Cell) string {
 	rc := cell.Retriever
 	keyParts := map[string]any{
-		"v": 1, "corpus": r.env.corpusHash, "chunking": cell.Chunking, "queries": r.queriesKey,
+		"v": runCacheVersion, "corpus": r.env.corpusHash, "chunking": cell.Chunking, "queries": r.queriesKey,
 		"retriever": withoutName(rc), "model": r.modelHash[rc.Model], "depth": cc.depth,
 	}
 	var inKeys []string

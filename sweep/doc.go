@@ -13,7 +13,7 @@
 //	rerank (a tuned hybrid or rerank: every setting of its grid from the
 //	inputs' runs, the best on the tuning queries kept; tuningrun.go) → corpus.MaxP when qrels are document-level → eval.Evaluate at
 //	every k → diagnose.Threshold for unanswerable queries → compare.Compare
-//	over all cells at prompt_k → outputs (report.md, results.json,
+//	over all cells at prompt_k → outputs (report.md, report.html, results.json,
 //	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →
 //	history.Append.
 //

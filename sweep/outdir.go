@@ -17,7 +17,7 @@ import (
 // outputNames are the entries bench run writes into its output folder.
 // Only these (and its own staging folders, stagePrefix*) are ever
 // replaced or removed there; anything else a user keeps beside them stays.
-var outputNames = []string{"runs", "misses.jsonl", "results.json", "report.md", "manifest.json"}
+var outputNames = []string{"runs", "misses.jsonl", "results.json", "report.md", "report.html", "manifest.json"}
 
 // stagePrefix names the staging folder writeOutputs creates inside the
 // output folder (removed when it returns; a leftover from a killed run is
@@ -70,7 +70,7 @@ func checkOutputDir(dir string) error {
 // written to the staging folder, before the swap.
 var testHookStaged func(name string)
 
-// writeOutputs writes report.md, results.json, runs/<cell>.trec,
+// writeOutputs writes report.md, report.html, results.json, runs/<cell>.trec,
 // misses.jsonl and manifest.json into cfg.Output, then appends the history
 // row. Everything is first written (fsynced) into a staging folder inside
 // cfg.Output; only when all of it is complete, and ctx is not cancelled,
@@ -127,13 +127,24 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	if err != nil {
 		return err
 	}
+	row := historyRow(cfg, ds, res, opts.Now())
+	appended := &row // report.html charts the history with this run in it
+	if opts.NoHistory {
+		appended = nil
+	}
+	misses := missesJSONL(cfg, ds, res)
+	page, err := reportHTML(cfg, ds, res, misses, historyRows(cfg, appended))
+	if err != nil {
+		return err
+	}
 	files := []struct {
 		name string
 		data []byte
 	}{
-		{"misses.jsonl", missesJSONL(cfg, ds, res)},
+		{"misses.jsonl", misses},
 		{"results.json", ResultsJSON(res)},
 		{"report.md", []byte(Report(res))},
+		{"report.html", page},
 		{"manifest.json", man},
 	}
 	for _, f := range files {
@@ -157,14 +168,6 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	fileutil.SyncDir(out)
 	if opts.NoHistory {
 		return nil
-	}
-	row := history.Row{Time: opts.Now().UTC(), ConfigHash: cfg.Hash(), DatasetHash: ds.hash, Metrics: map[string]map[string]float64{}}
-	for _, c := range res.Cells {
-		m := map[string]float64{}
-		for _, name := range headlineMetrics(cfg) {
-			m[name] = c.Means[GroupAll][name]
-		}
-		row.Metrics[c.Name] = m
 	}
 	return history.Append(cfg.History, row) // its errors start "history: "
 }

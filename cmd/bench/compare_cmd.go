@@ -11,6 +11,7 @@ import (
 
 	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/gate"
 	"github.com/ragbench/ragbench/stats"
 )
 
@@ -42,12 +43,22 @@ no further correction), wilcoxon and sign (available, not recommended for IR:
 Smucker, Allan & Carterette, CIKM 2007). Random tests are reproducible: each
 comparison draws from a stream derived from --seed and its names.
 
+--gate turns the comparison against --baseline into the baseline gate of
+'bench run --baseline' (docs/ci.md): every other run is compared with the
+baseline on each measure over the queries both cover, with --test and
+--correction over all of them; instead of the table, a Markdown summary
+(also appended to $GITHUB_STEP_SUMMARY when set) gives per run baseline →
+now, the difference with its 95% CI, the corrected p and a verdict, and the
+queries that changed most. Exit status 3 when a run regressed (a significant
+fall, or one larger than --max-drop), 0 otherwise: an improvement never fails.
+
 Examples:
   bench compare --qrels qrels.test bm25.trec dense.trec hybrid.trec
   bench compare --qrels qrels.tsv -m ndcg@10 -m recall@100 --baseline bm25 \
       bm25=runs/bm25.trec hybrid=runs/hybrid.trec rerank=runs/rerank.trec
   bench compare --qrels qrels.tsv --test t --correction bh --format md a.trec b.trec
   bench compare --qrels qrels.tsv -c --format json a.trec b.trec > compare.json
+  bench compare --qrels qrels.tsv --gate --baseline main --max-drop 0.01 main=main.trec pr=pr.trec
 
 Flags:
 `
@@ -69,7 +80,10 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		level        = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l)")
 		format       = fs.String("format", "table", "output `format`: table, md, latex, csv or json")
 		workers      = fs.Int("workers", 0, "comparisons run at once (0 = all CPUs; results do not depend on it)")
+		gateMode     = fs.Bool("gate", false, "gate every run against --baseline: Markdown summary, exit 3 when one regressed (see docs/ci.md)")
+		gf           gateFlags
 	)
+	gf.register(fs)
 	fs.Var(&measures, "m", "measure `name` as in bench eval (repeatable; default ndcg@10)")
 	runArgs, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -125,15 +139,22 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		seen[name] = path
 		runs = append(runs, compareRun{name, path})
 	}
+	if *gateMode && (*baseline == "" || len(runs) < 2) {
+		return usagef("--gate needs --baseline NAME and at least one other run")
+	}
 	if *baseline != "" {
 		if _, ok := seen[*baseline]; !ok {
 			return usagef("--baseline %q is not one of the runs", *baseline)
 		}
 	}
 
-	qrels, _, err := eval.ReadQrels(*qrelsPath)
+	qrels, meta, err := eval.ReadQrels(*qrelsPath)
 	if err != nil {
 		return err
+	}
+	texts := map[string]string{} // labelled queries carry their text
+	for q, m := range meta {
+		texts[q] = m.Text
 	}
 	// The queries compared: the qrels queries with a judged doc of positive
 	// grade, whatever -l (those without one are unanswerable and left out,
@@ -188,6 +209,10 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		}
 		in.Systems = append(in.Systems, ra.name)
 		in.Scores[ra.name] = byMetric
+	}
+	if *gateMode {
+		return compareGate(stdout, in, *baseline, texts, gf, gate.Options{Test: test, Correction: corr, Alpha: *alpha,
+			Permutations: *permutations, Resamples: *resamples, Seed: *seed})
 	}
 	rep, err := compare.Compare(in, compare.Options{
 		Test: test, Correction: corr, Alpha: *alpha, Permutations: *permutations, Resamples: *resamples,

@@ -18,7 +18,8 @@
 //	history    show the history CSV written by bench run
 //
 // Exit codes: 0 success, 1 error (bad input, failed run), 2 usage error,
-// 130 interrupted (Ctrl-C, SIGINT; 143 for SIGTERM). An interrupted 'bench
+// 3 regression found by the baseline gate (bench run --baseline, bench
+// compare --gate; see docs/ci.md), 130 interrupted (Ctrl-C, SIGINT; 143 for SIGTERM). An interrupted 'bench
 // run' first stops after its current step and cleans up (temporary index
 // folders removed, finished embedding batches kept in the cache), then
 // exits 130; a second Ctrl-C exits 130 at once. Other commands exit 130 at
@@ -65,6 +66,16 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// exitError is an error with its own exit code (gate.ExitRegressed: the
+// baseline gate found a regression).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
 
 func main() {
 	os.Exit(runInterruptible(os.Stdout, os.Stderr, os.Args[1:], os.Exit))
@@ -215,6 +226,10 @@ func run(stdout, stderr io.Writer, args []string) int {
 		if errors.As(err, &ue) {
 			return 2
 		}
+		var ee exitError
+		if errors.As(err, &ee) {
+			return ee.code
+		}
 		return 1
 	}
 	return 0
@@ -269,6 +284,7 @@ func printUsage(w io.Writer, cmds map[string]command) {
 	}
 	fmt.Fprintln(w, "\nRun 'bench <command> --help' for a command's flags and examples.")
 	fmt.Fprintln(w, "\nExit codes: 0 success, 1 error (bad input, failed run), 2 usage error,")
+	fmt.Fprintln(w, "3 regression found by the baseline gate (run --baseline, compare --gate),")
 	fmt.Fprintln(w, "130 interrupted (Ctrl-C; 143 for SIGTERM). 'bench run' stops after its")
 	fmt.Fprintln(w, "current step at the first Ctrl-C, cleans up and exits 130; a second")
 	fmt.Fprintln(w, "Ctrl-C quits at once (130).")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/encoder"
+	"github.com/ragbench/ragbench/gate"
 	"github.com/ragbench/ragbench/sweep"
 	"golang.org/x/term"
 )
@@ -17,7 +18,7 @@ const runUsage = `usage: bench run [flags] CONFIG
 
 Sweeps every chunking × retriever cell of CONFIG (YAML, see docs/config.md)
 against the same qrels, evaluates each at every k of the grid, and writes
-into the output folder: report.md, results.json, runs/<cell>.trec,
+into the output folder: report.md, report.html, results.json, runs/<cell>.trec,
 misses.jsonl and manifest.json; one row is appended to the history CSV.
 Indexes, embeddings and runs are cached under the cache folder and reused
 across cells and runs. Ctrl-C stops after the current step, cleans up and exits
@@ -30,6 +31,15 @@ model folders are looked up in --models-dir, else $RAGBENCH_MODELS_DIR,
 else the models/ of the checkout holding the config, then of the one
 holding this binary, then <data root>/models.
 
+--baseline PATH gates the run against an earlier one (its results.json, or
+the output folder holding it, with its manifest.json): every cell present in
+both is compared on the primary metric at prompt_k (and each --gate-metric)
+with the config's paired test and correction, over the queries both share.
+The Markdown summary goes to stdout (and is appended to $GITHUB_STEP_SUMMARY
+when set); the exit status is 3 when a cell regressed (a significant fall,
+or one larger than --max-drop), 0 otherwise; an improvement never fails.
+A changed queries or qrels file is an error (exit 1). See docs/ci.md.
+
 --check loads and checks everything the run checks before its first cell
 (config, dataset files and gold ids, model kinds, output/cache/history
 writable), prints the cells and the dataset summary, and stops.
@@ -39,6 +49,7 @@ Examples:
   bench run configs/scifact.yaml
   bench run --data-dir /data/beir --models-dir ./models configs/scifact.yaml
   bench run --check configs/scifact.yaml          # validate only, no work
+  bench run --baseline main-results/ --max-drop 0.01 configs/scifact.yaml   # CI gate (exit 3 on regression)
   bench run --output /tmp/out --cache-dir /tmp/ragbench-cache --no-history --data-dir sweep/testdata/small sweep/testdata/small.yaml
 
 flags:
@@ -57,7 +68,11 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
 		progress  = fs.String("progress", "auto", "progress on stderr: auto (bar when stderr is a terminal, else plain), bar (one bar per stage), plain (one line per stage start and end), none")
 		ortLib    = fs.String("onnxruntime", "", "ONNX Runtime shared library for dense and rerank retrievers (default $ONNXRUNTIME_LIB, else third_party/onnxruntime/libonnxruntime.so)")
+		baseline  = fs.String("baseline", "", "gate against an earlier run at `PATH`: its results.json (or output folder), with manifest.json beside it; exit 3 when a cell regressed")
+		gf        gateFlags
 	)
+	gf.register(fs)
+	fs.Var(&gf.metrics, "gate-metric", "gate: also gate on this metric `M` (e.g. recall@100, or a family at prompt_k; repeatable)")
 	pos, err := parseInterspersed(fs, args) // 'bench run CONFIG --check' works too
 	if err != nil {
 		return flagErr(fs, stdout, stderr, runUsage, err)
@@ -78,6 +93,12 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	if err := cfg.Validate(); err != nil {
 		return err
+	}
+	var base *gate.Run
+	if *baseline != "" { // read before the sweep: a wrong path fails at once
+		if base, err = gate.ReadRun(*baseline); err != nil {
+			return err
+		}
 	}
 	cells := cfg.Cells()
 	if *check {
@@ -159,7 +180,11 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	if !*noHistory {
 		fmt.Fprintf(stdout, "history: %s\n", rel(cfg.History))
 	}
-	return nil
+	if base == nil {
+		return nil
+	}
+	fmt.Fprintln(stdout)
+	return runGate(stdout, base, cfg, gf)
 }
 
 // runProgressMode resolves --progress: "auto" is a bar when stderr is a

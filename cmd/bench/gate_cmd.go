@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ragbench/ragbench/compare"
+	"github.com/ragbench/ragbench/gate"
+	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/sweep"
+)
+
+// gateFlags are the baseline gate's flags, shared by bench run and bench
+// compare.
+type gateFlags struct {
+	metrics measureList
+	maxDrop float64
+	useDrop bool
+	summary string
+}
+
+// register adds --max-drop and --gate-summary to fs (bench run adds
+// --gate-metric itself: bench compare gates its -m measures).
+func (g *gateFlags) register(fs *flag.FlagSet) {
+	fs.Func("max-drop", "gate: a fall of the mean larger than `X` (metric units, e.g. 0.01) regresses even when not significant (default: only significant falls regress)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v >= 0) {
+			return fmt.Errorf("want a number ≥ 0, got %q", s)
+		}
+		g.maxDrop, g.useDrop = v, true
+		return nil
+	})
+	fs.StringVar(&g.summary, "gate-summary", "", "gate: also write the Markdown summary to `FILE` (for a pull-request comment)")
+}
+
+// report writes the gate's Markdown summary to stdout, to --gate-summary
+// and appended to $GITHUB_STEP_SUMMARY when that is set, and returns an
+// exitError with gate.ExitRegressed naming the regressed cells when any
+// regressed (nil otherwise).
+func (g *gateFlags) report(stdout io.Writer, res *gate.Result) error {
+	var buf bytes.Buffer
+	if err := res.Markdown(&buf); err != nil {
+		return err
+	}
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if g.summary != "" {
+		if err := fileutil.WriteAtomic(g.summary, buf.Bytes()); err != nil {
+			return fmt.Errorf("--gate-summary: %w", err)
+		}
+	}
+	if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err == nil {
+			_, err = f.Write(append(buf.Bytes(), '\n'))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+		}
+	}
+	if cells := res.RegressedCells(); len(cells) > 0 {
+		return exitError{gate.ExitRegressed, fmt.Errorf("gate: regressed against the baseline: %s (exit %d)", strings.Join(cells, ", "), gate.ExitRegressed)}
+	}
+	return nil
+}
+
+// options applies the flags to the gate's options.
+func (g *gateFlags) options(opt gate.Options) gate.Options {
+	opt.UseMaxDrop, opt.MaxDrop = g.useDrop, g.maxDrop
+	return opt
+}
+
+// runGate gates the run just written to cfg.Output against base.
+func runGate(stdout io.Writer, base *gate.Run, cfg *sweep.Config, gf gateFlags) error {
+	cur, err := gate.ReadRun(cfg.Output)
+	if err != nil {
+		return err
+	}
+	texts, err := sweep.QueryTexts(cfg)
+	if err != nil {
+		return err
+	}
+	in, opt, err := gate.FromRuns(base, cur, gate.RunOptions{Metrics: gf.metrics, Texts: texts})
+	if err != nil {
+		return err
+	}
+	res, err := gate.Compare(in, gf.options(opt))
+	if err != nil {
+		return err
+	}
+	return gf.report(stdout, res)
+}
+
+// compareGate is bench compare --gate: every run of in but baseline is a
+// gate cell compared with the baseline run on in.Metrics.
+func compareGate(stdout io.Writer, in compare.Input, baseline string, texts map[string]string, gf gateFlags, opt gate.Options) error {
+	gin := gate.Input{Metrics: in.Metrics, Texts: texts, Baseline: baseline, Unit: "run"}
+	var others []string
+	for _, sys := range in.Systems {
+		if sys == baseline {
+			continue
+		}
+		others = append(others, sys)
+		gin.Cells = append(gin.Cells, gate.Cell{Name: sys, Baseline: in.Scores[baseline], Current: in.Scores[sys]})
+	}
+	gin.Current = strings.Join(others, ", ")
+	res, err := gate.Compare(gin, gf.options(opt))
+	if err != nil {
+		return err
+	}
+	return gf.report(stdout, res)
+}

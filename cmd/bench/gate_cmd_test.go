@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// smallRun runs sweep/testdata/small.yaml into dir/name (cache dir/cache)
+// with extra flags and returns exit code, stdout and stderr.
+func smallRun(t *testing.T, dir, name string, extra ...string) (int, string, string) {
+	t.Helper()
+	args := append([]string{"run", "--progress", "none", "--data-dir", "../../sweep/testdata/small",
+		"--output", filepath.Join(dir, name), "--cache-dir", filepath.Join(dir, "cache"), "--no-history"}, extra...)
+	args = append(args, "../../sweep/testdata/small.yaml")
+	var out, errb bytes.Buffer
+	code := run(&out, &errb, args)
+	return code, out.String(), errb.String()
+}
+
+// TestRunBaselineGolden: small.yaml gated against its own earlier run
+// passes (exit 0) with every cell unchanged, the summary on stdout (golden
+// file testdata/gate/small-self.md.golden, paths and commits replaced;
+// RAGBENCH_UPDATE_GOLDEN=1 rewrites it) and
+// appended to $GITHUB_STEP_SUMMARY and written to --gate-summary.
+func TestRunBaselineGolden(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := smallRun(t, dir, "base"); code != 0 {
+		t.Fatalf("baseline run: exit %d\n%s", code, errOut)
+	}
+	step := filepath.Join(dir, "step-summary.md")
+	os.WriteFile(step, []byte("earlier step\n"), 0o644)
+	t.Setenv("GITHUB_STEP_SUMMARY", step)
+	comment := filepath.Join(dir, "comment.md")
+	code, out, errOut := smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base"), "--gate-metric", "recall", "--gate-summary", comment)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s", code, errOut)
+	}
+	summary := out[strings.Index(out, "## "):]
+	norm := regexp.MustCompile(`(Baseline|now) \S+/(base|now)/results.json( @ [0-9a-f]+(\+dirty)?)?`).ReplaceAllString(summary, "$1 $2/results.json")
+	checkDiagGolden(t, filepath.Join("gate", "small-self.md.golden"), norm)
+	if b, _ := os.ReadFile(step); string(b) != "earlier step\n"+summary+"\n" {
+		t.Errorf("$GITHUB_STEP_SUMMARY holds:\n%s\nwant the earlier content, then the summary", b)
+	}
+	if b, _ := os.ReadFile(comment); string(b) != summary {
+		t.Errorf("--gate-summary holds:\n%s\nwant the summary", b)
+	}
+}
+
+// TestRunBaselineErrors: a changed qrels (its hash in the baseline's
+// manifest), a missing manifest, a missing baseline and a bad --max-drop
+// are errors (exit 1, or 2 for the flag), never a pass.
+func TestRunBaselineErrors(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errOut := smallRun(t, dir, "base"); code != 0 {
+		t.Fatalf("baseline run: exit %d\n%s", code, errOut)
+	}
+	manPath := filepath.Join(dir, "base", "manifest.json")
+	b, err := os.ReadFile(manPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var man map[string]any
+	if err := json.Unmarshal(b, &man); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range man["files"].([]any) {
+		if f := f.(map[string]any); f["role"] == "queries" {
+			f["sha256"] = strings.Repeat("0", 64)
+		}
+	}
+	changed, _ := json.Marshal(man)
+	os.WriteFile(manPath, changed, 0o644)
+	code, _, errOut := smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base"))
+	if code != 1 || !strings.Contains(errOut, "the queries changed since the baseline") {
+		t.Errorf("changed queries: exit %d, stderr %q; want 1 and 'the queries changed since the baseline'", code, errOut)
+	}
+	os.Remove(manPath)
+	code, _, errOut = smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base", "results.json"))
+	if code != 1 || !strings.Contains(errOut, "has no manifest.json beside it") {
+		t.Errorf("no manifest: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = smallRun(t, dir, "fresh", "--baseline", filepath.Join(dir, "nothing"))
+	if code != 1 || !strings.Contains(errOut, "nothing") {
+		t.Errorf("missing baseline: exit %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "fresh")); err == nil {
+		t.Errorf("a missing baseline should fail before the sweep runs")
+	}
+	code, _, _ = smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base"), "--max-drop", "-1")
+	if code != 2 {
+		t.Errorf("--max-drop -1: exit %d, want 2", code)
+	}
+}
+
+// TestCompareGate: bench compare --gate on the fixture of TestCompareCLI
+// (good and bad differ by success@1 = 1 on all 6 queries: exact sign-flip
+// p = 2/2^6 = 0.03125, by hand): bad against the baseline good regresses
+// (exit 3, golden summary testdata/gate/compare-bad.md.golden); good
+// against the baseline bad improves (exit 0); good against itself is
+// unchanged; --gate without --baseline is a usage error.
+func TestCompareGate(t *testing.T) {
+	dir := writeCompareData(t)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	code, out, errOut := runBench("compare", "--qrels", p("qrels.txt"), "-m", "success@1", "--gate", "--baseline", "good", "good="+p("good.trec"), "bad="+p("bad.trec"))
+	if code != 3 || !strings.Contains(errOut, "regressed against the baseline: bad (success@1)") {
+		t.Fatalf("bad vs good: exit %d, stderr %q; want 3 naming bad", code, errOut)
+	}
+	checkDiagGolden(t, filepath.Join("gate", "compare-bad.md.golden"), out)
+	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "-m", "success@1", "--gate", "--baseline", "bad", "good="+p("good.trec"), "bad="+p("bad.trec"))
+	if code != 0 || !strings.Contains(out, "| good | success@1 | 0.0000 | 1.0000 | +1.0000 [+1.0000, +1.0000] | 0.0312 | improved |") {
+		t.Errorf("good vs bad: exit %d, want 0 and improved\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "--gate", "--baseline", "a", "a="+p("good.trec"), "b="+p("good.trec"))
+	if code != 0 || !strings.Contains(out, "| unchanged |") {
+		t.Errorf("good vs itself: exit %d, want 0 and unchanged\n%s%s", code, out, errOut)
+	}
+	if code, _, _ := runBench("compare", "--qrels", p("qrels.txt"), "--gate", p("good.trec"), p("bad.trec")); code != 2 {
+		t.Errorf("--gate without --baseline: exit %d, want 2", code)
+	}
+}

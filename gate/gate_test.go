@@ -1,0 +1,200 @@
+package gate
+
+import (
+	"bytes"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// scores builds query id → value for q1..qn.
+func scores(v ...float64) map[string]float64 {
+	m := map[string]float64{}
+	for i, x := range v {
+		m["q"+string(rune('1'+i))] = x
+	}
+	return m
+}
+
+func cell(name string, base, cur map[string]float64) Cell {
+	return Cell{Name: name, Baseline: map[string]map[string]float64{"ndcg@10": base}, Current: map[string]map[string]float64{"ndcg@10": cur}}
+}
+
+// With n = 6 queries the randomization test is exact: when every query
+// changes by the same amount, only the all-plus and all-minus sign vectors
+// reach |mean(d)|, so p = 2/2^6 = 0.03125 (computed by hand); when a single
+// query changes, every sign vector reaches it and p = 1.
+func TestVerdicts(t *testing.T) {
+	ones := scores(1, 1, 1, 1, 1, 1)
+	halves := scores(0.5, 0.5, 0.5, 0.5, 0.5, 0.5)
+	oneDown := scores(1, 1, 1, 1, 1, 0.9) // mean drop 0.1/6 = 0.016667, p = 1
+	cases := []struct {
+		name     string
+		cell     Cell
+		opt      Options
+		verdict  Verdict
+		p        float64
+		reason   string
+		regresed bool
+	}{
+		{"significant drop", cell("doc/bm25", ones, halves), Options{}, Regressed, 0.03125, "significant", true},
+		{"significant rise never fails", cell("doc/bm25", halves, ones), Options{}, Improved, 0.03125, "significant", false},
+		{"same run", cell("doc/bm25", ones, ones), Options{}, Unchanged, 1, "", false},
+		{"noise", cell("doc/bm25", ones, oneDown), Options{}, Unchanged, 1, "", false},
+		{"drop above max-drop", cell("doc/bm25", ones, oneDown), Options{UseMaxDrop: true, MaxDrop: 0.01}, Regressed, 1, "drop 0.0167 > max-drop 0.01", true},
+		{"drop below max-drop", cell("doc/bm25", ones, oneDown), Options{UseMaxDrop: true, MaxDrop: 0.02}, Unchanged, 1, "", false},
+		{"alpha below p", cell("doc/bm25", ones, halves), Options{Alpha: 0.01}, Unchanged, 0.03125, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Compare(Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{c.cell}}, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := res.Comparisons[0]
+			if got.Verdict != c.verdict || math.Abs(got.PAdjusted-c.p) > 1e-12 || got.Reason != c.reason || res.Regressed() != c.regresed {
+				t.Errorf("verdict %s, p %v, reason %q, Regressed %v; want %s, %v, %q, %v", got.Verdict, got.PAdjusted, got.Reason, res.Regressed(), c.verdict, c.p, c.reason, c.regresed)
+			}
+			if got.N != 6 || res.Queries != 6 {
+				t.Errorf("N %d, Queries %d; want 6", got.N, res.Queries)
+			}
+		})
+	}
+}
+
+// Holm over the two cells' comparisons: both raw p-values are 0.03125, so
+// the smallest is multiplied by 2 (0.0625 > α) and neither regresses —
+// the correction covers every cell of the gate, as the report's covers
+// every pair.
+func TestCorrectionOverCells(t *testing.T) {
+	ones := scores(1, 1, 1, 1, 1, 1)
+	halves := scores(0.5, 0.5, 0.5, 0.5, 0.5, 0.5)
+	in := Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{cell("a", ones, halves), cell("b", ones, halves)}}
+	res, err := Compare(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Comparisons {
+		if c.P != 0.03125 || c.PAdjusted != 0.0625 || c.Verdict != Unchanged {
+			t.Errorf("%s: p %v, adjusted %v, %s; want 0.03125, 0.0625 (Holm ×2), unchanged", c.Cell, c.P, c.PAdjusted, c.Verdict)
+		}
+	}
+	res, err = Compare(in, Options{Correction: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Regressed() || len(res.RegressedCells()) != 2 {
+		t.Errorf("without correction both cells should regress, got %v", res.RegressedCells())
+	}
+}
+
+// The shared queries only are compared; the queries that changed most are
+// ordered by their change, at most Changed each way, unchanged ones never.
+func TestSharedQueriesAndChanges(t *testing.T) {
+	base := scores(1, 1, 1, 1, 0.2, 0.5, 0.5)
+	cur := scores(0, 0.5, 0.9, 1, 0.8, 0.6)
+	delete(cur, "q4") // q4 in the baseline only; q7 too (cur has 6)
+	cur["q9"] = 1     // q9 in this run only
+	res, err := Compare(Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{cell("c", base, cur)},
+		Texts: map[string]string{"q1": "first"}}, Options{Changed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Comparisons[0]
+	if c.N != 5 || math.Abs(c.Baseline-3.7/5) > 1e-12 || math.Abs(c.Current-2.8/5) > 1e-12 {
+		t.Errorf("N %d, means %v → %v; want 5 shared, 0.74 → 0.56", c.N, c.Baseline, c.Current)
+	}
+	ch := res.Changes[0]
+	ids := func(qs []QueryChange) string {
+		var s []string
+		for _, q := range qs {
+			s = append(s, q.QueryID+":"+q.Text)
+		}
+		return strings.Join(s, ",")
+	}
+	if got := ids(ch.Worse); got != "q1:first,q2:" {
+		t.Errorf("worse %s; want q1:first,q2:", got)
+	}
+	if got := ids(ch.Better); got != "q5:,q6:" {
+		t.Errorf("better %s; want q5:,q6:", got)
+	}
+	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "3 queries are scored in one run only") {
+		t.Errorf("notes %q; want one saying 3 queries are left out", res.Notes)
+	}
+}
+
+func TestCompareErrors(t *testing.T) {
+	ok := cell("c", scores(1, 0), scores(0, 1))
+	nan := cell("c", scores(1, math.NaN()), scores(0, 1))
+	for _, c := range []struct {
+		name string
+		in   Input
+		opt  Options
+		want string
+	}{
+		{"no metric", Input{Cells: []Cell{ok}}, Options{}, "no metric"},
+		{"no cell", Input{Metrics: []string{"ndcg@10"}}, Options{}, "no cell is present in both"},
+		{"missing metric", Input{Metrics: []string{"recall@100"}, Cells: []Cell{ok}}, Options{}, "cell c: the baseline has no recall@100"},
+		{"nan", Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{nan}}, Options{}, `query "q2"`},
+		{"disjoint", Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{cell("c", map[string]float64{"a": 1}, map[string]float64{"b": 1})}}, Options{}, "no query is scored in both"},
+		{"negative max-drop", Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{ok}}, Options{UseMaxDrop: true, MaxDrop: -1}, "max-drop must be ≥ 0"},
+	} {
+		_, err := Compare(c.in, c.opt)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v; want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestMarkdownGolden: the summary of a regression, with user strings that
+// would break a table or inject HTML, against testdata/summary.md.golden
+// (go test ./gate -update rewrites it; read the diff). Its numbers, by hand:
+// d = (−.5 ×5, 0), mean −0.41667, sd 0.20412, t(0.975, 5) = 2.5706, CI
+// −0.41667 ± 0.21422 = [−0.6309, −0.2025]; exact sign-flip p = 4/64 =
+// 0.0625 (the five equal differences all of one sign, the zero either
+// way), Holm over the 2 cells 0.125: not significant, yet a drop above
+// max-drop 0.05.
+func TestMarkdownGolden(t *testing.T) {
+	ones := scores(1, 1, 1, 1, 1, 1)
+	halves := scores(0.5, 0.5, 0.5, 0.5, 0.5, 1)
+	in := Input{
+		Metrics:      []string{"ndcg@10"},
+		Cells:        []Cell{cell("doc/bm25|x", ones, halves), cell("fixed-4o1/rrf", halves, ones)},
+		OnlyBaseline: []string{"doc/old"},
+		OnlyCurrent:  []string{"doc/<new>"},
+		Texts:        map[string]string{"q1": "what is <script>alert(1)</script> | a pipe?", "q6": "line\nbreak"},
+		Baseline:     "main/results.json @ 0123456789ab",
+		Current:      "results/small/results.json",
+	}
+	res, err := Compare(in, Options{UseMaxDrop: true, MaxDrop: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := res.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "summary.md.golden")
+	if *update {
+		if err := os.WriteFile(golden, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("summary differs from %s (-update rewrites it):\n%s", golden, b.String())
+	}
+	for _, bad := range []string{"<script>", "<new>", "| doc/bm25|x |"} {
+		if strings.Contains(b.String(), bad) {
+			t.Errorf("summary holds unescaped %q", bad)
+		}
+	}
+}

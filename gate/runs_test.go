@@ -1,0 +1,68 @@
+package gate
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/sweep"
+)
+
+// fakeRun is a run with cells named as given (each with ndcg@10 per query
+// q1..q3) and a manifest with the given corpus, queries and qrels hashes.
+func fakeRun(path string, hashes [3]string, cells ...string) *Run {
+	seed := int64(42)
+	res := &sweep.Results{Metrics: []string{"ndcg@10", "recall@100"}, Dataset: sweep.DatasetSummary{Level: "document"}}
+	res.Config.PrimaryMetric, res.Config.PromptK = "ndcg", 10
+	res.Config.Significance.Test, res.Config.Significance.Correction, res.Config.Significance.Alpha = "randomization", "holm", 0.05
+	res.Config.Significance.Permutations, res.Config.Significance.Seed = 1000, &seed
+	for _, c := range cells {
+		res.Cells = append(res.Cells, sweep.CellResult{Name: c, PerQuery: map[string]map[string]float64{
+			"q1": {"ndcg@10": 1, "recall@100": 1}, "q2": {"ndcg@10": 0.5, "recall@100": 1}, "q3": {"ndcg@10": 0, "recall@100": 0}}})
+	}
+	man := &sweep.Manifest{ConfigSHA: "c", Dataset: "d"}
+	for i, role := range []string{"corpus", "queries", "qrels"} {
+		man.Files = append(man.Files, sweep.FileHash{Role: role, Path: role + ".file", SHA256: hashes[i]})
+	}
+	return &Run{Path: path, Results: res, Manifest: man}
+}
+
+// FromRuns gates the cells present in both (current order), lists the
+// others, takes the current config's test and metric (ndcg at prompt_k
+// first, then each extra, a family read at prompt_k), refuses changed
+// queries or qrels and notes a changed corpus.
+func TestFromRuns(t *testing.T) {
+	same := [3]string{"c1", "q1", "r1"}
+	base := fakeRun("base/results.json", same, "doc/bm25", "doc/old")
+	cur := fakeRun("now/results.json", [3]string{"c2", "q1", "r1"}, "doc/new", "doc/bm25")
+	in, opt, err := FromRuns(base, cur, RunOptions{Metrics: []string{"recall@100", "ndcg"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Cells) != 1 || in.Cells[0].Name != "doc/bm25" || strings.Join(in.OnlyBaseline, ",") != "doc/old" || strings.Join(in.OnlyCurrent, ",") != "doc/new" {
+		t.Errorf("cells %+v, only baseline %v, only current %v", in.Cells, in.OnlyBaseline, in.OnlyCurrent)
+	}
+	if strings.Join(in.Metrics, ",") != "ndcg@10,recall@100" || in.Cells[0].Current["ndcg@10"]["q2"] != 0.5 {
+		t.Errorf("metrics %v, values %v", in.Metrics, in.Cells[0].Current)
+	}
+	if opt.Test != "randomization" || opt.Correction != "holm" || opt.Permutations != 1000 || opt.Seed != 42 {
+		t.Errorf("options %+v", opt)
+	}
+	if len(in.Notes) != 1 || !strings.Contains(in.Notes[0], "corpus differs") {
+		t.Errorf("notes %q, want the corpus change", in.Notes)
+	}
+	for _, c := range []struct {
+		hashes [3]string
+		want   string
+	}{
+		{[3]string{"c1", "q2", "r1"}, "the queries changed since the baseline"},
+		{[3]string{"c1", "q1", "r2"}, "the qrels changed since the baseline"},
+	} {
+		_, _, err := FromRuns(base, fakeRun("now/results.json", c.hashes, "doc/bm25"), RunOptions{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "base/results.json") {
+			t.Errorf("%v: error %v, want %q naming the baseline", c.hashes, err, c.want)
+		}
+	}
+	if _, _, err := FromRuns(base, cur, RunOptions{Metrics: []string{"mrr@10"}}); err == nil || !strings.Contains(err.Error(), "did not evaluate it") {
+		t.Errorf("unknown metric: %v", err)
+	}
+}

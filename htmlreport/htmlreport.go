@@ -1,0 +1,280 @@
+// Package htmlreport writes report.html: the sweep's report as one
+// self-contained page that opens from disk with no network — inline SVG
+// charts (package chart, on gonum.org/v1/plot), inline CSS and a few lines
+// of inline JavaScript (sortable tables, the misses browser). Nothing is
+// fetched: no CDN, no font, no image file.
+//
+// The page, top to bottom: the heading and dataset summary; the main table
+// (every cell's metrics at prompt_k, sortable by any column); recall@k
+// curves, one chart per chunking with one line per retriever, a rerank
+// cell's ceiling (its input's recall at the rerank depth: reranking only
+// reorders those) drawn dashed in its colour; bars of the primary metric
+// per slice (or, without slices, for all / tuning / held-out queries) with
+// 95% confidence intervals; the significance matrix of all pairs
+// (difference row − column and corrected p, significant ones coloured);
+// the history chart; Report.Sections (the hook for later charts such as the
+// span-label precision–recall scatter); and the misses, browsable per cell
+// and query: the question, the gold passages missed (with their rank), and
+// what came back.
+//
+// Escaping: the page is produced with html/template, so every user string
+// (names, query texts, snippets) is escaped in its context; the misses are
+// embedded as JSON (encoding/json escapes <, > and &) and put into the page
+// with textContent, never innerHTML. Charts come from package chart, whose
+// SVG text is escaped by vgsvg.
+//
+// Size: snippets are stored once per document, however many misses return
+// it, so configs/scifact.yaml (15 cells × 300 queries) stays under 2 MB.
+package htmlreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+
+	"github.com/ragbench/ragbench/chart"
+)
+
+// Report is what Write renders. Values are in [0, 1] unless said.
+type Report struct {
+	// Title is the page's title and heading ("ragbench sweep: scifact").
+	Title string
+	// Summary holds sentences under the heading (dataset, split, notes).
+	Summary []string
+	// Table is the main table (cells × metrics), sortable in the page.
+	Table Table
+	// Recall holds one recall@k chart per chunking.
+	Recall []RecallChart
+	// Slices are the bar charts of the primary metric, one per group.
+	Slices []SliceChart
+	// Matrix is the significance matrix; nil when there are no pairs.
+	Matrix *Matrix
+	// History is the history chart, nil when there is no history.
+	History *chart.Line
+	// Sections are extra charts appended after the history (the hook for
+	// later features: the span-label precision–recall scatter of token
+	// measures will be one). Each is drawn as given.
+	Sections []Section
+	// Misses are the answerable queries with a gold passage missing from a
+	// cell's top k (misses.jsonl), browsable in the page.
+	Misses Misses
+}
+
+// Table is a sortable table: Head names the columns, each row has one
+// Cell per column. A cell's Sort value orders the column numerically when
+// every cell of the column has one, else by Text.
+type Table struct {
+	Caption string
+	Head    []string
+	Rows    [][]TableCell
+}
+
+// TableCell is one cell of a Table: Text as shown, Sort as ordered (NaN: by
+// text), Bold to mark the best value.
+type TableCell struct {
+	Text string
+	Sort float64
+	Bold bool
+}
+
+// RecallChart is the recall@k chart of one chunking.
+type RecallChart struct {
+	Chunking string
+	// K is the k grid (x axis, log scale).
+	K []int
+	// Lines has one entry per retriever, in config order.
+	Lines []RecallLine
+}
+
+// RecallLine is one retriever's recall over K (NaN where not evaluated).
+type RecallLine struct {
+	Retriever string
+	Recall    []float64
+	// Ceiling, when set, is a rerank's ceiling: its input's recall at the
+	// rerank depth (drawn dashed over the whole grid).
+	Ceiling *Ceiling
+}
+
+// Ceiling is the first stage's recall@Depth that a rerank cannot exceed.
+type Ceiling struct {
+	Input  string
+	Depth  int
+	Recall float64
+}
+
+// SliceChart is the primary metric of every cell on one group of queries,
+// with its 95% confidence interval (Student t over the group's queries).
+type SliceChart struct {
+	Group  string // "all", "held out", "slice multi-hop", …
+	Metric string
+	N      int // queries in the group
+	Bars   []chart.Bar
+}
+
+// Matrix is the significance matrix of all pairs of cells on one metric.
+type Matrix struct {
+	Metric, Test, Correction string
+	Alpha                    float64
+	Cells                    []string
+	// Diff[i][j] is mean(i) − mean(j) and P[i][j] its corrected p (NaN on
+	// the diagonal and for pairs not tested).
+	Diff, P [][]float64
+}
+
+// Section is an extra chart: a heading, a note, and the chart itself.
+type Section struct {
+	ID, Title, Note string
+	// Chart draws the section's SVG (a chart.Line or chart.Bars SVG
+	// method, for example).
+	Chart func(io.Writer) error
+}
+
+// Misses are the misses of every cell, stored compactly for the page.
+type Misses struct {
+	// K is the cutoff of the misses (prompt_k).
+	K     int
+	Cells []string
+	// Queries maps query id → text; Docs document (or chunk) id → snippet.
+	Queries map[string]string
+	Docs    map[string]string
+	List    []Miss
+}
+
+// Miss is one (cell, query) miss.
+type Miss struct {
+	Cell    int // index in Misses.Cells
+	QueryID string
+	// Missing are the gold ids not in the top K with their grade and rank
+	// (0: not retrieved at all); Returned the top K.
+	Missing  []Gold
+	Returned []Returned
+}
+
+// Gold is a missed gold passage.
+type Gold struct {
+	ID          string
+	Grade, Rank int
+}
+
+// Returned is one returned passage.
+type Returned struct {
+	ID       string
+	Score    float64
+	Relevant bool
+}
+
+// Write renders r as one HTML page. Errors: a chart that cannot be drawn
+// (naming it) or a write error.
+func Write(w io.Writer, r *Report) error {
+	v := view{Report: r}
+	for _, rc := range r.Recall {
+		svg, err := recallSVG(rc)
+		if err != nil {
+			return err
+		}
+		v.RecallSVG = append(v.RecallSVG, svg)
+	}
+	for _, sc := range r.Slices {
+		svg, err := draw(chart.Bars{Title: fmt.Sprintf("%s, %s (%d queries), 95%% CI", sc.Metric, sc.Group, sc.N), XLabel: sc.Metric, XMin: 0, XMax: 1, Bars: sc.Bars}.SVG)
+		if err != nil {
+			return err
+		}
+		v.SliceSVG = append(v.SliceSVG, svg)
+	}
+	if r.History != nil {
+		svg, err := draw(r.History.SVG)
+		if err != nil {
+			return err
+		}
+		v.HistorySVG = svg
+	}
+	for _, s := range r.Sections {
+		svg, err := draw(s.Chart)
+		if err != nil {
+			return fmt.Errorf("section %s: %w", s.ID, err)
+		}
+		v.SectionSVG = append(v.SectionSVG, svg)
+	}
+	js, err := json.Marshal(compactMisses(r.Misses))
+	if err != nil {
+		return err
+	}
+	v.MissesJSON = template.JS(js) // encoding/json escaped <, > and &: safe in <script>
+	return page.Execute(w, v)
+}
+
+// view is the template's data: the report and its drawn charts.
+type view struct {
+	*Report
+	RecallSVG, SliceSVG, SectionSVG []template.HTML
+	HistorySVG                      template.HTML
+	MissesJSON                      template.JS
+}
+
+// draw runs a chart's SVG method; its output is trusted markup (package
+// chart escapes every text it draws).
+func draw(svg func(io.Writer) error) (template.HTML, error) {
+	var b bytes.Buffer
+	if err := svg(&b); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil
+}
+
+// recallSVG draws one chunking's recall@k chart.
+func recallSVG(rc RecallChart) (template.HTML, error) {
+	l := chart.Line{Title: "recall@k, " + rc.Chunking, XLabel: "k", YLabel: "recall", LogX: true, YMin: 0, YMax: 1, Width: 300, Height: 230}
+	for _, k := range rc.K {
+		l.XTicks = append(l.XTicks, float64(k))
+	}
+	for i, line := range rc.Lines {
+		s := chart.Series{Name: line.Retriever, Color: chart.Color(i)}
+		for j, k := range rc.K {
+			v := math.NaN()
+			if j < len(line.Recall) {
+				v = line.Recall[j]
+			}
+			s.Points = append(s.Points, chart.Point{X: float64(k), Y: v})
+		}
+		l.Series = append(l.Series, s)
+		if c := line.Ceiling; c != nil && len(rc.K) > 0 {
+			l.Series = append(l.Series, chart.Series{
+				Name:   fmt.Sprintf("%s ceiling (%s@%d)", line.Retriever, c.Input, c.Depth),
+				Dashed: true, NoMarkers: true, Color: chart.Color(i),
+				Points: []chart.Point{{X: float64(rc.K[0]), Y: c.Recall}, {X: float64(rc.K[len(rc.K)-1]), Y: c.Recall}},
+			})
+		}
+	}
+	return draw(l.SVG)
+}
+
+// compactMisses is the JSON the page's script reads: short keys, snippets
+// and query texts once each.
+func compactMisses(m Misses) any {
+	type miss struct {
+		C int     `json:"c"`
+		Q string  `json:"q"`
+		G [][]any `json:"g"`
+		R [][]any `json:"r"`
+	}
+	list := make([]miss, 0, len(m.List))
+	for _, x := range m.List {
+		g := make([][]any, 0, len(x.Missing))
+		for _, gold := range x.Missing {
+			g = append(g, []any{gold.ID, gold.Grade, gold.Rank})
+		}
+		r := make([][]any, 0, len(x.Returned))
+		for _, ret := range x.Returned {
+			rel := 0
+			if ret.Relevant {
+				rel = 1
+			}
+			r = append(r, []any{ret.ID, math.Round(ret.Score*1e4) / 1e4, rel})
+		}
+		list = append(list, miss{C: x.Cell, Q: x.QueryID, G: g, R: r})
+	}
+	return map[string]any{"k": m.K, "cells": m.Cells, "queries": m.Queries, "docs": m.Docs, "misses": list}
+}

@@ -1,0 +1,178 @@
+package htmlreport
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+)
+
+var funcs = template.FuncMap{
+	// num prints a value with 4 decimals ("–" for NaN).
+	"num": func(v float64) string {
+		if math.IsNaN(v) {
+			return "–"
+		}
+		return fmt.Sprintf("%.4f", v)
+	},
+	// sortKey is a TableCell's data-v attribute ("" for NaN: sort by text).
+	"sortKey": func(v float64) string {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return ""
+		}
+		return fmt.Sprintf("%g", v)
+	},
+	// pairClass colours a matrix entry: "win" when the row cell is
+	// significantly better than the column cell, "loss" when worse.
+	"pairClass": func(d, p, alpha float64) string {
+		switch {
+		case math.IsNaN(p) || p > alpha:
+			return ""
+		case d > 0:
+			return "win"
+		case d < 0:
+			return "loss"
+		}
+		return ""
+	},
+	"pval": func(p float64) string {
+		switch {
+		case math.IsNaN(p):
+			return ""
+		case p < 0.001:
+			return "p < 0.001"
+		}
+		return fmt.Sprintf("p = %.3f", p)
+	},
+	"signed": func(v float64) string {
+		if math.IsNaN(v) {
+			return "–"
+		}
+		return fmt.Sprintf("%+.4f", v)
+	},
+}
+
+var page = template.Must(template.New("report.html").Funcs(funcs).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>{{.Title}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Liberation Sans", Arial, sans-serif; margin: 0 auto; max-width: 1180px; padding: 0 1.2rem 3rem; color: #222; line-height: 1.45; }
+h1 { font-size: 1.6rem; margin-top: 1.4rem; } h2 { font-size: 1.25rem; margin-top: 2.2rem; border-bottom: 1px solid #ddd; padding-bottom: .2rem; }
+nav a { margin-right: .9rem; }
+table { border-collapse: collapse; font-size: .88rem; margin: .6rem 0; }
+th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: right; white-space: nowrap; }
+th { background: #f4f4f4; } td:first-child, th:first-child, td[data-v=""] { text-align: left; }
+table.sortable th { cursor: pointer; user-select: none; } table.sortable th:hover { background: #e8eef7; }
+th[data-dir="asc"]::after { content: " ▲"; } th[data-dir="desc"]::after { content: " ▼"; }
+td.best { font-weight: bold; } td.win { background: #d9f2e3; } td.loss { background: #f8dcdc; }
+.matrix td { font-size: .78rem; } .matrix td small { color: #555; display: block; }
+.charts { display: flex; flex-wrap: wrap; gap: 1rem; } .charts figure { margin: 0; }
+svg.chart { max-width: 100%; height: auto; }
+.note { color: #555; font-size: .9rem; }
+#misses { display: grid; grid-template-columns: minmax(260px, 1fr) 2fr; gap: 1rem; }
+#miss-list { max-height: 32rem; overflow: auto; font-size: .88rem; padding-left: 1.2rem; }
+#miss-list a.current { font-weight: bold; }
+#miss-detail { font-size: .9rem; } #miss-detail li.rel { background: #d9f2e3; }
+.wide { overflow-x: auto; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+{{range .Summary}}<p class="note">{{.}}</p>
+{{end}}<nav><a href="#table">Table</a><a href="#recall">Recall@k</a><a href="#slices">Slices</a>{{if .Matrix}}<a href="#significance">Significance</a>{{end}}{{if .History}}<a href="#history">History</a>{{end}}{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}<a href="#misses-section">Misses</a></nav>
+
+<h2 id="table">{{.Table.Caption}}</h2>
+<p class="note">Click a column heading to sort.</p>
+<div class="wide"><table class="sortable" id="main-table">
+<thead><tr>{{range .Table.Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Table.Rows}}<tr>{{range .}}<td data-v="{{sortKey .Sort}}"{{if .Bold}} class="best"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+
+<h2 id="recall">Recall@k</h2>
+<p class="note">One chart per chunking, one line per retriever, k on a log scale. A dashed line is a rerank's ceiling: its input's recall at the rerank depth, which reordering cannot exceed.</p>
+<div class="charts">{{range .RecallSVG}}<figure class="chart-recall">{{.}}</figure>
+{{end}}</div>
+
+<h2 id="slices">Primary metric by slice</h2>
+<p class="note">Means over each group's answerable queries, with 95% Student-t confidence intervals.</p>
+<div class="charts">{{range .SliceSVG}}<figure class="chart-slice">{{.}}</figure>
+{{end}}</div>
+{{with .Matrix}}
+<h2 id="significance">Significance of all pairs: {{.Metric}}</h2>
+<p class="note">Each entry is row − column and its p-value after {{.Correction}} correction over all comparisons ({{.Test}} test); green: the row is significantly better (p ≤ {{.Alpha}}), red: significantly worse.</p>
+<div class="wide"><table class="matrix" id="matrix">
+<thead><tr><th></th>{{range .Cells}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{$m := .}}{{range $i, $row := .Cells}}<tr><th>{{$row}}</th>{{range $j, $col := $m.Cells}}{{$d := index (index $m.Diff $i) $j}}{{$p := index (index $m.P $i) $j}}<td class="{{pairClass $d $p $m.Alpha}}">{{if ne $i $j}}{{signed $d}}<small>{{pval $p}}</small>{{end}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}{{if .History}}
+<h2 id="history">History</h2>
+<p class="note">This config's runs in its history CSV, this one last; a dashed line marks a change of dataset.</p>
+<figure class="chart-history">{{.HistorySVG}}</figure>
+{{end}}{{range $i, $s := .Sections}}
+<h2 id="{{$s.ID}}">{{$s.Title}}</h2>
+<p class="note">{{$s.Note}}</p>
+<figure class="chart-section">{{index $.SectionSVG $i}}</figure>
+{{end}}
+<h2 id="misses-section">Misses at k = {{.Misses.K}}</h2>
+<p class="note">Answerable queries with a gold passage missing from the top {{.Misses.K}}: pick a cell, then a query.</p>
+<p><label>Cell <select id="miss-cell"></select></label></p>
+<div id="misses"><ol id="miss-list"></ol><div id="miss-detail"><p class="note">No query selected.</p></div></div>
+
+<script type="application/json" id="misses-data">{{.MissesJSON}}</script>
+<script>
+"use strict";
+document.querySelectorAll("table.sortable th").forEach(function (th, col) {
+  th.addEventListener("click", function () {
+    var body = th.closest("table").tBodies[0], rows = Array.from(body.rows);
+    var dir = th.dataset.dir === "desc" ? "asc" : "desc";
+    th.parentNode.querySelectorAll("th").forEach(function (h) { delete h.dataset.dir; });
+    th.dataset.dir = dir;
+    var numeric = rows.every(function (r) { return r.cells[col].dataset.v !== ""; });
+    rows.sort(function (a, b) {
+      var x = a.cells[col], y = b.cells[col];
+      var c = numeric ? parseFloat(x.dataset.v) - parseFloat(y.dataset.v) : x.textContent.localeCompare(y.textContent);
+      return dir === "asc" ? c : -c;
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+  });
+});
+(function () {
+  var M = JSON.parse(document.getElementById("misses-data").textContent);
+  var sel = document.getElementById("miss-cell"), list = document.getElementById("miss-list"), detail = document.getElementById("miss-detail");
+  function el(tag, text, cls) { var e = document.createElement(tag); if (text !== undefined) e.textContent = text; if (cls) e.className = cls; return e; }
+  M.cells.forEach(function (c, i) {
+    var n = M.misses.filter(function (m) { return m.c === i; }).length;
+    var o = el("option", c + " (" + n + " missed)"); o.value = String(i); sel.appendChild(o);
+  });
+  function show(m, a) {
+    list.querySelectorAll("a.current").forEach(function (x) { x.className = ""; });
+    a.className = "current";
+    var gold = el("ul");
+    m.g.forEach(function (g) {
+      gold.appendChild(el("li", g[0] + " (grade " + g[1] + ", " + (g[2] ? "rank " + g[2] : "not retrieved") + "): " + (M.docs[g[0]] || "")));
+    });
+    var got = el("ol");
+    m.r.forEach(function (r) { got.appendChild(el("li", r[0] + " (" + r[1] + "): " + (M.docs[r[0]] || ""), r[2] ? "rel" : "")); });
+    detail.replaceChildren(el("h3", "Query " + m.q), el("p", M.queries[m.q] || ""), el("h4", "Gold missed from the top " + M.k), gold, el("h4", "What came back (relevant in green)"), got);
+  }
+  function showCell() {
+    list.replaceChildren();
+    M.misses.forEach(function (m) {
+      if (String(m.c) !== sel.value) return;
+      var li = el("li"), a = el("a", m.q + ": " + (M.queries[m.q] || ""));
+      a.href = "#miss-detail";
+      a.addEventListener("click", function (e) { e.preventDefault(); show(m, a); });
+      li.appendChild(a); list.appendChild(li);
+    });
+    detail.replaceChildren(el("p", list.children.length ? "No query selected." : "No miss in this cell.", "note"));
+  }
+  sel.addEventListener("change", showCell);
+  showCell();
+})();
+</script>
+</body>
+</html>
+`))

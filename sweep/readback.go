@@ -1,0 +1,81 @@
+package sweep
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// ReadResults reads a results.json written by bench run (ResultsJSON) back
+// into Results, for tools that compare runs (package gate). The unexported
+// fields (chunk-level runs, the compare report) stay empty. Errors name the
+// file: unreadable, not JSON, unknown top-level members are tolerated (a
+// newer writer), but a file with no "cells" member is refused as not a
+// results.json of bench run.
+func ReadResults(path string) (*Results, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, fmt.Errorf("%s: not a results.json of bench run: %v", path, err)
+	}
+	if _, ok := probe["cells"]; !ok {
+		return nil, fmt.Errorf("%s: not a results.json of bench run (no \"cells\" member)", path)
+	}
+	var res Results
+	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&res); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	for i, c := range res.Cells {
+		if c.Name == "" {
+			return nil, fmt.Errorf("%s: cell #%d has no name", path, i+1)
+		}
+	}
+	return &res, nil
+}
+
+// ReadManifest reads a manifest.json written by bench run. Errors name the
+// file; a JSON object without config_sha256 or dataset_sha256 is refused as
+// not a manifest of bench run.
+func ReadManifest(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: not a manifest.json of bench run: %v", path, err)
+	}
+	if m.ConfigSHA == "" || m.Dataset == "" {
+		return nil, fmt.Errorf("%s: not a manifest.json of bench run (no config_sha256/dataset_sha256)", path)
+	}
+	return &m, nil
+}
+
+// QueryTexts returns query id → text for the queries of cfg's dataset (the
+// judged ones, as the sweep searches them), read as Run reads them. It
+// loads the dataset again (corpus included), so call it once, after Run.
+func QueryTexts(cfg *Config) (map[string]string, error) {
+	ds, _, err := loadDataset(cfg, defaultBackend())
+	if err != nil {
+		return nil, err
+	}
+	return ds.text, nil
+}
+
+// GateMetric is the name ("ndcg@10") of the metric bench run gates and
+// leads with: the primary metric family at prompt_k.
+func (c *Config) GateMetric() string { return metricName(c.PrimaryMetric, c.PromptK) }
+
+// MetricAt resolves a metric as a user names it: "recall@100" as is, a
+// family alone ("recall") at prompt_k.
+func (c *Config) MetricAt(name string) string {
+	if strings.Contains(name, "@") {
+		return name
+	}
+	return metricName(name, c.PromptK)
+}

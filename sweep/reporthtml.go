@@ -1,0 +1,259 @@
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"time"
+
+	"github.com/ragbench/ragbench/chart"
+	"github.com/ragbench/ragbench/history"
+	"github.com/ragbench/ragbench/htmlreport"
+	"github.com/ragbench/ragbench/stats"
+)
+
+// reportHTML renders report.html (package htmlreport) from the same
+// results as report.md: see htmlReport. Errors: those of htmlReport, or a
+// chart that cannot be drawn.
+func reportHTML(cfg *Config, ds *dataset, res *Results, misses []byte, rows []history.Row) ([]byte, error) {
+	r, err := htmlReport(cfg, ds, res, misses, rows)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := htmlreport.Write(&buf, r); err != nil {
+		return nil, fmt.Errorf("report.html: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// htmlReport is report.html's content: misses is misses.jsonl as written
+// (the misses browser reads it back, so the page shows exactly what the
+// file holds), rows the history to chart (this run's row included when it
+// is appended; none: no history chart). The per-slice confidence intervals
+// are Student-t intervals of the mean over each group's per-query values
+// (stats.Describe against zero). Errors: misses that do not parse.
+func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []history.Row) (*htmlreport.Report, error) {
+	r := &htmlreport.Report{Title: "ragbench sweep: " + cfg.Name}
+	d := res.Dataset
+	r.Summary = append(r.Summary, fmt.Sprintf("Dataset %s: %d documents, %d judged queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s-level qrels. Metrics average the answerable queries.",
+		d.Name, d.Documents, d.Queries, d.Answerable, d.Tuning, d.HeldOut, d.Unanswerable, d.Level))
+	r.Summary = append(r.Summary, res.Warnings...)
+	primary := cfg.GateMetric()
+
+	// Main table: every family at prompt_k, then the primary metric held out.
+	r.Table.Caption = fmt.Sprintf("Every cell at prompt_k = %d", cfg.PromptK)
+	r.Table.Head = []string{"cell", "chunking", "retriever", "chunks"}
+	var cols []string
+	for _, f := range cfg.Metrics {
+		cols = append(cols, metricName(f, cfg.PromptK))
+	}
+	r.Table.Head = append(r.Table.Head, cols...)
+	r.Table.Head = append(r.Table.Head, primary+" held out")
+	best := map[string]float64{}
+	for _, c := range res.Cells {
+		for _, m := range cols {
+			best[m] = math.Max(best[m], c.Means[GroupAll][m])
+		}
+	}
+	for _, c := range res.Cells {
+		row := []htmlreport.TableCell{{Text: c.Name, Sort: math.NaN()}, {Text: c.Chunking.Name, Sort: math.NaN()},
+			{Text: c.Retriever.Name, Sort: math.NaN()}, {Text: fmt.Sprint(c.Chunks), Sort: float64(c.Chunks)}}
+		for _, m := range cols {
+			v := c.Means[GroupAll][m]
+			row = append(row, htmlreport.TableCell{Text: f4(v), Sort: v, Bold: v == best[m]})
+		}
+		ho := c.Means[GroupHeldOut][primary]
+		row = append(row, htmlreport.TableCell{Text: f4(ho), Sort: ho})
+		r.Table.Rows = append(r.Table.Rows, row)
+	}
+
+	// Recall@k per chunking.
+	if contains(cfg.Metrics, "recall") {
+		byName := map[string]*CellResult{}
+		for i := range res.Cells {
+			byName[res.Cells[i].Name] = &res.Cells[i]
+		}
+		index := map[string]int{}
+		for _, c := range res.Cells {
+			i, ok := index[c.Chunking.Name]
+			if !ok {
+				i = len(r.Recall)
+				index[c.Chunking.Name] = i
+				r.Recall = append(r.Recall, htmlreport.RecallChart{Chunking: c.Chunking.Name, K: cfg.K})
+			}
+			line := htmlreport.RecallLine{Retriever: c.Retriever.Name}
+			for _, k := range cfg.K {
+				line.Recall = append(line.Recall, c.Means[GroupAll][metricName("recall", k)])
+			}
+			if c.Retriever.Type == "rerank" {
+				if in := byName[c.Chunking.Name+"/"+c.Retriever.Input]; in != nil {
+					if v, ok := in.Means[GroupAll][metricName("recall", c.Retriever.Depth)]; ok {
+						line.Ceiling = &htmlreport.Ceiling{Input: c.Retriever.Input, Depth: c.Retriever.Depth, Recall: v}
+					}
+				}
+			}
+			r.Recall[i].Lines = append(r.Recall[i].Lines, line)
+		}
+	}
+
+	// The primary metric per group, with confidence intervals.
+	groups := []struct{ name, key string }{{"all queries", GroupAll}}
+	for _, s := range d.Slices {
+		groups = append(groups, struct{ name, key string }{"slice " + s, "slice:" + s})
+	}
+	if len(d.Slices) == 0 {
+		groups = append(groups, struct{ name, key string }{"tuning", GroupTuning}, struct{ name, key string }{"held out", GroupHeldOut})
+	}
+	labelled := len(d.Slices) > 0
+	for _, g := range groups {
+		var ids []string
+		for _, id := range ds.answerable {
+			if inGroup(ds, id, g.key, labelled) {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		sc := htmlreport.SliceChart{Group: g.name, Metric: primary, N: len(ids)}
+		for _, c := range res.Cells {
+			s := stats.Sample{QueryIDs: ids, A: make([]float64, len(ids)), B: make([]float64, len(ids))}
+			for j, id := range ids {
+				s.A[j] = c.PerQuery[id][primary]
+			}
+			e, err := stats.Describe(s, stats.Options{})
+			if err != nil {
+				return nil, fmt.Errorf("report.html: %s, %s: %w", c.Name, g.name, err)
+			}
+			sc.Bars = append(sc.Bars, chart.Bar{Label: c.Name, Value: e.MeanA, Low: e.Effect.CILow, High: e.Effect.CIHigh, Color: chart.Color(retrieverIndex(cfg, c.Retriever.Name))})
+		}
+		r.Slices = append(r.Slices, sc)
+	}
+
+	// Significance matrix on the first tested metric.
+	if sig := res.Significance; len(sig.Pairs) > 0 && len(sig.Metrics) > 0 {
+		m := &htmlreport.Matrix{Metric: sig.Metrics[0], Test: sig.Test, Correction: sig.Correction, Alpha: sig.Alpha}
+		pos := map[string]int{}
+		for i, c := range res.Cells {
+			m.Cells = append(m.Cells, c.Name)
+			pos[c.Name] = i
+		}
+		n := len(m.Cells)
+		m.Diff, m.P = nanMatrix(n), nanMatrix(n)
+		for _, p := range sig.Pairs {
+			if p.Metric != m.Metric {
+				continue
+			}
+			a, b := pos[p.A], pos[p.B]
+			m.Diff[a][b], m.P[a][b] = p.MeanA-p.MeanB, p.PAdjusted
+			m.Diff[b][a], m.P[b][a] = p.MeanB-p.MeanA, p.PAdjusted
+		}
+		r.Matrix = m
+	}
+
+	// History.
+	if l, err := history.Chart(rows, primary, history.ChartOptions{}); err == nil {
+		r.History = &l // else no run has the metric: no chart
+	}
+	// The span-label precision–recall scatter (token measures) is a later
+	// feature: it goes into r.Sections as one htmlreport.Section.
+
+	// Misses, read back from misses.jsonl.
+	r.Misses = htmlreport.Misses{K: cfg.PromptK, Queries: map[string]string{}, Docs: map[string]string{}}
+	cellIndex := map[string]int{}
+	for i, c := range res.Cells {
+		r.Misses.Cells = append(r.Misses.Cells, c.Name)
+		cellIndex[c.Name] = i
+	}
+	sc := bufio.NewScanner(bytes.NewReader(misses))
+	sc.Buffer(make([]byte, 1<<20), 1<<28)
+	for n := 1; sc.Scan(); n++ {
+		var m Miss
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			return nil, fmt.Errorf("report.html: misses.jsonl:%d: %v", n, err)
+		}
+		x := htmlreport.Miss{Cell: cellIndex[m.Cell], QueryID: m.QueryID}
+		r.Misses.Queries[m.QueryID] = m.Query
+		for _, g := range m.Missing {
+			x.Missing = append(x.Missing, htmlreport.Gold{ID: g.ID, Grade: g.Grade, Rank: g.Rank})
+			r.Misses.Docs[g.ID] = g.Snippet
+		}
+		for _, h := range m.Returned {
+			x.Returned = append(x.Returned, htmlreport.Returned{ID: h.ID, Score: h.Score, Relevant: h.Relevant})
+			r.Misses.Docs[h.ID] = h.Snippet
+		}
+		r.Misses.List = append(r.Misses.List, x)
+	}
+	return r, nil
+}
+
+// inGroup reports whether answerable query id is in group key (as
+// scoreCell groups them).
+func inGroup(ds *dataset, id, key string, labelled bool) bool {
+	switch key {
+	case GroupAll:
+		return true
+	case GroupHeldOut:
+		return ds.heldout[id]
+	case GroupTuning:
+		return !ds.heldout[id]
+	}
+	return "slice:"+ds.sliceOf(id, labelled) == key
+}
+
+// retrieverIndex is the retriever's position in the config (its colour).
+func retrieverIndex(cfg *Config, name string) int {
+	for i, r := range cfg.Retrievers {
+		if r.Name == name {
+			return i
+		}
+	}
+	return 0
+}
+
+func nanMatrix(n int) [][]float64 {
+	m := make([][]float64, n)
+	for i := range m {
+		m[i] = make([]float64, n)
+		for j := range m[i] {
+			m[i][j] = math.NaN()
+		}
+	}
+	return m
+}
+
+// historyRow is this run's history row: every cell's headline metrics.
+func historyRow(cfg *Config, ds *dataset, res *Results, now time.Time) history.Row {
+	row := history.Row{Time: now.UTC(), ConfigHash: cfg.Hash(), DatasetHash: ds.hash, Metrics: map[string]map[string]float64{}}
+	for _, c := range res.Cells {
+		m := map[string]float64{}
+		for _, name := range headlineMetrics(cfg) {
+			m[name] = c.Means[GroupAll][name]
+		}
+		row.Metrics[c.Name] = m
+	}
+	return row
+}
+
+// historyRows are the rows report.html charts: the history file's (none
+// when it does not exist or cannot be read: the chart is then left out, the
+// run goes on) and, when it will be appended, this run's row after them.
+func historyRows(cfg *Config, row *history.Row) []history.Row {
+	var rows []history.Row
+	if _, err := os.Stat(cfg.History); err == nil {
+		rows, _ = history.Read(cfg.History)
+	}
+	if row != nil {
+		r := *row
+		r.Run = 1
+		for _, old := range rows {
+			r.Run = max(r.Run, old.Run+1)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
