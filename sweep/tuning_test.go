@@ -12,7 +12,9 @@ import (
 	"testing"
 
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/internal/testenv/ranxfuse"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/retrievers/hybrid"
@@ -274,7 +276,7 @@ heldout: {fraction: 0.5, seed: 7}
 		t.Errorf("queries %d/%d, want %d/%d", tu.TuningQueries, tu.HeldOutQueries, 12-nHeld, nHeld)
 	}
 	md := Report(res)
-	if !strings.Contains(md, "## Tuning") || !strings.Contains(md, "weights=1,0") {
+	if !strings.Contains(md, "## Tuning") || !strings.Contains(md, "weights=1,0") || len(tuningSummary(res)) != 1 {
 		t.Errorf("report has no tuning section:\n%s", md)
 	}
 	// A second run reads the chosen run and the grid from the run cache.
@@ -361,5 +363,69 @@ func TestSweepFusionMatchesRanx(t *testing.T) {
 	}
 	if checked != len(ref)+1 {
 		t.Errorf("%d cells checked, want %d", checked, len(ref)+1)
+	}
+}
+
+// TestRerankAlphaTuning: an alpha grid is tuned like a hybrid grid, through
+// the backend's rerank seam (here a fake: alpha < 0.5 ranks [g, x] on
+// tuning queries and [x] only on held-out ones, alpha ≥ 0.5 the reverse of
+// TestTuningPicksOnTuningQueries' B). The tuning pick is alpha 0.2 although
+// 0.8 is the held-out best; the default (alpha 0.4, not in the grid) is
+// evaluated apart and, scoring as 0.2 does, ties it on every query.
+func TestRerankAlphaTuning(t *testing.T) {
+	if err := encoder.Init(""); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("onnxruntime under CI: %v", err)
+		}
+		t.Skipf("onnxruntime not available: %v", err)
+	}
+	model := testenv.Shared(t, "models/ce-scifact-tiny")
+	low, high, first := eval.Run{}, eval.Run{}, eval.Run{}
+	gold := map[string][]string{}
+	for i := range 12 {
+		q := fmt.Sprintf("q%02d", i)
+		g, x := "g"+q[1:], "x"+q[1:]
+		gold[q] = []string{g}
+		first[q] = []eval.Result{{DocID: g, Score: 2}, {DocID: x, Score: 1}}
+		if IsHeldOut(q, 7, 0.5) {
+			low[q] = []eval.Result{{DocID: x, Score: 2}}
+			high[q] = []eval.Result{{DocID: g, Score: 2}, {DocID: x, Score: 1}}
+		} else {
+			low[q] = []eval.Result{{DocID: g, Score: 2}, {DocID: x, Score: 1}}
+			high[q] = []eval.Result{{DocID: x, Score: 2}, {DocID: g, Score: 1}}
+		}
+	}
+	p, be := tuneFixture(t, map[string]eval.Run{"a": first}, gold, fmt.Sprintf(`retrievers:
+  - {name: a, type: bm25}
+  - {name: r, type: rerank, input: a, model: %s, mode: interpolate, alpha: [0.2, 0.8]}
+k: [1, 3]
+prompt_k: 3
+significance: {permutations: 1000}
+heldout: {fraction: 0.5, seed: 7}
+`, model))
+	var alphas []float64
+	be.rerank = func(_ context.Context, _ eval.Run, _ []retrievers.Query, _ []corpus.Chunk, rc RetrieverConfig, _ buildEnv) (eval.Run, error) {
+		alphas = append(alphas, *rc.Alpha)
+		if *rc.Alpha < 0.5 {
+			return low, nil
+		}
+		return high, nil
+	}
+	res, err := Run(t.Context(), loadFixture(t, p), Options{NoHistory: true, backend: &be})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tu := res.Cells[1].Tuning
+	if tu == nil {
+		t.Fatal("no tuning result")
+	}
+	if !slices.Equal(alphas, []float64{0.2, 0.8, 0.4}) {
+		t.Errorf("reranked with alphas %v, want the grid then the default", alphas)
+	}
+	if tu.Chosen.Name != "interpolate alpha=0.2 depth=100" || tu.Default.Name != "interpolate alpha=0.4 depth=100" {
+		t.Errorf("chosen %q, default %q", tu.Chosen.Name, tu.Default.Name)
+	}
+	if tu.Settings[1].HeldOut <= tu.Chosen.HeldOut || tu.Test == nil || tu.Test.P != 1 {
+		t.Errorf("grid %+v, test %+v: want alpha 0.8 better held out, and chosen = default per query (p 1)", tu.Settings, tu.Test)
 	}
 }

@@ -29,18 +29,7 @@ func (r *reportWriter) tuning() {
 	var rows [][]string
 	for _, c := range tuned {
 		t := c.Tuning
-		verdict := "default chosen"
-		switch {
-		case t.Test != nil:
-			verdict = fmt.Sprintf("%s, p %s", signed(t.Test.MeanDiff), formatP(t.Test.P))
-			if t.Test.Significant {
-				verdict += " (significant)"
-			} else {
-				verdict += " (not significant)"
-			}
-		case t.HeldOutQueries == 0:
-			verdict = "no held-out query"
-		}
+		verdict := tuningVerdict(t)
 		rows = append(rows, []string{c.Name, fmt.Sprint(len(t.Settings)), mdEscape(t.Chosen.Name), f4(t.Chosen.Tuning), f4(t.Chosen.HeldOut),
 			mdEscape(t.Default.Name), f4(t.Default.HeldOut), verdict})
 	}
@@ -97,4 +86,31 @@ func testName(test string) string {
 		return "sign test"
 	}
 	return test
+}
+
+// tuningVerdict is the chosen − default held-out difference and its test.
+func tuningVerdict(t *Tuning) string {
+	switch {
+	case t.Test != nil:
+		v := fmt.Sprintf("%s, p %s", signed(t.Test.MeanDiff), formatP(t.Test.P))
+		if t.Test.Significant {
+			return v + " (significant)"
+		}
+		return v + " (not significant)"
+	case t.HeldOutQueries == 0:
+		return "no held-out query"
+	}
+	return "default chosen"
+}
+
+// tuningSummary is one sentence per tuned cell, for report.html's summary.
+func tuningSummary(res *Results) []string {
+	var out []string
+	for _, c := range res.Cells {
+		if t := c.Tuning; t != nil {
+			out = append(out, fmt.Sprintf("Tuned %s over %d settings on the tuning queries: chose %s (%s tuning %s, held-out %s); the default %s scores %s held out; chosen − default %s.",
+				c.Name, len(t.Settings), t.Chosen.Name, t.Metric, f4(t.Chosen.Tuning), f4(t.Chosen.HeldOut), t.Default.Name, f4(t.Default.HeldOut), tuningVerdict(t)))
+		}
+	}
+	return out
 }
