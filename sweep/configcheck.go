@@ -245,7 +245,7 @@ func (ck *configCheck) retrievers() {
 
 // only reports the fields of r (at f) that do not apply to its type.
 func (ck *configCheck) only(f string, r *RetrieverConfig, allowed ...string) {
-	for _, k := range []string{"k1", "b", "scoring", "fields", "analyzer", "exact_lengths", "model", "fallback_models", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth", "missing"} {
+	for _, k := range []string{"k1", "b", "scoring", "fields", "analyzer", "exact_lengths", "model", "fallback_models", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth"} {
 		if ck.has(f+"."+k) && !contains(allowed, k) {
 			ck.bad(f+"."+k, "does not apply to type %s", r.Type)
 		}

@@ -19,7 +19,7 @@ import (
 // tables, unanswerable queries, timings and warnings.
 func Report(res *Results) string {
 	r := &reportWriter{res: res, cfg: &res.Config, ds: res.Dataset, pk: res.Config.PromptK}
-	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.recallAcrossK, r.best, r.tuning, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
+	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
 		section()
 	}
 	return r.b.String()
@@ -169,6 +169,7 @@ func (r *reportWriter) best() {
 		table(&r.b, []string{"cell", fmt.Sprintf("%s tuning (%d)", m, r.ds.Tuning), fmt.Sprintf("%s held-out (%d)", m, r.ds.HeldOut), fmt.Sprintf("%s all (%d)", m, r.ds.Answerable)}, trows)
 		r.w("\n")
 	}
+	r.tuning() // tuned cells' grids (tuningreport.go)
 }
 
 // slices writes the per-slice tables.

@@ -159,6 +159,9 @@ func (ck *configCheck) gridded(field string) bool {
 // tuneKeys reports, for retriever r at f, each grid on a field its type
 // does not tune, and whether r has a grid left to check.
 func (ck *configCheck) tuneKeys(f string, r *RetrieverConfig) bool {
+	if r.Type != "hybrid" && ck.has(f+".missing") {
+		ck.bad(f+".missing", "does not apply to type %s", r.Type) // only's list, for the key added with tuning
+	}
 	if len(r.gridKeys) == 0 {
 		return false
 	}
