@@ -10,12 +10,16 @@
 //	held-out split by IsHeldOut) → for each chunking (corpus.Spec.Chunk,
 //	corpus.CheckLabels): for each retriever in config order, the cell's
 //	chunk-level run from the run cache or from bm25 / dense / hybrid.Fuse /
-//	rerank (a tuned hybrid or rerank: every setting of its grid from the
-//	inputs' runs, the best on the tuning queries kept; tuningrun.go) → corpus.MaxP when qrels are document-level → eval.Evaluate at
+//	rerank → corpus.MaxP when qrels are document-level → eval.Evaluate at
 //	every k → diagnose.Threshold for unanswerable queries → compare.Compare
-//	over all cells at prompt_k → outputs (report.md, report.html, results.json,
+//	over all cells at prompt_k → outputs (report.md, results.json,
 //	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →
 //	history.Append.
+//
+// Tuning: a hybrid or rerank retriever may give grids (lists) in place of
+// values (tuning.go); its cell computes every setting from the inputs' runs,
+// keeps the best on the tuning queries and tests it against the untuned
+// default on the held-out queries (tuningrun.go, tuningreport.go).
 //
 // Caching: bleve indexes (retrievers/bm25, keyed by chunk content, analyzer,
 // fields), embeddings (encoder.CachedEmbedder, keyed by model fingerprint and
