@@ -12,7 +12,7 @@
 //	chunk-level run from the run cache or from bm25 / dense / hybrid.Fuse /
 //	rerank → corpus.MaxP when qrels are document-level → eval.Evaluate at
 //	every k → diagnose.Threshold for unanswerable queries → compare.Compare
-//	over all cells at prompt_k → outputs (report.md, results.json,
+//	over all cells at prompt_k → outputs (report.md, report.html, results.json,
 //	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →
 //	history.Append.
 //
