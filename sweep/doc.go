@@ -16,11 +16,6 @@
 //	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →
 //	history.Append.
 //
-// Tuning: a hybrid or rerank retriever may give grids (lists) in place of
-// values (tuning.go); its cell computes every setting from the inputs' runs,
-// keeps the best on the tuning queries and tests it against the untuned
-// default on the held-out queries (tuningrun.go, tuningreport.go).
-//
 // Caching: bleve indexes (retrievers/bm25, keyed by chunk content, analyzer,
 // fields), embeddings (encoder.CachedEmbedder, keyed by model fingerprint and
 // text), dense indexes (keyed by model fingerprint and chunk content) and
@@ -42,6 +37,11 @@
 // compare.FromEvaluation; errors are srcpos.Error; tables are texttab's;
 // files are written and swapped by fileutil. docs/architecture.md has the
 // map of who calls whom.
+//
+// Tuning: a hybrid or rerank retriever may give grids (lists) in place of
+// values (tuning.go); its cell computes every setting from the inputs' runs,
+// keeps the best on the tuning queries and tests it against the untuned
+// default on the held-out queries (tuningrun.go, tuningreport.go).
 //
 // The config's fields are documented on Config and in docs/config.md.
 package sweep
