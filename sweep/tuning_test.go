@@ -429,3 +429,30 @@ heldout: {fraction: 0.5, seed: 7}
 		t.Errorf("grid %+v, test %+v: want alpha 0.8 better held out, and chosen = default per query (p 1)", tu.Settings, tu.Test)
 	}
 }
+
+// TestCEScoreCache: cross-encoder scores saved by one sweep are read back
+// by the next for the same model folder (so re-tuning alpha scores no
+// pair again) and not for another; the scorer here has no model, so a
+// pair missing from the cache would panic.
+func TestCEScoreCache(t *testing.T) {
+	cache, model, other := t.TempDir(), t.TempDir(), t.TempDir()
+	for dir, content := range map[string]string{model: "weights a", other: "weights b"} {
+		if err := os.WriteFile(filepath.Join(dir, "model.onnx"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := &crossScorer{memo: map[[2]string]float32{}, disk: loadCEDisk(cache, model)}
+	first.disk.put("q", "p1", 1.25)
+	first.disk.put("q", "p2", -3.0000002)
+	if err := first.saveScores(); err != nil {
+		t.Fatal(err)
+	}
+	next := &crossScorer{memo: map[[2]string]float32{}, disk: loadCEDisk(cache, model)}
+	got, err := next.score(t.Context(), "q", []string{"p2", "p1"})
+	if err != nil || len(got) != 2 || got[0] != -3.0000002 || got[1] != 1.25 {
+		t.Errorf("cached scores %v, %v; want [-3.0000002 1.25]", got, err)
+	}
+	if _, ok := loadCEDisk(cache, other).get("q", "p1"); ok {
+		t.Error("another model folder read this model's scores")
+	}
+}
