@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/internal/srcpos"
 	"github.com/ragbench/ragbench/rerank"
 	"github.com/ragbench/ragbench/retrievers/bm25"
@@ -278,7 +279,7 @@ func (ck *configCheck) dense(f string, r *RetrieverConfig) {
 		ck.bad(f+".model", "missing: a model folder (relative to the models root)")
 	}
 	if r.BatchSize == 0 {
-		r.BatchSize = defaultInferenceBatch()
+		r.BatchSize = defaultInferenceBatch(encoder.KindEmbedder)
 	}
 	if r.BatchSize < 1 {
 		ck.bad(f+".batch_size", "batch_size %d must be ≥ 1", r.BatchSize)
@@ -336,7 +337,7 @@ func (ck *configCheck) rerank(f string, r *RetrieverConfig) {
 	}
 	d := rerank.DefaultOptions()
 	if r.BatchSize == 0 {
-		r.BatchSize = defaultInferenceBatch()
+		r.BatchSize = defaultInferenceBatch(encoder.KindCrossEncoder)
 	}
 	if r.Depth == 0 {
 		r.Depth = d.Depth

@@ -22,5 +22,6 @@ case "${1:-}" in
   opensearch) run='^TestE2EOpenSearch$'; shift ;;
 esac
 scripts/engines/fetch.sh
+export RAGBENCH_ENGINE_TESTS=1
 export ONNXRUNTIME_LIB="${ONNXRUNTIME_LIB:-$root/third_party/onnxruntime/libonnxruntime.so}"
 go test -tags e2e -count=1 -timeout 60m -run "$run" -v "$@" ./retrievers/engine/
