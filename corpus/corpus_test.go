@@ -119,6 +119,10 @@ func TestLoadErrors(t *testing.T) {
 		// qrels line: refused when loading, not after hours of indexing.
 		{"spaceid.jsonl", `{"_id":"a b","text":"x"}`, `spaceid.jsonl:1: _id: doc id "a b" contains white space (TREC run and qrels files cannot hold it)`},
 		{"spaceid.tsv", "a\tb\nc d\te\n", `spaceid.tsv:2: id: doc id "c d" contains white space`},
+		// encoding/json would read U+FFFD for these bytes: the doc id would
+		// no longer match the same id in TREC qrels (bytes kept exact).
+		{"utf8id.jsonl", `{"_id":"a","text":"x"}` + "\n" + "{\"_id\":\"d\xff\",\"text\":\"y\"}", `utf8id.jsonl:2: _id: invalid UTF-8 or a lone \u surrogate`},
+		{"surrogateid.jsonl", `{"id":"d\udc00","text":"y"}`, `surrogateid.jsonl:1: id: invalid UTF-8`},
 		// encoding/json keeps the last of two equal keys.
 		{"twice.jsonl", `{"_id":"a","text":"x","text":"y"}`, `twice.jsonl:1: text: key given twice in one object`},
 		// Only a BOM at the start of the file is dropped; one on a later

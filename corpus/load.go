@@ -187,6 +187,11 @@ func parseJSONLine(file string, n int, line []byte) (Document, error) {
 		if !ok {
 			return "", false, nil
 		}
+		if (key == "_id" || key == "id") && jsonkey.Rewritten(v) >= 0 {
+			// encoding/json would read U+FFFD there: the doc id would no
+			// longer match the qrels' (TREC ids are bytes, kept exact).
+			return "", true, &LineError{File: file, Line: n, Field: key, Msg: "invalid UTF-8 or a lone \\u surrogate, which JSON decoding would replace by U+FFFD"}
+		}
 		var s string
 		if err := json.Unmarshal(v, &s); err != nil {
 			// BEIR ids are strings, but some exports write numbers.

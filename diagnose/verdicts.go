@@ -110,6 +110,11 @@ func parseVerdict(text []byte) (Verdict, *VerdictError) {
 	if !ok {
 		return v, &VerdictError{Field: "qid", Msg: "missing"}
 	}
+	if off := jsonkey.Rewritten(rawID); off >= 0 {
+		// encoding/json would read U+FFFD there: the id would no longer
+		// match the same id in the run (TREC ids are bytes).
+		return v, &VerdictError{Field: "qid", Msg: fmt.Sprintf("%s: invalid UTF-8 or a lone \\u surrogate, which JSON decoding would replace by U+FFFD", clipJSON(rawID))}
+	}
 	if err := json.Unmarshal(rawID, &v.QueryID); err != nil {
 		return v, &VerdictError{Field: "qid", Msg: fmt.Sprintf("want a string, got %s", rawID)}
 	}
@@ -129,4 +134,12 @@ func parseVerdict(text []byte) (Verdict, *VerdictError) {
 		return v, &VerdictError{Field: "correct", Msg: fmt.Sprintf("query %q: want true or false, got %s", v.QueryID, rawC)}
 	}
 	return v, nil
+}
+
+// clipJSON shortens a JSON value for an error message, quoting its bytes.
+func clipJSON(raw []byte) string {
+	if len(raw) > 40 {
+		raw = raw[:40]
+	}
+	return fmt.Sprintf("%q", raw)
 }

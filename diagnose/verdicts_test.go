@@ -60,3 +60,18 @@ func TestReadVerdictsFile(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+// TestVerdictInvalidUTF8: a qid holding invalid UTF-8 or a lone surrogate
+// escape is refused, naming file and line; encoding/json rewrote it to
+// U+FFFD, so that it no longer matched the run's (byte-exact) id.
+func TestVerdictInvalidUTF8(t *testing.T) {
+	for _, text := range []string{
+		"{\"qid\": \"q0\", \"correct\": true}\n{\"qid\": \"q\xff\", \"correct\": true}\n",
+		"{\"qid\": \"q0\", \"correct\": true}\n{\"qid\": \"q\\udc00\", \"correct\": true}\n",
+	} {
+		_, err := ParseVerdicts(strings.NewReader(text), "answers.jsonl")
+		if err == nil || !strings.HasPrefix(err.Error(), "answers.jsonl:2: qid: ") || !strings.Contains(err.Error(), "U+FFFD") {
+			t.Errorf("%q: %v; want an error on line 2, field qid", text, err)
+		}
+	}
+}

@@ -5,9 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
+
+	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // Model folder file names.
@@ -117,10 +123,16 @@ func readConfig(dir string) (Config, hfConfig, error) {
 	b, err := os.ReadFile(p)
 	switch {
 	case err == nil:
+		if err := checkConfigText(b, p); err != nil {
+			return cfg, hf, err
+		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&cfg); err != nil {
 			return cfg, hf, fmt.Errorf("%s:%s", p, jsonErr(b, err))
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return cfg, hf, fmt.Errorf("%s:%d: unexpected data after the config object (one JSON object)", p, lineOf(b, dec.InputOffset()))
 		}
 	case !errors.Is(err, os.ErrNotExist):
 		return cfg, hf, fmt.Errorf("%s: %w", p, err)
@@ -132,6 +144,39 @@ func readConfig(dir string) (Config, hfConfig, error) {
 		}
 	}
 	return cfg, hf, nil
+}
+
+// checkConfigText refuses what encoding/json would accept silently in
+// ragbench.json: text it would rewrite to U+FFFD (a prefix would change), a
+// key given twice (the last would win) or spelled in another case than the
+// field's ("Max_Length" would set max_length).
+func checkConfigText(b []byte, path string) error {
+	if off := jsonkey.Rewritten(b); off >= 0 {
+		return fmt.Errorf("%s:%d: invalid UTF-8 or a lone \\u surrogate: JSON decoding would replace it by U+FFFD", path, lineOf(b, int64(off)))
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(b, &obj) != nil {
+		return nil // the strict decoder reports it with its line
+	}
+	if k := jsonkey.Repeated(b, true); k != "" {
+		return fmt.Errorf("%s: %s: key given twice (in any case)", path, k)
+	}
+	known := map[string]bool{}
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		known[name] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if !known[k] {
+			for name := range known {
+				if strings.EqualFold(k, name) {
+					return fmt.Errorf("%s: %s: unknown key: keys are case-sensitive, did you mean %q?", path, k, name)
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // hfConfig holds the few Hugging Face config.json fields used as defaults.

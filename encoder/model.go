@@ -23,9 +23,11 @@ import (
 // (beyond float rounding from batch composition), so they are not part of
 // its Fingerprint. The zero value is valid: SetDefaults fills it.
 type Options struct {
-	// BatchSize is the number of texts (or pairs) per Run; texts are
+	// BatchSize is the number of texts (or pairs) per Run, ≥ 1; texts are
 	// ordered by token length and each batch is padded to its longest.
-	// Default 32.
+	// 0 means the kind's default: DefaultEmbedderBatchSize (1) or
+	// DefaultCrossEncoderBatchSize (8). A graph that quantizes activations
+	// dynamically always runs at batch 1 (see Warnings).
 	BatchSize int
 	// IntraOpThreads is ONNX Runtime's intra-op thread count. Default 1
 	// (use 2 or more for a single process on a multi-core machine).
@@ -39,10 +41,29 @@ type Options struct {
 	TextNormalization string
 }
 
-// SetDefaults fills zero fields with their defaults.
-func (o *Options) SetDefaults() {
+// The default batch sizes (Options.BatchSize 0), by model kind, are fixed
+// rules rather than a timing-dependent calibration, so the same config gives
+// the same batches on every machine and run. They are the fastest of batch
+// 1, 8 and 32 per CPU-second at 1 intra-op thread on 200 SciFact abstracts,
+// in Go and in Python onnxruntime alike (docs/benchmarks/encoder.md,
+// "Settings per model"): for fp32 all-MiniLM-L6-v2, batch 1 is 1.08× batch
+// 8 and 1.29× batch 32; for the cross-encoder ce-scifact-tiny (128 tokens),
+// batch 8 is 1.16× batch 1 and 1.30× batch 32. fp32 outputs move with the
+// batch by float rounding only (TestBatchSizeRounding), and at batch 1 not
+// at all.
+const (
+	DefaultEmbedderBatchSize     = 1
+	DefaultCrossEncoderBatchSize = 8
+)
+
+// SetDefaults fills zero fields with their defaults for a model of kind
+// (KindEmbedder or KindCrossEncoder).
+func (o *Options) SetDefaults(kind string) {
 	if o.BatchSize <= 0 {
-		o.BatchSize = 32
+		o.BatchSize = DefaultEmbedderBatchSize
+		if kind == KindCrossEncoder {
+			o.BatchSize = DefaultCrossEncoderBatchSize
+		}
 	}
 	if o.IntraOpThreads <= 0 {
 		o.IntraOpThreads = 1
@@ -102,7 +123,7 @@ func loadModel(dir string, opts Options, wantKind string) (*model, error) {
 	if _, _, err := currentRuntime(); err != nil {
 		return nil, err
 	}
-	opts.SetDefaults()
+	opts.SetDefaults(wantKind)
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("model folder: %w", err)

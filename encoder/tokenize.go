@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -61,6 +63,7 @@ type textTokenizer struct {
 
 // tokenizerJSON is the subset of tokenizer.json inspected here.
 type tokenizerJSON struct {
+	Model      json.RawMessage `json:"model"`
 	Truncation *struct {
 		MaxLength int `json:"max_length"`
 	} `json:"truncation"`
@@ -94,6 +97,9 @@ func loadTokenizer(path string) (tt *textTokenizer, err error) {
 	var meta tokenizerJSON
 	if err := json.Unmarshal(raw, &meta); err != nil {
 		return nil, fmt.Errorf("%s:%s", path, jsonErr(raw, err))
+	}
+	if err := checkTokenizerModel(meta.Model); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	tt = &textTokenizer{path: path, raw: raw}
 	if fn, ok := compileNormalizer(meta.Normalizer); ok {
@@ -146,6 +152,44 @@ func loadTokenizer(path string) (tt *textTokenizer, err error) {
 	}
 	tt.free = append(tt.free, first)
 	return tt, nil
+}
+
+// tokenizerModels maps the model types sugarme builds to the JSON shape of
+// their "vocab" ('{': token → id; '[': Unigram's [token, score] pairs).
+var tokenizerModels = map[string]byte{"BPE": '{', "WordPiece": '{', "WordLevel": '{', "Unigram": '['}
+
+// checkTokenizerModel checks tokenizer.json's "model" section before sugarme
+// reads it: sugarme logs an INFO line and guesses BPE when model.type is
+// absent, and panics on a type assertion when the vocabulary is missing
+// (a file holding {} gave both). The error says what is missing.
+func checkTokenizerModel(raw json.RawMessage) error {
+	const hint = "not a Hugging Face tokenizer.json (write one with tokenizers' Tokenizer.save or transformers' save_pretrained)"
+	if len(raw) == 0 || string(raw) == "null" {
+		return fmt.Errorf("no \"model\" section: %s", hint)
+	}
+	var m struct {
+		Type  *string         `json:"type"`
+		Vocab json.RawMessage `json:"vocab"`
+	}
+	if raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+		return fmt.Errorf("\"model\" must be an object with \"type\" and \"vocab\", got %.40s: %s", raw, hint)
+	}
+	types := slices.Sorted(maps.Keys(tokenizerModels))
+	if m.Type == nil {
+		return fmt.Errorf("model.type missing (want one of %s): %s", strings.Join(types, ", "), hint)
+	}
+	shape, ok := tokenizerModels[*m.Type]
+	if !ok {
+		return fmt.Errorf("model.type %q is not supported (want one of %s)", *m.Type, strings.Join(types, ", "))
+	}
+	if len(m.Vocab) == 0 || m.Vocab[0] != shape {
+		want := "an object token → id"
+		if shape == '[' {
+			want = "a list of [token, score] pairs"
+		}
+		return fmt.Errorf("model.vocab missing or not %s (model.type %s)", want, *m.Type)
+	}
+	return nil
 }
 
 // newInstance parses tokenizer.json into a fresh sugarme Tokenizer with

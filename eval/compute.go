@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -72,7 +73,11 @@ type ranking struct {
 	numRelRet int          // retrieved docs with grade ≥ level
 	levels    []levelCount // judged grades ≥ 0 and their counts, ascending
 	level     int
-	table     []gainEntry // scratch for gain tables
+	// judgedOnly drops retrieved docs without a judged grade ≥ 0 before
+	// any measure (Options.JudgedOnly, trec_eval -J).
+	judgedOnly bool
+	table      []gainEntry // scratch for gain tables
+	byLevel    []levelGain // table indexed by level, for gainOf
 }
 
 // isRel reports whether grade g counts as relevant at the relevance level.
@@ -91,6 +96,9 @@ func (r *ranking) prepare(judg map[string]int, res []Result, level int) {
 			g = gradeNotInQrels
 		case g < 0:
 			g = gradeUnjudged
+		}
+		if r.judgedOnly && g < 0 {
+			continue // trec_eval -J: ranks close up over unjudged docs
 		}
 		if r.isRel(g) {
 			r.numRelRet++
@@ -128,19 +136,21 @@ func (r *ranking) setJudged(judg map[string]int, level int) {
 		} else {
 			r.numNonrel++
 		}
-		found := false
-		for i := range r.levels {
-			if r.levels[i].level == g {
-				r.levels[i].count++
-				found = true
-				break
-			}
-		}
-		if !found {
-			r.levels = append(r.levels, levelCount{g, 1})
-		}
+		r.levels = append(r.levels, levelCount{g, 1})
 	}
-	slices.SortFunc(r.levels, func(a, b levelCount) int { return a.level - b.level })
+	// Sort, then merge equal grades: O(J log J) for J judgements however
+	// many distinct grades they hold.
+	slices.SortFunc(r.levels, func(a, b levelCount) int { return cmp.Compare(a.level, b.level) })
+	n := 0
+	for _, lc := range r.levels {
+		if n > 0 && r.levels[n-1].level == lc.level {
+			r.levels[n-1].count++
+			continue
+		}
+		r.levels[n] = lc
+		n++
+	}
+	r.levels = r.levels[:n]
 }
 
 func (r *ranking) relInTop(k int) int {
@@ -412,32 +422,33 @@ type gainEntry struct {
 	count int
 }
 
-// gainTable builds the gain table of a query for measure m: custom gains
-// first (trec_eval "ndcg.1=3,2=9"), then every level from 0 to the highest
-// judged grade with gain = level; sorted by gain ascending (ties by level).
+// gainTable builds the gain table of a query for measure m as trec_eval's
+// setup_gains (m_ndcg.c) does: custom gains first (trec_eval
+// "ndcg.1=3,2=9"), then every level from 0 to the highest judged grade with
+// gain = level, sorted by gain ascending (ties by level). Levels that no
+// judged doc holds and no custom gain names add a row with count 0, which
+// neither the ideal walk (it skips empty rows) nor gainOf (retrieved docs
+// hold judged grades or the below-zero markers) ever reads; they are left
+// out, so that the table has at most len(r.levels) + len(custom) rows and
+// its cost does not grow with the largest grade (trec_eval's loop over
+// every level up to it takes seconds at grade 100000).
 func (r *ranking) gainTable(m Measure) []gainEntry {
 	t := r.table[:0]
+	custom := 0
 	if m.params != nil {
 		for _, lg := range m.params.gains {
 			t = append(t, gainEntry{level: lg.level, gain: lg.gain})
 		}
+		custom = len(t)
 	}
-	maxLevel := -1
-	if len(r.levels) > 0 {
-		maxLevel = r.levels[len(r.levels)-1].level
-	}
-	li := 0
-	for lv := 0; lv <= maxLevel; lv++ {
-		cnt := 0
-		if li < len(r.levels) && r.levels[li].level == lv {
-			cnt = r.levels[li].count
-			li++
-		}
-		j := slices.IndexFunc(t, func(e gainEntry) bool { return e.level == lv })
+	for _, lc := range r.levels {
+		// trec_eval gives a level named twice its count at the first
+		// mention only.
+		j := slices.IndexFunc(t[:custom], func(e gainEntry) bool { return e.level == lc.level })
 		if j >= 0 {
-			t[j].count = cnt
+			t[j].count = lc.count
 		} else {
-			t = append(t, gainEntry{level: lv, gain: float64(lv), count: cnt})
+			t = append(t, gainEntry{level: lc.level, gain: float64(lc.level), count: lc.count})
 		}
 	}
 	slices.SortStableFunc(t, func(a, b gainEntry) int {
@@ -447,19 +458,28 @@ func (r *ranking) gainTable(m Measure) []gainEntry {
 		case a.gain > b.gain:
 			return 1
 		}
-		return a.level - b.level
+		return cmp.Compare(a.level, b.level)
 	})
 	r.table = t
+	r.byLevel = r.byLevel[:0]
+	for _, e := range t {
+		r.byLevel = append(r.byLevel, levelGain{e.level, e.gain})
+	}
+	// Stable by level: among rows of one level the first in gain order
+	// (the one trec_eval's get_gain finds) comes first.
+	slices.SortStableFunc(r.byLevel, func(a, b levelGain) int { return cmp.Compare(a.level, b.level) })
 	return t
 }
 
-func gainOf(t []gainEntry, grade int) float64 {
-	for _, e := range t {
-		if e.level == grade {
-			return e.gain
-		}
+// gainOf returns the gain of grade in the table last built by gainTable:
+// the first row of that level in gain order, as trec_eval's get_gain; 0 for
+// a level without a row.
+func (r *ranking) gainOf(grade int) float64 {
+	i, ok := slices.BinarySearchFunc(r.byLevel, grade, func(e levelGain, g int) int { return cmp.Compare(e.level, g) })
+	if !ok {
+		return 0
 	}
-	return 0
+	return r.byLevel[i].gain
 }
 
 // idealWalk steps through the ideal ranking of a gain table, best gain first,
@@ -505,7 +525,7 @@ func (r *ranking) ndcg(m Measure) float64 {
 	}
 	dcg := 0.0
 	for i := 0; i < n; i++ {
-		if g := gainOf(t, r.grades[i]); g != 0 {
+		if g := r.gainOf(r.grades[i]); g != 0 {
 			dcg += g / math.Log2(float64(i+2))
 		}
 	}
@@ -563,7 +583,7 @@ func (r *ranking) ndcgRel(m Measure) float64 {
 	for ; i < n || w.gain > 0; i++ {
 		rg := 0.0
 		if i < n {
-			rg = gainOf(t, r.grades[i])
+			rg = r.gainOf(r.grades[i])
 			if rg != 0 {
 				dcg += rg / math.Log2(float64(i+2))
 			}
@@ -603,7 +623,7 @@ func (r *ranking) rndcg(m Measure) float64 {
 	cnt := 0
 	i := 0
 	for ; i < n && w.gain > 0; i++ {
-		rg := gainOf(t, r.grades[i])
+		rg := r.gainOf(r.grades[i])
 		ig := w.next()
 		if old != ig {
 			if idcg > 0 {
@@ -621,7 +641,7 @@ func (r *ranking) rndcg(m Measure) float64 {
 	}
 	if i < n {
 		for ; i < n; i++ {
-			if rg := gainOf(t, r.grades[i]); rg != 0 {
+			if rg := r.gainOf(r.grades[i]); rg != 0 {
 				dcg += rg / math.Log2(float64(i+2))
 			}
 		}
@@ -655,7 +675,7 @@ func (r *ranking) g(m Measure) float64 {
 	resG, sumRes, sumIdeal, sumCost := 0.0, 0.0, 0.0, 0.0
 	i := 0
 	for ; i < n && w.gain > 0; i++ {
-		rg := gainOf(t, r.grades[i])
+		rg := r.gainOf(r.grades[i])
 		sumRes += rg
 		ig := w.next()
 		if ig > 0 {
@@ -671,7 +691,7 @@ func (r *ranking) g(m Measure) float64 {
 		}
 	}
 	for ; i < n; i++ {
-		rg := gainOf(t, r.grades[i])
+		rg := r.gainOf(r.grades[i])
 		sumRes += rg
 		sumCost += minCost
 		if rg != 0 {

@@ -41,13 +41,17 @@
 //     ParseMeasuresTrec (trec_eval's truncation of fractional cutoffs, with
 //     warnings), Measure, Kind,
 //     OfficialMeasures, TrecOrder, NotImplementedTrecMeasures;
-//   - evaluate: Evaluate (in memory) and EvaluateRunFile (streams a TREC run
-//     file in parallel chunks), with Options (DefaultOptions,
-//     TrecEvalOptions) and Sort / TieBreak;
+//   - evaluate: Evaluate (in memory), EvaluateRunFile (streams a TREC run
+//     file in parallel chunks) and EvaluateReader (a run from a pipe, e.g.
+//     stdin), with Options (DefaultOptions, TrecEvalOptions; JudgedOnly is
+//     trec_eval -J) and Sort / TieBreak;
 //   - results: Evaluation (Queries × Measures matrix, Means, InMean,
 //     Unanswerable, BelowLevel, NotInQrels, NotInRun, RunNotes; Column,
 //     Mean, PerQuery, Warnings), RunInfo.Warnings (suspect run files);
 //   - report: WriteTrec, WriteTable, WriteJSON, WriteCSV.
 //
-// Bad input gives a *SyntaxError naming file, line and field; it never panics.
+// Bad input gives a *SyntaxError naming file, line and field; it never panics
+// (every reader has a fuzz target, run by scripts/fuzz.sh). Comment lines are
+// skipped as trec_eval 10 skips them; TREC ids are bytes kept exactly, JSON
+// text that encoding/json would rewrite to U+FFFD is refused.
 package eval

@@ -12,11 +12,14 @@ import (
 
 // Options control Evaluate. Start from DefaultOptions (ragbench's honest
 // defaults) or TrecEvalOptions (trec_eval's own defaults); the zero value is
-// TrecEvalOptions without AverageUnanswerable.
+// TrecEvalOptions without AverageUnanswerable, but with relevance level 0.
 type Options struct {
 	// RelevanceLevel is the smallest grade counted as relevant by binary
-	// measures (trec_eval -l; default 1; values < 1 mean 1). nDCG's gain
-	// ignores it, as in trec_eval.
+	// measures (trec_eval -l; DefaultOptions and TrecEvalOptions set 1).
+	// 0 is a level like any other, as in trec_eval -l 0: judged docs of
+	// grade 0 count as relevant (negative grades never do). Negative
+	// values are an error from Evaluate. nDCG's gain ignores it, as in
+	// trec_eval.
 	RelevanceLevel int
 	// MaxResults reads at most this many results per query, after sorting
 	// (trec_eval -M); 0 means no limit.
@@ -34,6 +37,12 @@ type Options struct {
 	// unanswerable: it is averaged, binary measures scoring it as trec_eval
 	// does (R = 0: 0), and listed in Evaluation.BelowLevel.
 	AverageUnanswerable bool
+	// JudgedOnly removes the retrieved docs that are not judged with a
+	// grade ≥ 0 (absent from the qrels, or in them with a negative grade)
+	// from each ranking before any measure, after MaxResults applied, the
+	// docs below moving up (trec_eval -J, form_res_rels.c): num_ret then
+	// counts judged docs only.
+	JudgedOnly bool
 	// TieBreak orders equal scores (default TieDocIDDesc, trec_eval's).
 	TieBreak TieBreak
 	// RunTag is reported by the runid measure.
@@ -55,6 +64,38 @@ func DefaultOptions() Options {
 // skipped (no -c), every evaluated query is averaged, relevance level 1.
 func TrecEvalOptions() Options {
 	return Options{RelevanceLevel: 1, AverageUnanswerable: true}
+}
+
+// check refuses options no measure can be computed with.
+func (o Options) check() error {
+	if o.RelevanceLevel < 0 {
+		return fmt.Errorf("relevance level %d: must be ≥ 0 (negative grades mean \"in the pool but not judged\")", o.RelevanceLevel)
+	}
+	if o.MaxResults < 0 {
+		return fmt.Errorf("max results %d: must be ≥ 0 (0: no limit)", o.MaxResults)
+	}
+	return nil
+}
+
+// MaxExpGrade is the largest grade ndcg_exp accepts: its gain 2^grade − 1 is
+// +Inf in float64 past 2^1023, which would make nDCG NaN. The trec_eval
+// measures accept any grade (their gain is the grade itself).
+const MaxExpGrade = 1023
+
+// checkGrades refuses judgements that a measure of measures cannot score
+// as a finite number: a grade above MaxExpGrade with ndcg_exp.
+func checkGrades(qrels Qrels, measures []Measure) error {
+	if !slices.ContainsFunc(measures, func(m Measure) bool { return m.Kind == NDCGExp }) {
+		return nil
+	}
+	for _, q := range sortedKeys(qrels) {
+		for _, d := range sortedKeys(qrels[q]) {
+			if g := qrels[q][d]; g > MaxExpGrade {
+				return fmt.Errorf("query %q doc %q: grade %d is above %d, where ndcg_exp's gain 2^grade − 1 overflows float64; use ndcg (gain = grade) or smaller grades", q, d, g, MaxExpGrade)
+			}
+		}
+	}
+	return nil
 }
 
 // Evaluation holds per-query values and their means.
@@ -212,8 +253,11 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 	if len(measures) == 0 {
 		return nil, fmt.Errorf("no measure given")
 	}
-	if opts.RelevanceLevel < 1 {
-		opts.RelevanceLevel = 1
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	if err := checkGrades(qrels, measures); err != nil {
+		return nil, err
 	}
 	e := &Evaluation{Measures: measures, Options: opts}
 	for q := range run {
@@ -274,6 +318,7 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 				if opts.MaxResults > 0 && len(buf) > opts.MaxResults {
 					buf = buf[:opts.MaxResults]
 				}
+				r.judgedOnly = opts.JudgedOnly
 				r.prepare(qrels[q], buf, opts.RelevanceLevel)
 				rows[i] = r.row(q, measures, flat[i*len(measures):(i+1)*len(measures)], relStringLen)
 				rows[i].tieReordered = reordered

@@ -234,49 +234,93 @@ func (s *lineScanner) errf(field, format string, a ...any) error {
 //     grades; an empty object is an unanswerable query), told from JSONL by
 //     being a single object whose values are all objects.
 //
+// Comments are skipped as trec_eval 10 skips them: a TREC qrels line whose
+// first byte is '#' (see isQrelsComment). Ids are kept exactly: TREC and
+// BEIR ids are bytes, whatever their encoding (as in trec_eval); JSON and
+// JSONL text must be valid UTF-8 without lone \u surrogate escapes, which
+// encoding/json would rewrite to U+FFFD (an error naming the line). Grades
+// are any integer that fits in an int: the gain computations are linear in
+// the number of judgements, not in the largest grade.
+//
 // Errors are *SyntaxError values naming file, line and field: malformed
-// lines, non-integer grades, a (query, doc) pair judged twice, a query id
+// lines, non-integer grades, invalid UTF-8 in JSON, a (query, doc) pair judged twice, a query id
 // given twice in JSONL, a JSONL line holding a repeated key, more than one
 // object, or "id" and "qid" that disagree, or a file with no judgement at all.
 func ReadQrels(path string) (Qrels, map[string]QueryMeta, error) {
+	q, meta, _, err := ReadQrelsLines(path)
+	return q, meta, err
+}
+
+// Judgement is one (query id, doc id) pair of a qrels file.
+type Judgement struct {
+	Query, Doc string
+}
+
+// ReadQrelsLines is ReadQrels that also returns the 1-based line of each
+// judgement in the file, so callers that check judgements against other
+// data (bench run checks gold ids against the corpus) name the line
+// without parsing the file a second time: the line of the TREC or BEIR
+// line for text qrels, the query's line for labelled-query JSONL. ranx
+// qrels JSON gives no lines (the map is empty: one object spans the file).
+func ReadQrelsLines(path string) (Qrels, map[string]QueryMeta, map[Judgement]int, error) {
 	rc, err := openMaybeGzip(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer rc.Close()
-	q, meta, err := ParseQrels(rc, path)
+	lines := map[Judgement]int{}
+	q, meta, err := parseQrels(rc, path, lines)
 	if gerr := gzipErr(rc); gerr != nil {
-		return nil, nil, gerr
+		return nil, nil, nil, gerr
 	}
-	return q, meta, err
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return q, meta, lines, nil
 }
 
 // ParseQrels is ReadQrels on an open reader; name is used in error messages.
 func ParseQrels(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
+	return parseQrels(r, name, nil)
+}
+
+// parseQrels reads qrels of any format from r; lines, when not nil,
+// receives each judgement's line (see ReadQrelsLines).
+func parseQrels(r io.Reader, name string, lines map[Judgement]int) (Qrels, map[string]QueryMeta, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if startsWithBrace(br) {
 		data, err := io.ReadAll(br)
 		if err != nil {
 			return nil, nil, &SyntaxError{File: name, Msg: err.Error()}
 		}
-		if isRanxQrels(data) {
-			q, err := parseQrelsRanx(data, name)
-			return q, map[string]QueryMeta{}, err
+		if err := checkJSONText(data, name); err != nil {
+			return nil, nil, err
 		}
-		return parseQrelsJSONL(bytes.NewReader(data), name)
+		if isRanxQrels(data) {
+			return noMeta(parseQrelsRanx(data, name))
+		}
+		return parseQrelsJSONL(bytes.NewReader(data), name, lines)
 	}
-	q, err := parseQrelsText(br, name)
-	return q, map[string]QueryMeta{}, err
+	return noMeta(parseQrelsText(br, name, lines))
 }
 
-func parseQrelsText(r io.Reader, name string) (Qrels, error) {
+// noMeta completes the result of a qrels reader whose format carries no
+// query metadata: an empty map, or nil with an error.
+func noMeta(q Qrels, err error) (Qrels, map[string]QueryMeta, error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	return q, map[string]QueryMeta{}, nil
+}
+
+func parseQrelsText(r io.Reader, name string, lines map[Judgement]int) (Qrels, error) {
 	s := newLineScanner(r, name)
 	qrels := Qrels{}
 	beir := false
 	n := 0
 	for s.Scan() {
 		line := s.Bytes()
-		if len(bytes.TrimSpace(line)) == 0 {
+		if len(bytes.TrimSpace(line)) == 0 || !beir && isQrelsComment(line) {
 			continue
 		}
 		var qid, did, grade string
@@ -296,7 +340,7 @@ func parseQrelsText(r io.Reader, name string) (Qrels, error) {
 			}
 			qid, did, grade = strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])
 		} else {
-			f := strings.Fields(string(line))
+			f := strings.FieldsFunc(string(line), isTrecSpace)
 			if len(f) != 4 {
 				hint := ""
 				switch {
@@ -332,6 +376,9 @@ func parseQrelsText(r io.Reader, name string) (Qrels, error) {
 			return nil, s.errf("doc id", "query %q judges doc %q twice", qid, did)
 		}
 		m[did] = g
+		if lines != nil {
+			lines[Judgement{qid, did}] = s.line
+		}
 		n++
 	}
 	if err := s.Err(); err != nil {
@@ -405,7 +452,7 @@ func pickOne(s *lineScanner, obj map[string]json.RawMessage, a, b string) (strin
 	return vb, nil
 }
 
-func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
+func parseQrelsJSONL(r io.Reader, name string, lines map[Judgement]int) (Qrels, map[string]QueryMeta, error) {
 	s := newLineScanner(r, name)
 	qrels := Qrels{}
 	meta := map[string]QueryMeta{}
@@ -528,6 +575,11 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 		}
 		qrels[qid] = m
 		meta[qid] = qm
+		if lines != nil {
+			for d := range m {
+				lines[Judgement{qid, d}] = s.line
+			}
+		}
 	}
 	if err := s.Err(); err != nil {
 		return nil, nil, err
@@ -640,16 +692,26 @@ func parseQrelsRanx(data []byte, name string) (Qrels, error) {
 }
 
 // ReadRun reads a run from path: a TREC run ("qid Q0 docid rank score tag",
-// white-space separated, at least 6 columns, extra columns ignored as
+// separated by C's white space as in trec_eval: space, \t, \v, \f, \r, at least 6 columns, extra columns ignored as
 // trec_eval does; the rank column is ignored) or a ranx-style JSON object
 // {"q1": {"d1": 0.9, ...}, ...}. Gzip content is decompressed (".gz" suffix
 // or magic bytes); BOM and CRLF are accepted. Results keep file order (see
 // Options.TieBreak).
 //
+// Comments are skipped as trec_eval 10 skips them: a TREC run line whose
+// first byte after leading white space is '#'. In a ranx JSON run a query
+// with an empty object {"q1": {}} is a query that retrieved nothing: it is
+// kept with no results and scores 0 wherever it is judged, whether or not
+// other queries are present (a TREC run cannot express it; a query missing
+// from a TREC run scores the same under Options.CompleteQueries). Ids are
+// kept exactly: TREC ids are the bytes between white space, whatever their
+// encoding (as in trec_eval); JSON text must be valid UTF-8 without lone
+// \u surrogate escapes, which encoding/json would rewrite to U+FFFD.
+//
 // Errors are *SyntaxError values naming file, line and field: malformed
 // lines, a score that is not a finite number (NaN and ±Inf are rejected), a
-// (query, doc) pair retrieved twice (an error, as in trec_eval), or a file
-// with no result.
+// (query, doc) pair retrieved twice (an error, as in trec_eval), JSON that
+// is not valid UTF-8, or a file with no result (TREC) or no query ({}).
 func ReadRun(path string) (Run, error) {
 	run, _, err := ReadRunInfo(path)
 	return run, err
@@ -695,7 +757,7 @@ func parseRunTREC(r io.Reader, name string) (Run, RunInfo, error) {
 	for s.Scan() {
 		line := s.Bytes()
 		nf := splitFields(line, sp[:])
-		if nf == 0 {
+		if nf == 0 || isRunComment(line) {
 			continue
 		}
 		if nf < 6 {
@@ -744,7 +806,8 @@ func parseRunTREC(r io.Reader, name string) (Run, RunInfo, error) {
 // span is the byte range [start, end) of a field within its line.
 type span struct{ start, end int }
 
-// splitFields finds the fields of line separated by spaces and tabs, records
+// splitFields finds the fields of line separated by trec_eval's white space
+// (isTrecSpace: space, \t, \v, \f, \r; a line holds no \n), records
 // the ranges of the first len(dst) of them, and returns how many fields the
 // line has (counting past len(dst) only up to len(dst)+1). It looks for
 // separators eight bytes at a time and writes no pointer.
@@ -754,7 +817,8 @@ func splitFields(line []byte, dst []span) int {
 	i := 0
 	for ; i+8 <= len(line); i += 8 {
 		w := binary.LittleEndian.Uint64(line[i:])
-		m := zeroBytes(w^(0x20*lsbs)) | zeroBytes(w^(0x09*lsbs))
+		m := zeroBytes(w^(0x20*lsbs)) | zeroBytes(w^(0x09*lsbs)) | zeroBytes(w^(0x0b*lsbs)) |
+			zeroBytes(w^(0x0c*lsbs)) | zeroBytes(w^(0x0d*lsbs))
 		for m != 0 {
 			p := i + bits.TrailingZeros64(m)/8
 			if p > start {
@@ -769,7 +833,7 @@ func splitFields(line []byte, dst []span) int {
 		}
 	}
 	for ; i < len(line); i++ {
-		if c := line[i]; c == ' ' || c == '\t' {
+		if isTrecSpace(rune(line[i])) {
 			if i > start {
 				if n == len(dst) {
 					return n + 1
@@ -868,6 +932,9 @@ func parseRunJSON(r io.Reader, name string) (Run, RunInfo, error) {
 		return nil, info, &SyntaxError{File: name, Msg: err.Error()}
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if err := checkJSONText(data, name); err != nil {
+		return nil, info, err
+	}
 	lineOf := func(off int64) int {
 		if off > int64(len(data)) {
 			off = int64(len(data))
@@ -937,8 +1004,8 @@ func parseRunJSON(r io.Reader, name string) (Run, RunInfo, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return fail("json", "unexpected data after the run object")
 	}
-	if info.Results == 0 {
-		return nil, info, &SyntaxError{File: name, Msg: "no results found (empty run)"}
+	if len(run) == 0 {
+		return nil, info, &SyntaxError{File: name, Msg: "no query found (empty run {})"}
 	}
 	return run, info, nil
 }
@@ -953,15 +1020,20 @@ func WriteRunTREC(w io.Writer, run Run, tag string) error {
 		return fmt.Errorf("run tag %q must be non-empty and contain no white space", tag)
 	}
 	bw := bufio.NewWriter(w)
+	wrote := false // a line was written
 	for _, qid := range sortedKeys(run) {
-		if strings.ContainsAny(qid, " \t\r\n") || qid == "" {
-			return fmt.Errorf("query id %q cannot be written in TREC format", qid)
+		if !trecID(qid, true) {
+			return fmt.Errorf("query id %q cannot be written in TREC format (empty, white space, or a leading '#' that trec_eval reads as a comment)", qid)
 		}
+		if !wrote && len(run[qid]) > 0 && !trecFirstID(qid) {
+			return fmt.Errorf("query id %q cannot be written first in a TREC run file (a leading '{' or byte order mark reads as JSON or is dropped)", qid)
+		}
+		wrote = wrote || len(run[qid]) > 0
 		res := append([]Result(nil), run[qid]...)
 		Sort(res, TieDocIDDesc)
 		for i, r := range res {
-			if strings.ContainsAny(r.DocID, " \t\r\n") || r.DocID == "" {
-				return fmt.Errorf("doc id %q cannot be written in TREC format", r.DocID)
+			if !trecID(r.DocID, false) {
+				return fmt.Errorf("doc id %q cannot be written in TREC format (empty or white space)", r.DocID)
 			}
 			if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
 				return fmt.Errorf("query %q doc %q: score %v not finite", qid, r.DocID, r.Score)
@@ -1014,18 +1086,23 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 // skipped is returned.
 func WriteQrelsTREC(w io.Writer, qrels Qrels) (skipped int, err error) {
 	bw := bufio.NewWriter(w)
+	wrote := false // a line was written
 	for _, qid := range sortedKeys(qrels) {
 		m := qrels[qid]
 		if len(m) == 0 {
 			skipped++
 			continue
 		}
-		if strings.ContainsAny(qid, " \t\r\n") {
-			return skipped, fmt.Errorf("query id %q cannot be written in TREC format", qid)
+		if !trecID(qid, true) {
+			return skipped, fmt.Errorf("query id %q cannot be written in TREC format (empty, white space, or a leading '#' that trec_eval reads as a comment)", qid)
 		}
+		if !wrote && !trecFirstID(qid) {
+			return skipped, fmt.Errorf("query id %q cannot be written first in a TREC qrels file (a leading '{' or byte order mark reads as JSON or is dropped)", qid)
+		}
+		wrote = true
 		for _, did := range sortedKeys(m) {
-			if strings.ContainsAny(did, " \t\r\n") {
-				return skipped, fmt.Errorf("doc id %q cannot be written in TREC format", did)
+			if !trecID(did, false) {
+				return skipped, fmt.Errorf("doc id %q cannot be written in TREC format (empty or white space)", did)
 			}
 			fmt.Fprintf(bw, "%s 0 %s %d\n", qid, did, m[did])
 		}
@@ -1057,6 +1134,64 @@ func startsWithBrace(br *bufio.Reader) bool {
 			return false
 		}
 	}
+}
+
+// isTrecSpace reports whether c separates fields in TREC qrels and runs:
+// C's isspace in the "C" locale, as trec_eval splits them (space, \t, \n,
+// \v, \f, \r). Other bytes, such as those of U+00A0, belong to an id.
+func isTrecSpace(c rune) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+// trecID reports whether id can be written as a field of a TREC run or
+// qrels line and read back unchanged: non-empty, without a field separator
+// (isTrecSpace), and, as the line's first field (first), not starting
+// with the '#' of a comment line.
+func trecID(id string, first bool) bool {
+	return id != "" && !strings.ContainsFunc(id, isTrecSpace) && !(first && id[0] == '#')
+}
+
+// trecFirstID reports whether id can start a TREC file and be read back as
+// it is: the readers take a file starting with '{' for JSON, and drop a
+// UTF-8 byte order mark at its start.
+func trecFirstID(id string) bool {
+	return !strings.HasPrefix(id, "{") && !strings.HasPrefix(id, "\xef\xbb\xbf")
+}
+
+// isQrelsComment reports whether a TREC qrels line is a comment: its first
+// byte is '#', as trec_eval 10 get_qrels.c skips it (a '#' after leading
+// white space is data there, and here). trec_eval's parse loop skips one
+// comment line at a time, so that a second comment line in a row is read as
+// data (or "Malformed line"); every such line is skipped here, as its
+// line-counting loop does.
+func isQrelsComment(line []byte) bool {
+	return len(line) > 0 && line[0] == '#'
+}
+
+// isRunComment reports whether a TREC run line is a comment: its first byte
+// after leading white space is '#', as trec_eval 10 get_trec_results.c skips
+// it.
+func isRunComment(line []byte) bool {
+	t := bytes.TrimLeft(line, " \t\v\f\r")
+	return len(t) > 0 && t[0] == '#'
+}
+
+// checkJSONText returns a *SyntaxError naming the line of the first byte of
+// data that JSON decoding would rewrite to U+FFFD (jsonkey.Rewritten), or
+// nil. The readers refuse it: an id holding one would no longer match the
+// same id read from a TREC file, where ids are bytes kept exact.
+func checkJSONText(data []byte, name string) error {
+	off := jsonkey.Rewritten(data)
+	if off < 0 {
+		return nil
+	}
+	line := 1 + bytes.Count(data[:off], []byte("\n"))
+	col := off - (bytes.LastIndexByte(data[:off], '\n') + 1) + 1
+	what := fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", data[off])
+	if data[off] == '\\' {
+		what = fmt.Sprintf("a lone UTF-16 surrogate %s", clip(data[off:min(off+6, len(data))]))
+	}
+	return &SyntaxError{File: name, Line: line, Field: "json", Msg: fmt.Sprintf("column %d: %s: JSON text must be UTF-8, and JSON decoding would replace it by U+FFFD (an id would then no longer match the same id in a TREC file); fix the encoding or use a TREC file, where ids are bytes kept exact", col, what)}
 }
 
 // qrelsLineHint explains a run line with too few fields that looks like a

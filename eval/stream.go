@@ -54,6 +54,31 @@ func evaluateInMemory(qrels Qrels, path string, measures []Measure, opts Options
 	if err != nil {
 		return nil, info, err
 	}
+	return evaluateParsed(qrels, run, info, measures, opts)
+}
+
+// EvaluateReader is EvaluateRunFile on a run read from r (a pipe such as
+// stdin: trec_eval's results file "-"), held in memory: a TREC or ranx
+// JSON run as ParseRun reads it (not gzip); name is used in error
+// messages. The numbers, notes and errors are EvaluateRunFile's.
+func EvaluateReader(qrels Qrels, r io.Reader, name string, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
+	if len(measures) == 0 {
+		return nil, RunInfo{}, fmt.Errorf("no measure given")
+	}
+	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		return nil, RunInfo{}, &SyntaxError{File: name, Msg: "gzip data: a run read from a pipe is not decompressed; decompress it first (zcat run.gz | ...) or give the file's path"}
+	}
+	run, info, err := ParseRun(br, name)
+	if err != nil {
+		return nil, info, err
+	}
+	return evaluateParsed(qrels, run, info, measures, opts)
+}
+
+// evaluateParsed evaluates a run read whole, with its tag (runid) and the
+// notes on its file.
+func evaluateParsed(qrels Qrels, run Run, info RunInfo, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
 	if opts.RunTag == "" {
 		opts.RunTag = info.Tag
 	}
@@ -76,7 +101,7 @@ func firstTag(data []byte) []byte {
 			data = nil
 		}
 		ln = bytes.TrimSuffix(ln, []byte("\r"))
-		if splitFields(ln, sp[:]) >= 6 {
+		if splitFields(ln, sp[:]) >= 6 && !isRunComment(ln) {
 			return bytes.Clone(ln[sp[5].start:sp[5].end])
 		}
 	}
@@ -176,8 +201,11 @@ type evaluator struct {
 var chunkSize = 4 << 20
 
 func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
-	if opts.RelevanceLevel < 1 {
-		opts.RelevanceLevel = 1
+	if err := opts.check(); err != nil {
+		return nil, RunInfo{}, err
+	}
+	if err := checkGrades(qrels, measures); err != nil {
+		return nil, RunInfo{}, err
 	}
 	st := &streamer{qrels: qrels, measures: measures, opts: opts, relLen: relStringLength(measures), name: name, seed: maphash.MakeSeed()}
 	workers := opts.Workers
@@ -446,7 +474,7 @@ func (ev *evaluator) chunk(seq int, data []byte, runTag []byte) chunkOut {
 			ln = ln[:len(ln)-1]
 		}
 		nf := splitFields(ln, sp[:])
-		if nf == 0 {
+		if nf == 0 || isRunComment(ln) {
 			continue
 		}
 		if nf < 6 {
@@ -545,6 +573,9 @@ func (ev *evaluator) evaluate(qid string, judg map[string]int, recs []record, da
 	for _, x := range sorted {
 		g, ok := judg[string(data[x.start:x.end])]
 		g = gradeOf(g, ok)
+		if opts.JudgedOnly && g < 0 {
+			continue // trec_eval -J, as ranking.prepare
+		}
 		if r.isRel(g) {
 			r.numRelRet++
 		}

@@ -32,7 +32,6 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -97,7 +96,7 @@ func (r Row) Value(cell, metric string) (float64, bool) {
 // stays that of copying the file; Read validates every line.
 //
 // Errors: an existing file whose header is not Header or whose last line
-// is malformed, a cell or metric name that is empty, a hash or name containing a line
+// is malformed or has no line feed (cut short), a cell or metric name that is empty, a hash or name containing a line
 // break, a NaN or infinite value, or any I/O error. Nothing is written then.
 // Every error starts "history: ", so callers print it as is.
 func Append(path string, row Row) error {
@@ -153,14 +152,36 @@ func Append(path string, row Row) error {
 // fields, a run number that is not a positive integer, a time that is not
 // RFC 3339, a value that is not a finite number, a (cell, metric) repeated
 // within a run, lines of one run that are not contiguous or disagree on
-// time or hashes.
+// time or hashes, a last line without its line feed (cut short: see
+// checkEnd).
 func Read(path string) ([]Row, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("history: %w", err)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		return nil, fmt.Errorf("history: %s: %w", path, err)
 	}
-	defer f.Close()
-	return parse(bufio.NewReader(f), path)
+	if err := checkEnd(data, path); err != nil {
+		return nil, err
+	}
+	return parse(bytes.NewReader(data), path)
+}
+
+// checkEnd refuses a non-empty history whose last byte is not a line feed.
+// Append always ends the file with one, so its absence means the last line
+// was cut short (a copy, a disk or an edit interrupted): "0.6789" cut to
+// "0." would otherwise read as 0, a silently different number.
+func checkEnd(data []byte, file string) error {
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return nil
+	}
+	line := bytes.Count(data, []byte("\n")) + 1
+	last := data[bytes.LastIndexByte(data, '\n')+1:]
+	if len(last) > 60 {
+		last = append(bytes.Clone(last[:57]), "..."...)
+	}
+	return &SyntaxError{File: file, Line: line, Msg: fmt.Sprintf("the last line %q does not end in a line feed: it was probably cut short (bench run always ends its lines); check its value, then end it with a newline or delete it", last)}
 }
 
 // SyntaxError is a malformed history line: File:Line: Field: Msg, Field
@@ -233,7 +254,6 @@ func parse(r io.Reader, file string) ([]Row, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
 			var pe *csv.ParseError
 			if errors.As(err, &pe) {
@@ -241,6 +261,7 @@ func parse(r io.Reader, file string) ([]Row, error) {
 			}
 			return nil, fmt.Errorf("history: %s: %w", file, err)
 		}
+		line, _ := cr.FieldPos(0) // only valid after a record (it panics after an error)
 		if first {
 			first = false
 			h := strings.Join(rec, ",")
@@ -267,6 +288,11 @@ func parse(r io.Reader, file string) ([]Row, error) {
 			}
 			prevTime, prevTimeText = ts, rec[1]
 		}
+		for i := 2; i <= 5; i++ { // what Append refuses to write (validate)
+			if strings.ContainsAny(rec[i], "\r\n") {
+				return nil, serr(i, "%q contains a line break", rec[i])
+			}
+		}
 		cell, metric, vs := rec[4], rec[5], rec[6]
 		var cur *Row
 		if n := len(rows); n > 0 && rows[n-1].Run == run {
@@ -291,10 +317,10 @@ func parse(r io.Reader, file string) ([]Row, error) {
 		if cell == "" && metric == "" && vs == "" {
 			continue // a run without metrics
 		}
-		if cell == "" {
+		if strings.TrimSpace(cell) == "" {
 			return nil, serr(4, "empty cell name")
 		}
-		if metric == "" {
+		if strings.TrimSpace(metric) == "" {
 			return nil, serr(5, "empty metric name")
 		}
 		v, err := strconv.ParseFloat(vs, 64)
@@ -323,6 +349,9 @@ func parse(r io.Reader, file string) ([]Row, error) {
 func lastRun(data []byte, file string) (int, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return 0, nil
+	}
+	if err := checkEnd(data, file); err != nil {
+		return 0, err
 	}
 	head, _, _ := bytes.Cut(data, []byte("\n"))
 	head = bytes.TrimSuffix(bytes.TrimPrefix(head, []byte("\ufeff")), []byte("\r"))

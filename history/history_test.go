@@ -233,3 +233,30 @@ func TestAppendChecksLastLineAndHeaderOnly(t *testing.T) {
 		t.Error("bad file was modified")
 	}
 }
+
+// TestTruncatedLastLine: a history whose last line was cut short (no line
+// feed: Append always writes one) is refused by Read and Append, naming the
+// line. Before the fix "0.6789" cut to "0." read as 0 (shown 0.0000) and
+// Append wrote its run after it.
+func TestTruncatedLastLine(t *testing.T) {
+	const h = "run,time,config_hash,dataset_hash,cell,metric,value\n"
+	const ok = "1,2026-11-30T12:00:00Z,c,d,cell,m,0.5\n"
+	for _, c := range []struct{ name, data, want string }{
+		{"cut value", h + ok + "1,2026-11-30T12:00:00Z,c,d,cell,n,0.", `h.csv:3: the last line "1,2026-11-30T12:00:00Z,c,d,cell,n,0." does not end in a line feed`},
+		{"cut in the value", h + ok + "1,2026-11-30T12:00:00Z,c,d,cell,n,0.67", "h.csv:3: the last line"},
+		{"cut field count", h + ok + "2,2026-11-30T12:00:00Z,c,d,ce", "h.csv:3: the last line"},
+		{"cut header", "run,time,conf", "h.csv:1: the last line"},
+	} {
+		path := filepath.Join(t.TempDir(), "h.csv")
+		os.WriteFile(path, []byte(c.data), 0o644)
+		if rows, err := Read(path); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Read: %v, %v; want an error containing %q", c.name, rows, err, c.want)
+		}
+		if err := Append(path, Row{Metrics: map[string]map[string]float64{"c": {"m": 1}}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Append: %v; want an error containing %q", c.name, err, c.want)
+		}
+		if got, _ := os.ReadFile(path); string(got) != c.data {
+			t.Errorf("%s: Append modified the file", c.name)
+		}
+	}
+}

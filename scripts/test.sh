@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up everything (scripts/setup.sh), then runs the whole test suite:
-# the fast unit tests, then the heavy end-to-end tests (build tag e2e,
+# the fast unit tests, a bounded fuzz step (every target 10 s), then the heavy end-to-end tests (build tag e2e,
 # test names TestE2E*), which CI runs once.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,4 +19,5 @@ go test -count=1 -race -timeout 20m ./eval ./stats ./compare ./retrievers/dense 
 go test -count=1 -race -timeout 10m -skip '^Test(SciFact|Cranfield)$' ./retrievers/bm25
 go test -count=1 -race -timeout 10m -run 'CachedEmbedder' ./encoder
 go test -count=1 -timeout 20m ./...
+./scripts/fuzz.sh 10s               # every fuzz target 10 s, one at a time: 11 targets, about 2.6 min (long run: ./scripts/fuzz.sh 10m)
 go test -count=1 -tags e2e -run '^TestE2E' -timeout 70m ./...

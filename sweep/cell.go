@@ -18,6 +18,7 @@ type cellRun struct {
 	key    string
 	run    eval.Run
 	timing Timing
+	tuning *Tuning // a tuned cell's grid search (tuningrun.go)
 }
 
 // cellRunner produces the cells' chunk-level runs of one sweep. It holds
@@ -38,6 +39,8 @@ type chunkCells struct {
 	chunks []corpus.Chunk
 	depth  int                 // chunk-level search depth (see sweep)
 	runs   map[string]*cellRun // retriever name → run, for hybrid and rerank inputs
+	level  corpus.Level        // qrels level for this chunking (tuned cells score as the cell)
+	docOf  func(chunkID string) string
 }
 
 // run produces cell's chunk-level run, from the run cache when the same
@@ -49,6 +52,9 @@ type chunkCells struct {
 // (query–passage pairs). A cell read from the run cache has no stage.
 func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell Cell, scope string) (*cellRun, error) {
 	rc := cell.Retriever
+	if len(rc.settings) > 0 {
+		return r.runTuned(ctx, cc, cell, scope)
+	}
 	key := r.cacheKey(cc, cell)
 	cr := &cellRun{key: key, timing: Timing{Cell: cell.Name}}
 	cachePath := filepath.Join(r.env.cacheDir, "runs", key[:2], key+".json")

@@ -179,6 +179,9 @@ type RetrieverConfig struct {
 	Normalization string `yaml:"normalization" json:"normalization,omitempty"`
 	// Weights are per-input weights of combsum/combmnz (default all 1).
 	Weights []float64 `yaml:"weights" json:"weights,omitempty"`
+	// Missing is the hybrid's policy for a document missing from an input
+	// (hybrid.Missing: zero, min, rank, borda; default hybrid.DefaultMissing).
+	Missing string `yaml:"missing" json:"missing,omitempty"`
 
 	// Input is the retriever a rerank reorders.
 	Input string `yaml:"input" json:"input,omitempty"`
@@ -193,6 +196,16 @@ type RetrieverConfig struct {
 	// for rerank, how many of the input's top results are rescored
 	// (default 100).
 	Depth int `yaml:"depth" json:"depth,omitempty"`
+
+	// Tune holds the grids given in place of values (hybrid: fusion,
+	// normalization, missing, weights as a list of lists, rrf_k, depth;
+	// rerank: alpha), decoded by UnmarshalYAML (tuning.go); nil when the
+	// retriever is not tuned.
+	Tune *TuneGrid `yaml:"-" json:"tune,omitempty"`
+	// gridKeys are the keys given as lists (grids), settings the expanded
+	// grid (filled by check).
+	gridKeys []string
+	settings []tuneSetting
 }
 
 // SignificanceConfig configures the paired significance tests between the

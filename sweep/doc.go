@@ -38,5 +38,10 @@
 // files are written and swapped by fileutil. docs/architecture.md has the
 // map of who calls whom.
 //
+// Tuning: a hybrid or rerank retriever may give grids (lists) in place of
+// values (tuning.go); its cell computes every setting from the inputs' runs,
+// keeps the best on the tuning queries and tests it against the untuned
+// default on the held-out queries (tuningrun.go, tuningreport.go).
+//
 // The config's fields are documented on Config and in docs/config.md.
 package sweep

@@ -43,6 +43,7 @@ func (r RetrieverConfig) hybridOptions() hybrid.Options {
 	if r.Normalization != "" {
 		o.Norm = hybrid.Normalization(r.Normalization)
 	}
+	o.Missing = hybrid.Missing(r.Missing)
 	return o
 }
 
@@ -68,10 +69,11 @@ func hybridField(prefix string, err error) (field, msg string) {
 }
 
 // defaultInferenceBatch is encoder's default batch size (texts or pairs per
-// ONNX Runtime call), the default of a dense or rerank batch_size.
-func defaultInferenceBatch() int {
+// ONNX Runtime call) for a model of kind (encoder.KindEmbedder for dense,
+// encoder.KindCrossEncoder for rerank), the default of their batch_size.
+func defaultInferenceBatch(kind string) int {
 	var o encoder.Options
-	o.SetDefaults()
+	o.SetDefaults(kind)
 	return o.BatchSize
 }
 

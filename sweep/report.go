@@ -169,6 +169,7 @@ func (r *reportWriter) best() {
 		table(&r.b, []string{"cell", fmt.Sprintf("%s tuning (%d)", m, r.ds.Tuning), fmt.Sprintf("%s held-out (%d)", m, r.ds.HeldOut), fmt.Sprintf("%s all (%d)", m, r.ds.Answerable)}, trows)
 		r.w("\n")
 	}
+	r.tuning() // tuned cells' grids (tuningreport.go)
 }
 
 // slices writes the per-slice tables.
@@ -648,11 +649,17 @@ func describeRetriever(r RetrieverConfig) string {
 	case "dense":
 		return fmt.Sprintf("model %s, exact cosine (chromem-go)", model)
 	case "hybrid":
+		if r.Tune != nil {
+			return describeTuned(r)
+		}
 		if r.Fusion == "rrf" {
 			return fmt.Sprintf("RRF(k=%g) of %s, top %d each", *r.RRFK, strings.Join(r.Inputs, " + "), r.Depth)
 		}
 		return fmt.Sprintf("%s (%s) of %s, top %d each", r.Fusion, r.Normalization, strings.Join(r.Inputs, " + "), r.Depth)
 	case "rerank":
+		if r.Tune != nil {
+			return describeTuned(r)
+		}
 		if r.Mode == "interpolate" {
 			return fmt.Sprintf("%s top %d by %g·z(CE) + %g·z(first stage), model %s", r.Input, r.Depth, *r.Alpha, 1-*r.Alpha, model)
 		}

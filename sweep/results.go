@@ -81,6 +81,9 @@ type CellResult struct {
 	// Threshold is the top-1 score threshold analysis (nil without
 	// unanswerable queries).
 	Threshold *Threshold `json:"threshold,omitempty"`
+	// Tuning is a tuned retriever's grid search (nil for a retriever
+	// without grids): the cell's numbers are the chosen setting's.
+	Tuning *Tuning `json:"tuning,omitempty"`
 
 	run    eval.Run                      // document-level (or chunk-level) run at Config.Depth
 	scores map[string]map[string]float64 // PerQuery as compare reads it: metric → query → value

@@ -295,10 +295,10 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 	depth := r.cfg.Depth * perDoc
 	for _, rc := range r.cfg.Retrievers {
 		if rc.Type == "hybrid" || rc.Type == "rerank" {
-			depth = max(depth, rc.Depth)
+			depth = max(depth, rc.Depth, rc.tuneDepth())
 		}
 	}
-	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}}
+	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf}
 	r.env.chunking = ch
 	for _, rc := range r.cfg.Retrievers {
 		if err := ctx.Err(); err != nil {
@@ -326,6 +326,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
 		}
+		result.Tuning = cr.tuning
 		cr.timing.Score = time.Since(t1).Seconds()
 		r.prog.end("")
 		res.Cells = append(res.Cells, result)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -21,7 +22,9 @@ QRELS: TREC qrels ("qid iter docid grade"), BEIR qrels TSV (header
 "query-id corpus-id score"), labelled-query JSONL ({"id","question","gold":[..]}
 or {"qid","text","gold":{"doc":grade}}) or ranx qrels JSON {"q":{"doc":grade}};
 gzip is decompressed (".gz" or not).
-RUN: TREC run ("qid Q0 docid rank score tag") or ranx JSON {"q":{"doc":score}}.
+RUN: TREC run ("qid Q0 docid rank score tag") or ranx JSON {"q":{"doc":score}};
+"-" reads it from stdin (as trec_eval 10; not gzip). Lines starting with "#"
+are comments, as in trec_eval 10 (in qrels: "#" as the line's first byte).
 
 Results are re-sorted by score, ties broken by doc id in descending byte order
 as trec_eval does (--ties input keeps the run's order instead).
@@ -52,6 +55,10 @@ Examples:
 Flags:
 `
 
+// stdin is where 'bench eval QRELS -' reads the run (a variable so that
+// tests can give one).
+var stdin io.Reader = os.Stdin
+
 // trecShortFlag matches trec_eval's glued short options (-M100, -l2,
 // -mP.5) so that trec_eval command lines work unchanged.
 var trecShortFlag = regexp.MustCompile(`^-([mMl])([^=-].*)$`)
@@ -71,7 +78,8 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 		skipMiss = fs.Bool("skip-missing", false, "table/json/csv: skip qrels queries missing from the run instead of scoring them 0")
 		avgUnans = fs.Bool("average-unanswerable", false, "table/json/csv: average queries with no relevant doc too (trec_eval does)")
 		maxRes   = fs.Int("M", 0, "read at most `N` results per query after sorting (trec_eval -M; 0 = all)")
-		level    = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l)")
+		level    = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l; 0: grade 0 too)")
+		judged   = fs.Bool("J", false, "drop retrieved docs not judged (absent from the qrels or graded < 0) before any measure, ranks closing up (trec_eval -J)")
 		format   = fs.String("format", "table", "output `format`: table, trec, json or csv")
 		ties     = fs.String("ties", "docid", "tie order of equal scores: docid (trec_eval) or input (run order)")
 		workers  = fs.Int("workers", 0, "goroutines evaluating queries (0 = all CPUs; results do not depend on it)")
@@ -91,8 +99,11 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	if len(pos) != 2 {
 		return usagef("need QRELS and RUN, got %d argument(s); see 'bench eval --help'", len(pos))
 	}
-	if *level < 1 {
-		return usagef("-l %d: the relevance level must be ≥ 1", *level)
+	if *level < 0 {
+		return usagef("-l %d: the relevance level must be ≥ 0 (negative grades mean \"in the pool, not judged\")", *level)
+	}
+	if pos[0] == "-" {
+		return usagef("QRELS cannot be \"-\": only the run is read from stdin, as in trec_eval")
 	}
 	if *maxRes < 0 {
 		return usagef("-M %d: must be ≥ 0", *maxRes)
@@ -118,6 +129,7 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 		return usagef("--ties %q: want docid or input", *ties)
 	}
 	opts.RelevanceLevel = *level
+	opts.JudgedOnly = *judged
 	opts.MaxResults = *maxRes
 	opts.Workers = *workers
 
@@ -151,7 +163,12 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	e, _, err := eval.EvaluateRunFile(qrels, pos[1], ms, opts)
+	var e *eval.Evaluation
+	if pos[1] == "-" {
+		e, _, err = eval.EvaluateReader(qrels, stdin, "stdin", ms, opts)
+	} else {
+		e, _, err = eval.EvaluateRunFile(qrels, pos[1], ms, opts)
+	}
 	if err != nil {
 		return err
 	}

@@ -39,9 +39,13 @@ func TestTrecEvalConformance(t *testing.T) {
 		skipArgs []string
 		// stderr is what bench eval must print on stderr (warnings).
 		stderr string
+		// stdin is the file given on stdin, for the run "-" (trec_eval 10
+		// reads the results file "-" from stdin).
+		stdin string
 	}{
 		{expected: "out.test", args: []string{"qrels.test", "results.test"}},
 		{expected: "out.test.a", args: []string{"-m", "all_trec", "qrels.test", "results.test"}},
+		{expected: "out.test.a", args: []string{"-m", "all_trec", "qrels.test", "-"}, stdin: "results.test"},
 		{expected: "out.test.aq", args: []string{"-m", "all_trec", "-q", "qrels.test", "results.test"}},
 		{expected: "out.test.aqc", args: []string{"-m", "all_trec", "-q", "-c", "qrels.test", "results.trunc"}},
 		{expected: "out.test.aqcM", args: []string{"-m", "all_trec", "-q", "-c", "-M100", "qrels.test", "results.trunc"}},
@@ -61,6 +65,16 @@ func TestTrecEvalConformance(t *testing.T) {
 			want, err := os.ReadFile(filepath.Join(dir, tc.expected))
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.stdin != "" {
+				f, err := os.Open(filepath.Join(dir, tc.stdin))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				old := stdin
+				stdin = f
+				defer func() { stdin = old }()
 			}
 			args := []string{"eval", "--format", "trec"}
 			for _, a := range tc.args {
@@ -259,7 +273,8 @@ func TestEvalUsage(t *testing.T) {
 		{exampleQrels},
 		{"-m", "nope", exampleQrels, exampleRun},
 		{"--format", "xml", exampleQrels, exampleRun},
-		{"-l", "0", exampleQrels, exampleRun},
+		{"-l", "-1", exampleQrels, exampleRun},
+		{"-", exampleRun}, // only the run is read from stdin, as in trec_eval
 		{"--ties", "random", exampleQrels, exampleRun},
 		{"-m", "relstring.10", exampleQrels, exampleRun},                                // table shows numbers only: was an empty table
 		{"--format", "csv", "-m", "relstring.5", "-m", "map", exampleQrels, exampleRun}, // relstring was dropped silently

@@ -105,6 +105,11 @@ func cmdHistory(stdout, stderr io.Writer, args []string) error {
 	if *last < 0 {
 		return usagef("--last must be ≥ 0, got %d", *last)
 	}
+	if *chart != "" {
+		if err := checkChartPath(*chart); err != nil {
+			return err
+		}
+	}
 	path, err := historyPath(strings.Join(files, ""))
 	if err != nil {
 		return err
@@ -252,3 +257,17 @@ type withoutPrefix struct {
 
 func (e withoutPrefix) Error() string { return strings.TrimPrefix(e.err.Error(), e.prefix) }
 func (e withoutPrefix) Unwrap() error { return e.err }
+
+// checkChartPath refuses a --chart path that cannot become the SVG file,
+// before anything is read or printed: a folder (the atomic write would
+// report a rename of its temporary file) or a path whose folder is missing.
+func checkChartPath(path string) error {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return usagef("--chart %s: is a folder; give the SVG file to write, e.g. %s", path, filepath.Join(path, "history.svg"))
+	}
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usagef("--chart %s: folder %s does not exist", path, dir)
+	}
+	return nil
+}

@@ -179,3 +179,21 @@ func TestHistoryErrorPrefix(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1, %q", code, stderr.String(), want)
 	}
 }
+
+// TestHistoryChartPathIsFolder: --chart DIR, DIR a folder, is refused
+// before the table is printed, saying it is a folder (before the fix the
+// table was printed, then a temporary file's rename failed); a missing
+// parent folder likewise. Both are usage errors (exit 2).
+func TestHistoryChartPathIsFolder(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ path, want string }{
+		{dir, "--chart " + dir + ": is a folder; give the SVG file to write, e.g. " + filepath.Join(dir, "history.svg")},
+		{filepath.Join(dir, "no", "c.svg"), "--chart " + filepath.Join(dir, "no", "c.svg") + ": folder " + filepath.Join(dir, "no") + " does not exist"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(&stdout, &stderr, []string{"history", "--chart", c.path, "testdata/history/bench-history.csv"})
+		if code != 2 || !strings.Contains(stderr.String(), c.want) || stdout.Len() != 0 {
+			t.Errorf("--chart %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.path, code, stdout.String(), stderr.String(), c.want)
+		}
+	}
+}

@@ -35,7 +35,8 @@ Hugging Face export works before a long sweep.
 Flags (after DIR or before it):
   --onnxruntime LIB          ONNX Runtime library (default $ONNXRUNTIME_LIB,
                              then third_party/onnxruntime/libonnxruntime.so)
-  --batch N                  texts or pairs per Run (default 32)
+  --batch N                  texts or pairs per Run (default 1 for embedders, 8 for
+                             cross-encoders; 1 for dynamically quantized graphs, always)
   --threads N                ONNX Runtime intra-op threads (default 1)
   --text-normalization MODE  override the folder's: trim, collapse-whitespace, none
   --query                    (embed) apply the query prefix instead of the passage prefix
@@ -77,7 +78,7 @@ func parseModelFlags(stdout, stderr io.Writer, args []string) (*modelFlags, erro
 	fs := flag.NewFlagSet("model "+mf.subcmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&mf.lib, "onnxruntime", "", "ONNX Runtime library")
-	fs.IntVar(&mf.batch, "batch", 32, "texts or pairs per Run")
+	fs.IntVar(&mf.batch, "batch", 0, "texts or pairs per Run (absent: the model kind's default)")
 	fs.IntVar(&mf.threads, "threads", 1, "intra-op threads")
 	fs.StringVar(&mf.textNorm, "text-normalization", "", "trim, collapse-whitespace or none")
 	fs.BoolVar(&mf.query, "query", false, "apply the query prefix (embed)")
@@ -110,7 +111,9 @@ func parseModelFlags(stdout, stderr io.Writer, args []string) (*modelFlags, erro
 	if len(pos) == 2 {
 		mf.file = pos[1]
 	}
-	if mf.batch <= 0 || mf.threads <= 0 {
+	batchSet := false
+	fs.Visit(func(f *flag.Flag) { batchSet = batchSet || f.Name == "batch" })
+	if (batchSet && mf.batch <= 0) || mf.threads <= 0 {
 		return nil, usagef("model %s: --batch and --threads must be positive", mf.subcmd)
 	}
 	if mf.format != "jsonl" {

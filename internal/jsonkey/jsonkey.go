@@ -1,6 +1,8 @@
-// Package jsonkey finds repeated keys in JSON objects, which encoding/json
-// accepts silently (keeping the last value), so that ragbench's readers can
-// refuse them with an error naming the key.
+// Package jsonkey finds what encoding/json accepts silently in JSON text, so
+// that ragbench's readers can refuse it with an error naming the place:
+// repeated keys in objects (Repeated: encoding/json keeps the last value)
+// and text it would rewrite to U+FFFD (Rewritten: invalid UTF-8, lone
+// surrogate escapes).
 package jsonkey
 
 import (

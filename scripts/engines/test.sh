@@ -23,6 +23,7 @@ case "${1:-}" in
   opensearch) run='^TestE2EOpenSearch$' sweeprun='^TestE2EEngineSweep$/^opensearch$'; shift ;;
 esac
 scripts/engines/fetch.sh
+export RAGBENCH_ENGINE_TESTS=1
 export ONNXRUNTIME_LIB="${ONNXRUNTIME_LIB:-$root/third_party/onnxruntime/libonnxruntime.so}"
 go test -tags e2e -count=1 -timeout 60m -run "$run" -v "$@" ./retrievers/engine/
 # The sweep's engine cells (bench run with type elasticsearch/opensearch):

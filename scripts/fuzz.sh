@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs every fuzz target (func FuzzXxx(f *testing.F) in a *_test.go file) of
+# the module, one at a time with one worker, for DURATION each (default 10m:
+# the documented long run; CI's scripts/test.sh runs each for 10s).
+#   ./scripts/fuzz.sh [DURATION] [PACKAGE_DIR...]    e.g. ./scripts/fuzz.sh 10m ./eval
+# A crasher is written to PKG/testdata/fuzz/FuzzXxx/ by go test; commit it as
+# a regression seed once fixed. Exits non-zero when any target fails.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+duration="${1:-10m}"
+shift || true
+dirs=("$@")
+if [ ${#dirs[@]} -eq 0 ]; then
+	mapfile -t dirs < <(git ls-files '*_test.go' 2>/dev/null | xargs grep -l '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' | xargs -n1 dirname | sort -u | sed 's|^|./|')
+fi
+failed=0
+for dir in "${dirs[@]}"; do
+	mapfile -t targets < <(grep -ho '^func Fuzz[A-Za-z0-9_]*(f \*testing\.F)' "$dir"/*_test.go | sed 's/^func \(Fuzz[A-Za-z0-9_]*\).*/\1/' | sort -u)
+	for target in "${targets[@]}"; do
+		echo "== $dir $target ($duration)"
+		if ! go test -run '^$' -fuzz "^${target}\$" -fuzztime "$duration" -parallel 1 "$dir"; then
+			echo "FAIL: $dir $target" >&2
+			failed=1
+		fi
+	done
+done
+exit $failed
