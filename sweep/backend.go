@@ -55,6 +55,8 @@ type buildEnv struct {
 	// call of a dense retriever (building and searching), from one
 	// goroutine at a time, so the cell's timings can show it apart.
 	embedded func(time.Duration)
+	// engines holds the sweep's managed engine indexes (engine.go).
+	engines *engineIndexes
 }
 
 func defaultBackend() backend {
@@ -180,6 +182,8 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 	switch rc.Type {
 	case "bm25":
 		return bm25.New(ctx, chunks, rc.bm25Options(filepath.Join(env.cacheDir, "bm25")))
+	case "elasticsearch", "opensearch":
+		return newEngineRetriever(ctx, chunks, rc, env)
 	case "dense":
 		e, err := env.models.embedder(rc)
 		if err != nil {

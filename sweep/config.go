@@ -132,8 +132,10 @@ type RetrieverConfig struct {
 	// Name identifies the retriever in cell names, file names and the
 	// Inputs/Input of other retrievers: letters, digits, '-', '_', '.'.
 	Name string `yaml:"name" json:"name"`
-	// Type is bm25, dense, hybrid or rerank.
+	// Type is bm25, dense, hybrid, rerank, elasticsearch or opensearch.
 	Type string `yaml:"type" json:"type"`
+	// EngineConfig holds the fields of the engine types (sweep/engine.go).
+	EngineConfig `yaml:",inline"`
 
 	// K1 and B are BM25's parameters (defaults 0.9 and 0.4, Anserini's).
 	K1 *float64 `yaml:"k1" json:"k1,omitempty"`
@@ -184,7 +186,8 @@ type RetrieverConfig struct {
 	// Input is the retriever a rerank reorders.
 	Input string `yaml:"input" json:"input,omitempty"`
 	// Mode is "ce" (cross-encoder logit alone, default) or "interpolate"
-	// (Alpha·z(CE) + (1−Alpha)·z(first stage), per-query z-scores).
+	// (Alpha·z(CE) + (1−Alpha)·z(first stage), per-query z-scores); for
+	// the engine types, "managed" (default) or "existing".
 	Mode string `yaml:"mode" json:"mode,omitempty"`
 	// Alpha is the cross-encoder's weight in interpolate mode, in [0, 1].
 	Alpha *float64 `yaml:"alpha" json:"alpha,omitempty"`
@@ -595,6 +598,9 @@ func (c *Config) resolve(opts LoadOptions) error {
 		r.requested = r.Model
 		r.Model = c.findModel(append([]string{r.Model}, r.FallbackModels...))
 	}
+	for i := range c.Retrievers {
+		c.Retrievers[i].CAFile = under(dir, c.Retrievers[i].CAFile)
+	}
 	c.Output = firstNonEmpty(opts.Output, c.Output, filepath.Join("results", c.Name))
 	c.Output = under(dir, c.Output)
 	c.CacheDir = firstNonEmpty(opts.CacheDir, c.CacheDir, os.Getenv("RAGBENCH_CACHE_DIR"), ".ragbench-cache")
@@ -775,6 +781,7 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, enginePreflight(c)...)
 	return errors.Join(errs...)
 }
 

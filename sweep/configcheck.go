@@ -235,10 +235,12 @@ func (ck *configCheck) retrievers() {
 			ck.hybrid(f, r)
 		case "rerank":
 			ck.rerank(f, r)
+		case "elasticsearch", "opensearch":
+			ck.engine(f, r)
 		case "":
-			ck.bad(f+".type", "missing: one of bm25, dense, hybrid, rerank")
+			ck.bad(f+".type", "missing: one of bm25, dense, hybrid, rerank, elasticsearch, opensearch")
 		default:
-			ck.bad(f+".type", "unknown type %q: one of bm25, dense, hybrid, rerank", r.Type)
+			ck.bad(f+".type", "unknown type %q: one of bm25, dense, hybrid, rerank, elasticsearch, opensearch", r.Type)
 		}
 	}
 	ck.references(names)
@@ -246,7 +248,7 @@ func (ck *configCheck) retrievers() {
 
 // only reports the fields of r (at f) that do not apply to its type.
 func (ck *configCheck) only(f string, r *RetrieverConfig, allowed ...string) {
-	for _, k := range []string{"k1", "b", "scoring", "fields", "analyzer", "exact_lengths", "model", "fallback_models", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth"} {
+	for _, k := range append([]string{"k1", "b", "scoring", "fields", "analyzer", "exact_lengths", "model", "fallback_models", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth"}, engineFields...) {
 		if ck.has(f+"."+k) && !contains(allowed, k) {
 			ck.bad(f+"."+k, "does not apply to type %s", r.Type)
 		}

@@ -293,7 +293,7 @@ func (r *reportWriter) timings() {
 	r.w("## Timings (seconds)\n\n")
 	// The stage times first; latency and index size go to a second table
 	// when one would be wider than a terminal (splitTable).
-	tcols := []string{"cached", "chunk", "build", "embed", "search", "fuse", "rerank", "score", "query p50/p95 ms", "index MB"}
+	tcols := []string{"cached", "chunk", "build", "embed", "search", "fuse", "rerank", "score", "query p50/p95 ms", "index MB", "index docs/s"}
 	tvals := map[string][]string{}
 	tkeys := []string{"cell"}
 	for _, t := range r.res.Timings {
@@ -302,7 +302,7 @@ func (r *reportWriter) timings() {
 			cached = "yes"
 		}
 		tkeys = append(tkeys, t.Cell)
-		for i, v := range []string{cached, fmt.Sprintf("%.2f", t.Chunk), fmt.Sprintf("%.2f", t.Build), fmt.Sprintf("%.2f", t.Embed), fmt.Sprintf("%.2f", t.Search), fmt.Sprintf("%.2f", t.Fuse), fmt.Sprintf("%.2f", t.Rerank), fmt.Sprintf("%.2f", t.Score), latency(t), mb(t.IndexBytes)} {
+		for i, v := range []string{cached, fmt.Sprintf("%.2f", t.Chunk), fmt.Sprintf("%.2f", t.Build), fmt.Sprintf("%.2f", t.Embed), fmt.Sprintf("%.2f", t.Search), fmt.Sprintf("%.2f", t.Fuse), fmt.Sprintf("%.2f", t.Rerank), fmt.Sprintf("%.2f", t.Score), latency(t), mb(t.IndexBytes), docsPerSec(t)} {
 			tvals[tcols[i]] = append(tvals[tcols[i]], v)
 		}
 	}
@@ -310,6 +310,7 @@ func (r *reportWriter) timings() {
 		return append([]string{m}, tvals[m]...)
 	}, "")
 	r.w("\ncached: yes when the cell's run was read from the run cache (nothing built, embedded or searched). Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
+	r.engineTimingNote()
 }
 
 // warnings writes the warnings.
@@ -663,6 +664,8 @@ func describeRetriever(r RetrieverConfig) string {
 			return fmt.Sprintf("%s top %d by %g·z(CE) + %g·z(first stage), model %s", r.Input, r.Depth, *r.Alpha, 1-*r.Alpha, model)
 		}
 		return fmt.Sprintf("%s top %d by cross-encoder logit, model %s", r.Input, r.Depth, model)
+	case "elasticsearch", "opensearch":
+		return describeEngine(r)
 	}
 	return ""
 }

@@ -132,7 +132,11 @@ type Timing struct {
 	// IndexBytes, LatencyP50 and LatencyP95 (milliseconds per query) are
 	// the first-stage retriever's retrievers.Stats (0 for cached runs,
 	// hybrid and rerank).
-	IndexBytes int64   `json:"index_bytes"`
+	IndexBytes int64 `json:"index_bytes"`
+	// IndexDocs is the number of documents the cell loaded into an engine
+	// index (0 when the index was reused or loaded by an earlier cell):
+	// with Build, the index throughput.
+	IndexDocs  int     `json:"index_docs,omitempty"`
 	LatencyP50 float64 `json:"latency_p50_ms"`
 	LatencyP95 float64 `json:"latency_p95_ms"`
 	Fuse       float64 `json:"fuse_s"`

@@ -48,7 +48,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 		return nil, err
 	}
 	for _, rc := range cfg.Retrievers {
-		if rc.Type == "dense" || rc.Type == "rerank" {
+		if rc.Type == "dense" || rc.Type == "rerank" || (isEngine(rc.Type) && rc.Model != "") {
 			// Load ONNX Runtime now, so a missing library stops the run
 			// before any work.
 			if err := encoder.Init(opts.ONNXRuntime); err != nil {
@@ -109,7 +109,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	mdl := &models{lib: opts.ONNXRuntime, cacheDir: cfg.CacheDir, embedders: map[string]*encoder.CachedEmbedder{}, crosses: map[string]*crossScorer{}}
 	defer mdl.close()
 	cells := &cellRunner{cfg: cfg, ds: ds, be: be, prog: prog, queriesKey: sha256Hex(mustJSON(ds.queries)), modelHash: modelHash,
-		env: buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpus.Hash(ds.docs), models: mdl, progress: prog.stageProgress}}
+		env: buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpus.Hash(ds.docs), models: mdl, progress: prog.stageProgress, engines: &engineIndexes{}}}
 	nCells := len(chunkings) * len(cfg.Retrievers)
 	levels := map[string]bool{}
 	var err error
