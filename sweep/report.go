@@ -309,7 +309,7 @@ func (r *reportWriter) timings() {
 	splitTable(&r.b, [][]string{tkeys}, tcols, tcols[:8], func(m string) []string {
 		return append([]string{m}, tvals[m]...)
 	}, "")
-	r.w("\nA cached run was read from the run cache: nothing was built, embedded or searched. Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
+	r.w("\ncached: yes when the cell's run was read from the run cache (nothing built, embedded or searched). Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
 	r.engineTimingNote()
 }
 

@@ -268,15 +268,16 @@ func (ck *configCheck) gridLen(key string, g *TuneGrid) int {
 }
 
 // gridField places an error of hybrid.Grid.Expand ("hybrid: grid:
-// weights[1]: weights[0]: must be …") on the config field of the axis and
-// index it names (retrievers.N.weights.1), else on the retriever.
+// weights[1][0]: must be …", "hybrid: grid: k[1]: …") on the config field
+// of the axis and indices it names (retrievers.N.weights.1.0), else on the
+// retriever.
 func gridField(prefix string, err error) (field, msg string) {
 	text := strings.TrimPrefix(err.Error(), "hybrid: grid: ")
 	name, rest, ok := strings.Cut(text, ": ")
 	if ok {
 		if base, idx, isList := strings.Cut(strings.TrimSuffix(name, "]"), "["); isList {
 			if n, known := hybridGridNames[base]; known {
-				return prefix + "." + n + "." + idx, rest
+				return prefix + "." + n + "." + strings.ReplaceAll(idx, "][", "."), rest
 			}
 		}
 	}
