@@ -215,6 +215,13 @@ func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, erro
 			Gold      json.RawMessage   `json:"gold"`
 			GoldSpans []json.RawMessage `json:"gold_spans"`
 		}
+		if off := jsonkey.Rewritten(line); off >= 0 {
+			what := fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", line[off])
+			if line[off] == '\\' {
+				what = fmt.Sprintf("a lone UTF-16 surrogate %s", line[off:min(off+6, len(line))])
+			}
+			return nil, fail("json", "column %d: %s: JSON text must be UTF-8, and decoding would replace it by U+FFFD (ids and quotes would silently change)", off+1, what)
+		}
 		var keys map[string]json.RawMessage
 		if err := json.Unmarshal(line, &keys); err != nil {
 			return nil, fail("json", "invalid JSON object: %v", err)
@@ -466,7 +473,11 @@ func ParseChromaCSV(r io.Reader, name string, docs []corpus.Document) ([]Query, 
 			Start   *int    `json:"start_index"`
 			End     *int    `json:"end_index"`
 		}
-		if err := json.Unmarshal([]byte(rec[col["references"]]), &refs); err != nil {
+		raw := strings.TrimSpace(rec[col["references"]])
+		if !strings.HasPrefix(raw, "[") {
+			return nil, fail("references", "want a JSON list of {\"content\", \"start_index\", \"end_index\"} ([] for none), got %q", clip(raw))
+		}
+		if err := json.Unmarshal([]byte(raw), &refs); err != nil {
 			return nil, fail("references", "want a JSON list of {\"content\", \"start_index\", \"end_index\"}: %v", err)
 		}
 		for i, ref := range refs {

@@ -242,6 +242,8 @@ func TestParseJSONLErrors(t *testing.T) {
 		"spans string":  {`{"id": "q", "gold_spans": "act"}`, `gold_spans: must be a list of spans`},
 		"question num":  {`{"id": "q", "question": 3, "gold_spans": []}`, `question: must be a string, got 3`},
 		"repeated key":  {`{"id": "q", "gold_spans": [], "id": "r"}`, `id: key given twice`},
+		"invalid utf8":  {"{\"id\": \"q\xff\", \"gold_spans\": []}", `l.jsonl:1: json: column 10: invalid UTF-8 (byte 0xff)`},
+		"surrogate":     {`{"id": "q\ud800", "gold_spans": []}`, `l.jsonl:1: json: column 10: a lone UTF-16 surrogate`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseJSONL(strings.NewReader(tc.in), "l.jsonl", labelDocs)
@@ -295,6 +297,7 @@ func TestParseChromaCSVErrors(t *testing.T) {
 		"empty":     {"", `empty file`},
 		"no rows":   {"question,references,corpus_id\n", `no questions`},
 		"bad csv":   {"question,references,corpus_id\n\"q,[],sotu\n", `c.csv:2:`},
+		"null refs": {"question,references,corpus_id\nq,null,sotu\n", `c.csv:2: references: question 0: want a JSON list`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseChromaCSV(strings.NewReader(tc.in), "c.csv", docs)
