@@ -193,7 +193,7 @@ func DefaultMissing(n Normalization) Missing {
 // an unknown or empty method, normalisation or missing policy; a Norm given
 // to RRF or DBSF, or none to the other methods; a policy the method cannot
 // apply; K negative or not finite (RRF); Depth < 1; a weight count other
-// than inputs, or a weight negative or not finite.
+// than inputs, a weight negative or not finite, or every weight 0.
 func (o Options) Validate(inputs int) error {
 	_, err := o.resolve(inputs)
 	return err
@@ -259,6 +259,9 @@ func (o Options) resolve(n int) (Options, error) {
 			if !(w >= 0) || math.IsInf(w, 0) {
 				return o, fmt.Errorf("hybrid: weights[%d]: must be finite and ≥ 0, got %v", i, w)
 			}
+		}
+		if slices.Max(o.Weights) == 0 {
+			return o, errors.New("hybrid: weights: every weight is 0, which drops every input (every fused score would be 0 and the ranking mere doc-id order): give at least one weight > 0")
 		}
 		o.Weights = slices.Clone(o.Weights)
 	}
