@@ -177,8 +177,9 @@ func dial(c Conn) (*client, error) {
 	return cl, nil
 }
 
-// redactURL returns raw with any userinfo replaced by "REDACTED" (the
-// password never reaches an error message), or "(unparsable URL)".
+// redactURL returns raw with any userinfo, query, fragment or opaque part
+// replaced by "REDACTED" (a password, "?api_key=…" or a token never reaches
+// an error message), or "(unparsable URL)".
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -186,6 +187,15 @@ func redactURL(raw string) string {
 	}
 	if u.User != nil {
 		u.User = url.User("REDACTED")
+	}
+	if u.Opaque != "" {
+		u.Opaque = "REDACTED"
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		u.RawQuery, u.ForceQuery = "REDACTED", false
+	}
+	if u.Fragment != "" {
+		u.Fragment, u.RawFragment = "REDACTED", ""
 	}
 	return u.String()
 }
