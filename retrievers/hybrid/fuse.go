@@ -352,6 +352,21 @@ func RankRuns(runs []eval.Run) (*Ranked, error) {
 	return out, nil
 }
 
+// InputError is a fusion that failed on one input's list of one query (a
+// non-positive top score under Max normalisation): Input is the input's
+// index in the runs given, so that a caller can name its file.
+type InputError struct {
+	Input int
+	Query string
+	Err   error
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("hybrid: query %q: input %d: %v", e.Query, e.Input, e.Err)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
 // Fuse fuses the ranked runs with opts; the result equals hybrid.Fuse of the
 // runs given to RankRuns. Errors: bad options (Validate); a non-positive top
 // score under Max normalisation, naming the query and input.
@@ -368,6 +383,10 @@ func (r *Ranked) Fuse(opts Options) (eval.Run, error) {
 		}
 		f, err := fuseQuery(cut, o)
 		if err != nil {
+			if ie, ok := err.(*InputError); ok {
+				ie.Query = q
+				return nil, ie
+			}
 			return nil, fmt.Errorf("hybrid: query %q: %w", q, err)
 		}
 		out[q] = f
@@ -431,7 +450,7 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 			var err error
 			v, miss, err = normalized(l, o, n)
 			if err != nil {
-				return nil, fmt.Errorf("input %d: %w", i, err)
+				return nil, &InputError{Input: i, Err: err}
 			}
 		}
 		for j, r := range l {
