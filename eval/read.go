@@ -247,20 +247,46 @@ func (s *lineScanner) errf(field, format string, a ...any) error {
 // given twice in JSONL, a JSONL line holding a repeated key, more than one
 // object, or "id" and "qid" that disagree, or a file with no judgement at all.
 func ReadQrels(path string) (Qrels, map[string]QueryMeta, error) {
+	q, meta, _, err := ReadQrelsLines(path)
+	return q, meta, err
+}
+
+// Judgement is one (query id, doc id) pair of a qrels file.
+type Judgement struct {
+	Query, Doc string
+}
+
+// ReadQrelsLines is ReadQrels that also returns the 1-based line of each
+// judgement in the file, so callers that check judgements against other
+// data (bench run checks gold ids against the corpus) name the line
+// without parsing the file a second time: the line of the TREC or BEIR
+// line for text qrels, the query's line for labelled-query JSONL. ranx
+// qrels JSON gives no lines (the map is empty: one object spans the file).
+func ReadQrelsLines(path string) (Qrels, map[string]QueryMeta, map[Judgement]int, error) {
 	rc, err := openMaybeGzip(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer rc.Close()
-	q, meta, err := ParseQrels(rc, path)
+	lines := map[Judgement]int{}
+	q, meta, err := parseQrels(rc, path, lines)
 	if gerr := gzipErr(rc); gerr != nil {
-		return nil, nil, gerr
+		return nil, nil, nil, gerr
 	}
-	return q, meta, err
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return q, meta, lines, nil
 }
 
 // ParseQrels is ReadQrels on an open reader; name is used in error messages.
 func ParseQrels(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
+	return parseQrels(r, name, nil)
+}
+
+// parseQrels reads qrels of any format from r; lines, when not nil,
+// receives each judgement's line (see ReadQrelsLines).
+func parseQrels(r io.Reader, name string, lines map[Judgement]int) (Qrels, map[string]QueryMeta, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if startsWithBrace(br) {
 		data, err := io.ReadAll(br)
@@ -273,9 +299,9 @@ func ParseQrels(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
 		if isRanxQrels(data) {
 			return noMeta(parseQrelsRanx(data, name))
 		}
-		return parseQrelsJSONL(bytes.NewReader(data), name)
+		return parseQrelsJSONL(bytes.NewReader(data), name, lines)
 	}
-	return noMeta(parseQrelsText(br, name))
+	return noMeta(parseQrelsText(br, name, lines))
 }
 
 // noMeta completes the result of a qrels reader whose format carries no
@@ -287,7 +313,7 @@ func noMeta(q Qrels, err error) (Qrels, map[string]QueryMeta, error) {
 	return q, map[string]QueryMeta{}, nil
 }
 
-func parseQrelsText(r io.Reader, name string) (Qrels, error) {
+func parseQrelsText(r io.Reader, name string, lines map[Judgement]int) (Qrels, error) {
 	s := newLineScanner(r, name)
 	qrels := Qrels{}
 	beir := false
@@ -350,6 +376,9 @@ func parseQrelsText(r io.Reader, name string) (Qrels, error) {
 			return nil, s.errf("doc id", "query %q judges doc %q twice", qid, did)
 		}
 		m[did] = g
+		if lines != nil {
+			lines[Judgement{qid, did}] = s.line
+		}
 		n++
 	}
 	if err := s.Err(); err != nil {
@@ -423,7 +452,7 @@ func pickOne(s *lineScanner, obj map[string]json.RawMessage, a, b string) (strin
 	return vb, nil
 }
 
-func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, error) {
+func parseQrelsJSONL(r io.Reader, name string, lines map[Judgement]int) (Qrels, map[string]QueryMeta, error) {
 	s := newLineScanner(r, name)
 	qrels := Qrels{}
 	meta := map[string]QueryMeta{}
@@ -546,6 +575,11 @@ func parseQrelsJSONL(r io.Reader, name string) (Qrels, map[string]QueryMeta, err
 		}
 		qrels[qid] = m
 		meta[qid] = qm
+		if lines != nil {
+			for d := range m {
+				lines[Judgement{qid, d}] = s.line
+			}
+		}
 	}
 	if err := s.Err(); err != nil {
 		return nil, nil, err

@@ -150,7 +150,7 @@ type QueryChange struct {
 // Delta is Current − Baseline.
 func (q QueryChange) Delta() float64 { return q.Current - q.Baseline }
 
-// CellChanges lists, for one cell on the first metric, the queries that got
+// CellChanges lists, for one cell on one metric, the queries that got
 // most worse (most negative delta first) and most better (most positive
 // first); at most Options.Changed each, and only queries that changed.
 type CellChanges struct {
@@ -164,7 +164,7 @@ type Result struct {
 	Options Options // with defaults filled in
 	// Comparisons are cell by cell, metrics in Input order.
 	Comparisons []Comparison
-	// Changes has one entry per cell.
+	// Changes has one entry per (cell, metric), in Comparisons' order.
 	Changes []CellChanges
 	// Queries is the number of queries shared by both runs (the largest
 	// over cells; cells usually share the same queries).
@@ -245,9 +245,7 @@ func Compare(in Input, opt Options) (*Result, error) {
 				P: r.P, Warnings: r.Warnings})
 			ps = append(ps, r.P)
 			res.Queries = max(res.Queries, len(ids))
-			if mi == 0 {
-				res.Changes = append(res.Changes, changes(cell.Name, m, ids, b, c, in.Texts, opt.Changed))
-			}
+			res.Changes = append(res.Changes, changes(cell.Name, m, ids, b, c, in.Texts, opt.Changed))
 		}
 	}
 	adj, err := stats.Adjust(ps, opt.Correction)

@@ -198,3 +198,34 @@ func TestMarkdownGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownChangesOfRegressedMetric: when only the second gated metric
+// regressed, the collapsed block lists the queries that changed on it (and
+// says it regressed), not on the first metric.
+func TestMarkdownChangesOfRegressedMetric(t *testing.T) {
+	ones := scores(1, 1, 1, 1, 1, 1)
+	halves := scores(0.5, 0.5, 0.5, 0.5, 0.5, 0.5)
+	ndcgBase := scores(0.3, 0.3, 0.3, 0.3, 0.3, 0.3)
+	ndcgCur := scores(0.3, 0.3, 0.3, 0.3, 0.3, 0.2) // q6 falls, not significantly
+	c := Cell{Name: "doc/bm25",
+		Baseline: map[string]map[string]float64{"ndcg@10": ndcgBase, "recall@100": ones},
+		Current:  map[string]map[string]float64{"ndcg@10": ndcgCur, "recall@100": halves}}
+	res, err := Compare(Input{Metrics: []string{"ndcg@10", "recall@100"}, Cells: []Cell{c}}, Options{UseMaxDrop: true, MaxDrop: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.RegressedCells(); len(got) != 1 || got[0] != "doc/bm25 (recall@100)" {
+		t.Fatalf("regressed %v; want only doc/bm25 (recall@100)", got)
+	}
+	var b bytes.Buffer
+	if err := res.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	if !strings.Contains(s, "the queries that changed most on recall@100 (regressed)") {
+		t.Errorf("summary lacks the recall@100 changes:\n%s", s)
+	}
+	if strings.Contains(s, "changed most on ndcg@10") {
+		t.Errorf("summary lists the ndcg@10 changes, which did not regress:\n%s", s)
+	}
+}

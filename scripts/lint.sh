@@ -27,7 +27,7 @@ fi
 
 if command -v shellcheck >/dev/null 2>&1; then
   mapfile -t scripts < <(git ls-files '*.sh' 2>/dev/null || find scripts -name '*.sh')
-  shellcheck .ci/run "${scripts[@]}"
+  shellcheck -x .ci/run "${scripts[@]}"
 else
   missing shellcheck
 fi

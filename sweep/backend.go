@@ -28,8 +28,9 @@ import (
 type backend struct {
 	// loadQueries reads a BEIR queries.jsonl: query id → text.
 	loadQueries func(path string) (map[string]string, error)
-	// readQrels reads qrels or a labelled-query JSONL.
-	readQrels func(path string) (eval.Qrels, map[string]eval.QueryMeta, error)
+	// readQrels reads qrels or a labelled-query JSONL, with the line of
+	// each judgement (eval.ReadQrelsLines).
+	readQrels func(path string) (eval.Qrels, map[string]eval.QueryMeta, map[eval.Judgement]int, error)
 	// newFirstStage builds a bm25 or dense retriever over chunks.
 	newFirstStage func(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfig, env buildEnv) (retrievers.Retriever, error)
 	// fuse fuses the inputs' chunk runs for a hybrid retriever.
@@ -54,12 +55,14 @@ type buildEnv struct {
 	// call of a dense retriever (building and searching), from one
 	// goroutine at a time, so the cell's timings can show it apart.
 	embedded func(time.Duration)
+	// engines holds the sweep's managed engine indexes (engine.go).
+	engines *engineIndexes
 }
 
 func defaultBackend() backend {
 	return backend{
 		loadQueries:   loadBEIRQueries,
-		readQrels:     eval.ReadQrels,
+		readQrels:     eval.ReadQrelsLines,
 		newFirstStage: newFirstStage,
 		fuse:          fuse,
 		rerank:        rerankRun,
@@ -80,6 +83,7 @@ type crossScorer struct {
 	ce   *encoder.CrossEncoder
 	mu   sync.Mutex // guards memo
 	memo map[[2]string]float32
+	disk *ceDisk // the scores of earlier runs (cescores.go); nil: none
 }
 
 func (m *models) embedder(rc RetrieverConfig) (*encoder.CachedEmbedder, error) {
@@ -113,7 +117,7 @@ func (m *models) cross(rc RetrieverConfig) (*crossScorer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("retriever %q: %w", rc.Name, err)
 	}
-	c := &crossScorer{ce: ce, memo: map[[2]string]float32{}}
+	c := &crossScorer{ce: ce, memo: map[[2]string]float32{}, disk: loadCEDisk(m.cacheDir, rc.Model)}
 	m.crosses[rc.Model] = c
 	return c, nil
 }
@@ -136,6 +140,9 @@ func (c *crossScorer) score(ctx context.Context, query string, passages []string
 	for i, p := range passages {
 		if v, ok := c.memo[[2]string{query, p}]; ok {
 			out[i] = v
+		} else if v, ok := c.disk.get(query, p); ok {
+			out[i] = v
+			c.memo[[2]string{query, p}] = v
 		} else {
 			todo = append(todo, i)
 		}
@@ -156,6 +163,7 @@ func (c *crossScorer) score(ctx context.Context, query string, passages []string
 	for j, i := range todo {
 		out[i] = got[j]
 		c.memo[[2]string{query, passages[i]}] = got[j]
+		c.disk.put(query, passages[i], got[j])
 	}
 	c.mu.Unlock()
 	return out, nil
@@ -174,6 +182,8 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 	switch rc.Type {
 	case "bm25":
 		return bm25.New(ctx, chunks, rc.bm25Options(filepath.Join(env.cacheDir, "bm25")))
+	case "elasticsearch", "opensearch":
+		return newEngineRetriever(ctx, chunks, rc, env)
 	case "dense":
 		e, err := env.models.embedder(rc)
 		if err != nil {
@@ -268,5 +278,12 @@ func rerankRun(ctx context.Context, first eval.Run, queries []retrievers.Query, 
 	for _, l := range first {
 		depth = max(depth, len(l))
 	}
-	return r.Search(ctx, queries, max(depth, 1))
+	run, err := r.Search(ctx, queries, max(depth, 1))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.saveScores(); err != nil {
+		return nil, fmt.Errorf("cross-encoder score cache: %w", err)
+	}
+	return run, nil
 }

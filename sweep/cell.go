@@ -18,6 +18,7 @@ type cellRun struct {
 	key    string
 	run    eval.Run
 	timing Timing
+	tuning *Tuning // a tuned cell's grid search (tuningrun.go)
 }
 
 // cellRunner produces the cells' chunk-level runs of one sweep. It holds
@@ -38,6 +39,8 @@ type chunkCells struct {
 	chunks []corpus.Chunk
 	depth  int                 // chunk-level search depth (see sweep)
 	runs   map[string]*cellRun // retriever name → run, for hybrid and rerank inputs
+	level  corpus.Level        // qrels level for this chunking (tuned cells score as the cell)
+	docOf  func(chunkID string) string
 }
 
 // run produces cell's chunk-level run, from the run cache when the same
@@ -49,10 +52,14 @@ type chunkCells struct {
 // (query–passage pairs). A cell read from the run cache has no stage.
 func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell Cell, scope string) (*cellRun, error) {
 	rc := cell.Retriever
+	if len(rc.settings) > 0 {
+		return r.runTuned(ctx, cc, cell, scope)
+	}
 	key := r.cacheKey(cc, cell)
 	cr := &cellRun{key: key, timing: Timing{Cell: cell.Name}}
 	cachePath := filepath.Join(r.env.cacheDir, "runs", key[:2], key+".json")
-	if run, err := readCachedRun(cachePath); err == nil {
+	cacheable := engineCacheable(rc)
+	if run, err := readCachedRun(cachePath); err == nil && cacheable {
 		cr.run = run
 		cr.timing.Cached = true
 		cc.runs[rc.Name] = cr
@@ -60,7 +67,7 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell Cell, scope s
 	}
 	var err error
 	switch rc.Type {
-	case "bm25", "dense":
+	case "bm25", "dense", "elasticsearch", "opensearch":
 		err = r.firstStage(ctx, cc, rc, cr, scope)
 	case "hybrid":
 		in := make([]eval.Run, len(rc.Inputs))
@@ -85,13 +92,19 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell Cell, scope s
 	if err != nil {
 		return nil, err
 	}
-	if rc.Type != "bm25" && rc.Type != "dense" {
+	if rc.Type == "hybrid" || rc.Type == "rerank" {
 		r.prog.end("")
 	}
 	for _, q := range r.ds.queries {
 		if cr.run[q.ID] == nil {
 			cr.run[q.ID] = []eval.Result{}
 		}
+	}
+	if !cacheable {
+		// Keyed by the run it got (see engineCacheable), never written.
+		cr.key = sha256Hex(mustJSON(map[string]any{"key": key, "run": cachedRun(cr.run)}))
+		cc.runs[rc.Name] = cr
+		return cr, nil
 	}
 	if err := fileutil.WriteAtomic(cachePath, mustJSON(cachedRun(cr.run))); err != nil {
 		return nil, fmt.Errorf("run cache: %w", err)
@@ -137,6 +150,9 @@ func (r *cellRunner) firstStage(ctx context.Context, cc *chunkCells, rc Retrieve
 	r.prog.end("")
 	cr.timing.QueryEmbed = embed.Seconds()
 	st := ret.Stats()
+	if ec, ok := ret.(*engineCell); ok {
+		cr.timing.IndexDocs = ec.loaded
+	}
 	cr.timing.IndexBytes = st.IndexBytes
 	cr.timing.LatencyP50 = st.LatencyP50.Seconds() * 1000
 	cr.timing.LatencyP95 = st.LatencyP95.Seconds() * 1000

@@ -132,8 +132,10 @@ type RetrieverConfig struct {
 	// Name identifies the retriever in cell names, file names and the
 	// Inputs/Input of other retrievers: letters, digits, '-', '_', '.'.
 	Name string `yaml:"name" json:"name"`
-	// Type is bm25, dense, hybrid or rerank.
+	// Type is bm25, dense, hybrid, rerank, elasticsearch or opensearch.
 	Type string `yaml:"type" json:"type"`
+	// EngineConfig holds the fields of the engine types (sweep/engine.go).
+	EngineConfig `yaml:",inline"`
 
 	// K1 and B are BM25's parameters (defaults 0.9 and 0.4, Anserini's).
 	K1 *float64 `yaml:"k1" json:"k1,omitempty"`
@@ -177,11 +179,15 @@ type RetrieverConfig struct {
 	Normalization string `yaml:"normalization" json:"normalization,omitempty"`
 	// Weights are per-input weights of combsum/combmnz (default all 1).
 	Weights []float64 `yaml:"weights" json:"weights,omitempty"`
+	// Missing is the hybrid's policy for a document missing from an input
+	// (hybrid.Missing: zero, min, rank, borda; default hybrid.DefaultMissing).
+	Missing string `yaml:"missing" json:"missing,omitempty"`
 
 	// Input is the retriever a rerank reorders.
 	Input string `yaml:"input" json:"input,omitempty"`
 	// Mode is "ce" (cross-encoder logit alone, default) or "interpolate"
-	// (Alpha·z(CE) + (1−Alpha)·z(first stage), per-query z-scores).
+	// (Alpha·z(CE) + (1−Alpha)·z(first stage), per-query z-scores); for
+	// the engine types, "managed" (default) or "existing".
 	Mode string `yaml:"mode" json:"mode,omitempty"`
 	// Alpha is the cross-encoder's weight in interpolate mode, in [0, 1].
 	Alpha *float64 `yaml:"alpha" json:"alpha,omitempty"`
@@ -190,6 +196,16 @@ type RetrieverConfig struct {
 	// for rerank, how many of the input's top results are rescored
 	// (default 100).
 	Depth int `yaml:"depth" json:"depth,omitempty"`
+
+	// Tune holds the grids given in place of values (hybrid: fusion,
+	// normalization, missing, weights as a list of lists, rrf_k, depth;
+	// rerank: alpha), decoded by UnmarshalYAML (tuning.go); nil when the
+	// retriever is not tuned.
+	Tune *TuneGrid `yaml:"-" json:"tune,omitempty"`
+	// gridKeys are the keys given as lists (grids), settings the expanded
+	// grid (filled by check).
+	gridKeys []string
+	settings []tuneSetting
 }
 
 // SignificanceConfig configures the paired significance tests between the
@@ -582,6 +598,9 @@ func (c *Config) resolve(opts LoadOptions) error {
 		r.requested = r.Model
 		r.Model = c.findModel(append([]string{r.Model}, r.FallbackModels...))
 	}
+	for i := range c.Retrievers {
+		c.Retrievers[i].CAFile = under(dir, c.Retrievers[i].CAFile)
+	}
 	c.Output = firstNonEmpty(opts.Output, c.Output, filepath.Join("results", c.Name))
 	c.Output = under(dir, c.Output)
 	c.CacheDir = firstNonEmpty(opts.CacheDir, c.CacheDir, os.Getenv("RAGBENCH_CACHE_DIR"), ".ragbench-cache")
@@ -762,6 +781,7 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	errs = append(errs, enginePreflight(c)...)
 	return errors.Join(errs...)
 }
 

@@ -189,7 +189,7 @@ func TestValidateMissingFiles(t *testing.T) {
 
 // TestValidateMissingModelHint: the hint names what provides each missing
 // model: ./scripts/setup.sh only for the models scripts/fetch-models.sh
-// fetches (all-minilm-l6-v2, e5-small-v2-q); the shared data root's models/
+// fetches (modellist.Fetched()); the shared data root's models/
 // for use-lite and ce-scifact-tiny; Hugging Face for anything else
 // (bge-small-en-v1.5). Every hint names the roots searched and
 // --models-dir.

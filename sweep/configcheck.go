@@ -3,9 +3,9 @@ package sweep
 import (
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,7 +62,7 @@ func (ck *configCheck) has(field string) bool { _, ok := ck.ln[field]; return ok
 // explicit reports format on field when the file gives field a zero value
 // (0, "", []) that the decoded config cannot tell from an absent field.
 func (ck *configCheck) explicit(field string, zero bool, format string, a ...any) {
-	if zero && ck.has(field) && !isNull(ck.root, field) {
+	if zero && ck.has(field) && !isNull(ck.root, field) && !ck.gridded(field) {
 		ck.bad(field, format, a...)
 	}
 }
@@ -118,8 +118,9 @@ func (ck *configCheck) emptyValues() {
 		ck.explicit(f+".scoring", r.Scoring == "", "empty: lucene or bleve"+noDefault+" (lucene)")
 		ck.explicit(f+".fields", r.Fields == "", "empty: flat or multi"+noDefault+" (flat)")
 		ck.explicit(f+".analyzer", r.Analyzer == "", "empty: en or lucene-en"+noDefault+" (en)")
-		ck.explicit(f+".fusion", r.Fusion == "", "empty: rrf, combsum or combmnz"+noDefault+" (rrf)")
-		ck.explicit(f+".normalization", r.Normalization == "", "empty: minmax or zscore"+noDefault+" (minmax)")
+		ck.explicit(f+".fusion", r.Fusion == "", "empty: rrf, combsum, combmnz, dbsf, harmonic or geometric"+noDefault+" (rrf)")
+		ck.explicit(f+".normalization", r.Normalization == "", "empty: minmax, zscore, max, sum, rank, borda or none"+noDefault+" (minmax)")
+		ck.explicit(f+".missing", r.Missing == "", "empty: zero, min, rank or borda"+noDefault+" (zero; borda under normalization borda)")
 		ck.explicit(f+".mode", r.Mode == "", "empty: ce or interpolate"+noDefault+" (ce)")
 		ck.explicit(f+".batch_size", r.BatchSize == 0, "batch_size 0: must be ≥ 1"+noDefault+" (32)")
 		ck.explicit(f+".depth", r.Depth == 0, "depth 0: must be ≥ 1"+noDefault+" (100)")
@@ -224,6 +225,7 @@ func (ck *configCheck) retrievers() {
 			ck.bad(f+".name", "duplicate name %q (also retrievers[%d])", r.Name, j)
 		}
 		names[r.Name] = i
+		ck.tuneKeys(f, r)
 		switch r.Type {
 		case "bm25":
 			ck.bm25(f, r)
@@ -233,10 +235,12 @@ func (ck *configCheck) retrievers() {
 			ck.hybrid(f, r)
 		case "rerank":
 			ck.rerank(f, r)
+		case "elasticsearch", "opensearch":
+			ck.engine(f, r)
 		case "":
-			ck.bad(f+".type", "missing: one of bm25, dense, hybrid, rerank")
+			ck.bad(f+".type", "missing: one of bm25, dense, hybrid, rerank, elasticsearch, opensearch")
 		default:
-			ck.bad(f+".type", "unknown type %q: one of bm25, dense, hybrid, rerank", r.Type)
+			ck.bad(f+".type", "unknown type %q: one of bm25, dense, hybrid, rerank, elasticsearch, opensearch", r.Type)
 		}
 	}
 	ck.references(names)
@@ -244,7 +248,7 @@ func (ck *configCheck) retrievers() {
 
 // only reports the fields of r (at f) that do not apply to its type.
 func (ck *configCheck) only(f string, r *RetrieverConfig, allowed ...string) {
-	for _, k := range []string{"k1", "b", "scoring", "fields", "analyzer", "exact_lengths", "model", "fallback_models", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth"} {
+	for _, k := range append([]string{"k1", "b", "scoring", "fields", "analyzer", "exact_lengths", "model", "fallback_models", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth"}, engineFields...) {
 		if ck.has(f+"."+k) && !contains(allowed, k) {
 			ck.bad(f+"."+k, "does not apply to type %s", r.Type)
 		}
@@ -284,54 +288,43 @@ func (ck *configCheck) dense(f string, r *RetrieverConfig) {
 	}
 }
 
-// hybrid checks a hybrid retriever (rrf, combsum, combmnz).
+// hybrid fills a hybrid retriever from hybrid.DefaultOptions and validates
+// it with hybrid.Options.Validate (one owner of fusion's rules); a tuned
+// hybrid (grids) is expanded by hybridGrid instead.
 func (ck *configCheck) hybrid(f string, r *RetrieverConfig) {
-	ck.only(f, r, "inputs", "fusion", "rrf_k", "normalization", "weights", "depth")
+	ck.only(f, r, "inputs", "fusion", "rrf_k", "normalization", "missing", "weights", "depth")
 	if len(r.Inputs) < 2 {
 		ck.bad(f+".inputs", "a hybrid fuses at least two retrievers, e.g. inputs: [bm25, dense]")
 	}
-	if r.Fusion == "" {
-		r.Fusion = "rrf"
-	}
-	switch r.Fusion {
-	case "rrf":
-		if ck.has(f+".normalization") || ck.has(f+".weights") {
-			ck.bad(f+".fusion", "normalization and weights apply to combsum/combmnz, not rrf")
-		}
-		if r.RRFK == nil {
-			r.RRFK = ptr(float64(hybrid.DefaultK))
-		}
-		if !(*r.RRFK > 0) || math.IsInf(*r.RRFK, 0) {
-			ck.bad(f+".rrf_k", "rrf_k %v must be > 0", *r.RRFK)
-		}
-	case "combsum", "combmnz":
-		if ck.has(f + ".rrf_k") {
-			ck.bad(f+".rrf_k", "applies to fusion rrf only")
-		}
-		if r.Normalization == "" {
-			r.Normalization = "minmax"
-		}
-		if r.Normalization != "minmax" && r.Normalization != "zscore" {
-			ck.bad(f+".normalization", "unknown normalization %q: minmax or zscore", r.Normalization)
-		}
-		if len(r.Weights) > 0 && len(r.Weights) != len(r.Inputs) {
-			ck.bad(f+".weights", "%d weights for %d inputs", len(r.Weights), len(r.Inputs))
-		}
-	default:
-		ck.bad(f+".fusion", "unknown fusion %q: rrf, combsum or combmnz", r.Fusion)
+	if r.Tune != nil {
+		ck.hybridGrid(f, r)
 		return
 	}
-	if r.Depth == 0 {
-		r.Depth = hybrid.DefaultDepth
+	d := hybrid.DefaultOptions()
+	if r.Fusion == "" {
+		r.Fusion = string(d.Method)
 	}
-	if r.Depth < 1 {
-		ck.bad(f+".depth", "depth %d must be ≥ 1", r.Depth)
-	}
-	if len(r.Inputs) >= 2 {
-		if err := r.hybridOptions().Validate(len(r.Inputs)); err != nil {
-			field, msg := hybridField(f, err)
-			ck.bad(field, "%s", msg)
+	m := hybrid.Method(r.Fusion)
+	if m == hybrid.RRF {
+		if r.RRFK == nil {
+			r.RRFK = ptr(d.K)
 		}
+	} else if ck.has(f + ".rrf_k") {
+		ck.bad(f+".rrf_k", "applies to fusion rrf only")
+	}
+	if r.Normalization == "" && m != hybrid.RRF && m != hybrid.DBSF && slices.Contains(hybrid.Methods, m) {
+		r.Normalization = string(hybrid.MinMax)
+	}
+	if r.Depth == 0 {
+		r.Depth = d.Depth
+	}
+	o, n := r.hybridOptions(), len(r.Inputs)
+	if n < 2 {
+		o.Weights, n = nil, 2 // the inputs error is reported; check the rest
+	}
+	if err := o.Validate(n); err != nil {
+		field, msg := hybridField(f, err)
+		ck.bad(field, "%s", msg)
 	}
 }
 
@@ -358,13 +351,16 @@ func (ck *configCheck) rerank(f string, r *RetrieverConfig) {
 			ck.bad(f+".alpha", "applies to mode interpolate only")
 		}
 	case rerank.ModeInterpolate:
-		if r.Alpha == nil {
+		if r.Alpha == nil && r.Tune == nil {
 			ck.bad(f+".alpha", "missing: mode interpolate needs alpha (the cross-encoder's weight, e.g. %g)", d.Alpha)
 		}
 	}
 	if err := r.rerankOptions().Validate(); err != nil {
 		field, msg := optionField(f, err)
 		ck.bad(field, "%s", msg)
+	}
+	if r.Tune != nil {
+		ck.rerankGrid(f, r)
 	}
 }
 

@@ -71,7 +71,13 @@ func checkNumbers(n *yaml.Node, t reflect.Type, path string, bad func(field, for
 func yamlField(t reflect.Type, name string) (reflect.StructField, bool) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		tag, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == "" && opts == "inline" && f.Type.Kind() == reflect.Struct {
+			if g, ok := yamlField(f.Type, name); ok {
+				return g, true
+			}
+			continue
+		}
 		if tag == name || tag == "" && f.IsExported() && strings.EqualFold(f.Name, name) {
 			return f, true
 		}

@@ -74,73 +74,6 @@ func loadBEIRQueries(path string) (map[string]string, error) {
 // doc id descending), so run files, truncation at k and evaluation agree.
 func sortResults(l []eval.Result) { eval.Sort(l, eval.TieDocIDDesc) }
 
-// judgement is one (query id, doc id) pair of a qrels or labelled file.
-type judgement struct{ query, doc string }
-
-// judgementLines returns the line of each wanted judgement in a qrels file
-// (TREC "qid iter docid grade", BEIR TSV "query-id corpus-id score") or a
-// labelled-query JSONL ("id"/"qid" and "gold" list or object), as
-// eval.ReadQrels reads them. Judgements not found have no entry.
-func judgementLines(path string, want map[judgement]bool) map[judgement]int {
-	out := map[judgement]int{}
-	_ = scanLines(path, func(n int, line string) error {
-		if strings.HasPrefix(strings.TrimSpace(line), "{") {
-			var q struct {
-				ID   json.RawMessage `json:"id"`
-				QID  json.RawMessage `json:"qid"`
-				Gold json.RawMessage `json:"gold"`
-			}
-			if json.Unmarshal([]byte(line), &q) != nil {
-				return nil
-			}
-			id := jsonString(q.ID)
-			if id == "" {
-				id = jsonString(q.QID)
-			}
-			var docs []string
-			if json.Unmarshal(q.Gold, &docs) != nil {
-				var m map[string]json.RawMessage
-				_ = json.Unmarshal(q.Gold, &m)
-				for d := range m {
-					docs = append(docs, d)
-				}
-			}
-			for _, d := range docs {
-				if j := (judgement{id, d}); want[j] && out[j] == 0 {
-					out[j] = n
-				}
-			}
-			return nil
-		}
-		var j judgement
-		if f := strings.Split(line, "\t"); len(f) == 3 {
-			j = judgement{strings.TrimSpace(f[0]), strings.TrimSpace(f[1])}
-		} else if f := strings.Fields(line); len(f) == 4 {
-			j = judgement{f[0], f[2]}
-		}
-		if want[j] && out[j] == 0 {
-			out[j] = n
-		}
-		return nil
-	})
-	return out
-}
-
-// jsonString reads a JSON string or integer id ("" otherwise).
-func jsonString(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		if _, err := n.Int64(); err == nil {
-			return n.String()
-		}
-	}
-	return ""
-}
-
 // knownDoc reports whether a judged id names a corpus document, or a chunk
 // "<doc id>#<n>" of one (chunk-level labels; whether the chunking makes
 // that chunk is corpus.CheckLabels' concern).
@@ -166,12 +99,12 @@ const maxListed = 5
 // returned warning. Judgements of grade ≤ 0 change no measure and are
 // left alone.
 func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (string, error) {
-	var unknown []judgement
+	var unknown []eval.Judgement
 	queries := map[string]bool{}
 	for q, m := range ds.qrels {
 		for d, g := range m {
 			if g >= 1 && !knownDoc(d, ds.docByID) {
-				unknown = append(unknown, judgement{q, d})
+				unknown = append(unknown, eval.Judgement{Query: q, Doc: d})
 				queries[q] = true
 			}
 		}
@@ -182,7 +115,7 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 	if policy == "ignore" {
 		emptied := 0
 		for _, j := range unknown {
-			delete(ds.qrels[j.query], j.doc)
+			delete(ds.qrels[j.Query], j.Doc)
 		}
 		for q := range queries {
 			answerable := false
@@ -199,20 +132,16 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 		}
 		return w, nil
 	}
-	want := map[judgement]bool{}
-	for _, j := range unknown {
-		want[j] = true
-	}
-	at := judgementLines(qrelsPath, want)
+	at := ds.judgementLine
 	sort.Slice(unknown, func(a, b int) bool {
 		la, lb := at[unknown[a]], at[unknown[b]]
 		if la != lb {
 			return la < lb
 		}
-		if unknown[a].query != unknown[b].query {
-			return unknown[a].query < unknown[b].query
+		if unknown[a].Query != unknown[b].Query {
+			return unknown[a].Query < unknown[b].Query
 		}
-		return unknown[a].doc < unknown[b].doc
+		return unknown[a].Doc < unknown[b].Doc
 	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s in %s name no document of the corpus %s (they would silently score as misses)", qrelsPath, count(len(unknown), "gold doc id"), count(len(queries), "query"), corpusPath)
@@ -229,7 +158,7 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 		if l := at[j]; l > 0 {
 			loc += ":" + strconv.Itoa(l)
 		}
-		fmt.Fprintf(&b, "\n  %s: gold: query %q: doc %q is not in the corpus", loc, j.query, j.doc)
+		fmt.Fprintf(&b, "\n  %s: gold: query %q: doc %q is not in the corpus", loc, j.Query, j.Doc)
 	}
 	fmt.Fprintf(&b, "\nfix the ids (or the corpus), or set dataset.unknown_gold: ignore in %s to drop them (counted in the report)", cfgPath)
 	return "", fmt.Errorf("%s", b.String())
@@ -337,17 +266,18 @@ func count(n int, noun string) string {
 
 // dataset is the loaded data.
 type dataset struct {
-	docs       []corpus.Document
-	docByID    map[string]int
-	queries    []retrievers.Query // evaluated queries (all in qrels), by id
-	text       map[string]string
-	qrels      eval.Qrels
-	slice      map[string]string
-	answerable []string // sorted
-	unanswer   []string // sorted
-	heldout    map[string]bool
-	files      map[string]string // role → path, for the manifest
-	hash       string            // sha256 over corpus, queries, qrels files
+	docs          []corpus.Document
+	docByID       map[string]int
+	queries       []retrievers.Query // evaluated queries (all in qrels), by id
+	text          map[string]string
+	qrels         eval.Qrels
+	judgementLine map[eval.Judgement]int // line of each judgement in its file (0: unknown)
+	slice         map[string]string
+	answerable    []string // sorted
+	unanswer      []string // sorted
+	heldout       map[string]bool
+	files         map[string]string // role → path, for the manifest
+	hash          string            // sha256 over corpus, queries, qrels files
 }
 
 // sliceOf is the query's slice for the per-slice groups: its label, or
@@ -428,11 +358,11 @@ func (ds *dataset) readJudgements(cfg *Config, be backend, queriesPath, qrelsPat
 	ds.text = map[string]string{}
 	if qrelsPath == "" {
 		ds.files["queries"] = queriesPath
-		q, meta, err := be.readQrels(queriesPath) // eval keeps other keys, so slice_field may name any field
+		q, meta, lines, err := be.readQrels(queriesPath) // eval keeps other keys, so slice_field may name any field
 		if err != nil {
 			return beirQueriesHint(cfg, queriesPath, err)
 		}
-		ds.qrels = q
+		ds.qrels, ds.judgementLine = q, lines
 		for id, m := range meta {
 			ds.slice[id] = m.Slice
 			ds.text[id] = m.Text
@@ -440,11 +370,11 @@ func (ds *dataset) readJudgements(cfg *Config, be backend, queriesPath, qrelsPat
 		return nil
 	}
 	ds.files["qrels"] = qrelsPath
-	q, meta, err := be.readQrels(qrelsPath)
+	q, meta, lines, err := be.readQrels(qrelsPath)
 	if err != nil {
 		return err
 	}
-	ds.qrels = q
+	ds.qrels, ds.judgementLine = q, lines
 	for id, m := range meta {
 		ds.slice[id] = m.Slice
 		ds.text[id] = m.Text

@@ -9,8 +9,8 @@
 //	history CSV: before any work) → load dataset (corpus.Load, eval.ReadQrels,
 //	held-out split by IsHeldOut) → for each chunking (corpus.Spec.Chunk,
 //	corpus.CheckLabels): for each retriever in config order, the cell's
-//	chunk-level run from the run cache or from bm25 / dense / hybrid.Fuse /
-//	rerank → corpus.MaxP when qrels are document-level → eval.Evaluate at
+//	chunk-level run from the run cache or from bm25 / dense / engine
+//	(Elasticsearch, OpenSearch; sweep/engine.go) / hybrid.Fuse / rerank → corpus.MaxP when qrels are document-level → eval.Evaluate at
 //	every k → diagnose.Threshold for unanswerable queries → compare.Compare
 //	over all cells at prompt_k → outputs (report.md, report.html, results.json,
 //	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →
@@ -37,6 +37,11 @@
 // compare.FromEvaluation; errors are srcpos.Error; tables are texttab's;
 // files are written and swapped by fileutil. docs/architecture.md has the
 // map of who calls whom.
+//
+// Tuning: a hybrid or rerank retriever may give grids (lists) in place of
+// values (tuning.go); its cell computes every setting from the inputs' runs,
+// keeps the best on the tuning queries and tests it against the untuned
+// default on the held-out queries (tuningrun.go, tuningreport.go).
 //
 // The config's fields are documented on Config and in docs/config.md.
 package sweep

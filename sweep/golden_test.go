@@ -41,6 +41,11 @@ func TestGoldenOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if i := bytes.Index(report, []byte("\n## Timings")); i >= 0 {
+		// No cell is cached in this run: the legend explains the column,
+		// it does not claim a cached run.
+		if tm := report[i:]; bytes.Contains(tm, []byte("A cached run was read")) || !bytes.Contains(tm, []byte("cached: yes when the cell's run was read from the run cache")) {
+			t.Errorf("the Timings legend of a run with no cached cell:\n%s", tm)
+		}
 		report = report[:i+1]
 	} else {
 		t.Fatal("report.md has no Timings section")

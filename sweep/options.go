@@ -43,6 +43,7 @@ func (r RetrieverConfig) hybridOptions() hybrid.Options {
 	if r.Normalization != "" {
 		o.Norm = hybrid.Normalization(r.Normalization)
 	}
+	o.Missing = hybrid.Missing(r.Missing)
 	return o
 }
 

@@ -169,6 +169,7 @@ func (r *reportWriter) best() {
 		table(&r.b, []string{"cell", fmt.Sprintf("%s tuning (%d)", m, r.ds.Tuning), fmt.Sprintf("%s held-out (%d)", m, r.ds.HeldOut), fmt.Sprintf("%s all (%d)", m, r.ds.Answerable)}, trows)
 		r.w("\n")
 	}
+	r.tuning() // tuned cells' grids (tuningreport.go)
 }
 
 // slices writes the per-slice tables.
@@ -292,7 +293,7 @@ func (r *reportWriter) timings() {
 	r.w("## Timings (seconds)\n\n")
 	// The stage times first; latency and index size go to a second table
 	// when one would be wider than a terminal (splitTable).
-	tcols := []string{"cached", "chunk", "build", "embed", "search", "fuse", "rerank", "score", "query p50/p95 ms", "index MB"}
+	tcols := []string{"cached", "chunk", "build", "embed", "search", "fuse", "rerank", "score", "query p50/p95 ms", "index MB", "index docs/s"}
 	tvals := map[string][]string{}
 	tkeys := []string{"cell"}
 	for _, t := range r.res.Timings {
@@ -301,14 +302,15 @@ func (r *reportWriter) timings() {
 			cached = "yes"
 		}
 		tkeys = append(tkeys, t.Cell)
-		for i, v := range []string{cached, fmt.Sprintf("%.2f", t.Chunk), fmt.Sprintf("%.2f", t.Build), fmt.Sprintf("%.2f", t.Embed), fmt.Sprintf("%.2f", t.Search), fmt.Sprintf("%.2f", t.Fuse), fmt.Sprintf("%.2f", t.Rerank), fmt.Sprintf("%.2f", t.Score), latency(t), mb(t.IndexBytes)} {
+		for i, v := range []string{cached, fmt.Sprintf("%.2f", t.Chunk), fmt.Sprintf("%.2f", t.Build), fmt.Sprintf("%.2f", t.Embed), fmt.Sprintf("%.2f", t.Search), fmt.Sprintf("%.2f", t.Fuse), fmt.Sprintf("%.2f", t.Rerank), fmt.Sprintf("%.2f", t.Score), latency(t), mb(t.IndexBytes), docsPerSec(t)} {
 			tvals[tcols[i]] = append(tvals[tcols[i]], v)
 		}
 	}
 	splitTable(&r.b, [][]string{tkeys}, tcols, tcols[:8], func(m string) []string {
 		return append([]string{m}, tvals[m]...)
 	}, "")
-	r.w("\nA cached run was read from the run cache: nothing was built, embedded or searched. Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
+	r.w("\ncached: yes when the cell's run was read from the run cache (nothing built, embedded or searched). Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
+	r.engineTimingNote()
 }
 
 // warnings writes the warnings.
@@ -647,15 +649,23 @@ func describeRetriever(r RetrieverConfig) string {
 	case "dense":
 		return fmt.Sprintf("model %s, exact cosine (chromem-go)", model)
 	case "hybrid":
+		if r.Tune != nil {
+			return describeTuned(r)
+		}
 		if r.Fusion == "rrf" {
 			return fmt.Sprintf("RRF(k=%g) of %s, top %d each", *r.RRFK, strings.Join(r.Inputs, " + "), r.Depth)
 		}
 		return fmt.Sprintf("%s (%s) of %s, top %d each", r.Fusion, r.Normalization, strings.Join(r.Inputs, " + "), r.Depth)
 	case "rerank":
+		if r.Tune != nil {
+			return describeTuned(r)
+		}
 		if r.Mode == "interpolate" {
 			return fmt.Sprintf("%s top %d by %g·z(CE) + %g·z(first stage), model %s", r.Input, r.Depth, *r.Alpha, 1-*r.Alpha, model)
 		}
 		return fmt.Sprintf("%s top %d by cross-encoder logit, model %s", r.Input, r.Depth, model)
+	case "elasticsearch", "opensearch":
+		return describeEngine(r)
 	}
 	return ""
 }

@@ -42,6 +42,7 @@ func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []hi
 	r.Summary = append(r.Summary, fmt.Sprintf("Dataset %s: %d documents, %d judged queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s-level qrels. Metrics average the answerable queries.",
 		d.Name, d.Documents, d.Queries, d.Answerable, d.Tuning, d.HeldOut, d.Unanswerable, d.Level))
 	r.Summary = append(r.Summary, res.Warnings...)
+	r.Summary = append(r.Summary, tuningSummary(res)...)
 	primary := cfg.GateMetric()
 
 	// Main table: every family at prompt_k, then the primary metric held out.

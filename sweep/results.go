@@ -81,6 +81,9 @@ type CellResult struct {
 	// Threshold is the top-1 score threshold analysis (nil without
 	// unanswerable queries).
 	Threshold *Threshold `json:"threshold,omitempty"`
+	// Tuning is a tuned retriever's grid search (nil for a retriever
+	// without grids): the cell's numbers are the chosen setting's.
+	Tuning *Tuning `json:"tuning,omitempty"`
 
 	run    eval.Run                      // document-level (or chunk-level) run at Config.Depth
 	scores map[string]map[string]float64 // PerQuery as compare reads it: metric → query → value
@@ -129,7 +132,11 @@ type Timing struct {
 	// IndexBytes, LatencyP50 and LatencyP95 (milliseconds per query) are
 	// the first-stage retriever's retrievers.Stats (0 for cached runs,
 	// hybrid and rerank).
-	IndexBytes int64   `json:"index_bytes"`
+	IndexBytes int64 `json:"index_bytes"`
+	// IndexDocs is the number of documents the cell loaded into an engine
+	// index (0 when the index was reused or loaded by an earlier cell):
+	// with Build, the index throughput.
+	IndexDocs  int     `json:"index_docs,omitempty"`
 	LatencyP50 float64 `json:"latency_p50_ms"`
 	LatencyP95 float64 `json:"latency_p95_ms"`
 	Fuse       float64 `json:"fuse_s"`

@@ -48,7 +48,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 		return nil, err
 	}
 	for _, rc := range cfg.Retrievers {
-		if rc.Type == "dense" || rc.Type == "rerank" {
+		if rc.Type == "dense" || rc.Type == "rerank" || (isEngine(rc.Type) && rc.Model != "") {
 			// Load ONNX Runtime now, so a missing library stops the run
 			// before any work.
 			if err := encoder.Init(opts.ONNXRuntime); err != nil {
@@ -109,7 +109,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	mdl := &models{lib: opts.ONNXRuntime, cacheDir: cfg.CacheDir, embedders: map[string]*encoder.CachedEmbedder{}, crosses: map[string]*crossScorer{}}
 	defer mdl.close()
 	cells := &cellRunner{cfg: cfg, ds: ds, be: be, prog: prog, queriesKey: sha256Hex(mustJSON(ds.queries)), modelHash: modelHash,
-		env: buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpus.Hash(ds.docs), models: mdl, progress: prog.stageProgress}}
+		env: buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpus.Hash(ds.docs), models: mdl, progress: prog.stageProgress, engines: &engineIndexes{}}}
 	nCells := len(chunkings) * len(cfg.Retrievers)
 	levels := map[string]bool{}
 	var err error
@@ -295,10 +295,10 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 	depth := r.cfg.Depth * perDoc
 	for _, rc := range r.cfg.Retrievers {
 		if rc.Type == "hybrid" || rc.Type == "rerank" {
-			depth = max(depth, rc.Depth)
+			depth = max(depth, rc.Depth, rc.tuneDepth())
 		}
 	}
-	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}}
+	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf}
 	r.env.chunking = ch
 	for _, rc := range r.cfg.Retrievers {
 		if err := ctx.Err(); err != nil {
@@ -326,6 +326,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
 		}
+		result.Tuning = cr.tuning
 		cr.timing.Score = time.Since(t1).Seconds()
 		r.prog.end("")
 		res.Cells = append(res.Cells, result)

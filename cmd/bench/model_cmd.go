@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/ragbench/ragbench/encoder"
+	"github.com/ragbench/ragbench/internal/modellist"
 )
 
 const modelUsage = `usage: bench model <check|embed|score> DIR [flags] [FILE]
@@ -153,10 +154,13 @@ func cmdModel(stdout, stderr io.Writer, args []string) error {
 	}
 }
 
-// modelFolderHint says what a model folder is and where models come from.
-const modelFolderHint = "a model folder holds model.onnx (the ONNX graph) and tokenizer.json (Hugging Face tokenizers), " +
-	"optionally ragbench.json (see docs/models.md). ./scripts/fetch-models.sh puts all-minilm-l6-v2 and e5-small-v2-q into models/; " +
-	"the shared data root's models/ (../shared/models) holds use-lite and ce-scifact-tiny; other models: export them from Hugging Face into a folder (docs/models.md)"
+// modelFolderHint says what a model folder is and where models come from;
+// the models fetch-models.sh fetches are read from its list (modellist).
+func modelFolderHint() string {
+	return "a model folder holds model.onnx (the ONNX graph) and tokenizer.json (Hugging Face tokenizers), " +
+		"optionally ragbench.json (see docs/models.md). ./scripts/fetch-models.sh puts " + strings.Join(modellist.Fetched(), ", ") + " into models/; " +
+		"the shared data root's models/ (../shared/models) holds use-lite and ce-scifact-tiny; other models: export them from Hugging Face into a folder (docs/models.md)"
+}
 
 // checkModelFolder reports, in one error, what is missing from the model
 // folder dir: the folder itself, or its model.onnx and tokenizer.json.
@@ -164,11 +168,11 @@ func checkModelFolder(dir string) error {
 	fi, err := os.Stat(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("%s: no such model folder; %s", dir, modelFolderHint)
+		return fmt.Errorf("%s: no such model folder; %s", dir, modelFolderHint())
 	case err != nil:
 		return err
 	case !fi.IsDir():
-		return fmt.Errorf("%s: not a folder; %s", dir, modelFolderHint)
+		return fmt.Errorf("%s: not a folder; %s", dir, modelFolderHint())
 	}
 	var missing []string
 	for _, f := range []string{encoder.ModelFile, encoder.TokenizerFile} {
@@ -177,7 +181,7 @@ func checkModelFolder(dir string) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%s: no %s in this folder; %s", dir, strings.Join(missing, " and no "), modelFolderHint)
+		return fmt.Errorf("%s: no %s in this folder; %s", dir, strings.Join(missing, " and no "), modelFolderHint())
 	}
 	return nil
 }

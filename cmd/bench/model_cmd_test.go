@@ -219,7 +219,7 @@ func TestModelCheckMissingFolder(t *testing.T) {
 		{[]string{"model", "score", empty}, "no model.onnx and no tokenizer.json"},
 	} {
 		stdout, stderr, code := runModelCmd(t, c.args...)
-		if code != 1 || stdout != "" || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "scripts/fetch-models.sh") || strings.Count(stderr, "\n") != 1 {
+		if code != 1 || stdout != "" || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "scripts/fetch-models.sh puts all-minilm-l6-v2, all-minilm-l6-v2-q, e5-small-v2-q into models/") || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 1, empty stdout, one line with %q", c.args, code, stdout, stderr, c.want)
 		}
 	}

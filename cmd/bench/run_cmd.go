@@ -167,24 +167,31 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 			cached++
 		}
 	}
-	rel := func(p string) string {
-		if wd, err := os.Getwd(); err == nil {
-			if r, err := filepath.Rel(wd, p); err == nil {
-				return r
-			}
-		}
-		return p
-	}
 	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, time.Since(start).Round(100*time.Millisecond))
-	fmt.Fprintf(stdout, "report: %s\n", rel(filepath.Join(cfg.Output, "report.md")))
+	fmt.Fprintf(stdout, "report: %s\n", shownPath(filepath.Join(cfg.Output, "report.md")))
 	if !*noHistory {
-		fmt.Fprintf(stdout, "history: %s\n", rel(cfg.History))
+		fmt.Fprintf(stdout, "history: %s\n", shownPath(cfg.History))
 	}
 	if base == nil {
 		return nil
 	}
 	fmt.Fprintln(stdout)
 	return runGate(stdout, base, cfg, gf)
+}
+
+// shownPath is how bench run prints an output path: relative to the working
+// folder when it is inside it, else absolute (never "../../tmp/out").
+func shownPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, abs); err == nil && r != ".." && !strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return r
+		}
+	}
+	return abs
 }
 
 // runProgressMode resolves --progress: "auto" is a bar when stderr is a

@@ -127,3 +127,25 @@ func TestRunCheckBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestShownPath: bench run prints an output path inside the working folder
+// relative to it, and one outside it absolute, never as "../../tmp/out".
+func TestShownPath(t *testing.T) {
+	root := t.TempDir()
+	wd := filepath.Join(root, "work", "repo")
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(wd)
+	out := filepath.Join(root, "out", "report.md")
+	for _, c := range []struct{ in, want string }{
+		{filepath.Join(wd, "results", "x", "report.md"), filepath.Join("results", "x", "report.md")},
+		{filepath.Join("results", "report.md"), filepath.Join("results", "report.md")},
+		{out, out},
+		{filepath.Join("..", "..", "out", "report.md"), out},
+	} {
+		if got := shownPath(c.in); got != c.want {
+			t.Errorf("shownPath(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

@@ -32,9 +32,10 @@ type Grid struct {
 // (Options.Validate), without duplicates, in a fixed order: methods, then
 // normalisations, missing policies, weights, K and depths, each in the
 // order given. Errors: an empty Methods list; more than MaxGridSettings
-// settings; an invalid value, named by axis and index ("weights[2]:
-// weights[1]: must be finite and ≥ 0, got -1"); a policy valid for none of
-// the methods.
+// settings; an invalid value, named by axis and index ("weights[2][1]:
+// must be finite and ≥ 0, got -1": weight 1 of the grid's weights 2;
+// "k[1]: RRF rank constant must be …"); a policy valid for none of the
+// methods.
 func (g Grid) Expand(inputs int) ([]Options, error) {
 	if len(g.Methods) == 0 {
 		return nil, fmt.Errorf("hybrid: grid: no methods")
@@ -50,12 +51,12 @@ func (g Grid) Expand(inputs int) ([]Options, error) {
 	// Check each value once, by axis and index, before combining.
 	for i, w := range weights {
 		if err := (Options{Method: RRF, K: d.K, Depth: d.Depth, Weights: w}).Validate(inputs); err != nil {
-			return nil, fmt.Errorf("hybrid: grid: weights[%d]: %w", i, trim(err))
+			return nil, fmt.Errorf("hybrid: grid: %s", axisErr("weights", i, err))
 		}
 	}
 	for i, k := range ks {
 		if err := (Options{Method: RRF, K: k, Depth: d.Depth}).Validate(inputs); err != nil {
-			return nil, fmt.Errorf("hybrid: grid: k[%d]: %w", i, trim(err))
+			return nil, fmt.Errorf("hybrid: grid: %s", axisErr("k", i, err))
 		}
 	}
 	for i, dp := range depths {
@@ -143,6 +144,22 @@ func orDefault[T any](v []T, d T) []T {
 
 // trim drops the "hybrid: " prefix of an error from Validate (the caller
 // adds its own).
+// axisErr names Options.Validate's error about one value of a grid axis by
+// the axis and index, merging the axis name Validate already starts with:
+// "weights[1]: must be …" of entry 2 is "weights[2][1]: must be …",
+// "k: RRF rank constant …" of entry 1 is "k[1]: RRF rank constant …".
+func axisErr(axis string, i int, err error) string {
+	msg := trim(err).Error()
+	at := fmt.Sprintf("%s[%d]", axis, i)
+	if rest, ok := strings.CutPrefix(msg, axis+"["); ok {
+		return at + "[" + rest
+	}
+	if rest, ok := strings.CutPrefix(msg, axis+": "); ok {
+		return at + ": " + rest
+	}
+	return at + ": " + msg
+}
+
 func trim(err error) error {
 	return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "hybrid: "))
 }

@@ -81,9 +81,9 @@ func TestGridErrors(t *testing.T) {
 	}{
 		{"no methods", Grid{}, "no methods"},
 		{"unknown method", Grid{Methods: []Method{RRF, "wmnz"}}, `methods[1]: unknown fusion method "wmnz"`},
-		{"negative weight", Grid{Methods: []Method{CombSUM}, Weights: [][]float64{{1, 1}, {1, -1}}}, "weights[1]: weights[1]: must be finite and ≥ 0, got -1"},
-		{"weight count", Grid{Methods: []Method{CombSUM}, Weights: [][]float64{{1}}}, "weights[0]: weights: 1 weights for 2 inputs"},
-		{"k", Grid{Methods: []Method{RRF}, K: []float64{60, -1}}, "k[1]: k: RRF rank constant"},
+		{"negative weight", Grid{Methods: []Method{CombSUM}, Weights: [][]float64{{1, 1}, {1, -1}}}, "weights[1][1]: must be finite and ≥ 0, got -1"},
+		{"weight count", Grid{Methods: []Method{CombSUM}, Weights: [][]float64{{1}}}, "weights[0]: 1 weights for 2 inputs"},
+		{"k", Grid{Methods: []Method{RRF}, K: []float64{60, -1}}, "k[1]: RRF rank constant"},
 		{"depth", Grid{Methods: []Method{RRF}, Depths: []int{100, 0}}, "depths[1]: must be ≥ 1"},
 		{"norm", Grid{Methods: []Method{CombSUM}, Norms: []Normalization{"l2"}}, `unknown normalization "l2"`},
 		{"unused policy", Grid{Methods: []Method{CombSUM}, Missing: []Missing{MissingRank}}, `missing[0]: policy "rank" applies to none`},

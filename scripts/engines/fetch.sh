@@ -39,18 +39,11 @@ zips=(
 knn_artifact="org.opensearch.plugin:opensearch-knn:3.5.0.0:zip"
 knn_sha="99fdf3ac9ef95974e276298b83a58532bf21ba13bd5fd96a4b59465b7e613309"
 
-for tool in mvn unzip sha256sum; do
-  command -v "$tool" >/dev/null || { echo "engines/fetch: $tool is required" >&2; exit 1; }
-done
+# shellcheck source=scripts/fetch-lib.sh
+source "$root/scripts/fetch-lib.sh"
+require_tools engines/fetch mvn unzip sha256sum
 
 want=("$@")
-selected() {
-  [[ ${#want[@]} -eq 0 ]] && return 0
-  local w
-  for w in "${want[@]}"; do [[ "$w" == "$1" ]] && return 0; done
-  return 1
-}
-sha() { sha256sum "$1" | cut -d' ' -f1; }
 
 # fetch ARTIFACT SHA DIR: copies the artifact into DIR and checks its hash;
 # prints the file's path.
@@ -74,7 +67,7 @@ failed=0
 mkdir -p "$dest"
 for entry in "${zips[@]}"; do
   IFS='|' read -r name folder artifact zip_sha <<<"$entry"
-  selected "$name" || continue
+  selected "$name" "${want[@]}" || continue
   dir="$dest/$folder"
   source_line="artifact: $artifact sha256 $zip_sha"
   if [[ -f "$dir/SOURCE" ]] && grep -qxF "$source_line" "$dir/SOURCE"; then

@@ -1,0 +1,116 @@
+package sweep
+
+import (
+	"fmt"
+	"slices"
+)
+
+// tuningTableRows is how many settings of a grid report.md lists (the best
+// on the tuning queries, and the default); results.json has them all.
+const tuningTableRows = 10
+
+// tuning writes the Tuning section: per tuned cell, the setting chosen on
+// the tuning queries, its held-out mean against the untuned default's with
+// the paired test, and the best settings of the grid.
+func (r *reportWriter) tuning() {
+	var tuned []CellResult
+	for _, c := range r.res.Cells {
+		if c.Tuning != nil {
+			tuned = append(tuned, c)
+		}
+	}
+	if len(tuned) == 0 {
+		return
+	}
+	t0 := tuned[0].Tuning
+	r.w("## Tuning\n\n")
+	r.w("Each tuned cell evaluated every setting of its grid on the %d tuning queries only and kept the best by %s (ties: the earlier setting); its numbers above are that setting's. The held-out columns (%d queries) are the honest estimate; the test is the chosen setting against the untuned default on the held-out queries (%s, one comparison per cell).\n\n",
+		t0.TuningQueries, t0.Metric, t0.HeldOutQueries, testName(r.cfg.Significance.Test))
+	var rows [][]string
+	for _, c := range tuned {
+		t := c.Tuning
+		verdict := tuningVerdict(t)
+		rows = append(rows, []string{c.Name, fmt.Sprint(len(t.Settings)), mdEscape(t.Chosen.Name), f4(t.Chosen.Tuning), f4(t.Chosen.HeldOut),
+			mdEscape(t.Default.Name), f4(t.Default.HeldOut), verdict})
+	}
+	table(&r.b, []string{"cell", "settings", "chosen", t0.Metric + " tuning", t0.Metric + " held-out", "default", "default held-out", "chosen − default (held-out)"}, rows)
+	r.w("\n")
+	for _, c := range tuned {
+		t := c.Tuning
+		order := make([]int, len(t.Settings))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int {
+			switch x, y := t.Settings[a].Tuning, t.Settings[b].Tuning; {
+			case x > y:
+				return -1
+			case x < y:
+				return 1
+			}
+			return 0
+		})
+		shown := order[:min(len(order), tuningTableRows)]
+		r.w("`%s`: the %d best of %d settings on the tuning queries", c.Name, len(shown), len(t.Settings))
+		r.w(" (all in results.json):\n\n")
+		var srows [][]string
+		hasDefault := false
+		for rank, i := range shown {
+			s := t.Settings[i]
+			mark := ""
+			if s.Name == t.Default.Name {
+				mark, hasDefault = " (default)", true
+			}
+			srows = append(srows, []string{fmt.Sprint(rank + 1), mdEscape(s.Name) + mark, f4(s.Tuning), f4(s.HeldOut)})
+		}
+		if !hasDefault {
+			srows = append(srows, []string{"–", mdEscape(t.Default.Name) + " (default)", f4(t.Default.Tuning), f4(t.Default.HeldOut)})
+		}
+		table(&r.b, []string{"rank", "setting", t.Metric + " tuning", t.Metric + " held-out"}, srows)
+		r.w("\n")
+	}
+}
+
+// testName is the significance test's name for prose.
+func testName(test string) string {
+	switch test {
+	case "t":
+		return "paired t-test"
+	case "randomization":
+		return "paired randomization test"
+	case "bootstrap":
+		return "paired bootstrap test"
+	case "wilcoxon":
+		return "Wilcoxon signed-rank test"
+	case "sign":
+		return "sign test"
+	}
+	return test
+}
+
+// tuningVerdict is the chosen − default held-out difference and its test.
+func tuningVerdict(t *Tuning) string {
+	switch {
+	case t.Test != nil:
+		v := fmt.Sprintf("%s, p %s", signed(t.Test.MeanDiff), formatP(t.Test.P))
+		if t.Test.Significant {
+			return v + " (significant)"
+		}
+		return v + " (not significant)"
+	case t.HeldOutQueries == 0:
+		return "no held-out query"
+	}
+	return "default chosen"
+}
+
+// tuningSummary is one sentence per tuned cell, for report.html's summary.
+func tuningSummary(res *Results) []string {
+	var out []string
+	for _, c := range res.Cells {
+		if t := c.Tuning; t != nil {
+			out = append(out, fmt.Sprintf("Tuned %s over %d settings on the tuning queries: chose %s (%s tuning %s, held-out %s); the default %s scores %s held out; chosen − default %s.",
+				c.Name, len(t.Settings), t.Chosen.Name, t.Metric, f4(t.Chosen.Tuning), f4(t.Chosen.HeldOut), t.Default.Name, f4(t.Default.HeldOut), tuningVerdict(t)))
+		}
+	}
+	return out
+}

@@ -1,0 +1,273 @@
+package sweep
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ragbench/ragbench/compare"
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/retrievers/hybrid"
+	"github.com/ragbench/ragbench/stats"
+)
+
+// Tuning is a tuned cell's grid search (results.json "tuning"): every
+// setting's mean of Metric on the tuning and the held-out queries, the
+// setting chosen on the tuning queries alone (its run is the cell's), and
+// the paired test of the chosen setting against the untuned default on the
+// held-out queries.
+type Tuning struct {
+	// Metric is the primary metric at prompt_k, which picks the setting.
+	Metric         string `json:"metric"`
+	TuningQueries  int    `json:"tuning_queries"`
+	HeldOutQueries int    `json:"heldout_queries"`
+	// Chosen is the setting with the highest tuning mean (ties: the
+	// earlier in grid order); Default the untuned default
+	// (hybrid.DefaultOptions, or rerank's default alpha), evaluated
+	// whether or not the grid holds it.
+	Chosen  TuningSetting `json:"chosen"`
+	Default TuningSetting `json:"default"`
+	// Test is Chosen (A) against Default (B) on Metric over the held-out
+	// queries with the config's significance test (one comparison per
+	// tuned cell, so the correction leaves p unchanged); nil when the
+	// default is chosen or there is no held-out query.
+	Test *PairTest `json:"test,omitempty"`
+	// Settings is the whole grid, in grid order.
+	Settings []TuningSetting `json:"settings"`
+}
+
+// TuningSetting is one setting's name and means.
+type TuningSetting struct {
+	Name    string  `json:"name"`
+	Tuning  float64 `json:"tuning"`
+	HeldOut float64 `json:"heldout"`
+}
+
+// runTuned produces a tuned cell's run: each setting's run from the
+// inputs' runs (a hybrid fuses them once ranked, hybrid.RankRuns; a rerank
+// reinterpolates the cross-encoder's scores, which the sweep's cross-scorer
+// memo computes once), evaluated on the primary metric; the chosen
+// setting's run is the cell's. The run and the Tuning are cached under the
+// cell's run-cache key.
+func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell Cell, scope string) (*cellRun, error) {
+	rc := cell.Retriever
+	key := r.cacheKey(cc, cell)
+	cr := &cellRun{key: key, timing: Timing{Cell: cell.Name}}
+	runPath := filepath.Join(r.env.cacheDir, "runs", key[:2], key+".json")
+	tunePath := filepath.Join(r.env.cacheDir, "runs", key[:2], key+".tuning.json")
+	if run, err := readCachedRun(runPath); err == nil {
+		if data, err := os.ReadFile(tunePath); err == nil {
+			var t Tuning
+			if json.Unmarshal(data, &t) == nil {
+				cr.run, cr.tuning, cr.timing.Cached = run, &t, true
+				cc.runs[rc.Name] = cr
+				return cr, nil
+			}
+		}
+	}
+	t0 := time.Now()
+	var produce func(s tuneSetting) (eval.Run, error)
+	switch rc.Type {
+	case "hybrid":
+		in := make([]eval.Run, len(rc.Inputs))
+		for i, name := range rc.Inputs {
+			in[i] = cc.runs[name].run
+		}
+		ranked, err := hybrid.RankRuns(in)
+		if err != nil {
+			return nil, err
+		}
+		produce = func(s tuneSetting) (eval.Run, error) {
+			run, err := ranked.Fuse(s.hybrid)
+			if err != nil {
+				return nil, err
+			}
+			return truncate(run, cc.depth), nil
+		}
+	case "rerank":
+		first := cc.runs[rc.Input].run
+		produce = func(s tuneSetting) (eval.Run, error) {
+			one := rc
+			one.Tune, one.settings = nil, nil
+			one.Alpha = &s.alpha
+			return r.be.rerank(ctx, first, r.ds.queries, cc.chunks, one, r.env)
+		}
+	default:
+		return nil, fmt.Errorf("retriever %q: type %s is not tuned", rc.Name, rc.Type)
+	}
+	ev := r.tuneEvaluator(cc)
+	t := &Tuning{Metric: ev.metric, TuningQueries: len(ev.tuning), HeldOutQueries: len(ev.heldout)}
+	def := rc.tuneDefault()
+	var chosenRun eval.Run
+	var chosenCol, defCol map[string]float64
+	best := -1
+	if rc.Type == "hybrid" {
+		r.prog.begin(scope, "fuse", len(rc.settings), "settings")
+	}
+	for i, s := range rc.settings {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if rc.Type == "rerank" {
+			r.prog.begin(scope+" ("+s.name+")", "rerank", 0, "pairs")
+		}
+		run, err := produce(s)
+		if err != nil {
+			return nil, fmt.Errorf("setting %s: %w", s.name, err)
+		}
+		ts, col, err := ev.eval(s.name, run)
+		if err != nil {
+			return nil, err
+		}
+		t.Settings = append(t.Settings, ts)
+		if best < 0 || ts.Tuning > t.Settings[best].Tuning {
+			best, chosenRun, chosenCol = i, run, col
+		}
+		if s.name == def.name {
+			t.Default, defCol = ts, col
+		}
+		if rc.Type == "rerank" {
+			r.prog.end("")
+		} else {
+			r.prog.set(i+1, 0)
+		}
+	}
+	if rc.Type == "hybrid" {
+		r.prog.end("")
+	}
+	t.Chosen = t.Settings[best]
+	if defCol == nil {
+		if rc.Type == "rerank" {
+			r.prog.begin(scope+" (default "+def.name+")", "rerank", 0, "pairs")
+		}
+		run, err := produce(def)
+		if err != nil {
+			return nil, fmt.Errorf("default %s: %w", def.name, err)
+		}
+		if rc.Type == "rerank" {
+			r.prog.end("")
+		}
+		if t.Default, defCol, err = ev.eval(def.name, run); err != nil {
+			return nil, err
+		}
+	}
+	if t.Chosen.Name != t.Default.Name && len(ev.heldout) > 0 {
+		p, err := tuneTest(r.cfg, ev, t.Chosen.Name, t.Default.Name, chosenCol, defCol)
+		if err != nil {
+			return nil, err
+		}
+		t.Test = p
+	}
+	if rc.Type == "hybrid" {
+		cr.timing.Fuse = time.Since(t0).Seconds()
+	} else {
+		cr.timing.Rerank = time.Since(t0).Seconds()
+	}
+	cr.run, cr.tuning = chosenRun, t
+	for _, q := range r.ds.queries {
+		if cr.run[q.ID] == nil {
+			cr.run[q.ID] = []eval.Result{}
+		}
+	}
+	if err := fileutil.WriteAtomic(runPath, mustJSON(cachedRun(cr.run))); err != nil {
+		return nil, fmt.Errorf("run cache: %w", err)
+	}
+	if err := fileutil.WriteAtomic(tunePath, mustJSON(t)); err != nil {
+		return nil, fmt.Errorf("run cache: %w", err)
+	}
+	cc.runs[rc.Name] = cr
+	return cr, nil
+}
+
+// tuneEvaluator scores a setting's chunk-level run as the cell would be
+// scored (MaxP for document-level qrels, cut to the config's depth), on
+// the primary metric at prompt_k only.
+type tuneEvaluator struct {
+	cfg             Config // Metrics and K reduced to the primary metric at prompt_k
+	qrels           eval.Qrels
+	metric          string
+	tuning, heldout []string // answerable query ids
+	docOf           func(string) string
+	docLevel        bool
+	depth           int
+}
+
+func (r *cellRunner) tuneEvaluator(cc *chunkCells) *tuneEvaluator {
+	ev := &tuneEvaluator{cfg: *r.cfg, qrels: r.ds.qrels, metric: metricName(r.cfg.PrimaryMetric, r.cfg.PromptK),
+		docOf: cc.docOf, docLevel: cc.level == corpus.DocLevel, depth: r.cfg.Depth}
+	ev.cfg.Metrics = []string{r.cfg.PrimaryMetric}
+	ev.cfg.K = []int{r.cfg.PromptK}
+	for _, id := range r.ds.answerable {
+		if r.ds.heldout[id] {
+			ev.heldout = append(ev.heldout, id)
+		} else {
+			ev.tuning = append(ev.tuning, id)
+		}
+	}
+	return ev
+}
+
+// eval returns the setting's means and its per-query values of the metric.
+func (ev *tuneEvaluator) eval(name string, run eval.Run) (TuningSetting, map[string]float64, error) {
+	final := run
+	if ev.docLevel {
+		final = corpus.MaxP(final, ev.docOf)
+	}
+	final = truncate(final, ev.depth)
+	scores, err := evaluateRun(&ev.cfg, ev.qrels, final)
+	if err != nil {
+		return TuningSetting{}, nil, fmt.Errorf("setting %s: %w", name, err)
+	}
+	col := scores[ev.metric]
+	mean := func(ids []string) float64 {
+		if len(ids) == 0 {
+			return 0
+		}
+		s := 0.0
+		for _, id := range ids {
+			s += col[id]
+		}
+		return s / float64(len(ids))
+	}
+	return TuningSetting{Name: name, Tuning: mean(ev.tuning), HeldOut: mean(ev.heldout)}, col, nil
+}
+
+// tuneTest is the paired test of setting a against b on the held-out
+// queries, with the config's test, correction, alpha, permutations and seed.
+func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string]float64) (*PairTest, error) {
+	s := cfg.Significance
+	test, err := stats.ParseTest(s.Test)
+	if err != nil {
+		return nil, err
+	}
+	corr, err := stats.ParseCorrection(s.Correction)
+	if err != nil {
+		return nil, err
+	}
+	held := func(col map[string]float64) map[string]map[string]float64 {
+		m := make(map[string]float64, len(ev.heldout))
+		for _, id := range ev.heldout {
+			m[id] = col[id]
+		}
+		return map[string]map[string]float64{ev.metric: m}
+	}
+	in := compare.Input{Systems: []string{a, b}, Metrics: []string{ev.metric}, Queries: ev.heldout,
+		Scores: compare.Scores{a: held(colA), b: held(colB)}}
+	rep, err := compare.Compare(in, compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
+		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed)})
+	if err != nil {
+		return nil, fmt.Errorf("tuning test: %w", err)
+	}
+	if len(rep.Pairs) != 1 {
+		return nil, fmt.Errorf("tuning test: %d comparisons, want 1", len(rep.Pairs))
+	}
+	p := rep.Pairs[0]
+	return &PairTest{A: p.A, B: p.B, Metric: p.Metric, MeanA: p.MeanA, MeanB: p.MeanB,
+		P: p.P, PAdjusted: p.PAdjusted, Significant: p.Significant, MeanDiff: p.Effect.MeanDiff,
+		CILow: p.Effect.CILow, CIHigh: p.Effect.CIHigh, Wins: p.Effect.Wins, Ties: p.Effect.Ties, Losses: p.Effect.Losses}, nil
+}
