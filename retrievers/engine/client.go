@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 )
 
 // Defaults the configuration layer applies when the user gives nothing.
@@ -134,6 +135,12 @@ func dial(c Conn) (*client, error) {
 		v := os.Getenv(name)
 		if v == "" {
 			return "", fmt.Errorf("engine: environment variable %s is unset or empty", name)
+		}
+		if strings.ContainsFunc(v, unicode.IsControl) {
+			// Not a valid header value (an API key), or a credential the
+			// engine would refuse with a 401 after retries: say so now,
+			// without showing the value.
+			return "", fmt.Errorf("engine: environment variable %s holds a control character (a trailing \\r or \\n read from a file?); its value is not shown", name)
 		}
 		return v, nil
 	}

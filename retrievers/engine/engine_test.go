@@ -19,6 +19,7 @@ import (
 
 func TestDialRefusesBadConns(t *testing.T) {
 	t.Setenv("RB_EMPTY", "")
+	t.Setenv("RB_NEWLINE", "hunter2\n")
 	for _, tc := range []struct {
 		conn Conn
 		want string
@@ -39,6 +40,8 @@ func TestDialRefusesBadConns(t *testing.T) {
 		{Conn{URLs: []string{"http://127.0.0.1:9200"}, UserEnv: "RB_EMPTY"}, "needs both"},
 		{Conn{URLs: []string{"http://127.0.0.1:9200"}, UserEnv: "A", PasswordEnv: "B", APIKeyEnv: "C"}, "not both"},
 		{Conn{URLs: []string{"http://127.0.0.1:9200"}, CAFile: "/nonexistent.pem"}, "CA file"},
+		{Conn{URLs: []string{"http://127.0.0.1:9200"}, APIKeyEnv: "RB_NEWLINE"}, "RB_NEWLINE holds a control character"},
+		{Conn{URLs: []string{"http://127.0.0.1:9200"}, UserEnv: "RB_NEWLINE", PasswordEnv: "RB_NEWLINE"}, "RB_NEWLINE holds a control character"},
 	} {
 		_, err := dial(tc.conn)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
