@@ -419,7 +419,7 @@ func ReadChromaCSV(path string, docs []corpus.Document) ([]Query, error) {
 // Slice is corpus_id, so per-slice means are Chroma's per-corpus scores;
 // every grade is 1. Line numbers in errors are the CSV record's first line.
 //
-// Errors (*eval.SyntaxError): a missing column, malformed CSV or JSON, a
+// Errors (*eval.SyntaxError): a missing column or one given twice, malformed CSV or JSON (references null included), a
 // corpus_id with no document, a reference outside its document or whose
 // content differs from the document there, a file with no question.
 func ParseChromaCSV(r io.Reader, name string, docs []corpus.Document) ([]Query, error) {
@@ -436,9 +436,13 @@ func ParseChromaCSV(r io.Reader, name string, docs []corpus.Document) ([]Query, 
 	col := map[string]int{}
 	for i, h := range header {
 		h = strings.TrimPrefix(h, "\ufeff")
-		if _, dup := col[h]; !dup {
-			col[h] = i
+		if j, dup := col[h]; dup {
+			if h == "question" || h == "references" || h == "corpus_id" {
+				return nil, &eval.SyntaxError{File: name, Line: 1, Field: h, Msg: fmt.Sprintf("column given twice (columns %d and %d)", j+1, i+1)}
+			}
+			continue
 		}
+		col[h] = i
 	}
 	for _, want := range []string{"question", "references", "corpus_id"} {
 		if _, ok := col[want]; !ok {

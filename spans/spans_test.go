@@ -289,15 +289,16 @@ func TestChromaQuestions(t *testing.T) {
 func TestParseChromaCSVErrors(t *testing.T) {
 	docs := []corpus.Document{{ID: "sotu", Text: "We’re cutting fees."}}
 	for name, tc := range map[string]struct{ in, want string }{
-		"no corpus": {"question,references,corpus_id\nq,[],lease\n", `c.csv:2: corpus_id: question 0: no document "lease"`},
-		"past end":  {"question,references,corpus_id\nq,\"[{\"\"content\"\": \"\"x\"\", \"\"start_index\"\": 10, \"\"end_index\"\": 30}]\",sotu\n", `outside the document (0 to 19 code points)`},
-		"differs":   {"question,references,corpus_id\n\"multi\nline\",\"[{\"\"content\"\": \"\"were\"\", \"\"start_index\"\": 0, \"\"end_index\"\": 4}]\",sotu\n", `c.csv:2: references[0]: question 0: doc "sotu": text differs`},
-		"bad json":  {"question,references,corpus_id\nq,[{,sotu\n", `references: question 0: want a JSON list`},
-		"no column": {"question,refs,corpus_id\n", `references: missing column`},
-		"empty":     {"", `empty file`},
-		"no rows":   {"question,references,corpus_id\n", `no questions`},
-		"bad csv":   {"question,references,corpus_id\n\"q,[],sotu\n", `c.csv:2:`},
-		"null refs": {"question,references,corpus_id\nq,null,sotu\n", `c.csv:2: references: question 0: want a JSON list`},
+		"no corpus":  {"question,references,corpus_id\nq,[],lease\n", `c.csv:2: corpus_id: question 0: no document "lease"`},
+		"past end":   {"question,references,corpus_id\nq,\"[{\"\"content\"\": \"\"x\"\", \"\"start_index\"\": 10, \"\"end_index\"\": 30}]\",sotu\n", `outside the document (0 to 19 code points)`},
+		"differs":    {"question,references,corpus_id\n\"multi\nline\",\"[{\"\"content\"\": \"\"were\"\", \"\"start_index\"\": 0, \"\"end_index\"\": 4}]\",sotu\n", `c.csv:2: references[0]: question 0: doc "sotu": text differs`},
+		"bad json":   {"question,references,corpus_id\nq,[{,sotu\n", `references: question 0: want a JSON list`},
+		"no column":  {"question,refs,corpus_id\n", `references: missing column`},
+		"empty":      {"", `empty file`},
+		"no rows":    {"question,references,corpus_id\n", `no questions`},
+		"bad csv":    {"question,references,corpus_id\n\"q,[],sotu\n", `c.csv:2:`},
+		"dup column": {"question,references,corpus_id,question\nq,[],sotu,r\n", `c.csv:1: question: column given twice (columns 1 and 4)`},
+		"null refs":  {"question,references,corpus_id\nq,null,sotu\n", `c.csv:2: references: question 0: want a JSON list`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseChromaCSV(strings.NewReader(tc.in), "c.csv", docs)
