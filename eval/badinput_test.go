@@ -316,3 +316,19 @@ func TestWriteTRECFirstID(t *testing.T) {
 		t.Errorf("empty query id written: %q", b.String())
 	}
 }
+
+// TestRanxScoreNotANumber: a ranx score that is null, a list or an object
+// is named as the file spells it (it was printed as Go's "<nil>" or "[").
+func TestRanxScoreNotANumber(t *testing.T) {
+	for text, want := range map[string]string{
+		`{"q1": {"d1": null}}`:     `score is not a number: null`,
+		`{"q1": {"d1": [1]}}`:      `score is not a number: a list […]`,
+		`{"q1": {"d1": {"s": 1}}}`: `score is not a number: an object {…}`,
+		`{"q1": {"d1": false}}`:    `score is not a number: false`,
+	} {
+		_, _, err := ParseRun(strings.NewReader(text), "run")
+		if err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v; want an error ending %q", text, err, want)
+		}
+	}
+}

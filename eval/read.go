@@ -980,7 +980,7 @@ func parseRunJSON(r io.Reader, name string) (Run, RunInfo, error) {
 				if str, isStr := tok.(string); isStr {
 					return fail("score", "query %q doc %q: score is a string, not a number: %q", qid, did, str)
 				}
-				return fail("score", "query %q doc %q: score is not a number: %v", qid, did, tok)
+				return fail("score", "query %q doc %q: score is not a number: %s", qid, did, jsonTokenText(tok))
 			}
 			sc, err := strconv.ParseFloat(num.String(), 64)
 			if err != nil || math.IsInf(sc, 0) || math.IsNaN(sc) {
@@ -1174,6 +1174,22 @@ func isQrelsComment(line []byte) bool {
 func isRunComment(line []byte) bool {
 	t := bytes.TrimLeft(line, " \t\v\f\r")
 	return len(t) > 0 && t[0] == '#'
+}
+
+// jsonTokenText names a JSON token as the file spells it: null, true,
+// false, or the opening of an object or list.
+func jsonTokenText(tok json.Token) string {
+	switch t := tok.(type) {
+	case nil:
+		return "null"
+	case json.Delim:
+		if t == '{' {
+			return "an object {…}"
+		}
+		return "a list […]"
+	default:
+		return fmt.Sprint(t)
+	}
 }
 
 // checkJSONText returns a *SyntaxError naming the line of the first byte of

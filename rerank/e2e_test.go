@@ -114,7 +114,7 @@ func TestE2ERerankSciFact(t *testing.T) {
 		{rerank.ModeCE, 0.3342, 0.03, false},
 		{rerank.ModeInterpolate, 0.7210, 0.02, true},
 	} {
-		r, err := rerank.New(first, cache.Score, rerank.PassagesFromMap(texts), rerank.Options{Depth: 100, Mode: tc.mode})
+		r, err := rerank.New(first, cache.Score, rerank.PassagesFromMap(texts), rerank.Options{Depth: 100, Mode: tc.mode, Alpha: rerank.DefaultAlpha})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -57,7 +57,7 @@ func TestE2ERerankInt8(t *testing.T) {
 		for _, w := range ce.Warnings() {
 			t.Logf("%s: %s", m.name, w)
 		}
-		r, err := rerank.New(first, ce.Score, rerank.PassagesFromMap(texts), rerank.Options{Depth: 100, Mode: rerank.ModeInterpolate})
+		r, err := rerank.New(first, ce.Score, rerank.PassagesFromMap(texts), rerank.Options{Depth: 100, Mode: rerank.ModeInterpolate, Alpha: rerank.DefaultAlpha})
 		if err != nil {
 			t.Fatal(err)
 		}

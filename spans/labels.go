@@ -215,6 +215,13 @@ func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, erro
 			Gold      json.RawMessage   `json:"gold"`
 			GoldSpans []json.RawMessage `json:"gold_spans"`
 		}
+		if off := jsonkey.Rewritten(line); off >= 0 {
+			what := fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", line[off])
+			if line[off] == '\\' {
+				what = fmt.Sprintf("a lone UTF-16 surrogate %s", line[off:min(off+6, len(line))])
+			}
+			return nil, fail("json", "column %d: %s: JSON text must be UTF-8, and decoding would replace it by U+FFFD (ids and quotes would silently change)", off+1, what)
+		}
 		var keys map[string]json.RawMessage
 		if err := json.Unmarshal(line, &keys); err != nil {
 			return nil, fail("json", "invalid JSON object: %v", err)
@@ -412,7 +419,7 @@ func ReadChromaCSV(path string, docs []corpus.Document) ([]Query, error) {
 // Slice is corpus_id, so per-slice means are Chroma's per-corpus scores;
 // every grade is 1. Line numbers in errors are the CSV record's first line.
 //
-// Errors (*eval.SyntaxError): a missing column, malformed CSV or JSON, a
+// Errors (*eval.SyntaxError): a missing column or one given twice, malformed CSV or JSON (references null included), a
 // corpus_id with no document, a reference outside its document or whose
 // content differs from the document there, a file with no question.
 func ParseChromaCSV(r io.Reader, name string, docs []corpus.Document) ([]Query, error) {
@@ -429,9 +436,13 @@ func ParseChromaCSV(r io.Reader, name string, docs []corpus.Document) ([]Query, 
 	col := map[string]int{}
 	for i, h := range header {
 		h = strings.TrimPrefix(h, "\ufeff")
-		if _, dup := col[h]; !dup {
-			col[h] = i
+		if j, dup := col[h]; dup {
+			if h == "question" || h == "references" || h == "corpus_id" {
+				return nil, &eval.SyntaxError{File: name, Line: 1, Field: h, Msg: fmt.Sprintf("column given twice (columns %d and %d)", j+1, i+1)}
+			}
+			continue
 		}
+		col[h] = i
 	}
 	for _, want := range []string{"question", "references", "corpus_id"} {
 		if _, ok := col[want]; !ok {
@@ -466,7 +477,11 @@ func ParseChromaCSV(r io.Reader, name string, docs []corpus.Document) ([]Query, 
 			Start   *int    `json:"start_index"`
 			End     *int    `json:"end_index"`
 		}
-		if err := json.Unmarshal([]byte(rec[col["references"]]), &refs); err != nil {
+		raw := strings.TrimSpace(rec[col["references"]])
+		if !strings.HasPrefix(raw, "[") {
+			return nil, fail("references", "want a JSON list of {\"content\", \"start_index\", \"end_index\"} ([] for none), got %q", clip(raw))
+		}
+		if err := json.Unmarshal([]byte(raw), &refs); err != nil {
 			return nil, fail("references", "want a JSON list of {\"content\", \"start_index\", \"end_index\"}: %v", err)
 		}
 		for i, ref := range refs {

@@ -242,6 +242,8 @@ func TestParseJSONLErrors(t *testing.T) {
 		"spans string":  {`{"id": "q", "gold_spans": "act"}`, `gold_spans: must be a list of spans`},
 		"question num":  {`{"id": "q", "question": 3, "gold_spans": []}`, `question: must be a string, got 3`},
 		"repeated key":  {`{"id": "q", "gold_spans": [], "id": "r"}`, `id: key given twice`},
+		"invalid utf8":  {"{\"id\": \"q\xff\", \"gold_spans\": []}", `l.jsonl:1: json: column 10: invalid UTF-8 (byte 0xff)`},
+		"surrogate":     {`{"id": "q\ud800", "gold_spans": []}`, `l.jsonl:1: json: column 10: a lone UTF-16 surrogate`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseJSONL(strings.NewReader(tc.in), "l.jsonl", labelDocs)
@@ -287,14 +289,16 @@ func TestChromaQuestions(t *testing.T) {
 func TestParseChromaCSVErrors(t *testing.T) {
 	docs := []corpus.Document{{ID: "sotu", Text: "We’re cutting fees."}}
 	for name, tc := range map[string]struct{ in, want string }{
-		"no corpus": {"question,references,corpus_id\nq,[],lease\n", `c.csv:2: corpus_id: question 0: no document "lease"`},
-		"past end":  {"question,references,corpus_id\nq,\"[{\"\"content\"\": \"\"x\"\", \"\"start_index\"\": 10, \"\"end_index\"\": 30}]\",sotu\n", `outside the document (0 to 19 code points)`},
-		"differs":   {"question,references,corpus_id\n\"multi\nline\",\"[{\"\"content\"\": \"\"were\"\", \"\"start_index\"\": 0, \"\"end_index\"\": 4}]\",sotu\n", `c.csv:2: references[0]: question 0: doc "sotu": text differs`},
-		"bad json":  {"question,references,corpus_id\nq,[{,sotu\n", `references: question 0: want a JSON list`},
-		"no column": {"question,refs,corpus_id\n", `references: missing column`},
-		"empty":     {"", `empty file`},
-		"no rows":   {"question,references,corpus_id\n", `no questions`},
-		"bad csv":   {"question,references,corpus_id\n\"q,[],sotu\n", `c.csv:2:`},
+		"no corpus":  {"question,references,corpus_id\nq,[],lease\n", `c.csv:2: corpus_id: question 0: no document "lease"`},
+		"past end":   {"question,references,corpus_id\nq,\"[{\"\"content\"\": \"\"x\"\", \"\"start_index\"\": 10, \"\"end_index\"\": 30}]\",sotu\n", `outside the document (0 to 19 code points)`},
+		"differs":    {"question,references,corpus_id\n\"multi\nline\",\"[{\"\"content\"\": \"\"were\"\", \"\"start_index\"\": 0, \"\"end_index\"\": 4}]\",sotu\n", `c.csv:2: references[0]: question 0: doc "sotu": text differs`},
+		"bad json":   {"question,references,corpus_id\nq,[{,sotu\n", `references: question 0: want a JSON list`},
+		"no column":  {"question,refs,corpus_id\n", `references: missing column`},
+		"empty":      {"", `empty file`},
+		"no rows":    {"question,references,corpus_id\n", `no questions`},
+		"bad csv":    {"question,references,corpus_id\n\"q,[],sotu\n", `c.csv:2:`},
+		"dup column": {"question,references,corpus_id,question\nq,[],sotu,r\n", `c.csv:1: question: column given twice (columns 1 and 4)`},
+		"null refs":  {"question,references,corpus_id\nq,null,sotu\n", `c.csv:2: references: question 0: want a JSON list`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := ParseChromaCSV(strings.NewReader(tc.in), "c.csv", docs)

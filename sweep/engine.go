@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/retrievers"
@@ -268,8 +269,8 @@ func engineCacheable(rc RetrieverConfig) bool {
 }
 
 // enginePreflight reports, before any work, an engine retriever whose
-// credential variables are unset or empty (naming the variables, never
-// their values) or whose CA file is missing.
+// credential variables are unset, empty or hold a control character
+// (naming the variables, never their values) or whose CA file is missing.
 func enginePreflight(c *Config) []error {
 	var errs []error
 	for i, r := range c.Retrievers {
@@ -277,8 +278,13 @@ func enginePreflight(c *Config) []error {
 			continue
 		}
 		for _, v := range []struct{ field, name string }{{"user_env", r.UserEnv}, {"password_env", r.PasswordEnv}, {"api_key_env", r.APIKeyEnv}} {
-			if v.name != "" && os.Getenv(v.name) == "" {
+			if v.name == "" {
+				continue
+			}
+			if val := os.Getenv(v.name); val == "" {
 				errs = append(errs, c.errf(fmt.Sprintf("retrievers.%d.%s", i, v.field), "retriever %q: environment variable %s is unset or empty", r.Name, v.name))
+			} else if strings.ContainsFunc(val, unicode.IsControl) {
+				errs = append(errs, c.errf(fmt.Sprintf("retrievers.%d.%s", i, v.field), "retriever %q: environment variable %s holds a control character (a trailing \\r or \\n read from a file?); its value is not shown", r.Name, v.name))
 			}
 		}
 		if r.CAFile != "" {

@@ -261,4 +261,17 @@ func TestEngineSweepNoSecrets(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "retrievers[1].password_env: retriever \"es\": environment variable RB_TEST_PASS is unset or empty") {
 		t.Errorf("run with an unset variable: %v", err)
 	}
+
+	// A credential with a control character (a trailing "\r" from a CRLF
+	// .env file) stops the run before any work too, its value not shown
+	// (it was sent, and answered 401 after retries, or for an API key
+	// refused by net/http as "node unreachable").
+	t.Setenv("RB_TEST_PASS", secret+"\r")
+	_, err = Run(t.Context(), load(), Options{})
+	if err == nil || !strings.Contains(err.Error(), "retrievers[1].password_env: retriever \"es\": environment variable RB_TEST_PASS holds a control character") {
+		t.Errorf("run with a control character in a variable: %v", err)
+	}
+	if err != nil && strings.Contains(err.Error(), secret) {
+		t.Errorf("error shows the password: %v", err)
+	}
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -30,12 +32,41 @@ func ReadResults(path string) (*Results, error) {
 	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&res); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
+	first := map[string]int{}
 	for i, c := range res.Cells {
 		if c.Name == "" {
 			return nil, fmt.Errorf("%s: cell #%d has no name", path, i+1)
 		}
+		if j, dup := first[c.Name]; dup {
+			return nil, fmt.Errorf("%s: cell #%d: name %q already used by cell #%d", path, i+1, c.Name, j)
+		}
+		first[c.Name] = i + 1
+		for _, part := range []struct {
+			field string
+			m     map[string]map[string]float64
+		}{{"means", c.Means}, {"per_query", c.PerQuery}} {
+			if err := proportions(part.m); err != "" {
+				return nil, fmt.Errorf("%s: cell %q: %s %s", path, c.Name, part.field, err)
+			}
+		}
 	}
 	return &res, nil
+}
+
+// proportions checks that every value of a key → metric → value map is in
+// [0, 1] (to 1e-9 above 1, for rounding), as every metric family is; it
+// describes the first one that is
+// not (in key, then metric order), or returns "".
+func proportions(m map[string]map[string]float64) string {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		vals := m[k]
+		for _, metric := range slices.Sorted(maps.Keys(vals)) {
+			if v := vals[metric]; !(v >= 0 && v <= 1+1e-9) {
+				return fmt.Sprintf("%q: %s = %v, outside [0, 1] (every metric is a proportion: the file was edited or corrupted)", k, metric, v)
+			}
+		}
+	}
+	return ""
 }
 
 // ReadManifest reads a manifest.json written by bench run. Errors name the

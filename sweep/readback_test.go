@@ -44,3 +44,27 @@ func TestReadBack(t *testing.T) {
 		t.Errorf("MetricAt(recall) = %s, want recall@3 (prompt_k)", got)
 	}
 }
+
+// TestReadResultsGarbled: a hand-edited or corrupted results.json whose
+// cells repeat a name or hold a per-query value outside [0, 1] (every
+// metric family is a proportion) is refused, naming the file, cell, query
+// and metric — the gate would otherwise compare against the last copy of a
+// cell, or against a value no run can produce.
+func TestReadResultsGarbled(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct{ content, want string }{
+		"dup cell":  {`{"cells": [{"name": "doc/bm25"}, {"name": "doc/bm25"}]}`, `cell #2: name "doc/bm25" already used by cell #1`},
+		"negative":  {`{"cells": [{"name": "doc/bm25", "per_query": {"q1": {"ndcg@10": -5}}}]}`, `cell "doc/bm25": per_query "q1": ndcg@10 = -5, outside [0, 1]`},
+		"huge":      {`{"cells": [{"name": "doc/bm25", "per_query": {"q1": {"ndcg@10": 1e300}}}]}`, `ndcg@10 = 1e+300, outside [0, 1]`},
+		"mean huge": {`{"cells": [{"name": "doc/bm25", "means": {"all": {"ndcg@10": 2}}}]}`, `cell "doc/bm25": means "all": ndcg@10 = 2, outside [0, 1]`},
+	} {
+		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")
+		if err := os.WriteFile(p, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadResults(p)
+		if err == nil || !strings.Contains(err.Error(), p+": "+tc.want) && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", name, err, tc.want)
+		}
+	}
+}

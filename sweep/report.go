@@ -187,7 +187,7 @@ func (r *reportWriter) slices() {
 			if len(r.res.Cells) > 0 {
 				n = r.res.Cells[0].Counts[g]
 			}
-			r.w("### %s (%d answerable %s)\n\n", s, n, map[bool]string{true: "query", false: "queries"}[n == 1])
+			r.w("### %s (%d answerable %s)\n\n", mdEscape(s), n, map[bool]string{true: "query", false: "queries"}[n == 1])
 			if s == NoSlice {
 				r.w("Queries with no `%s` label.\n\n", r.cfg.Dataset.SliceField)
 			}
@@ -252,13 +252,13 @@ func (r *reportWriter) unanswerable() {
 				}
 				r.w("**%s**\n\n", c.Name)
 				for _, u := range c.Unanswerable {
-					r.w("- `%s` %s", u.QueryID, mdEscape(u.Query))
+					r.w("- %s %s", mdCode(u.QueryID), mdEscape(u.Query))
 					if u.Slice != "" {
-						r.w(" (%s)", u.Slice)
+						r.w(" (%s)", mdEscape(u.Slice))
 					}
 					r.w("\n")
 					for _, h := range u.Top {
-						r.w("  %d. `%s` %.4g — %s\n", h.Rank, h.ID, h.Score, mdEscape(h.Snippet))
+						r.w("  %d. %s %.4g — %s\n", h.Rank, mdCode(h.ID), h.Score, mdEscape(h.Snippet))
 					}
 					if len(u.Top) == 0 {
 						r.w("  (nothing)\n")
@@ -730,6 +730,28 @@ func fq(p *float64) string {
 }
 
 func pct(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }
+
+// mdCode writes s, a user's id, as a Markdown code span: fenced by one
+// backtick more than its longest run of backticks (padded with spaces when
+// it holds one), so that an id such as "q`<img>`" cannot end the span early
+// and leave raw HTML; a line break becomes a space.
+func mdCode(s string) string {
+	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	if longest == 0 {
+		return "`" + s + "`"
+	}
+	fence := strings.Repeat("`", longest+1)
+	return fence + " " + s + " " + fence
+}
 
 func mdEscape(s string) string {
 	r := strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;")

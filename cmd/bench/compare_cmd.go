@@ -142,6 +142,9 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	if *gateMode && (*baseline == "" || len(runs) < 2) {
 		return usagef("--gate needs --baseline NAME and at least one other run")
 	}
+	if *gateMode && *format != "table" && *format != "md" {
+		return usagef("--gate writes a Markdown summary: --format %s does not apply (drop it)", *format)
+	}
 	if *baseline != "" {
 		if _, ok := seen[*baseline]; !ok {
 			return usagef("--baseline %q is not one of the runs", *baseline)

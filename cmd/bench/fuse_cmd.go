@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -119,6 +120,10 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 	noteMissingQueries(stderr, paths, runs)
 	noteDepthCut(stderr, paths, runs, o.Depth)
 	fused, err := hybrid.Fuse(runs, o)
+	var ie *hybrid.InputError
+	if errors.As(err, &ie) && ie.Input < len(paths) {
+		return fmt.Errorf("%s: query %q: %v", paths[ie.Input], ie.Query, ie.Err)
+	}
 	if err != nil {
 		return err
 	}

@@ -77,7 +77,8 @@ func TestFuseErrorsCLI(t *testing.T) {
 		{[]string{"--method", "rrf", "--tag", "a b", a, b}, 2, "must contain no white space"},
 		{[]string{"--method", "rrf", "--bogus", a, b}, 2, "flag provided but not defined"},
 		{[]string{"--method", "rrf", a, "testdata/fuse/none.trec"}, 1, "none.trec"},
-		{[]string{"--method", "combsum", "--norm", "max", a, filepath.Join("testdata", "fuse", "negative.trec")}, 1, `query "q1": input 1: max normalization needs a top score > 0, got -0.5`},
+		{[]string{"--method", "combsum", "--norm", "max", a, filepath.Join("testdata", "fuse", "negative.trec")}, 1, `bench fuse: ` + filepath.Join("testdata", "fuse", "negative.trec") + `: query "q1": max normalization needs a top score > 0, got -0.5`},
+		{[]string{"--method", "rrf", "--weights", "0,0", a, b}, 2, "weights: every weight is 0"},
 	} {
 		code, stdout, stderr := runBench(append([]string{"fuse"}, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.want) {

@@ -123,4 +123,10 @@ func TestCompareGate(t *testing.T) {
 	if code, _, _ := runBench("compare", "--qrels", p("qrels.txt"), "--gate", p("good.trec"), p("bad.trec")); code != 2 {
 		t.Errorf("--gate without --baseline: exit %d, want 2", code)
 	}
+	// The gate writes Markdown only: another --format is a usage error, not
+	// silently ignored (a CI step parsing JSON got Markdown).
+	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "--format", "json", "--gate", "--baseline", "a", "a="+p("good.trec"), "b="+p("good.trec"))
+	if code != 2 || out != "" || !strings.Contains(errOut, "--gate writes a Markdown summary: --format json does not apply") {
+		t.Errorf("--gate --format json: exit %d, stdout %q, stderr %q; want a usage error", code, out, errOut)
+	}
 }

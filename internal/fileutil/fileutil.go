@@ -49,6 +49,9 @@ func SHA256(path string) (string, error) {
 // 0644 regardless of the umask; an existing file keeps its mode. Errors from
 // the write name the path ("path: error").
 func WriteAtomic(path string, data []byte) error {
+	if err := notDir(path); err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -66,6 +69,9 @@ func WriteAtomic(path string, data []byte) error {
 // removed and path is unchanged. Errors: write's own as is; those of
 // creating and replacing the file name the path ("path: error").
 func WriteStream(path string, write func(io.Writer) error) error {
+	if err := notDir(path); err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -80,6 +86,15 @@ func WriteStream(path string, write func(io.Writer) error) error {
 	}
 	if err := f.CloseAtomicallyReplace(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// notDir refuses a path that is an existing folder: renaming a written file
+// onto it would fail only after the write, with a confusing "file exists".
+func notDir(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s: is a directory, want a file path", path)
 	}
 	return nil
 }

@@ -75,3 +75,29 @@ func TestSwapDir(t *testing.T) {
 	}
 	SyncDir(dir)
 }
+
+// TestWriteToDirectory: writing to a path that is a folder is an error
+// saying so, before any write, and leaves no pending file in its parent
+// (the rename failed with "file exists" after writing one).
+func TestWriteToDirectory(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out")
+	if err := os.MkdirAll(filepath.Join(dir, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	called := false
+	for name, err := range map[string]error{
+		"WriteAtomic": WriteAtomic(dir, []byte("x")),
+		"WriteStream": WriteStream(dir, func(w io.Writer) error { called = true; return nil }),
+	} {
+		if err == nil || err.Error() != dir+": is a directory, want a file path" {
+			t.Errorf("%s(folder) = %v, want %q", name, err, dir+": is a directory, want a file path")
+		}
+	}
+	if called {
+		t.Error("WriteStream called write for a folder path")
+	}
+	if es, _ := os.ReadDir(parent); len(es) != 1 {
+		t.Errorf("parent holds %d entries, want only the folder", len(es))
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 )
 
 // Defaults the configuration layer applies when the user gives nothing.
@@ -135,6 +136,12 @@ func dial(c Conn) (*client, error) {
 		if v == "" {
 			return "", fmt.Errorf("engine: environment variable %s is unset or empty", name)
 		}
+		if strings.ContainsFunc(v, unicode.IsControl) {
+			// Not a valid header value (an API key), or a credential the
+			// engine would refuse with a 401 after retries: say so now,
+			// without showing the value.
+			return "", fmt.Errorf("engine: environment variable %s holds a control character (a trailing \\r or \\n read from a file?); its value is not shown", name)
+		}
 		return v, nil
 	}
 	switch {
@@ -177,8 +184,9 @@ func dial(c Conn) (*client, error) {
 	return cl, nil
 }
 
-// redactURL returns raw with any userinfo replaced by "REDACTED" (the
-// password never reaches an error message), or "(unparsable URL)".
+// redactURL returns raw with any userinfo, query, fragment or opaque part
+// replaced by "REDACTED" (a password, "?api_key=…" or a token never reaches
+// an error message), or "(unparsable URL)".
 func redactURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -186,6 +194,15 @@ func redactURL(raw string) string {
 	}
 	if u.User != nil {
 		u.User = url.User("REDACTED")
+	}
+	if u.Opaque != "" {
+		u.Opaque = "REDACTED"
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		u.RawQuery, u.ForceQuery = "REDACTED", false
+	}
+	if u.Fragment != "" {
+		u.Fragment, u.RawFragment = "REDACTED", ""
 	}
 	return u.String()
 }

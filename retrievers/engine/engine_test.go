@@ -19,6 +19,7 @@ import (
 
 func TestDialRefusesBadConns(t *testing.T) {
 	t.Setenv("RB_EMPTY", "")
+	t.Setenv("RB_NEWLINE", "hunter2\n")
 	for _, tc := range []struct {
 		conn Conn
 		want string
@@ -26,6 +27,12 @@ func TestDialRefusesBadConns(t *testing.T) {
 		{Conn{}, "no URL"},
 		{Conn{URLs: []string{"http://u:hunter2@127.0.0.1:9200"}}, "carries credentials"},
 		{Conn{URLs: []string{"ftp://127.0.0.1"}}, "want http(s)"},
+		{Conn{URLs: []string{"http://127.0.0.1:9200/?api_key=hunter2"}}, "want http(s)"},
+		{Conn{URLs: []string{"http://127.0.0.1:9200/#hunter2"}}, "want http(s)"},
+		{Conn{URLs: []string{"ftp://u:hunter2@127.0.0.1/?token=hunter2"}}, "carries credentials"},
+		{Conn{URLs: []string{"http://u:hunter2%zz@127.0.0.1"}}, "not a URL"},
+		{Conn{URLs: []string{"http:u:hunter2@127.0.0.1"}}, "want http(s)"},
+		{Conn{URLs: []string{"http://127.0.0.1:9200/\x7fhunter2"}}, "not a URL"},
 		{Conn{URLs: []string{"http://127.0.0.1:9200"}, Timeout: -1}, "timeout"},
 		{Conn{URLs: []string{"http://127.0.0.1:9200"}, Concurrency: -1}, "concurrency"},
 		{Conn{URLs: []string{"http://127.0.0.1:9200"}, Retries: -1}, "retries"},
@@ -33,6 +40,8 @@ func TestDialRefusesBadConns(t *testing.T) {
 		{Conn{URLs: []string{"http://127.0.0.1:9200"}, UserEnv: "RB_EMPTY"}, "needs both"},
 		{Conn{URLs: []string{"http://127.0.0.1:9200"}, UserEnv: "A", PasswordEnv: "B", APIKeyEnv: "C"}, "not both"},
 		{Conn{URLs: []string{"http://127.0.0.1:9200"}, CAFile: "/nonexistent.pem"}, "CA file"},
+		{Conn{URLs: []string{"http://127.0.0.1:9200"}, APIKeyEnv: "RB_NEWLINE"}, "RB_NEWLINE holds a control character"},
+		{Conn{URLs: []string{"http://127.0.0.1:9200"}, UserEnv: "RB_NEWLINE", PasswordEnv: "RB_NEWLINE"}, "RB_NEWLINE holds a control character"},
 	} {
 		_, err := dial(tc.conn)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -193,7 +193,7 @@ func DefaultMissing(n Normalization) Missing {
 // an unknown or empty method, normalisation or missing policy; a Norm given
 // to RRF or DBSF, or none to the other methods; a policy the method cannot
 // apply; K negative or not finite (RRF); Depth < 1; a weight count other
-// than inputs, or a weight negative or not finite.
+// than inputs, a weight negative or not finite, or every weight 0.
 func (o Options) Validate(inputs int) error {
 	_, err := o.resolve(inputs)
 	return err
@@ -259,6 +259,9 @@ func (o Options) resolve(n int) (Options, error) {
 			if !(w >= 0) || math.IsInf(w, 0) {
 				return o, fmt.Errorf("hybrid: weights[%d]: must be finite and ≥ 0, got %v", i, w)
 			}
+		}
+		if slices.Max(o.Weights) == 0 {
+			return o, errors.New("hybrid: weights: every weight is 0, which drops every input (every fused score would be 0 and the ranking mere doc-id order): give at least one weight > 0")
 		}
 		o.Weights = slices.Clone(o.Weights)
 	}
@@ -349,6 +352,21 @@ func RankRuns(runs []eval.Run) (*Ranked, error) {
 	return out, nil
 }
 
+// InputError is a fusion that failed on one input's list of one query (a
+// non-positive top score under Max normalisation): Input is the input's
+// index in the runs given, so that a caller can name its file.
+type InputError struct {
+	Input int
+	Query string
+	Err   error
+}
+
+func (e *InputError) Error() string {
+	return fmt.Sprintf("hybrid: query %q: input %d: %v", e.Query, e.Input, e.Err)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
 // Fuse fuses the ranked runs with opts; the result equals hybrid.Fuse of the
 // runs given to RankRuns. Errors: bad options (Validate); a non-positive top
 // score under Max normalisation, naming the query and input.
@@ -365,6 +383,10 @@ func (r *Ranked) Fuse(opts Options) (eval.Run, error) {
 		}
 		f, err := fuseQuery(cut, o)
 		if err != nil {
+			if ie, ok := err.(*InputError); ok {
+				ie.Query = q
+				return nil, ie
+			}
 			return nil, fmt.Errorf("hybrid: query %q: %w", q, err)
 		}
 		out[q] = f
@@ -428,7 +450,7 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 			var err error
 			v, miss, err = normalized(l, o, n)
 			if err != nil {
-				return nil, fmt.Errorf("input %d: %w", i, err)
+				return nil, &InputError{Input: i, Err: err}
 			}
 		}
 		for j, r := range l {

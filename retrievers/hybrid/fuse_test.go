@@ -197,6 +197,7 @@ func TestFuseErrors(t *testing.T) {
 		{"depth 0", []eval.Run{ok}, Options{Method: RRF, K: 60, Depth: 0}, "depth: must be ≥ 1"},
 		{"NaN weight", []eval.Run{ok}, Options{Weights: []float64{math.NaN()}}, "weights[0]"},
 		{"Inf weight", []eval.Run{ok}, Options{Weights: []float64{math.Inf(1)}}, "weights[0]"},
+		{"all weights zero", []eval.Run{ok, ok}, Options{Weights: []float64{0, 0}}, "weights: every weight is 0"},
 		{"missing", []eval.Run{ok}, Options{Method: RRF, Missing: "drop", Depth: 1}, `unknown policy "drop"`},
 		{"missing min rrf", []eval.Run{ok}, Options{Method: RRF, Missing: MissingMin, Depth: 1}, `"min" applies to score methods`},
 		{"missing rank combsum", []eval.Run{ok}, Options{Method: CombSUM, Norm: MinMax, Missing: MissingRank, Depth: 1}, `"rank" applies to rrf only`},

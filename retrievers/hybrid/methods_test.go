@@ -98,9 +98,13 @@ func TestValidateAndDefaults(t *testing.T) {
 	if DefaultMissing(Borda) != MissingBorda || DefaultMissing(MinMax) != MissingZero {
 		t.Error("DefaultMissing")
 	}
-	o := Options{Method: CombSUM, Norm: MinMax, Depth: 10, Weights: []float64{0, 0}}
+	o := Options{Method: CombSUM, Norm: MinMax, Depth: 10, Weights: []float64{0, 1}}
 	if err := o.Validate(2); err != nil {
-		t.Errorf("zero weights are valid: %v", err)
+		t.Errorf("a zero weight is valid (it drops that input): %v", err)
+	}
+	o.Weights = []float64{0, 0}
+	if err := o.Validate(2); err == nil {
+		t.Error("every weight 0: want an error (nothing left to fuse)")
 	}
 }
 

@@ -41,6 +41,9 @@ func normalize(v []float64, n Normalization, candidates int) error {
 	if len(v) == 0 {
 		return nil
 	}
+	if n != None {
+		rescale(v)
+	}
 	switch n {
 	case MinMax:
 		lo, hi := slices.Min(v), slices.Max(v)
@@ -94,6 +97,7 @@ func normalize(v []float64, n Normalization, candidates int) error {
 // variance are computed in float64 with Welford's method, as Qdrant does (in
 // float32).
 func distribution(v []float64) {
+	rescale(v)
 	if len(v) < 2 {
 		for i := range v {
 			v[i] = 0.5
@@ -124,6 +128,7 @@ func ZScores(v []float64) {
 	if len(v) == 0 {
 		return
 	}
+	rescale(v)
 	var sum float64
 	for _, x := range v {
 		sum += x
@@ -140,5 +145,26 @@ func ZScores(v []float64) {
 		} else {
 			v[i] = 0
 		}
+	}
+}
+
+// rescale divides v in place by a power of two when its largest magnitude
+// exceeds 2^500, so that the differences, sums and squares the
+// normalisations compute cannot overflow: finite scores such as ±1e308 would
+// otherwise give Inf − Inf = NaN or σ = +Inf. Every normalisation that reads
+// the scores (min-max, z-score, max, sum, DBSF) is scale-invariant and a
+// power-of-two scaling is exact, so the result is what unbounded arithmetic
+// gives; lists within ±2^500 are left untouched, bit for bit.
+func rescale(v []float64) {
+	var m float64
+	for _, x := range v {
+		m = max(m, math.Abs(x))
+	}
+	if !(m > 0x1p500) || math.IsInf(m, 0) {
+		return
+	}
+	_, e := math.Frexp(m)
+	for i := range v {
+		v[i] = math.Ldexp(v[i], -e)
 	}
 }
