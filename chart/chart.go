@@ -175,6 +175,12 @@ func (l Line) SVG(w io.Writer) (err error) {
 	if finite == 0 {
 		return fmt.Errorf("chart %q: no finite point", l.Title)
 	}
+	if l.LogX && p.X.Min > 0 && p.X.Max-p.X.Min < 1e-9*p.X.Max {
+		// One x value only (a sweep with a single k): gonum would pad the
+		// range by ±1, below 0 for x ≤ 1, which a log axis cannot draw.
+		// A factor of 2 either side keeps the point centred.
+		p.X.Min, p.X.Max = p.X.Min/2, p.X.Max*2
+	}
 	if l.YMin < l.YMax {
 		p.Y.Min, p.Y.Max = l.YMin, l.YMax
 	} else if p.Y.Max-p.Y.Min < 1e-9*math.Max(1, math.Abs(p.Y.Max)) {

@@ -105,3 +105,18 @@ func TestLogAxisPanicIsAnError(t *testing.T) {
 		t.Errorf("error %v, want one naming the chart", err)
 	}
 }
+
+// A log x axis with one x value (a sweep whose k grid is [1]) draws the
+// point; gonum's default padding of ±1 put the range below 0 and failed.
+func TestLogAxisSinglePoint(t *testing.T) {
+	for _, x := range []float64{1, 10} {
+		var b strings.Builder
+		err := Line{Title: "one k", LogX: true, Series: []Series{{Name: "bm25", Points: []Point{{X: x, Y: 0.5}}}}}.SVG(&b)
+		if err != nil {
+			t.Fatalf("x = %v: %v", x, err)
+		}
+		if !strings.Contains(b.String(), "<svg") {
+			t.Errorf("x = %v: no SVG written", x)
+		}
+	}
+}
