@@ -4,7 +4,6 @@ package spans_test
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
@@ -67,33 +66,7 @@ func TestE2EChromaFixedTokens(t *testing.T) {
 		t.Fatalf("%d state_of_the_union questions, want 76", len(queries))
 	}
 
-	type row struct{ recall, precision, iou float64 }
-	ref := map[[3]int]row{} // size, overlap, n
-	f, err := os.Open(filepath.Join(dir, "reference", "state_of_the_union_minilm_fixed_tokens.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cells [][2]int
-	for _, r := range recs[1:] {
-		var k [3]int
-		var v [3]float64
-		for i := range 3 {
-			k[i], _ = strconv.Atoi(r[i])
-			v[i], _ = strconv.ParseFloat(r[3+i], 64)
-		}
-		if _, seen := ref[k]; !seen && k[2] == 1 {
-			cells = append(cells, [2]int{k[0], k[1]})
-		}
-		ref[k] = row{v[0], v[1], v[2]}
-	}
-	if len(ref) != 60 {
-		t.Fatalf("%d reference rows, want 60", len(ref))
-	}
+	ref, cells := testenv.ChromaReference(t, dir)
 
 	ctx := context.Background()
 	emb := embedtest.Cached(t, model)
@@ -131,10 +104,10 @@ func TestE2EChromaFixedTokens(t *testing.T) {
 				}
 				return 100 * m
 			}
-			got := row{mean(spans.TokenRecall), mean(spans.TokenPrecision), mean(spans.TokenIoU)}
-			ok := math.Abs(got.recall-want.recall) <= 0.01+1e-9 && math.Abs(got.precision-want.precision) <= 0.01+1e-9 &&
-				math.Abs(got.iou-want.iou) <= 0.01+1e-9
-			for _, d := range [][2]float64{{got.recall, want.recall}, {got.precision, want.precision}, {got.iou, want.iou}} {
+			got := testenv.ChromaRow{Recall: mean(spans.TokenRecall), Precision: mean(spans.TokenPrecision), IoU: mean(spans.TokenIoU)}
+			ok := math.Abs(got.Recall-want.Recall) <= 0.01+1e-9 && math.Abs(got.Precision-want.Precision) <= 0.01+1e-9 &&
+				math.Abs(got.IoU-want.IoU) <= 0.01+1e-9
+			for _, d := range [][2]float64{{got.Recall, want.Recall}, {got.Precision, want.Precision}, {got.IoU, want.IoU}} {
 				worst = max(worst, math.Abs(d[0]-d[1]))
 				if math.Round(100*d[0]) == math.Round(100*d[1]) {
 					exact++
@@ -144,7 +117,7 @@ func TestE2EChromaFixedTokens(t *testing.T) {
 				match++
 			} else {
 				t.Errorf("%s n=%d: recall %.4f precision %.4f IoU %.4f; published %.2f %.2f %.2f",
-					spec.Name(), k, got.recall, got.precision, got.iou, want.recall, want.precision, want.iou)
+					spec.Name(), k, got.Recall, got.Precision, got.IoU, want.Recall, want.Precision, want.IoU)
 			}
 		}
 		t.Logf("%s: %d chunks; n=5: %s", spec.Name(), len(chunks), fmtMeans(ev, 5))

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -68,36 +67,14 @@ func TestE2EChromaSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	type row struct{ recall, precision, iou float64 }
-	ref := map[[3]int]row{}
-	rf, err := os.Open(filepath.Join(shared, "reference", "state_of_the_union_minilm_fixed_tokens.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rrecs, err := csv.NewReader(rf).ReadAll()
-	rf.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, cells := testenv.ChromaReference(t, shared)
 	overlaps := map[int][]int{}
 	var sizes []int
-	for _, r := range rrecs[1:] {
-		var k [3]int
-		var v [3]float64
-		for i := range 3 {
-			k[i], _ = strconv.Atoi(r[i])
-			v[i], _ = strconv.ParseFloat(r[3+i], 64)
+	for _, c := range cells {
+		if overlaps[c[0]] == nil {
+			sizes = append(sizes, c[0])
 		}
-		if k[2] == 1 {
-			if overlaps[k[0]] == nil {
-				sizes = append(sizes, k[0])
-			}
-			overlaps[k[0]] = append(overlaps[k[0]], k[1])
-		}
-		ref[k] = row{v[0], v[1], v[2]}
-	}
-	if len(ref) != 60 {
-		t.Fatalf("%d reference rows, want 60", len(ref))
+		overlaps[c[0]] = append(overlaps[c[0]], c[1])
 	}
 	var yml strings.Builder
 	yml.WriteString("name: chroma-sotu\ndataset:\n  corpus: corpora\n  queries: questions.csv\n  title: false\nchunking:\n")
@@ -133,16 +110,16 @@ func TestE2EChromaSweep(t *testing.T) {
 				t.Fatalf("%s: no reference row for n=%d", c.Name, k)
 			}
 			m := c.Means[GroupAll]
-			got := row{100 * m[metricName("token_recall", k)], 100 * m[metricName("token_precision", k)], 100 * m[metricName("token_iou", k)]}
+			got := testenv.ChromaRow{Recall: 100 * m[metricName("token_recall", k)], Precision: 100 * m[metricName("token_precision", k)], IoU: 100 * m[metricName("token_iou", k)]}
 			good := true
-			for _, d := range [][2]float64{{got.recall, want.recall}, {got.precision, want.precision}, {got.iou, want.iou}} {
+			for _, d := range [][2]float64{{got.Recall, want.Recall}, {got.Precision, want.Precision}, {got.IoU, want.IoU}} {
 				worst = max(worst, math.Abs(d[0]-d[1]))
 				good = good && math.Abs(d[0]-d[1]) <= 0.01+1e-9
 			}
 			if good {
 				match++
 			} else {
-				t.Errorf("%s n=%d: recall %.4f precision %.4f IoU %.4f; published %.2f %.2f %.2f", c.Name, k, got.recall, got.precision, got.iou, want.recall, want.precision, want.iou)
+				t.Errorf("%s n=%d: recall %.4f precision %.4f IoU %.4f; published %.2f %.2f %.2f", c.Name, k, got.Recall, got.Precision, got.IoU, want.Recall, want.Precision, want.IoU)
 			}
 		}
 	}
