@@ -20,7 +20,7 @@ import (
 // _search answer 503.
 type fakeEngine struct {
 	user, pass  string
-	failQueries bool
+	failQueries atomic.Bool // set by the test while handlers of a cancelled run may still read it
 	searches    atomic.Int32
 
 	mu      sync.Mutex
@@ -109,7 +109,7 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, `{"_all":{"primaries":{"store":{"size_in_bytes":4096}}},"indices":{%q:{"primaries":{"store":{"size_in_bytes":4096}}}}}`, parts[0])
 	case op == "_search":
 		f.searches.Add(1)
-		if f.failQueries {
+		if f.failQueries.Load() {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			io.WriteString(w, `{"error":{"type":"cluster_block_exception","reason":"no master"},"status":503}`)
 			return

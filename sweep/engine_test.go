@@ -229,7 +229,7 @@ func TestEngineSweepNoSecrets(t *testing.T) {
 	}
 
 	// A query failing after the retries fails the run, naming the query.
-	fe.failQueries = true
+	fe.failQueries.Store(true)
 	stderr.Reset()
 	_, err = Run(t.Context(), load(), Options{Stderr: &stderr, Progress: ProgressPlain})
 	if err == nil || !strings.Contains(err.Error(), "cell doc/prod") || !strings.Contains(err.Error(), "503") {
@@ -242,7 +242,7 @@ func TestEngineSweepNoSecrets(t *testing.T) {
 
 	// Wrong credentials: a clear error, the password in no output.
 	t.Setenv("RB_TEST_PASS", "wrong-"+secret)
-	fe.failQueries = false
+	fe.failQueries.Store(false)
 	_, err = Run(t.Context(), load(), Options{Stderr: &stderr, Progress: ProgressPlain})
 	if err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("run with wrong credentials: %v; want HTTP 401", err)
