@@ -29,8 +29,18 @@ type Options struct {
 	// DefaultCrossEncoderBatchSize (8). A graph that quantizes activations
 	// dynamically always runs at batch 1 (see Warnings).
 	BatchSize int
-	// IntraOpThreads is ONNX Runtime's intra-op thread count. Default 1
-	// (use 2 or more for a single process on a multi-core machine).
+	// IntraOpThreads is ONNX Runtime's intra-op thread count, ≥ 1.
+	// Default 1, the rule for the library and 'bench model': one thread
+	// does the most work per CPU-second, and on a machine whose cores are
+	// busy a second thread mostly waits for one. Measured end to end on
+	// 200 SciFact abstracts / pairs (docs/benchmarks/encoder.md,
+	// "Intra-op threads"), 2 threads took 1.7–2.6× the CPU seconds of 1
+	// and more wall time at load average 14–18 on 2 cores. The sweep asks
+	// for runtime.NumCPU() instead (sweep/backend.go): it is one process
+	// meant to own an idle machine, where wall time is what counts. The
+	// thread count changes no number: outputs at 1 and 2 threads are
+	// bit-identical (TestIntraOpThreadsBitIdentical; 'bench model' JSONL
+	// byte-identical for int8 and fp32 MiniLM and ce-scifact-tiny).
 	IntraOpThreads int
 	// TokenizeWorkers is the number of goroutines tokenizing in parallel.
 	// Default GOMAXPROCS.
