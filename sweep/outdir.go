@@ -259,16 +259,16 @@ func commitOutputs(stage, out string, names []string) (keepStage bool, err error
 // failed with cause, and returns the error for the user and whether stage
 // still holds earlier entries that could not be put back.
 func rollback(stage, out, name string, cause error, done []move) (keepStage bool, err error) {
-	var errs []error
+	var failed []string // one line: errors.Join would break the message
 	for i := len(done) - 1; i >= 0; i-- {
 		if err := done[i].undo(); err != nil {
-			errs = append(errs, err)
+			failed = append(failed, err.Error())
 		}
 	}
 	fileutil.SyncDir(out)
-	if len(errs) > 0 {
-		return true, fmt.Errorf("output folder %s: moving %s into place failed (%w), and restoring the earlier outputs failed too (%w): the folder may mix earlier and new outputs; what could not be put back is in %s until the next run",
-			out, name, cause, errors.Join(errs...), stage)
+	if len(failed) > 0 {
+		return true, fmt.Errorf("output folder %s: moving %s into place failed (%w), and restoring the earlier outputs failed too (%s): the folder may mix earlier and new outputs; what could not be put back is in %s until the next run",
+			out, name, cause, strings.Join(failed, "; "), stage)
 	}
 	return false, fmt.Errorf("output folder %s: moving %s into place failed: %w; the earlier outputs were restored unchanged", out, name, cause)
 }

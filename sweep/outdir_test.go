@@ -376,3 +376,50 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestOutputRollbackFails: when a move fails and undoing the moves done
+// fails too (every rename fails once report.md's did, exchange
+// unavailable), the error says so, names the folder and where the earlier
+// outputs are, and that staging folder is kept, holding the earlier
+// results.json that could not be put back.
+func TestOutputRollbackFails(t *testing.T) {
+	dir := t.TempDir()
+	cfg := loadSmall(t, dir)
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(cfg.Output, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg2 := loadSmall(t, dir)
+	cfg2.Retrievers = cfg2.Retrievers[:1]
+	broken := false
+	rename = func(a, b string) error {
+		if broken || filepath.Base(b) == "report.md" {
+			broken = true
+			return &os.LinkError{Op: "rename", Old: a, New: b, Err: os.ErrPermission}
+		}
+		return os.Rename(a, b)
+	}
+	exchange = func(a, b string) error { return errors.New("no exchange here") }
+	_, err = Run(t.Context(), cfg2, Options{NoHistory: true})
+	rename, exchange = os.Rename, fileutil.Exchange
+	if err == nil || !strings.Contains(err.Error(), "restoring the earlier outputs failed too") || !strings.Contains(err.Error(), cfg.Output) {
+		t.Fatalf("error %v; want one saying the restore failed, naming the folder", err)
+	}
+	stages, _ := filepath.Glob(filepath.Join(cfg.Output, stagePrefix+"*"))
+	if len(stages) != 1 || !strings.Contains(err.Error(), stages[0]) {
+		t.Fatalf("staging folders %v, error %v; want the one kept named in the error", stages, err)
+	}
+	if kept, err := os.ReadFile(filepath.Join(stages[0], "results.json.old")); err != nil || !bytes.Equal(kept, before) {
+		t.Errorf("kept staging folder: earlier results.json %d bytes, %v; want the earlier %d bytes", len(kept), err, len(before))
+	}
+	// The next run cleans up and writes a whole folder.
+	if _, err := Run(t.Context(), cfg2, Options{NoHistory: true}); err != nil {
+		t.Fatal(err)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(cfg.Output, stagePrefix+"*")); len(tmp) > 0 {
+		t.Errorf("staging folders left after the next run: %v", tmp)
+	}
+}
