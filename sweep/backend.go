@@ -26,7 +26,8 @@ import (
 // build retrievers and rerank. Tests replace fields to inject retrievers
 // whose rankings are known by hand.
 type backend struct {
-	// loadQueries reads a BEIR queries.jsonl: query id → text.
+	// loadQueries reads a BEIR queries.jsonl: query id → text
+	// (eval.ReadQueryTexts).
 	loadQueries func(path string) (map[string]string, error)
 	// readQrels reads qrels or a labelled-query JSONL, with the line of
 	// each judgement (eval.ReadQrelsLines).
@@ -61,7 +62,7 @@ type buildEnv struct {
 
 func defaultBackend() backend {
 	return backend{
-		loadQueries:   loadBEIRQueries,
+		loadQueries:   eval.ReadQueryTexts,
 		readQrels:     eval.ReadQrelsLines,
 		newFirstStage: newFirstStage,
 		fuse:          fuse,

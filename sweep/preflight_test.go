@@ -117,6 +117,24 @@ func TestCheckDatasetErrors(t *testing.T) {
 			"corpus.jsonl":  tinyCorpus,
 			"queries.jsonl": beirQueries,
 		}, labelledCfg, []string{"c.yaml:1: dataset.queries: ", "is a BEIR queries.jsonl", "set dataset.qrels"}},
+		// The query texts are read by eval.ReadQueryTexts, with the JSON
+		// rules of the qrels readers: an id that decoding would rewrite to
+		// U+FFFD no longer matches the TREC qrels' bytes "q\xff".
+		{"invalid UTF-8 in a BEIR query id", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": "{\"_id\": \"q1\", \"text\": \"eiffel\"}\n{\"_id\": \"q\xff\", \"text\": \"berlin\"}\n",
+			"qrels.txt":     "q1 0 p-1 1\nq\xff 0 p-2 1\n",
+		}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:2: json: column 11: invalid UTF-8 (byte 0xff)"}},
+		{"lone surrogate in a BEIR query id", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": "{\"_id\": \"q1\", \"text\": \"eiffel\"}\n\n{\"_id\": \"q\\ud800\", \"text\": \"berlin\"}\n",
+			"qrels.txt":     "q1 0 p-1 1\n",
+		}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:3: json: column 11: a lone UTF-16 surrogate \\ud800"}},
+		{"BEIR query id twice", map[string]string{
+			"corpus.jsonl":  tinyCorpus,
+			"queries.jsonl": beirQueries + "{\"_id\": \"q1\", \"text\": \"other\"}\n",
+			"qrels.txt":     "q1 0 p-1 1\n",
+		}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:3: _id: query \"q1\" given twice (first on line 1)"}},
 		{"slice_field no query has", map[string]string{
 			"corpus.jsonl":  tinyCorpus,
 			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n",
