@@ -29,8 +29,11 @@ type gateFlags struct {
 func (g *gateFlags) register(fs *flag.FlagSet) {
 	fs.Func("max-drop", "gate: a fall of the mean larger than `X` (metric units, e.g. 0.01) regresses even when not significant (default: only significant falls regress)", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || !(v >= 0) {
-			return fmt.Errorf("want a number ≥ 0, got %q", s)
+		if err != nil {
+			return fmt.Errorf("want a finite number ≥ 0, got %q", s)
+		}
+		if err := gate.CheckMaxDrop(v); err != nil {
+			return err
 		}
 		g.maxDrop, g.useDrop = v, true
 		return nil

@@ -123,6 +123,14 @@ func TestCompareGate(t *testing.T) {
 	if code, _, _ := runBench("compare", "--qrels", p("qrels.txt"), "--gate", p("good.trec"), p("bad.trec")); code != 2 {
 		t.Errorf("--gate without --baseline: exit %d, want 2", code)
 	}
+	// --max-drop is a finite number ≥ 0 (gate.CheckMaxDrop): Inf was
+	// accepted and printed "a drop larger than +Inf fails".
+	for _, v := range []string{"Inf", "+Inf", "-Inf", "NaN", "-0.5", "1e309", "x"} {
+		code, out, errOut := runBench("compare", "--qrels", p("qrels.txt"), "--gate", "--baseline", "a", "--max-drop", v, "a="+p("good.trec"), "b="+p("good.trec"))
+		if code != 2 || out != "" || !strings.Contains(errOut, "invalid value \""+v+"\" for flag -max-drop") || !strings.Contains(errOut, "finite number ≥ 0") {
+			t.Errorf("--max-drop %s: exit %d, stdout %q, stderr %q; want exit 2 and a flag error", v, code, out, errOut)
+		}
+	}
 	// The gate writes Markdown only: another --format is a usage error, not
 	// silently ignored (a CI step parsing JSON got Markdown).
 	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "--format", "json", "--gate", "--baseline", "a", "a="+p("good.trec"), "b="+p("good.trec"))
