@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -368,5 +369,40 @@ func TestDamagedHistoryStopsBeforeWork(t *testing.T) {
 	}
 	if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
 		t.Errorf("with NoHistory the damaged file is not read: %v", err)
+	}
+}
+
+// TestCheckInputs: Options.CheckInputs gets the dataset's files as
+// manifest.json lists them (roles corpus, queries, qrels, same hashes),
+// before any cell; its error stops the run with nothing written.
+func TestCheckInputs(t *testing.T) {
+	files := map[string]string{"corpus.jsonl": tinyCorpus, "queries.jsonl": beirQueries, "qrels.txt": "q1 0 p-1 1\nq2 0 p-2 1\n"}
+	cfg, dir := fixture(t, files, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1))
+	var got []FileHash
+	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func(f []FileHash) error { got = f; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	man, err := ReadManifest(filepath.Join(cfg.Output, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []FileHash
+	for _, f := range man.Files {
+		if f.Role == "corpus" || f.Role == "queries" || f.Role == "qrels" {
+			want = append(want, f)
+		}
+	}
+	slices.SortFunc(want, func(a, b FileHash) int { return strings.Compare(a.Role, b.Role) })
+	slices.SortFunc(got, func(a, b FileHash) int { return strings.Compare(a.Role, b.Role) })
+	if len(want) != 3 || !slices.Equal(got, want) {
+		t.Errorf("CheckInputs got %+v, manifest lists %+v", got, want)
+	}
+	os.RemoveAll(filepath.Join(dir, "out"))
+	stop := errors.New("stop")
+	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func([]FileHash) error { return stop }}); !errors.Is(err, stop) {
+		t.Errorf("Run error %v, want CheckInputs' error", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "results.json")); !os.IsNotExist(err) {
+		t.Errorf("results.json written after CheckInputs failed (err %v)", err)
 	}
 }

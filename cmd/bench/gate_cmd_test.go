@@ -52,7 +52,7 @@ func TestRunBaselineGolden(t *testing.T) {
 }
 
 // TestRunBaselineErrors: a changed qrels (its hash in the baseline's
-// manifest), a missing manifest, a missing baseline and a bad --max-drop
+// manifest; found before the sweep runs), a missing manifest, a missing baseline and a bad --max-drop
 // are errors (exit 1, or 2 for the flag), never a pass.
 func TestRunBaselineErrors(t *testing.T) {
 	dir := t.TempDir()
@@ -78,6 +78,13 @@ func TestRunBaselineErrors(t *testing.T) {
 	code, _, errOut := smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base"))
 	if code != 1 || !strings.Contains(errOut, "the queries changed since the baseline") {
 		t.Errorf("changed queries: exit %d, stderr %q; want 1 and 'the queries changed since the baseline'", code, errOut)
+	}
+	// ... before any cell ran (it was found after the whole sweep, its
+	// outputs written): no results.json, no runs.
+	for _, p := range []string{filepath.Join(dir, "now", "results.json"), filepath.Join(dir, "now", "runs")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("changed queries: %s exists (err %v): the sweep ran before the check", p, err)
+		}
 	}
 	os.Remove(manPath)
 	code, _, errOut = smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base", "results.json"))
