@@ -60,7 +60,7 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 		method  = fs.String("method", "", "fusion `method`: "+joinNames(hybrid.Methods)+" (required)")
 		norm    = fs.String("norm", "", "score `normalization`: "+joinNames(hybrid.Normalizations))
 		missing = fs.String("missing", "", "missing-document `policy`: zero, min, rank or borda (default: the method's)")
-		weights = fs.String("weights", "", "per-run weights `W,...`, finite and ≥ 0, one per RUN (default all 1)")
+		weights = fs.String("weights", "", "per-run weights `W,...`, finite and ≥ 0, one per RUN (default all 1; 0 drops that run)")
 		rrfK    = fs.Float64("rrf-k", d.K, "RRF rank constant `K` (≥ 0; rrf only)")
 		depth   = fs.Int("depth", d.Depth, "top `D` results of each run fused per query (≥ 1)")
 		tag     = fs.String("tag", "", "run tag written in the 6th column (default: the method)")

@@ -57,8 +57,9 @@ const (
 	// comb_sum when every weight is 1), normᵢ(d) per Options.Norm and, for a
 	// document missing from input i, per Options.Missing.
 	CombSUM Method = "combsum"
-	// CombMNZ is CombSUM multiplied by the number of inputs whose top Depth
-	// contain d (Fox & Shaw 1994; ranx's comb_mnz when every weight is 1).
+	// CombMNZ is CombSUM multiplied by the number of inputs of weight > 0
+	// whose top Depth contain d (Fox & Shaw 1994; ranx's comb_mnz when
+	// every weight is 1; a weight-0 input takes no part, Options.Weights).
 	// Under MissingBorda every input awards d Borda points and so counts, as
 	// in ranx (whose Borda normalisation adds every candidate to every run).
 	// ranx's wmnz weighs differently (Σ scores × Σ weights of the inputs
@@ -150,8 +151,8 @@ const (
 
 // Options configure a fusion. Build one from DefaultOptions and change what
 // you need: every numeric field is taken literally (K = 0 is RRF with no
-// constant, a weight 0 drops an input), and Validate rejects what has no
-// meaning.
+// constant, a weight 0 drops an input: see Weights), and Validate rejects
+// what has no meaning.
 type Options struct {
 	// Method is the fusion method; required.
 	Method Method
@@ -165,7 +166,16 @@ type Options struct {
 	// DefaultMissing(Norm). Validate rejects a policy the method cannot apply.
 	Missing Missing
 	// Weights are per-input weights (finite, ≥ 0), one per input in order;
-	// nil means 1 for every input.
+	// nil means 1 for every input. An input of weight 0 takes no part: the
+	// fusion is that of the other inputs alone (their weights unchanged),
+	// for every method — its documents are no candidates, it adds no
+	// term, it is not counted by CombMNZ's "number of inputs that returned
+	// d" (nor, under MissingBorda, among the inputs awarding points), and
+	// its documents do not enter Borda's candidate count c. ranx has no
+	// weighted comb_mnz; its wmnz likewise multiplies by the sum of the
+	// weights of the runs holding d, to which a weight 0 adds nothing.
+	// Only the query set differs from leaving the input out: a query that
+	// only a weight-0 input holds gets an empty list.
 	Weights []float64
 	// Depth is how many top results of each input are fused per query, ≥ 1
 	// (DefaultDepth = 100). To fuse whole lists set it to at least the
@@ -420,9 +430,16 @@ func rankOrder(l []eval.Result, depth int) ([]eval.Result, error) {
 func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 	// Candidates in first-seen order (input, then rank): a map-independent
 	// summation order.
+	// An input of weight 0 takes no part (Options.Weights): its documents
+	// are no candidates and its list is not read.
 	index := map[string]int{}
 	var order []string
-	for _, l := range lists {
+	active := 0
+	for i, l := range lists {
+		if o.Weights[i] == 0 {
+			continue
+		}
+		active++
 		for _, r := range l {
 			if _, ok := index[r.DocID]; !ok {
 				index[r.DocID] = len(order)
@@ -438,6 +455,9 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 	wsum := make([]float64, n)
 	for i, l := range lists {
 		w := o.Weights[i]
+		if w == 0 {
+			continue
+		}
 		clear(present)
 		var v []float64
 		var miss float64
@@ -480,7 +500,7 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 		switch o.Method {
 		case CombMNZ:
 			if o.Missing == MissingBorda {
-				s *= float64(len(lists)) // every input awarded d points (ranx)
+				s *= float64(active) // every input awarded d points (ranx)
 			} else {
 				s *= float64(hits[k])
 			}
