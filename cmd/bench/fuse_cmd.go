@@ -124,6 +124,20 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 	if errors.As(err, &ie) && ie.Input < len(paths) {
 		return fmt.Errorf("%s: query %q: %v", paths[ie.Input], ie.Query, ie.Err)
 	}
+	var oe *hybrid.OverflowError
+	if errors.As(err, &oe) {
+		files := make([]string, 0, len(oe.Inputs))
+		for _, i := range oe.Inputs {
+			if i < len(paths) {
+				files = append(files, paths[i])
+			}
+		}
+		how := "--method " + *method
+		if *norm != "" {
+			how += " --norm " + *norm
+		}
+		return fmt.Errorf("query %q: doc %q: the fused score is %v: its scores in %s overflow float64 when combined (%s); normalise them (e.g. --norm minmax) or scale them down", oe.Query, oe.Doc, oe.Score, strings.Join(files, " and "), how)
+	}
 	if err != nil {
 		return err
 	}

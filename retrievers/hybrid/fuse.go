@@ -303,8 +303,9 @@ func list[T ~string](names []T) string {
 //
 // Errors: no inputs; bad options (Validate); a NaN or infinite score, a doc
 // id twice in one list, or a non-positive top score under Max normalisation
-// (each naming the input index, query id and doc id). The inputs are not
-// modified.
+// (each naming the input index, query id and doc id); finite scores whose
+// fused score overflows (*OverflowError, naming query, doc and inputs).
+// The inputs are not modified.
 func Fuse(runs []eval.Run, opts Options) (eval.Run, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("hybrid: no runs to fuse")
@@ -377,9 +378,27 @@ func (e *InputError) Error() string {
 
 func (e *InputError) Unwrap() error { return e.Err }
 
+// OverflowError is a fused score that is not a finite number although
+// every input score is: the weighted sum (or CombMNZ's product, or a
+// harmonic term w/v) of finite scores overflowed float64, as raw scores
+// near ±1.8e308 do under Norm None. Fuse refuses it rather than rank the
+// document first (+Inf) or last, or write a score no reader accepts.
+// Inputs are the indexes, in the runs given, of the inputs whose top Depth
+// hold Doc for Query, so that a caller can name their files.
+type OverflowError struct {
+	Query, Doc string
+	Inputs     []int
+	Score      float64 // the non-finite result: +Inf, -Inf or NaN
+}
+
+func (e *OverflowError) Error() string {
+	return fmt.Sprintf("hybrid: query %q: doc %q: the fused score is %v (the scores of inputs %v overflow float64 when combined); normalise them (a Norm other than none) or scale them down", e.Query, e.Doc, e.Score, e.Inputs)
+}
+
 // Fuse fuses the ranked runs with opts; the result equals hybrid.Fuse of the
 // runs given to RankRuns. Errors: bad options (Validate); a non-positive top
-// score under Max normalisation, naming the query and input.
+// score under Max normalisation, naming the query and input (*InputError);
+// a fused score that overflows (*OverflowError).
 func (r *Ranked) Fuse(opts Options) (eval.Run, error) {
 	o, err := opts.resolve(r.inputs)
 	if err != nil {
@@ -396,6 +415,10 @@ func (r *Ranked) Fuse(opts Options) (eval.Run, error) {
 			if ie, ok := err.(*InputError); ok {
 				ie.Query = q
 				return nil, ie
+			}
+			if oe, ok := err.(*OverflowError); ok {
+				oe.Query = q
+				return nil, oe
 			}
 			return nil, fmt.Errorf("hybrid: query %q: %w", q, err)
 		}
@@ -497,6 +520,9 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 	out := make([]eval.Result, n)
 	for k, id := range order {
 		s := score[k]
+		if math.IsInf(s, 0) || math.IsNaN(s) {
+			return nil, overflow(lists, o, id, s)
+		}
 		switch o.Method {
 		case CombMNZ:
 			if o.Missing == MissingBorda {
@@ -515,10 +541,32 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 				s = 0
 			}
 		}
+		if math.IsInf(s, 0) || math.IsNaN(s) {
+			return nil, overflow(lists, o, id, s)
+		}
 		out[k] = eval.Result{DocID: id, Score: s}
 	}
 	eval.Sort(out, eval.TieDocIDDesc)
 	return out, nil
+}
+
+// overflow is the *OverflowError for doc id's non-finite fused score s,
+// listing the inputs of weight > 0 whose lists hold it (Query is filled by
+// the caller).
+func overflow(lists [][]eval.Result, o Options, id string, s float64) error {
+	e := &OverflowError{Doc: id, Score: s}
+	for i, l := range lists {
+		if o.Weights[i] == 0 {
+			continue
+		}
+		for _, r := range l {
+			if r.DocID == id {
+				e.Inputs = append(e.Inputs, i)
+				break
+			}
+		}
+	}
+	return e
 }
 
 // combine adds input weight w's term for value x to a document's sums: the
