@@ -456,3 +456,23 @@ func TestCEScoreCache(t *testing.T) {
 		t.Error("another model folder read this model's scores")
 	}
 }
+
+// TestFuseOverflowNamesInputs: a hybrid over raw scores (normalization:
+// none) whose sum overflows float64 stops the run with an error naming
+// the query, the doc and the input retrievers by name (hybrid.Fuse names
+// them by index).
+func TestFuseOverflowNamesInputs(t *testing.T) {
+	a := eval.Run{"q1": {{DocID: "g1", Score: 1e308}, {DocID: "x1", Score: 1}}}
+	b := eval.Run{"q1": {{DocID: "g1", Score: 1e308}}}
+	p, be := tuneFixture(t, map[string]eval.Run{"a": a, "b": b}, map[string][]string{"q1": {"g1"}}, `retrievers:
+  - {name: a, type: bm25}
+  - {name: b, type: bm25, k1: 1.2}
+  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, normalization: none}
+k: [1]
+`)
+	_, err := Run(t.Context(), loadFixture(t, p), Options{NoHistory: true, backend: &be})
+	want := `query "q1": doc "g1": the fused score is +Inf: the scores of inputs "a" and "b" overflow float64 when combined`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Run error %v, want one containing %q", err, want)
+	}
+}
