@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/ragbench/ragbench/compare"
@@ -46,7 +47,10 @@ type PairTest struct {
 	Losses      int     `json:"losses"`
 }
 
-func significance(cfg *Config, ds *dataset, cells []CellResult) (Significance, error) {
+// significance runs the paired tests between cells (compare.Compare).
+// Cancelling ctx stops it within milliseconds (compare.Options.Context),
+// with ctx's error.
+func significance(ctx context.Context, cfg *Config, ds *dataset, cells []CellResult) (Significance, error) {
 	s := cfg.Significance
 	sig := Significance{Test: s.Test, Correction: s.Correction, Alpha: s.Alpha,
 		Queries: len(ds.answerable), Pairs: []PairTest{}, Beats: map[string]map[string][]int{}, Notes: []string{}}
@@ -71,7 +75,7 @@ func significance(cfg *Config, ds *dataset, cells []CellResult) (Significance, e
 		in.Scores[c.Name] = c.scores
 	}
 	rep, err := compare.Compare(in, compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
-		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed)})
+		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed), Context: ctx})
 	if err != nil {
 		return sig, fmt.Errorf("significance: %w", err)
 	}
