@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -113,5 +114,40 @@ func TestWordMemoOnlyWhereExact(t *testing.T) {
 	}
 	if tt.words != nil {
 		t.Error("use-lite (Metaspace): word memo enabled, but a word is not a pre-token there")
+	}
+}
+
+// BenchmarkTokenizeMiniLM tokenizes the first 200 SciFact abstracts with
+// MiniLM's WordPiece tokenizer, a fresh tokenizer (empty word memo) per
+// iteration, through the word memo and through sugarme's whole pipeline
+// (the path before it), and reports tokens per CPU-second of the process
+// (both workers' time: the figure that holds on a loaded machine).
+//
+// Run: go test -run '^$' -bench TokenizeMiniLM -benchtime 5x ./encoder
+func BenchmarkTokenizeMiniLM(b *testing.B) {
+	texts := sciFactAbstracts(b, benchAbstracts)
+	for _, path := range []string{"memo", "sugarme"} {
+		b.Run("path="+path, func(b *testing.B) {
+			var cpu time.Duration
+			ntok := 0
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				tt, err := loadTokenizer("testdata/all-minilm-l6-v2/tokenizer.json")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if path == "sugarme" {
+					tt.words = nil
+				}
+				b.StartTimer()
+				c0 := cpuTime()
+				ids, _ := tt.encodeAll(texts, 2, 0)
+				cpu += cpuTime() - c0
+				for _, x := range ids {
+					ntok += len(x)
+				}
+			}
+			b.ReportMetric(float64(ntok)/cpu.Seconds(), "cpu_tokens/s")
+		})
 	}
 }
