@@ -51,6 +51,9 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"error":{"type":"index_not_found_exception","reason":"no such index"},"status":404}`)
 	}
 	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/_cluster/health":
+		io.WriteString(w, `{"cluster_name":"fake","status":"yellow","number_of_nodes":1}`)
+		return
 	case r.Method == http.MethodPost && parts[0] == "_bulk":
 		sc := bufio.NewScanner(bytes.NewReader(body))
 		sc.Buffer(make([]byte, 1<<20), 1<<24)

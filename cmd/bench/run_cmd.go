@@ -42,7 +42,11 @@ A changed queries or qrels file is an error (exit 1). See docs/ci.md.
 
 --check loads and checks everything the run checks before its first cell
 (config, dataset files and gold ids, model kinds, output/cache/history
-writable), prints the cells and the dataset summary, and stops.
+writable), prints the cells and the dataset summary, and stops. For
+elasticsearch and opensearch retrievers it also asks each node for
+GET /_cluster/health with the configured credentials (5 s per node, no
+retry): an unreachable node or refused credentials fail the check (exit 1);
+credentials are never printed.
 
 Examples:
 
@@ -63,7 +67,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the models/ of the checkout holding the config, then of the one holding this binary, then <data root>/models)")
 		output    = fs.String("output", "", "output folder (default: the config's output, else results/<name> beside the config)")
 		cacheDir  = fs.String("cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
-		check     = fs.Bool("check", false, "load and validate the config and every file it names (dataset read and checked, model kinds, output/cache/history writable), print the cells, and stop")
+		check     = fs.Bool("check", false, "load and validate the config and every file it names (dataset read and checked, model kinds, output/cache/history writable), dial each engine retriever's nodes (/_cluster/health, credentials), print the cells, and stop")
 		histPath  = fs.String("history", "", "history CSV to append the run's row to (default: the config's history, else bench-history.csv beside the config)")
 		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
 		progress  = fs.String("progress", "auto", "progress on stderr: auto (bar when stderr is a terminal, else plain), bar (one bar per stage), plain (one line per stage start and end), none")
@@ -149,6 +153,20 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 			sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
 		for _, w := range warns {
 			fmt.Fprintf(stdout, "warning     %s\n", w)
+		}
+		// Last, as it is the one check that needs the network: each engine
+		// cluster answers /_cluster/health and accepts the credentials.
+		health, err := sweep.CheckEngines(ctx, cfg, 0)
+		if err != nil {
+			return err
+		}
+		for _, h := range health {
+			for _, n := range h.Nodes {
+				fmt.Fprintf(stdout, "engine      %s (%s): cluster %s, status %s, %d nodes\n", n.URL, strings.Join(h.Retrievers, ", "), n.Cluster, n.Status, n.Nodes)
+				if n.Status == "red" {
+					fmt.Fprintf(stdout, "warning     engine %s is red: some primary shards are unassigned; searches on them fail\n", n.URL)
+				}
+			}
 		}
 		return nil
 	}
