@@ -33,7 +33,7 @@ func (ck *configCheck) engine(f string, r *RetrieverConfig) {
 // do not apply to r's mode (or to an engine retriever at all). It returns
 // false for an unknown mode, after which no other check is meaningful.
 func (ck *configCheck) engineFields(f string, r *RetrieverConfig) bool {
-	conn := []string{"urls", "user_env", "password_env", "api_key_env", "ca_file", "timeout", "backoff", "concurrency", "retries", "no_dfs", "mode", "model", "fallback_models", "batch_size"}
+	conn := []string{"urls", "user_env", "password_env", "api_key_env", "ca_file", "timeout", "backoff", "concurrency", "retries", "no_dfs", "on_query_error", "mode", "model", "fallback_models", "batch_size"}
 	if r.Mode == "" {
 		r.Mode = modeManaged
 	}
@@ -61,9 +61,17 @@ func (ck *configCheck) engineFields(f string, r *RetrieverConfig) bool {
 }
 
 // engineDefaults rejects explicit zeros of the counts whose default is
-// taken when the line is absent, and fills in the defaults of retries,
-// timeout and backoff (parsing the durations given).
+// taken when the line is absent, fills in the defaults of retries,
+// timeout and backoff (parsing the durations given), and checks
+// on_query_error (its default "fail" is stored as "").
 func (ck *configCheck) engineDefaults(f string, r *RetrieverConfig) {
+	switch r.OnQueryError {
+	case "", queryErrorFail:
+		r.OnQueryError = ""
+	case queryErrorMiss:
+	default:
+		ck.bad(f+".on_query_error", "unknown policy %q: fail (a query failing after the retries fails the run; the default) or miss (it scores as a miss, counted in the report)", r.OnQueryError)
+	}
 	ck.explicit(f+".concurrency", r.Concurrency == 0, "concurrency 0: must be ≥ 1; remove the line to use the default (%d)", engine.DefaultConcurrency)
 	ck.explicit(f+".shards", r.Shards == 0, "shards 0: must be ≥ 1; remove the line to use the default (1)")
 	ck.explicit(f+".bulk_docs", r.BulkDocs == 0, "bulk_docs 0: must be ≥ 1; remove the line to use the default (%d)", engine.DefaultBulkDocs)

@@ -21,6 +21,7 @@ import (
 type fakeEngine struct {
 	user, pass  string
 	failQueries atomic.Bool // set by the test while handlers of a cancelled run may still read it
+	failMatch   string      // guarded by mu: a _search whose query text contains it answers 503
 	searches    atomic.Int32
 
 	mu      sync.Mutex
@@ -149,6 +150,11 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		var qv any
 		json.Unmarshal(q.Query, &qv)
 		walk(qv)
+		if f.failMatch != "" && strings.Contains(text, f.failMatch) {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"error":{"type":"search_phase_execution_exception","reason":"all shards failed"},"status":503}`)
+			return
+		}
 		type hit struct {
 			id    string
 			score float64

@@ -2,8 +2,12 @@ package sweep
 
 import (
 	"encoding/base64"
+	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -83,4 +87,94 @@ func TestCheckEngines(t *testing.T) {
 	if len(h) != 1 || len(h[0].Nodes) != 1 || h[0].Nodes[0].URL != srv.URL {
 		t.Errorf("health %+v: want the reachable node's answer", h)
 	}
+}
+
+// TestEngineQueryErrorMiss: with on_query_error: miss, a query the engine
+// keeps refusing (HTTP 503 after the retries) scores as a miss instead of
+// failing the run: the cell's hit_rate@1 drops by exactly that query's
+// share (q1 is a hit without the fault; 4 answerable queries: −0.25), the
+// count and the id are in results.json and report.md, and the cell is not
+// cached. An unknown policy is a config error with file:line.
+func TestEngineQueryErrorMiss(t *testing.T) {
+	fe := newFakeEngine("u", "p")
+	fe.failMatch = "eiffel" // q1 "eiffel tower"
+	srv := httptest.NewServer(fe)
+	defer srv.Close()
+	t.Setenv("RB_TEST_USER", "u")
+	t.Setenv("RB_TEST_PASS", "p")
+	retr := func(policy string) string {
+		return "  - name: es\n    type: elasticsearch\n    query: bm25\n    urls: [" + srv.URL + "]\n    user_env: RB_TEST_USER\n    password_env: RB_TEST_PASS\n    retries: 1\n    backoff: 1ms\n" + policy
+	}
+	abs, _ := filepath.Abs("testdata/small")
+	dir := t.TempDir()
+	run := func(policy, out string) (*Results, error) {
+		p := writeConfig(t, engineConfig(retr(policy)))
+		cfg, err := Load(p, LoadOptions{DataDir: abs, Output: filepath.Join(dir, out), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Run(t.Context(), cfg, Options{Stderr: io.Discard, NoHistory: true})
+	}
+	if _, err := run("", "fail"); err == nil || !strings.Contains(err.Error(), `query "q1"`) || !strings.Contains(err.Error(), "HTTP 503") {
+		t.Fatalf("default policy: %v; want the run failed naming q1 and HTTP 503", err)
+	}
+	res, err := run("    on_query_error: miss\n", "miss")
+	if err != nil {
+		t.Fatal(err)
+	}
+	timing := map[string]Timing{}
+	for _, tm := range res.Timings {
+		timing[tm.Cell] = tm
+	}
+	if tm := timing["doc/es"]; tm.QueryErrors != 1 || strings.Join(tm.FailedQueries, ",") != "q1" {
+		t.Errorf("doc/es timing: %d query errors %v; want 1, [q1]", tm.QueryErrors, tm.FailedQueries)
+	}
+	if tm := timing["doc/bm25"]; tm.QueryErrors != 0 {
+		t.Errorf("doc/bm25: %d query errors, want 0", tm.QueryErrors)
+	}
+	missed := cellMean(res, "doc/es", "hit_rate@1")
+	fe.mu.Lock() // the handlers read it under mu
+	fe.failMatch = ""
+	fe.mu.Unlock()
+	res0, err := run("    on_query_error: miss\n", "clean")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean := cellMean(res0, "doc/es", "hit_rate@1")
+	for _, tm := range res0.Timings {
+		if tm.Cell == "doc/es" && (tm.Cached || tm.QueryErrors != 0) {
+			t.Errorf("run after the fault: doc/es cached %v, %d query errors; want searched again (a run with misses is not cached), 0", tm.Cached, tm.QueryErrors)
+		}
+	}
+	if math.Abs(clean-missed-0.25) > 1e-12 {
+		t.Errorf("hit_rate@1 %.4f with q1 a miss, %.4f without: want a drop of exactly 0.25", missed, clean)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "miss", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"query_errors": 1,`) || !strings.Contains(string(b), `"failed_queries": [`+"\n"+`        "q1"`) {
+		t.Errorf("results.json lacks query_errors 1 and failed_queries [q1]")
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "miss", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "**doc/es: 1 query failed after the retries and scored as misses** (on_query_error: miss): q1."; !strings.Contains(string(md), want) {
+		t.Errorf("report.md lacks %q", want)
+	}
+	p := writeConfig(t, engineConfig(retr("    on_query_error: skip\n")))
+	if _, err := Load(p, LoadOptions{DataDir: abs}); err == nil || !strings.Contains(err.Error(), `:15: retrievers[1].on_query_error: unknown policy "skip"`) {
+		t.Errorf("unknown policy: %v", err)
+	}
+}
+
+// cellMean is cell's mean of metric over all answerable queries.
+func cellMean(res *Results, cell, metric string) float64 {
+	for _, c := range res.Cells {
+		if c.Name == cell {
+			return c.Means[GroupAll][metric]
+		}
+	}
+	return math.NaN()
 }
