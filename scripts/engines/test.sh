@@ -34,8 +34,13 @@ case "${1:-}" in
   elasticsearch) run='^TestE2EElasticsearch$' sweeprun='^TestE2EEngineSweep$/^elasticsearch$'; shift ;;
   opensearch) run='^TestE2EOpenSearch$' sweeprun='^TestE2EEngineSweep$/^opensearch$'; shift ;;
 esac
-# CI_SKIP: the tests --ci leaves out (a go test -skip pattern; empty: none).
-CI_SKIP=''
+# CI_SKIP: the tests --ci leaves out (a go test -skip pattern). OpenSearch's
+# bulk-rejections fault starts a third OpenSearch node with a write queue
+# of 1 (about 2.5 min on the loaded machine): the client's 429 handling it
+# exercises is the same code for both dialects, and Elasticsearch's run of
+# it stays in CI. Everything else runs: both engines, single node and
+# two-node cluster, the SciFact numbers, the other faults, the sweep.
+CI_SKIP='^TestE2EOpenSearch$/^single$/^faults$/^bulk-rejections$'
 skip=()
 if [[ "$ci" == 1 && -n "$CI_SKIP" ]]; then skip=(-skip "$CI_SKIP"); fi
 
