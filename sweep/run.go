@@ -189,10 +189,28 @@ func (c *Config) metricNames() []string {
 	return out
 }
 
-// scoreCell scores a cell's final run; sc is its chunking's span state
-// (nil without span labels: see cellScores).
-func scoreCell(cfg *Config, ds *dataset, sc *spanCells, cell Cell, run eval.Run, nChunks int, chunkByID map[string]int, chunks []corpus.Chunk) (CellResult, error) {
-	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: nChunks,
+// cellInputs are what scoreCell scores: one cell of one chunking.
+type cellInputs struct {
+	cell Cell
+	// run is the cell's final run: MaxP'd to documents for document-level
+	// qrels, cut to the config's depth.
+	run eval.Run
+	// chunks are the chunking's chunks (their count is the cell's Chunks),
+	// chunkByID their index by chunk id: the snippets' source.
+	chunks    []corpus.Chunk
+	chunkByID map[string]int
+	// spans is the chunking's span state, nil without span labels (see
+	// cellScores).
+	spans *spanCells
+}
+
+// scoreCell scores a cell's final run over the sweep's dataset: per-query
+// values, group means, unanswerable queries' top hits and the threshold
+// analysis. Errors: the evaluation's, or an answerable query it did not
+// score.
+func scoreCell(cfg *Config, ds *dataset, in cellInputs) (CellResult, error) {
+	cell, run, sc, chunkByID, chunks := in.cell, in.run, in.spans, in.chunkByID, in.chunks
+	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: len(chunks),
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
 		Unanswerable: []UnanswerableHits{}, run: run, spans: sc, chunkByID: chunkByID, chunks: chunks}
 	if sc != nil {
@@ -349,7 +367,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 			final = corpus.MaxP(final, docOf)
 		}
 		final = truncate(final, r.cfg.Depth)
-		result, err := scoreCell(r.cfg, r.ds, sc, cell, final, len(chunks), chunkByID, chunks)
+		result, err := scoreCell(r.cfg, r.ds, cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc})
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
 		}
