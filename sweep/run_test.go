@@ -18,8 +18,15 @@ import (
 // folder.
 func loadSmall(t *testing.T, out string) *Config {
 	t.Helper()
-	cfg, err := Load("testdata/small.yaml", LoadOptions{
-		DataDir:  "testdata/small",
+	return loadConfig(t, "testdata/small.yaml", "testdata/small", out)
+}
+
+// loadConfig loads config file cfgPath over the data in folder data, with
+// every output (results, cache, history) under folder out.
+func loadConfig(t *testing.T, cfgPath, data, out string) *Config {
+	t.Helper()
+	cfg, err := Load(cfgPath, LoadOptions{
+		DataDir:  data,
 		Output:   filepath.Join(out, "out"),
 		CacheDir: filepath.Join(out, "cache"),
 		History:  filepath.Join(out, "history.csv"),
@@ -28,6 +35,40 @@ func loadSmall(t *testing.T, out string) *Config {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// runSmallEdited runs testdata/small.yaml's sweep (no history) over a copy
+// of testdata/small whose queries.jsonl is edit(the original's text),
+// every output under folder dir.
+func runSmallEdited(t *testing.T, dir string, edit func(queries string) string) (*Config, *Results) {
+	t.Helper()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	corpus, err := os.ReadFile("testdata/small/corpus.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries, err := os.ReadFile("testdata/small/queries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "corpus.jsonl"), corpus, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "queries.jsonl"), []byte(edit(string(queries))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load("testdata/small.yaml", LoadOptions{DataDir: data, Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, res
 }
 
 // TestSmallSweep runs the small labelled-query fixture end to end and checks

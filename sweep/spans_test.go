@@ -45,11 +45,7 @@ import (
 // 11/21; k = 2: I = 21: recall 1, precision = IoU = 21/96.
 func TestSpanSweep(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := Load("testdata/spans.yaml", LoadOptions{DataDir: "testdata/spans",
-		Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, "testdata/spans.yaml", "testdata/spans", dir)
 	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
 	if err != nil {
 		t.Fatal(err)
