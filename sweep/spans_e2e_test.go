@@ -24,10 +24,7 @@ import (
 // points.
 func TestE2EChromaSweep(t *testing.T) {
 	shared := testenv.Shared(t, "datasets/chunking-chroma")
-	model := filepath.Join(testenv.RepoRoot(), "models", "all-minilm-l6-v2")
-	if _, err := os.Stat(filepath.Join(model, "model.onnx")); err != nil {
-		t.Skip("models/all-minilm-l6-v2 absent (run scripts/fetch-models.sh)")
-	}
+	model := testenv.Model(t, "all-minilm-l6-v2")
 	const doc = "state_of_the_union"
 	data := t.TempDir()
 	text, err := os.ReadFile(filepath.Join(shared, "corpora", doc+".md"))
