@@ -296,11 +296,7 @@ func TestSweepFusionMatchesRanx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bm25, err := eval.ReadRun(ranxfuse.Path("bm25.trec.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dense, err := eval.ReadRun(ranxfuse.Path("dense.trec.gz"))
+	bm25, dense, err := ranxfuse.Inputs()
 	if err != nil {
 		t.Fatal(err)
 	}
