@@ -114,25 +114,11 @@ func compareTrecOutput(t *testing.T, expected string, want []byte, got string) {
 	if len(wantLines) < 25 {
 		t.Fatalf("only %d expected lines kept from %s", len(wantLines), expected)
 	}
-	gotLines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
-	n := max(len(wantLines), len(gotLines))
-	bad := 0
-	for i := 0; i < n; i++ {
-		var w, g string
-		if i < len(wantLines) {
-			w = wantLines[i]
-		}
-		if i < len(gotLines) {
-			g = gotLines[i]
-		}
-		if w != g {
-			bad++
-			if bad <= 20 {
-				t.Errorf("line %d:\n got  %q\n want %q", i+1, g, w)
-			}
-		}
+	diffs := testenv.DiffLines(wantLines, strings.Split(strings.TrimSuffix(got, "\n"), "\n"))
+	for _, d := range diffs[:min(len(diffs), 20)] {
+		t.Errorf("line %d:\n got  %q\n want %q", d.Line, d.Got, d.Want)
 	}
-	if bad > 20 {
+	if bad := len(diffs); bad > 20 {
 		t.Errorf("... %d differing lines in all", bad)
 	}
 }
