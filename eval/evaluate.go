@@ -66,10 +66,25 @@ func TrecEvalOptions() Options {
 	return Options{RelevanceLevel: 1, AverageUnanswerable: true}
 }
 
+// CheckRelevanceLevel is the one rule for Options.RelevanceLevel (bench
+// eval and bench compare check their -l flag with it): any level ≥ 0, as
+// trec_eval 10 reads -l (form_res_rels.c: a judged doc is relevant when
+// its grade ≥ the level, so -l 0 counts grade 0 too). A negative level is
+// an error: trec_eval takes it, but then counts the retrieved docs it
+// marks -1 (not in the qrels) and -2 (in the pool, unjudged) as relevant
+// in P and the rank measures while R counts judged docs only, so P@k
+// could exceed recall's ceiling — numbers with no meaning.
+func CheckRelevanceLevel(level int) error {
+	if level < 0 {
+		return fmt.Errorf("relevance level %d: must be ≥ 0 (negative grades mean \"in the pool but not judged\")", level)
+	}
+	return nil
+}
+
 // check refuses options no measure can be computed with.
 func (o Options) check() error {
-	if o.RelevanceLevel < 0 {
-		return fmt.Errorf("relevance level %d: must be ≥ 0 (negative grades mean \"in the pool but not judged\")", o.RelevanceLevel)
+	if err := CheckRelevanceLevel(o.RelevanceLevel); err != nil {
+		return err
 	}
 	if o.MaxResults < 0 {
 		return fmt.Errorf("max results %d: must be ≥ 0 (0: no limit)", o.MaxResults)

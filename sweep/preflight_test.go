@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -127,6 +128,24 @@ var datasetErrorCases = []datasetErrorCase{
 		"corpus.jsonl":  tinyCorpus,
 		"queries.jsonl": beirQueries,
 	}, labelledCfg, []string{"c.yaml:1: dataset.queries: ", "is a BEIR queries.jsonl", "set dataset.qrels"}},
+	// The query texts are read by eval.ReadQueryTexts, with the JSON
+	// rules of the qrels readers: an id that decoding would rewrite to
+	// U+FFFD no longer matches the TREC qrels' bytes "q\xff".
+	{"invalid UTF-8 in a BEIR query id", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"_id\": \"q1\", \"text\": \"eiffel\"}\n{\"_id\": \"q\xff\", \"text\": \"berlin\"}\n",
+		"qrels.txt":     "q1 0 p-1 1\nq\xff 0 p-2 1\n",
+	}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:2: json: column 11: invalid UTF-8 (byte 0xff)"}},
+	{"lone surrogate in a BEIR query id", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"_id\": \"q1\", \"text\": \"eiffel\"}\n\n{\"_id\": \"q\\ud800\", \"text\": \"berlin\"}\n",
+		"qrels.txt":     "q1 0 p-1 1\n",
+	}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:3: json: column 11: a lone UTF-16 surrogate \\ud800"}},
+	{"BEIR query id twice", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": beirQueries + "{\"_id\": \"q1\", \"text\": \"other\"}\n",
+		"qrels.txt":     "q1 0 p-1 1\n",
+	}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:3: _id: query \"q1\" given twice (first on line 1)"}},
 	{"slice_field no query has", map[string]string{
 		"corpus.jsonl":  tinyCorpus,
 		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n",
@@ -361,5 +380,40 @@ func TestDamagedHistoryStopsBeforeWork(t *testing.T) {
 	}
 	if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
 		t.Errorf("with NoHistory the damaged file is not read: %v", err)
+	}
+}
+
+// TestCheckInputs: Options.CheckInputs gets the dataset's files as
+// manifest.json lists them (roles corpus, queries, qrels, same hashes),
+// before any cell; its error stops the run with nothing written.
+func TestCheckInputs(t *testing.T) {
+	files := map[string]string{"corpus.jsonl": tinyCorpus, "queries.jsonl": beirQueries, "qrels.txt": "q1 0 p-1 1\nq2 0 p-2 1\n"}
+	cfg, dir := fixture(t, files, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1))
+	var got []FileHash
+	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func(f []FileHash) error { got = f; return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	man, err := ReadManifest(filepath.Join(cfg.Output, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []FileHash
+	for _, f := range man.Files {
+		if f.Role == "corpus" || f.Role == "queries" || f.Role == "qrels" {
+			want = append(want, f)
+		}
+	}
+	slices.SortFunc(want, func(a, b FileHash) int { return strings.Compare(a.Role, b.Role) })
+	slices.SortFunc(got, func(a, b FileHash) int { return strings.Compare(a.Role, b.Role) })
+	if len(want) != 3 || !slices.Equal(got, want) {
+		t.Errorf("CheckInputs got %+v, manifest lists %+v", got, want)
+	}
+	os.RemoveAll(filepath.Join(dir, "out"))
+	stop := errors.New("stop")
+	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func([]FileHash) error { return stop }}); !errors.Is(err, stop) {
+		t.Errorf("Run error %v, want CheckInputs' error", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "results.json")); !os.IsNotExist(err) {
+		t.Errorf("results.json written after CheckInputs failed (err %v)", err)
 	}
 }

@@ -30,6 +30,13 @@ type Options struct {
 	// ONNXRuntime is the ONNX Runtime library for dense and rerank
 	// retrievers ("" = $ONNXRUNTIME_LIB, else the project-local default).
 	ONNXRuntime string
+	// CheckInputs, when not nil, is called once the dataset is loaded and
+	// checked and before the first cell runs, with the dataset's files
+	// hashed as manifest.json will list them (roles corpus, queries,
+	// qrels); an error from it stops the run, nothing written. bench run
+	// --baseline checks there that the baseline read the same queries
+	// and qrels, so a changed qrels fails before the sweep, not after.
+	CheckInputs func(files []FileHash) error
 
 	backend *backend // nil: defaultBackend()
 	// clock times the progress lines; nil means time.Now (tests fix it).
@@ -73,6 +80,15 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	}
 	if err := checkLabelRecord(cfg, ds); err != nil {
 		return nil, err
+	}
+	if opts.CheckInputs != nil {
+		files, err := ds.inputFiles()
+		if err != nil {
+			return nil, err
+		}
+		if err := opts.CheckInputs(files); err != nil {
+			return nil, err
+		}
 	}
 	prog := newProgress(opts.Progress, opts.Stderr, opts.clock)
 	defer prog.abort()

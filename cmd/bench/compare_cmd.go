@@ -77,7 +77,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		seed         = fs.Uint64("seed", 42, "random seed (results depend only on it, not on CPUs)")
 		baseline     = fs.String("baseline", "", "compare every run against this run `name` only (default: all pairs)")
 		complete     = fs.Bool("c", false, "score 0 for qrels queries missing from a run instead of failing")
-		level        = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l)")
+		level        = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l; 0: grade 0 too)")
 		format       = fs.String("format", "table", "output `format`: table, md, latex, csv or json")
 		workers      = fs.Int("workers", 0, "comparisons run at once (0 = all CPUs; results do not depend on it)")
 		gateMode     = fs.Bool("gate", false, "gate every run against --baseline: Markdown summary, exit 3 when one regressed (see docs/ci.md)")
@@ -141,8 +141,8 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 }
 
 // checkCompareNumbers checks the numeric flags of 'bench compare': alpha in
-// (0, 1), at least one permutation and resample, a relevance level ≥ 1.
-// Errors: usage errors naming the flag.
+// (0, 1), at least one permutation and resample, a relevance level that
+// eval.CheckRelevanceLevel accepts. Errors: usage errors naming the flag.
 func checkCompareNumbers(alpha float64, permutations, resamples, level int) error {
 	if !(alpha > 0 && alpha < 1) {
 		return usagef("--alpha %g: must be in (0, 1)", alpha)
@@ -150,8 +150,8 @@ func checkCompareNumbers(alpha float64, permutations, resamples, level int) erro
 	if permutations < 1 || resamples < 1 {
 		return usagef("--permutations and --resamples must be ≥ 1")
 	}
-	if level < 1 {
-		return usagef("-l %d: the relevance level must be ≥ 1", level)
+	if err := eval.CheckRelevanceLevel(level); err != nil {
+		return usagef("-l: %v", err)
 	}
 	return nil
 }

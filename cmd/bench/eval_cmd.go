@@ -92,8 +92,8 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	if len(pos) != 2 {
 		return usagef("need QRELS and RUN, got %d argument(s); see 'bench eval --help'", len(pos))
 	}
-	if *level < 0 {
-		return usagef("-l %d: the relevance level must be ≥ 0 (negative grades mean \"in the pool, not judged\")", *level)
+	if err := eval.CheckRelevanceLevel(*level); err != nil {
+		return usagef("-l: %v", err)
 	}
 	if pos[0] == "-" {
 		return usagef("QRELS cannot be \"-\": only the run is read from stdin, as in trec_eval")

@@ -60,7 +60,7 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 		method  = fs.String("method", "", "fusion `method`: "+joinNames(hybrid.Methods)+" (required)")
 		norm    = fs.String("norm", "", "score `normalization`: "+joinNames(hybrid.Normalizations))
 		missing = fs.String("missing", "", "missing-document `policy`: zero, min, rank or borda (default: the method's)")
-		weights = fs.String("weights", "", "per-run weights `W,...`, finite and ≥ 0, one per RUN (default all 1)")
+		weights = fs.String("weights", "", "per-run weights `W,...`, finite and ≥ 0, one per RUN (default all 1; 0 drops that run)")
 		rrfK    = fs.Float64("rrf-k", d.K, "RRF rank constant `K` (≥ 0; rrf only)")
 		depth   = fs.Int("depth", d.Depth, "top `D` results of each run fused per query (≥ 1)")
 		tag     = fs.String("tag", "", "run tag written in the 6th column (default: the method)")
@@ -123,6 +123,20 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 	var ie *hybrid.InputError
 	if errors.As(err, &ie) && ie.Input < len(paths) {
 		return fmt.Errorf("%s: query %q: %v", paths[ie.Input], ie.Query, ie.Err)
+	}
+	var oe *hybrid.OverflowError
+	if errors.As(err, &oe) {
+		files := make([]string, 0, len(oe.Inputs))
+		for _, i := range oe.Inputs {
+			if i < len(paths) {
+				files = append(files, paths[i])
+			}
+		}
+		how := "--method " + *method
+		if *norm != "" {
+			how += " --norm " + *norm
+		}
+		return fmt.Errorf("query %q: doc %q: the fused score is %v: its scores in %s overflow float64 when combined (%s); normalise them (e.g. --norm minmax) or scale them down", oe.Query, oe.Doc, oe.Score, strings.Join(files, " and "), how)
 	}
 	if err != nil {
 		return err

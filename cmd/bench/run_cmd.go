@@ -110,7 +110,13 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		unit = "cell"
 	}
 	fmt.Fprintf(stderr, "bench run: %s: %d %s → %s\n", cfg.Path(), len(cells), unit, cfg.Output)
-	res, err := sweep.Run(ctx, cfg, sweep.Options{Stderr: stderr, Progress: progressMode, NoHistory: *noHistory, ONNXRuntime: *ortLib})
+	opts := sweep.Options{Stderr: stderr, Progress: progressMode, NoHistory: *noHistory, ONNXRuntime: *ortLib}
+	if base != nil {
+		// Changed queries or qrels fail before the first cell, not after
+		// the whole sweep (runGate checks the finished run again).
+		opts.CheckInputs = base.SameJudgments
+	}
+	res, err := sweep.Run(ctx, cfg, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted after %s; caches and earlier outputs are intact", time.Since(start).Round(time.Second))
