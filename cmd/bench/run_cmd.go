@@ -123,22 +123,29 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		}
 		return err
 	}
+	printRunSummary(stdout, cfg, res, time.Since(start), !*noHistory)
+	if base == nil {
+		return nil
+	}
+	fmt.Fprintln(stdout)
+	return runGate(stdout, base, cfg, gf)
+}
+
+// printRunSummary is the finished run's lines on stdout: the cells (how
+// many read from the run cache) and the time taken, the report's path and,
+// when a row was appended, the history's.
+func printRunSummary(stdout io.Writer, cfg *sweep.Config, res *sweep.Results, took time.Duration, history bool) {
 	cached := 0
 	for _, t := range res.Timings {
 		if t.Cached {
 			cached++
 		}
 	}
-	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, took.Round(100*time.Millisecond))
 	fmt.Fprintf(stdout, "report: %s\n", shownPath(filepath.Join(cfg.Output, "report.md")))
-	if !*noHistory {
+	if history {
 		fmt.Fprintf(stdout, "history: %s\n", shownPath(cfg.History))
 	}
-	if base == nil {
-		return nil
-	}
-	fmt.Fprintln(stdout)
-	return runGate(stdout, base, cfg, gf)
 }
 
 // runCheck is 'bench run --check': everything the run checks before its
