@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -50,6 +51,10 @@ type Options struct {
 	// Workers is the number of goroutines evaluating queries (0 =
 	// GOMAXPROCS). Results do not depend on it.
 	Workers int
+	// Context, when not nil, stops Evaluate early: once it is done no
+	// further query is evaluated and Evaluate returns its error
+	// (context.Canceled or DeadlineExceeded). Results do not depend on it.
+	Context context.Context
 }
 
 // DefaultOptions are ragbench's defaults for its own report formats: a qrels
@@ -263,7 +268,8 @@ func plural(n int) string {
 // non-empty run sharing no query id with the qrels (even with
 // opts.CompleteQueries: wrong qrels rather than a failed system), or a run
 // query retrieving a doc twice or with a NaN or infinite score (what ReadRun
-// rejects in a file; the first such query in id order is reported).
+// rejects in a file; the first such query in id order is reported), or
+// opts.Context's error when it was cancelled.
 func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluation, error) {
 	if len(measures) == 0 {
 		return nil, fmt.Errorf("no measure given")
@@ -319,7 +325,7 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 			seen := map[string]struct{}{}
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(e.Queries) {
+				if i >= len(e.Queries) || (opts.Context != nil && opts.Context.Err() != nil) {
 					return
 				}
 				q := e.Queries[i]
@@ -341,6 +347,9 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 		}()
 	}
 	wg.Wait()
+	if opts.Context != nil && opts.Context.Err() != nil {
+		return nil, opts.Context.Err()
+	}
 	for _, err := range errs { // the first bad query in id order
 		if err != nil {
 			return nil, err

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/ragbench/ragbench/compare"
@@ -71,7 +72,10 @@ func pairTest(p compare.Pair) PairTest {
 		CILow: p.Effect.CILow, CIHigh: p.Effect.CIHigh, Wins: p.Effect.Wins, Ties: p.Effect.Ties, Losses: p.Effect.Losses}
 }
 
-func significance(cfg *Config, ds *dataset, cells []CellResult) (Significance, error) {
+// significance runs the paired tests between cells (compare.Compare).
+// Cancelling ctx stops it within milliseconds (compare.Options.Context),
+// with ctx's error.
+func significance(ctx context.Context, cfg *Config, ds *dataset, cells []CellResult) (Significance, error) {
 	s := cfg.Significance
 	sig := Significance{Test: s.Test, Correction: s.Correction, Alpha: s.Alpha,
 		Queries: len(ds.answerable), Pairs: []PairTest{}, Beats: map[string]map[string][]int{}, Notes: []string{}}
@@ -92,6 +96,7 @@ func significance(cfg *Config, ds *dataset, cells []CellResult) (Significance, e
 		in.Systems = append(in.Systems, c.Name)
 		in.Scores[c.Name] = c.scores
 	}
+	opts.Context = ctx
 	rep, err := compare.Compare(in, opts)
 	if err != nil {
 		return sig, fmt.Errorf("significance: %w", err)

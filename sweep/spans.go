@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -181,16 +182,17 @@ func (sc *spanCells) uncoverableWarning(name string, share float64) string {
 // on the dataset's qrels; with them, eval's measures on the chunking's
 // derived chunk judgements (an answerable query whose spans no chunk covers
 // scores 0) plus the span measures (spans.Evaluate). The result is metric
-// name → query id → value for every answerable query.
-func cellScores(cfg *Config, ds *dataset, sc *spanCells, run eval.Run) (map[string]map[string]float64, error) {
+// name → query id → value for every answerable query. Cancelling ctx
+// stops eval's measures, with ctx's error.
+func cellScores(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, run eval.Run) (map[string]map[string]float64, error) {
 	if sc == nil {
-		return evaluateRun(cfg, ds.qrels, run)
+		return evaluateRunContext(ctx, cfg, ds.qrels, run)
 	}
 	scores := map[string]map[string]float64{}
 	if ms, _, err := cfg.measures(); err != nil {
 		return nil, err
 	} else if len(ms) > 0 { // else metrics: lists span families only
-		if scores, err = evaluateRun(cfg, sc.qrels, run); err != nil {
+		if scores, err = evaluateRunContext(ctx, cfg, sc.qrels, run); err != nil {
 			return nil, err
 		}
 	}
