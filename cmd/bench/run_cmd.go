@@ -102,55 +102,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	cells := cfg.Cells()
 	if *check {
-		// Everything the run checks before its first cell: output, cache
-		// and history writable, the ONNX Runtime library present (found,
-		// not loaded), the dataset loaded and its gold ids, labels and
-		// slices checked.
-		if err := cfg.CheckWritable(!*noHistory); err != nil {
-			return err
-		}
-		for _, r := range cfg.Retrievers {
-			if r.Type != "dense" && r.Type != "rerank" {
-				continue
-			}
-			lib, err := encoder.ResolveLibrary(*ortLib)
-			if err == nil {
-				_, err = os.Stat(lib)
-			}
-			if err != nil {
-				return fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", r.Name, err)
-			}
-			break
-		}
-		sum, warns, err := sweep.CheckDataset(cfg)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "config %s is valid: %d chunkings × %d retrievers = %d cells\n", cfg.Path(), len(cfg.Chunkings()), len(cfg.Retrievers), len(cells))
-		for _, c := range cells {
-			fmt.Fprintf(stdout, "  %s\n", c.Name)
-		}
-		fmt.Fprintf(stdout, "data root   %s\nmodel roots %s\n", cfg.DataDir(), strings.Join(cfg.ModelRoots(), ", "))
-		for _, r := range cfg.Retrievers {
-			if r.Model != "" {
-				fmt.Fprintf(stdout, "model of %-12s %s\n", r.Name, r.Model)
-			}
-		}
-		fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
-		slices := "none"
-		if len(sum.Slices) > 0 {
-			slices = strings.Join(sum.Slices, ", ")
-		}
-		level := sum.Level + "-level qrels"
-		if sum.Labels == sweep.LabelsSpans {
-			level = "span labels (chunk judgements derived per chunking)"
-		}
-		fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
-			sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
-		for _, w := range warns {
-			fmt.Fprintf(stdout, "warning     %s\n", w)
-		}
-		return nil
+		return runCheck(stdout, cfg, cells, !*noHistory, *ortLib)
 	}
 	start := time.Now()
 	unit := "cells"
@@ -171,22 +123,84 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		}
 		return err
 	}
+	printRunSummary(stdout, cfg, res, time.Since(start), !*noHistory)
+	if base == nil {
+		return nil
+	}
+	fmt.Fprintln(stdout)
+	return runGate(stdout, base, cfg, gf)
+}
+
+// printRunSummary is the finished run's lines on stdout: the cells (how
+// many read from the run cache) and the time taken, the report's path and,
+// when a row was appended, the history's.
+func printRunSummary(stdout io.Writer, cfg *sweep.Config, res *sweep.Results, took time.Duration, history bool) {
 	cached := 0
 	for _, t := range res.Timings {
 		if t.Cached {
 			cached++
 		}
 	}
-	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, took.Round(100*time.Millisecond))
 	fmt.Fprintf(stdout, "report: %s\n", shownPath(filepath.Join(cfg.Output, "report.md")))
-	if !*noHistory {
+	if history {
 		fmt.Fprintf(stdout, "history: %s\n", shownPath(cfg.History))
 	}
-	if base == nil {
-		return nil
+}
+
+// runCheck is 'bench run --check': everything the run checks before its
+// first cell (output, cache and, when history is appended, the history
+// writable; the ONNX Runtime library ortLib present, found, not loaded,
+// when a dense or rerank retriever needs it; the dataset loaded and its
+// gold ids, labels and slices checked), then the cells, roots, models,
+// outputs and dataset summary on stdout. Errors: the first check that
+// fails.
+func runCheck(stdout io.Writer, cfg *sweep.Config, cells []sweep.Cell, history bool, ortLib string) error {
+	if err := cfg.CheckWritable(history); err != nil {
+		return err
 	}
-	fmt.Fprintln(stdout)
-	return runGate(stdout, base, cfg, gf)
+	for _, r := range cfg.Retrievers {
+		if r.Type != "dense" && r.Type != "rerank" {
+			continue
+		}
+		lib, err := encoder.ResolveLibrary(ortLib)
+		if err == nil {
+			_, err = os.Stat(lib)
+		}
+		if err != nil {
+			return fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", r.Name, err)
+		}
+		break
+	}
+	sum, warns, err := sweep.CheckDataset(cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "config %s is valid: %d chunkings × %d retrievers = %d cells\n", cfg.Path(), len(cfg.Chunkings()), len(cfg.Retrievers), len(cells))
+	for _, c := range cells {
+		fmt.Fprintf(stdout, "  %s\n", c.Name)
+	}
+	fmt.Fprintf(stdout, "data root   %s\nmodel roots %s\n", cfg.DataDir(), strings.Join(cfg.ModelRoots(), ", "))
+	for _, r := range cfg.Retrievers {
+		if r.Model != "" {
+			fmt.Fprintf(stdout, "model of %-12s %s\n", r.Name, r.Model)
+		}
+	}
+	fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
+	slices := "none"
+	if len(sum.Slices) > 0 {
+		slices = strings.Join(sum.Slices, ", ")
+	}
+	level := sum.Level + "-level qrels"
+	if sum.Labels == sweep.LabelsSpans {
+		level = "span labels (chunk judgements derived per chunking)"
+	}
+	fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
+		sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
+	for _, w := range warns {
+		fmt.Fprintf(stdout, "warning     %s\n", w)
+	}
+	return nil
 }
 
 // shownPath is how bench run prints an output path: relative to the working
