@@ -12,6 +12,7 @@
 package compare
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -81,6 +82,11 @@ type Options struct {
 	// Workers is the number of comparisons run at once; default
 	// runtime.GOMAXPROCS(0).
 	Workers int
+	// Context, when not nil, stops Compare early: no comparison starts
+	// once it is done, the running ones stop within milliseconds
+	// (stats.Options.Context), and Compare returns its error. It is not
+	// kept in Report.Options.
+	Context context.Context
 }
 
 // SetDefaults fills the zero fields of o with the documented defaults.
@@ -181,8 +187,8 @@ func letter(i int) string {
 // Compare runs the tests and builds the Report. Errors: no systems or
 // metrics, duplicate names, an unknown baseline, a (system, metric) without
 // scores, missing queries (unless MissingAsZero; the error lists them),
-// NaN or infinite scores (naming system, metric and query), invalid options.
-// A single system is not an error: the report has no pairs and says so.
+// NaN or infinite scores (naming system, metric and query), invalid options,
+// or opt.Context's error (as is) when it was cancelled. A single system is not an error: the report has no pairs and says so.
 func Compare(in Input, opt Options) (*Report, error) {
 	opt.SetDefaults()
 	if !(opt.Alpha > 0 && opt.Alpha < 1) {
@@ -210,6 +216,11 @@ func Compare(in Input, opt Options) (*Report, error) {
 	if opt.Test == stats.Tukey && opt.Correction != stats.None {
 		opt.Correction = stats.None
 	}
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	opt.Context = nil // a report does not keep its caller's context
 	r := &Report{Systems: in.Systems, Metrics: in.Metrics, Options: opt}
 	for i := range in.Systems {
 		r.Letters = append(r.Letters, letter(i))
@@ -264,7 +275,7 @@ func Compare(in Input, opt Options) (*Report, error) {
 	}
 	r.Pairs = make([]Pair, len(tasks))
 	errs := make([]error, len(tasks))
-	sopt := stats.Options{Permutations: opt.Permutations, Resamples: opt.Resamples, Alpha: opt.Alpha, Seed: opt.Seed, Workers: opt.Workers}
+	sopt := stats.Options{Permutations: opt.Permutations, Resamples: opt.Resamples, Alpha: opt.Alpha, Seed: opt.Seed, Workers: opt.Workers, Context: ctx}
 
 	// Tukey HSD: one family per metric, computed first (in parallel).
 	var hsd []*stats.HSD
@@ -272,15 +283,24 @@ func Compare(in Input, opt Options) (*Report, error) {
 		hsd = make([]*stats.HSD, len(in.Metrics))
 		herr := make([]error, len(in.Metrics))
 		parallel(len(in.Metrics), opt.Workers, func(m int) {
+			if ctx.Err() != nil {
+				return
+			}
 			o := sopt
 			o.Stream = stats.Stream(opt.Seed, string(opt.Test), in.Metrics[m])
 			hsd[m], herr[m] = stats.TukeyHSD(in.Systems, ids[m], mats[m], o)
 		})
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if err := errors.Join(herr...); err != nil {
 			return nil, err
 		}
 	}
 	parallel(len(tasks), opt.Workers, func(i int) {
+		if ctx.Err() != nil {
+			return // Compare returns the context's error
+		}
 		t := tasks[i]
 		metric := in.Metrics[t.m]
 		sample := stats.Sample{QueryIDs: ids[t.m], A: mats[t.m][t.a], B: mats[t.m][t.b]}
@@ -307,6 +327,9 @@ func Compare(in Input, opt Options) (*Report, error) {
 			Exact: res.Exact, Samples: res.Samples, Effect: res.Effect, Warnings: res.Warnings,
 		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

@@ -6,8 +6,6 @@ import (
 	"math"
 	"path/filepath"
 	"strings"
-
-	ort "github.com/yalue/onnxruntime_go"
 )
 
 // ModelInfo is what Check found in a model folder.
@@ -37,15 +35,9 @@ func Check(dir string, opts Options) (*ModelInfo, error) {
 		return nil, err
 	}
 	info := &ModelInfo{Dir: dir, Library: lib, RuntimeVersion: ver}
-	ins, outs, err := ort.GetInputOutputInfo(filepath.Join(dir, ModelFile))
+	info.Inputs, info.Outputs, err = graphIO(filepath.Join(dir, ModelFile))
 	if err != nil {
-		return info, fmt.Errorf("%s: not a loadable ONNX model: %w", filepath.Join(dir, ModelFile), err)
-	}
-	for _, i := range ins {
-		info.Inputs = append(info.Inputs, infoOf(i))
-	}
-	for _, o := range outs {
-		info.Outputs = append(info.Outputs, infoOf(o))
+		return info, err
 	}
 	kind := KindEmbedder
 	cfg, _, err := readConfig(dir)

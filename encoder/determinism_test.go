@@ -45,3 +45,45 @@ func TestDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// TestIntraOpThreadsBitIdentical: ONNX Runtime at 2 intra-op threads gives
+// the same bits as at 1, for use-lite's vectors and ce-scifact-tiny's
+// logits at batch 8 (padded batches, the case where a kernel split across
+// threads would show first), so Options.IntraOpThreads changes no number.
+func TestIntraOpThreadsBitIdentical(t *testing.T) {
+	needRuntime(t)
+	useLiteDir, _ := useLite(t)
+	ceDir, _ := ceTiny(t)
+	texts := sciFactAbstracts(t, 24)
+	ctx := context.Background()
+	embed := func(threads int) [][]float32 {
+		e, err := LoadEmbedder(useLiteDir, Options{BatchSize: 8, IntraOpThreads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		v, err := e.Embed(ctx, texts, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	score := func(threads int) []float32 {
+		c, err := LoadCrossEncoder(ceDir, Options{BatchSize: 8, IntraOpThreads: threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		s, err := c.Score(ctx, "what causes cell differentiation", texts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if a, b := embed(1), embed(2); !cmp.Equal(a, b) {
+		t.Error("use-lite vectors differ between 1 and 2 intra-op threads")
+	}
+	if a, b := score(1), score(2); !cmp.Equal(a, b) {
+		t.Errorf("ce-scifact-tiny logits differ between 1 and 2 intra-op threads:\n%v\n%v", a, b)
+	}
+}

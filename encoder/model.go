@@ -29,8 +29,18 @@ type Options struct {
 	// DefaultCrossEncoderBatchSize (8). A graph that quantizes activations
 	// dynamically always runs at batch 1 (see Warnings).
 	BatchSize int
-	// IntraOpThreads is ONNX Runtime's intra-op thread count. Default 1
-	// (use 2 or more for a single process on a multi-core machine).
+	// IntraOpThreads is ONNX Runtime's intra-op thread count, ≥ 1.
+	// Default 1, the rule for the library and 'bench model': one thread
+	// does the most work per CPU-second, and on a machine whose cores are
+	// busy a second thread mostly waits for one. Measured end to end on
+	// 200 SciFact abstracts / pairs (docs/benchmarks/encoder.md,
+	// "Intra-op threads"), 2 threads took 1.7–2.6× the CPU seconds of 1
+	// and more wall time at load average 14–18 on 2 cores. The sweep asks
+	// for runtime.NumCPU() instead (sweep/backend.go): it is one process
+	// meant to own an idle machine, where wall time is what counts. The
+	// thread count changes no number: outputs at 1 and 2 threads are
+	// bit-identical (TestIntraOpThreadsBitIdentical; 'bench model' JSONL
+	// byte-identical for int8 and fp32 MiniLM and ce-scifact-tiny).
 	IntraOpThreads int
 	// TokenizeWorkers is the number of goroutines tokenizing in parallel.
 	// Default GOMAXPROCS.
@@ -146,9 +156,9 @@ func loadModel(dir string, opts Options, wantKind string) (*model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}
-	ins, outs, err := ort.GetInputOutputInfo(modelPath)
+	ins, outs, err := graphIO(modelPath)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a loadable ONNX model: %w", modelPath, err)
+		return nil, err
 	}
 	tokPath := filepath.Join(dir, TokenizerFile)
 	tok, err := loadTokenizer(tokPath)
@@ -159,13 +169,7 @@ func loadModel(dir string, opts Options, wantKind string) (*model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &model{dir: dir, tok: tok, modelSHA: modelSHA, tokSHA: tokSHA, opts: opts}
-	for _, in := range ins {
-		m.inputs = append(m.inputs, infoOf(in))
-	}
-	for _, o := range outs {
-		m.outputs = append(m.outputs, infoOf(o))
-	}
+	m := &model{dir: dir, tok: tok, modelSHA: modelSHA, tokSHA: tokSHA, opts: opts, inputs: ins, outputs: outs}
 	if err := m.resolve(cfg, hf, wantKind); err != nil {
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -201,6 +205,41 @@ func currentRuntime() (string, string, error) {
 	}
 	p, v := RuntimeInfo()
 	return p, v, nil
+}
+
+// graphIO returns the graph inputs and outputs of the ONNX file at
+// modelPath as ONNX Runtime reports them, or an error naming the file when
+// ONNX Runtime cannot load it. onnxruntime_go reads them only through a
+// session of their own (its sessions expose no such call), so that probe
+// session is made as cheap as the answer allows: graph optimisations off
+// (they rewrite nodes, never the graph's inputs and outputs) and one
+// intra-op thread (no thread pool to start). With the defaults it cost as
+// much CPU as the session that runs the model (0.14–0.29 s for fp32
+// all-MiniLM-L6-v2, 2–4 % of 'bench model embed' on 200 abstracts; issue
+// 14's profile).
+func graphIO(modelPath string) (ins, outs []TensorInfo, err error) {
+	so, err := ort.NewSessionOptions()
+	if err != nil {
+		return nil, nil, fmt.Errorf("onnxruntime session options: %w", err)
+	}
+	defer so.Destroy()
+	if err := so.SetGraphOptimizationLevel(ort.GraphOptimizationLevelDisableAll); err != nil {
+		return nil, nil, err
+	}
+	if err := so.SetIntraOpNumThreads(1); err != nil {
+		return nil, nil, err
+	}
+	oi, oo, err := ort.GetInputOutputInfoWithOptions(modelPath, so)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: not a loadable ONNX model: %w", modelPath, err)
+	}
+	for _, i := range oi {
+		ins = append(ins, infoOf(i))
+	}
+	for _, o := range oo {
+		outs = append(outs, infoOf(o))
+	}
+	return ins, outs, nil
 }
 
 func infoOf(i ort.InputOutputInfo) TensorInfo {

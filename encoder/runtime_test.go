@@ -5,6 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	ort "github.com/yalue/onnxruntime_go"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // TestLibraryChecks: files that are missing, not a shared library, or
@@ -113,5 +118,52 @@ func TestInitSecondLibrary(t *testing.T) {
 	writeFile(t, other, "\x7fELF")
 	if err := Init(other); err == nil || !strings.Contains(err.Error(), "already initialised") {
 		t.Errorf("Init(other) = %v, want already initialised", err)
+	}
+}
+
+// TestGraphIOCheapProbe: graphIO's probe session (optimisations off, one
+// thread) reports the same inputs and outputs, names, element types and
+// shapes, as onnxruntime_go's GetInputOutputInfo with ONNX Runtime's
+// default session (the reference), for use-lite, ce-scifact-tiny and the
+// fetched MiniLM exports; a file ONNX Runtime cannot load is an error
+// naming it.
+func TestGraphIOCheapProbe(t *testing.T) {
+	needRuntime(t)
+	useLiteDir, _ := useLite(t)
+	ceDir, _ := ceTiny(t)
+	dirs := []string{useLiteDir, ceDir}
+	for _, name := range []string{"all-minilm-l6-v2", "all-minilm-l6-v2-q"} {
+		if d := filepath.Join(testenv.RepoRoot(), "models", name); fileExists(filepath.Join(d, ModelFile)) {
+			dirs = append(dirs, d)
+		}
+	}
+	for _, dir := range dirs {
+		p := filepath.Join(dir, ModelFile)
+		ins, outs, err := graphIO(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ri, ro, err := ort.GetInputOutputInfo(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantIn, wantOut []TensorInfo
+		for _, i := range ri {
+			wantIn = append(wantIn, infoOf(i))
+		}
+		for _, o := range ro {
+			wantOut = append(wantOut, infoOf(o))
+		}
+		if diff := cmp.Diff(wantIn, ins); diff != "" {
+			t.Errorf("%s inputs (-default session +graphIO):\n%s", p, diff)
+		}
+		if diff := cmp.Diff(wantOut, outs); diff != "" {
+			t.Errorf("%s outputs (-default session +graphIO):\n%s", p, diff)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "model.onnx")
+	writeFile(t, bad, "not a protobuf")
+	if _, _, err := graphIO(bad); err == nil || !strings.Contains(err.Error(), bad+": not a loadable ONNX model") {
+		t.Errorf("garbage model: err %v, want %q", err, bad+": not a loadable ONNX model")
 	}
 }

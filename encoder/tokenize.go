@@ -46,6 +46,18 @@ type textTokenizer struct {
 	// swapped for an out-of-vocabulary private-use character first, which
 	// both then treat as the unknown character it is in HF.
 	metaspace bool
+	// metaspaceRep, when not "", is the Metaspace replacement ("▁") that
+	// encode puts in place of every ASCII space before sugarme sees the
+	// text. sugarme's Metaspace does that replacement itself, one
+	// NormalizedString.Replace per match, each rewriting the whole
+	// alignment table: quadratic in the piece, 70 % of the tokenization
+	// CPU of ce-scifact-tiny (pprof, issue 14). The string its Split then
+	// cuts is the same byte for byte, so the ids are too. Set only where
+	// that holds: normaliser applied in Go (sugarme's removed, so nothing
+	// runs between the two replacements) and no added token holding a
+	// space or the replacement (sugarme matches added tokens before
+	// pre-tokenizing).
+	metaspaceRep string
 
 	mu   sync.Mutex // guards free
 	free []*tokenizer.Tokenizer
@@ -73,7 +85,8 @@ type tokenizerJSON struct {
 	Normalizer    json.RawMessage `json:"normalizer"`
 	PostProcessor json.RawMessage `json:"post_processor"`
 	PreTokenizer  *struct {
-		Type string `json:"type"`
+		Type        string `json:"type"`
+		Replacement string `json:"replacement"`
 	} `json:"pre_tokenizer"`
 	AddedTokens []struct {
 		ID         int    `json:"id"`
@@ -144,6 +157,15 @@ func loadTokenizer(path string) (tt *textTokenizer, err error) {
 		if _, inVocab := tt.vocab[string(metaspacePlaceholder)]; !inVocab {
 			tt.metaspace = true
 			tt.guards = append(tt.guards, `Metaspace: \t \n \f \r kept inside words as Hugging Face does (sugarme would split there)`)
+		}
+		if rep := meta.PreTokenizer.Replacement; tt.norm != nil && rep != "" && !strings.Contains(rep, " ") {
+			tt.metaspaceRep = rep
+			for _, a := range meta.AddedTokens {
+				if strings.Contains(a.Content, " ") || strings.Contains(a.Content, rep) {
+					tt.metaspaceRep = ""
+					break
+				}
+			}
 		}
 	}
 	tt.single, tt.pair, err = templatesFromPostProcessor(meta.PostProcessor, tt.vocab)
@@ -319,6 +341,9 @@ func (tt *textTokenizer) encodeLimit(text string, limit int) (ids []int, err err
 		for _, chunk := range chunkAtSpaces(n, chunkBytes) {
 			if limit > 0 && len(ids) >= limit {
 				return ids, nil
+			}
+			if tt.metaspaceRep != "" {
+				chunk = strings.ReplaceAll(chunk, " ", tt.metaspaceRep)
 			}
 			enc, err := tk.EncodeSingle(chunk, false)
 			if err != nil {

@@ -1,10 +1,15 @@
 package encoder
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // hfParity is testdata/hf_parity_minilm.json, made by gen_hf_parity.py with
@@ -249,5 +254,64 @@ func TestHFTokenizerParityUseLite(t *testing.T) {
 		if diff := cmp.Diff(s.IDs, got[i]); diff != "" {
 			t.Errorf("text %d %q: ids differ from Hugging Face (-hf +ours):\n%s", i, trunc(s.Text), diff)
 		}
+	}
+}
+
+// TestMetaspaceSpacesPreReplaced: for the Metaspace (SentencePiece)
+// tokenizers, encode swaps ASCII spaces for "▁" before sugarme sees the
+// text (sugarme's own replacement is quadratic in the piece), and the ids
+// are exactly those of sugarme's own replacement on SciFact abstracts and
+// on texts with leading, doubled and trailing spaces, tabs and newlines, a
+// literal "▁", a no-break space and the added token <unk> next to spaces.
+// The ids' independent reference is TestHFTokenizerParityUseLite and
+// TestCrossEncoderReference, which run through the same path. A tokenizer
+// with an added token holding a space keeps sugarme's replacement (it
+// matches added tokens before pre-tokenizing).
+func TestMetaspaceSpacesPreReplaced(t *testing.T) {
+	dir, _ := useLite(t)
+	texts := append(sciFactAbstracts(t, 50),
+		" leading space", "doubled  space", "trailing space ", "tab\tand\nnewline",
+		"a ▁ literal▁ replacement", "no-break\u00a0space", "x <unk> y", "<unk> z", " ",
+		strings.Repeat("long text over the chunk size ", 40))
+	for _, path := range []string{dir + "/tokenizer.json", testenv.Shared(t, "models/ce-scifact-tiny") + "/tokenizer.json"} {
+		tt, err := loadTokenizer(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tt.metaspaceRep != "▁" {
+			t.Fatalf("%s: metaspaceRep %q, want \"▁\"", path, tt.metaspaceRep)
+		}
+		fast, fastErrs := tt.encodeAll(texts, 2, 0)
+		tt.metaspaceRep = "" // sugarme's own replacement
+		slow, slowErrs := tt.encodeAll(texts, 2, 0)
+		for i := range texts {
+			if fastErrs[i] != nil || slowErrs[i] != nil {
+				t.Fatalf("%s text %d: %v / %v", path, i, fastErrs[i], slowErrs[i])
+			}
+			if diff := cmp.Diff(slow[i], fast[i]); diff != "" {
+				t.Errorf("%s text %d %q: ids differ (-sugarme +pre-replaced):\n%s", path, i, trunc(texts[i]), diff)
+			}
+		}
+	}
+	raw, err := os.ReadFile(dir + "/tokenizer.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j map[string]any
+	if err := json.Unmarshal(raw, &j); err != nil {
+		t.Fatal(err)
+	}
+	j["added_tokens"] = append(j["added_tokens"].([]any), map[string]any{"id": 5, "content": "a b", "normalized": false, "special": false, "lstrip": false, "rstrip": false, "single_word": false})
+	b, _ := json.Marshal(j)
+	p := filepath.Join(t.TempDir(), "tokenizer.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tt, err := loadTokenizer(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tt.metaspaceRep != "" {
+		t.Errorf("added token %q holds a space: metaspaceRep %q, want \"\"", "a b", tt.metaspaceRep)
 	}
 }

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -50,6 +51,10 @@ type Options struct {
 	// Workers is the number of goroutines evaluating queries (0 =
 	// GOMAXPROCS). Results do not depend on it.
 	Workers int
+	// Context, when not nil, stops Evaluate early: once it is done no
+	// further query is evaluated and Evaluate returns its error
+	// (context.Canceled or DeadlineExceeded). Results do not depend on it.
+	Context context.Context
 }
 
 // DefaultOptions are ragbench's defaults for its own report formats: a qrels
@@ -66,10 +71,25 @@ func TrecEvalOptions() Options {
 	return Options{RelevanceLevel: 1, AverageUnanswerable: true}
 }
 
+// CheckRelevanceLevel is the one rule for Options.RelevanceLevel (bench
+// eval and bench compare check their -l flag with it): any level ≥ 0, as
+// trec_eval 10 reads -l (form_res_rels.c: a judged doc is relevant when
+// its grade ≥ the level, so -l 0 counts grade 0 too). A negative level is
+// an error: trec_eval takes it, but then counts the retrieved docs it
+// marks -1 (not in the qrels) and -2 (in the pool, unjudged) as relevant
+// in P and the rank measures while R counts judged docs only, so P@k
+// could exceed recall's ceiling — numbers with no meaning.
+func CheckRelevanceLevel(level int) error {
+	if level < 0 {
+		return fmt.Errorf("relevance level %d: must be ≥ 0 (negative grades mean \"in the pool but not judged\")", level)
+	}
+	return nil
+}
+
 // check refuses options no measure can be computed with.
 func (o Options) check() error {
-	if o.RelevanceLevel < 0 {
-		return fmt.Errorf("relevance level %d: must be ≥ 0 (negative grades mean \"in the pool but not judged\")", o.RelevanceLevel)
+	if err := CheckRelevanceLevel(o.RelevanceLevel); err != nil {
+		return err
 	}
 	if o.MaxResults < 0 {
 		return fmt.Errorf("max results %d: must be ≥ 0 (0: no limit)", o.MaxResults)
@@ -248,7 +268,8 @@ func plural(n int) string {
 // non-empty run sharing no query id with the qrels (even with
 // opts.CompleteQueries: wrong qrels rather than a failed system), or a run
 // query retrieving a doc twice or with a NaN or infinite score (what ReadRun
-// rejects in a file; the first such query in id order is reported).
+// rejects in a file; the first such query in id order is reported), or
+// opts.Context's error when it was cancelled.
 func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluation, error) {
 	if len(measures) == 0 {
 		return nil, fmt.Errorf("no measure given")
@@ -304,7 +325,7 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 			seen := map[string]struct{}{}
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(e.Queries) {
+				if i >= len(e.Queries) || (opts.Context != nil && opts.Context.Err() != nil) {
 					return
 				}
 				q := e.Queries[i]
@@ -326,6 +347,9 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 		}()
 	}
 	wg.Wait()
+	if opts.Context != nil && opts.Context.Err() != nil {
+		return nil, opts.Context.Err()
+	}
 	for _, err := range errs { // the first bad query in id order
 		if err != nil {
 			return nil, err

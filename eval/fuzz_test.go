@@ -2,8 +2,11 @@ package eval
 
 import (
 	"bytes"
+	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,4 +220,56 @@ func checkRunRoundTrip(t *testing.T, run Run, info RunInfo) {
 			}
 		}
 	}
+}
+
+// FuzzParseQueryTexts: reading any BEIR queries.jsonl never panics and
+// takes bounded time; the queries it accepts, written back one
+// {"_id": …, "text": …} object per line (encoding/json, sorted by id), read
+// to the same id → text map: nothing rewritten, dropped or merged.
+func FuzzParseQueryTexts(f *testing.F) {
+	for _, s := range []string{
+		`{"_id": "q1", "text": "why?"}` + "\n" + `{"_id": 7, "text": "how", "metadata": {}}` + "\n",
+		"\xef\xbb\xbf{\"_id\": \"q\u00e9\", \"text\": \"t\"}\r\n\r\n",
+		`{"_id": "q1", "text": "a"}` + "\n" + `{"_id": "q1", "text": "b"}`,
+		`{"_id": "q1", "_id": "q2"}`,
+		`{"_id": "\ud800"}`,
+		"{\"_id\": \"q\xff\"}",
+		`{"_id": 1e3, "text": 1}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		defer fuzzwatch.Start(fuzzwatch.Bound)()
+		got, err := parseQueryTexts(bytes.NewReader(data), "queries.jsonl")
+		if err != nil {
+			if got != nil {
+				t.Fatalf("error %v with a non-nil result", err)
+			}
+			if !strings.Contains(err.Error(), "queries.jsonl:") {
+				t.Fatalf("error %q names no file:line", err)
+			}
+			return
+		}
+		ids := make([]string, 0, len(got))
+		for id := range got {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		var buf bytes.Buffer
+		for _, id := range ids {
+			b, err := json.Marshal(map[string]string{"_id": id, "text": got[id]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf.Write(b)
+			buf.WriteByte('\n')
+		}
+		again, err := parseQueryTexts(&buf, "again.jsonl")
+		if err != nil {
+			t.Fatalf("written back %q: %v", buf.String(), err)
+		}
+		if !maps.Equal(got, again) {
+			t.Fatalf("read %q, written back and read again %q", got, again)
+		}
+	})
 }

@@ -103,7 +103,8 @@ type Options struct {
 	// Seed seeds each comparison's stream (see the package comment).
 	Seed uint64
 	// UseMaxDrop turns on MaxDrop: a fall of the mean larger than MaxDrop
-	// (in the metric's units, ≥ 0) regresses whatever its p-value.
+	// (in the metric's units, finite and ≥ 0: CheckMaxDrop) regresses
+	// whatever its p-value.
 	UseMaxDrop bool
 	MaxDrop    float64
 	// Changed is how many queries that got most worse, and most better,
@@ -188,8 +189,21 @@ func (r *Result) RegressedCells() []string {
 	return out
 }
 
+// CheckMaxDrop is the one rule for Options.MaxDrop (bench run and bench
+// compare check their --max-drop flag with it): a finite number ≥ 0, in the
+// metric's units. NaN, a negative drop and ±Inf are refused: NaN and a
+// negative bound have no meaning, and +Inf (no fall is ever large enough)
+// is the gate without --max-drop, so giving it is almost surely a mistake
+// (e.g. a CI variable that did not expand to a number).
+func CheckMaxDrop(v float64) error {
+	if !(v >= 0) || math.IsInf(v, 1) {
+		return fmt.Errorf("max-drop must be a finite number ≥ 0 (a fall of the mean in the metric's units, e.g. 0.01), got %g", v)
+	}
+	return nil
+}
+
 // Compare gates in.Cells. Errors: no metrics or no cells, invalid options
-// (alpha outside (0, 1), a negative MaxDrop), a metric missing from a side
+// (alpha outside (0, 1), a MaxDrop CheckMaxDrop refuses), a metric missing from a side
 // of a cell, a cell with no query scored in both runs, or NaN/±Inf scores
 // (naming cell, metric and query).
 func Compare(in Input, opt Options) (*Result, error) {
@@ -201,8 +215,10 @@ func Compare(in Input, opt Options) (*Result, error) {
 		return nil, errors.New("gate: no cell is present in both the baseline and this run")
 	case !(opt.Alpha > 0 && opt.Alpha < 1):
 		return nil, fmt.Errorf("gate: alpha must be in (0, 1), got %g", opt.Alpha)
-	case opt.UseMaxDrop && !(opt.MaxDrop >= 0):
-		return nil, fmt.Errorf("gate: max-drop must be ≥ 0, got %g", opt.MaxDrop)
+	case opt.UseMaxDrop:
+		if err := CheckMaxDrop(opt.MaxDrop); err != nil {
+			return nil, fmt.Errorf("gate: %w", err)
+		}
 	}
 	res := &Result{Input: in, Notes: append([]string(nil), in.Notes...)}
 	test := opt.Test

@@ -142,7 +142,9 @@ func TestCompareErrors(t *testing.T) {
 		{"missing metric", Input{Metrics: []string{"recall@100"}, Cells: []Cell{ok}}, Options{}, "cell c: the baseline has no recall@100"},
 		{"nan", Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{nan}}, Options{}, `query "q2"`},
 		{"disjoint", Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{cell("c", map[string]float64{"a": 1}, map[string]float64{"b": 1})}}, Options{}, "no query is scored in both"},
-		{"negative max-drop", Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{ok}}, Options{UseMaxDrop: true, MaxDrop: -1}, "max-drop must be ≥ 0"},
+		{"negative max-drop", Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{ok}}, Options{UseMaxDrop: true, MaxDrop: -1}, "max-drop must be a finite number ≥ 0"},
+		{"infinite max-drop", Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{ok}}, Options{UseMaxDrop: true, MaxDrop: math.Inf(1)}, "max-drop must be a finite number ≥ 0"},
+		{"NaN max-drop", Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{ok}}, Options{UseMaxDrop: true, MaxDrop: math.NaN()}, "max-drop must be a finite number ≥ 0"},
 	} {
 		_, err := Compare(c.in, c.opt)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

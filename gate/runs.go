@@ -189,15 +189,27 @@ func byMetric(perQuery map[string]map[string]float64, metrics []string) map[stri
 // sameJudgments checks that the two manifests name the same queries and
 // qrels content (sha256 of the files of role "queries" and "qrels").
 func sameJudgments(base, cur *Run) error {
+	return base.SameJudgments(cur.Manifest.Files)
+}
+
+// SameJudgments checks that files — a run's hashed input files, as its
+// manifest lists them (sweep.Options.CheckInputs gives them before the
+// first cell) — hold the same queries and qrels as the baseline r (sha256
+// of the files of role "queries" and "qrels"). The error names both files
+// and hashes: a changed query set or changed judgements make the
+// comparison meaningless. FromRuns applies the same check to the finished
+// run; bench run --baseline calls this before the sweep, so that it fails
+// at once.
+func (r *Run) SameJudgments(files []sweep.FileHash) error {
 	for _, role := range []string{"queries", "qrels"} {
-		fb, fc := file(base.Manifest, role), file(cur.Manifest, role)
+		fb, fc := file(r.Manifest.Files, role), file(files, role)
 		switch {
 		case fb == nil && fc == nil:
 			continue
 		case fb == nil || fc == nil:
-			return fmt.Errorf("the %s file differs: the baseline (%s) read %s, this run %s; the gate compares runs on the same queries and qrels only", role, base.Path, name(fb), name(fc))
+			return fmt.Errorf("the %s file differs: the baseline (%s) read %s, this run %s; the gate compares runs on the same queries and qrels only", role, r.Path, name(fb), name(fc))
 		case fb.SHA256 != fc.SHA256:
-			return fmt.Errorf("the %s changed since the baseline: %s (sha256 %.12s, baseline %s) vs %s (sha256 %.12s, this run); the gate compares runs on the same queries and qrels only: make a new baseline", role, fb.Path, fb.SHA256, base.Path, fc.Path, fc.SHA256)
+			return fmt.Errorf("the %s changed since the baseline: %s (sha256 %.12s, baseline %s) vs %s (sha256 %.12s, this run); the gate compares runs on the same queries and qrels only: make a new baseline", role, fb.Path, fb.SHA256, r.Path, fc.Path, fc.SHA256)
 		}
 	}
 	return nil
@@ -210,17 +222,17 @@ func name(f *sweep.FileHash) string {
 	return f.Path
 }
 
-func file(m *sweep.Manifest, role string) *sweep.FileHash {
-	for i := range m.Files {
-		if m.Files[i].Role == role {
-			return &m.Files[i]
+func file(files []sweep.FileHash, role string) *sweep.FileHash {
+	for i := range files {
+		if files[i].Role == role {
+			return &files[i]
 		}
 	}
 	return nil
 }
 
 func fileHash(m *sweep.Manifest, role string) string {
-	if f := file(m, role); f != nil {
+	if f := file(m.Files, role); f != nil {
 		return f.SHA256
 	}
 	return ""

@@ -11,7 +11,8 @@ import (
 // Paired runs test t of A against B on s and returns its Result with effect
 // sizes. Tukey needs all systems at once: use TukeyHSD. Errors: an invalid
 // sample (see Sample), NaN or infinite scores (naming the query id),
-// invalid options, or an unknown test.
+// invalid options, an unknown test, or opt.Context's error when it was
+// cancelled.
 func Paired(t Test, s Sample, opt Options) (Result, error) {
 	opt.SetDefaults()
 	if err := opt.validate(); err != nil {
@@ -38,6 +39,9 @@ func Paired(t Test, s Sample, opt Options) (Result, error) {
 		return Result{}, fmt.Errorf("test %q compares all systems at once: use TukeyHSD", t)
 	default:
 		return Result{}, fmt.Errorf("unknown test %q", t)
+	}
+	if err := opt.contextErr(); err != nil {
+		return Result{}, err // the loops stopped early: r is not the test's
 	}
 	if r.N < 2 {
 		r.P = 1 // policy stated in the n = 1 warning

@@ -53,23 +53,28 @@ func randomization(d []float64, opt Options, r *Result) {
 	thr := math.Abs(obs) - tieTolerance(nz)
 	if len(nz) <= opt.ExactMaxN {
 		r.Exact = true
-		r.P = exactSignFlip(nz, thr)
+		r.P = exactSignFlip(nz, thr, opt)
 		return
 	}
 	r.Exact = false
 	r.Samples = opt.Permutations
-	b := monteCarloSignFlip(nz, thr, opt.Permutations, newRand(opt))
+	b := monteCarloSignFlip(nz, thr, opt.Permutations, newRand(opt), opt)
 	r.P = float64(b+1) / float64(opt.Permutations+1)
 }
 
 // exactSignFlip returns the fraction of the 2^m sign vectors s with
 // |Σ s_i d_i| ≥ thr. The sum is split into two halves whose 2^(m/2)
 // partial sums are tabulated, so every sum is computed from ≤ m/2+1 terms.
-func exactSignFlip(d []float64, thr float64) float64 {
+// It stops early (a meaningless count) when opt.Context is done.
+func exactSignFlip(d []float64, thr float64, opt Options) float64 {
 	h := len(d) / 2
 	lo, hi := signedSums(d[:h]), signedSums(d[h:])
 	count := 0
-	for _, b := range hi {
+	every := cancelEvery(len(lo))
+	for i, b := range hi {
+		if i%every == 0 && opt.cancelled() {
+			break
+		}
 		for _, a := range lo {
 			if math.Abs(a+b) >= thr {
 				count++
@@ -100,7 +105,8 @@ func signedSums(d []float64) []float64 {
 // monteCarloSignFlip draws B random sign vectors and counts those with
 // |Σ s_i d_i| ≥ thr. Signs come 8 at a time from random bytes; the signed
 // sum of each group of 8 differences is looked up in a 256-entry table.
-func monteCarloSignFlip(d []float64, thr float64, B int, rng *rand.Rand) int {
+// It stops early (a meaningless count) when opt.Context is done.
+func monteCarloSignFlip(d []float64, thr float64, B int, rng *rand.Rand, opt Options) int {
 	groups := (len(d) + 7) / 8
 	table := make([]float64, groups*256)
 	for g := range groups {
@@ -114,8 +120,11 @@ func monteCarloSignFlip(d []float64, thr float64, B int, rng *rand.Rand) int {
 			last[mask] = last[mask&(1<<k-1)]
 		}
 	}
-	count := 0
-	for range B {
+	count, every := 0, cancelEvery(groups)
+	for k := range B {
+		if k%every == 0 && opt.cancelled() {
+			break
+		}
 		s := 0.0
 		var bits uint64
 		for g := range groups {
@@ -154,7 +163,11 @@ func bootstrap(d []float64, opt Options, r *Result) {
 	means := make([]float64, opt.Resamples)
 	thr := math.Abs(m) - tieTolerance(d)/float64(n)
 	b := 0
+	every := cancelEvery(n)
 	for k := range means {
+		if k%every == 0 && opt.cancelled() {
+			return // Paired returns the context's error
+		}
 		s := 0.0
 		for range n {
 			s += d[rng.IntN(n)]
@@ -204,7 +217,8 @@ type HSD struct {
 // shuffles, independently for every query, the m systems' scores among the
 // systems, and records the range (max − min) of the resulting system means.
 // scores[s][q] is the score of systems[s] on queryIDs[q]. Errors: fewer than
-// two systems, ragged rows, NaN or infinite scores (naming system and query).
+// two systems, ragged rows, NaN or infinite scores (naming system and query),
+// or opt.Context's error when it was cancelled.
 func TukeyHSD(systems, queryIDs []string, scores [][]float64, opt Options) (*HSD, error) {
 	opt.SetDefaults()
 	if err := opt.validate(); err != nil {
@@ -255,6 +269,7 @@ func TukeyHSD(systems, queryIDs []string, scores [][]float64, opt Options) (*HSD
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	every := cancelEvery(n * m)
 	for range min(workers, tukeyChunks) {
 		wg.Add(1)
 		go func() {
@@ -270,6 +285,9 @@ func TukeyHSD(systems, queryIDs []string, scores [][]float64, opt Options) (*HSD
 				o.Stream = opt.Stream + uint64(c)*0x9e3779b97f4a7c15
 				rng := newRand(o)
 				for k := c * chunk; k < min((c+1)*chunk, len(ranges)); k++ {
+					if k%every == 0 && opt.cancelled() {
+						return // TukeyHSD returns the context's error
+					}
 					clear(sums)
 					for q := range n {
 						copy(perm, cols[q*m:(q+1)*m])
@@ -287,6 +305,9 @@ func TukeyHSD(systems, queryIDs []string, scores [][]float64, opt Options) (*HSD
 		}()
 	}
 	wg.Wait()
+	if err := opt.contextErr(); err != nil {
+		return nil, err
+	}
 	slices.Sort(ranges)
 	tol := 1e-10 * sumAbs / float64(n)
 	h.P = make([][]float64, m)

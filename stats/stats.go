@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -91,6 +92,35 @@ type Options struct {
 	// Workers bounds the goroutines of TukeyHSD (default GOMAXPROCS); the
 	// result does not depend on it. The two-system tests are sequential.
 	Workers int
+	// Context, when not nil, stops a test early: the Monte Carlo and exact
+	// enumeration loops check it about every cancelWork steps (well under
+	// a millisecond of work), and once it is done Paired and TukeyHSD
+	// return its error (context.Canceled or DeadlineExceeded) instead of a
+	// result. A test that runs to the end gives the same numbers with or
+	// without it.
+	Context context.Context
+}
+
+// cancelWork is about how many elementary steps (table look-ups, draws,
+// additions) the loops take between two checks of Options.Context: small
+// enough that a cancelled test stops within milliseconds (also under the
+// race detector), large enough that the check costs nothing measurable.
+const cancelWork = 1 << 16
+
+// cancelEvery is the number of samples between two checks of
+// Options.Context when each sample takes steps steps.
+func cancelEvery(steps int) int { return max(1, cancelWork/max(1, steps)) }
+
+// cancelled reports whether o.Context is done.
+func (o Options) cancelled() bool { return o.Context != nil && o.Context.Err() != nil }
+
+// contextErr is o.Context's error, nil when there is none or it is not
+// done.
+func (o Options) contextErr() error {
+	if o.Context == nil {
+		return nil
+	}
+	return o.Context.Err()
 }
 
 // SetDefaults fills the zero fields of o with the defaults documented on

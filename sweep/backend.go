@@ -4,10 +4,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,7 +29,8 @@ import (
 // build retrievers and rerank. Tests replace fields to inject retrievers
 // whose rankings are known by hand.
 type backend struct {
-	// loadQueries reads a BEIR queries.jsonl: query id → text.
+	// loadQueries reads a BEIR queries.jsonl: query id → text
+	// (eval.ReadQueryTexts).
 	loadQueries func(path string) (map[string]string, error)
 	// readQrels reads qrels or a labelled-query JSONL, with the line of
 	// each judgement (eval.ReadQrelsLines).
@@ -61,7 +65,7 @@ type buildEnv struct {
 
 func defaultBackend() backend {
 	return backend{
-		loadQueries:   loadBEIRQueries,
+		loadQueries:   eval.ReadQueryTexts,
 		readQrels:     eval.ReadQrelsLines,
 		newFirstStage: newFirstStage,
 		fuse:          fuse,
@@ -224,7 +228,33 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 }
 
 func fuse(runs []eval.Run, rc RetrieverConfig) (eval.Run, error) {
-	return hybrid.Fuse(runs, rc.hybridOptions())
+	run, err := hybrid.Fuse(runs, rc.hybridOptions())
+	return run, namedInputs(err, rc.Inputs)
+}
+
+// namedInputs words a fusion error of the hybrid over inputs (retriever
+// names, in hybrid.Fuse's order) with the names of the inputs at fault
+// instead of their indexes; other errors are returned as they are.
+func namedInputs(err error, inputs []string) error {
+	name := func(i int) string {
+		if i >= 0 && i < len(inputs) {
+			return strconv.Quote(inputs[i])
+		}
+		return strconv.Itoa(i)
+	}
+	var ie *hybrid.InputError
+	if errors.As(err, &ie) {
+		return fmt.Errorf("query %q: input %s: %w", ie.Query, name(ie.Input), ie.Err)
+	}
+	var oe *hybrid.OverflowError
+	if errors.As(err, &oe) {
+		names := make([]string, len(oe.Inputs))
+		for k, i := range oe.Inputs {
+			names[k] = name(i)
+		}
+		return fmt.Errorf("query %q: doc %q: the fused score is %v: the scores of inputs %s overflow float64 when combined; normalise them (normalization: minmax) or scale them down", oe.Query, oe.Doc, oe.Score, strings.Join(names, " and "))
+	}
+	return err
 }
 
 // staticRetriever serves a run computed earlier (a rerank's first stage).

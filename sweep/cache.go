@@ -99,6 +99,13 @@ func (r *cellRunner) cacheKey(cc *chunkCells, cell Cell) string {
 		// with 0.9 and 0.4 under this same key: never reuse them.
 		keyParts["zero"] = "explicit"
 	}
+	if zeroWeightFused(rc) {
+		// Fused under this same key before a weight-0 input took no
+		// part (it was counted by combmnz, entered Borda's candidate
+		// count, and its documents were candidates at score 0): never
+		// reuse those runs.
+		keyParts["zero_weight"] = "absent"
+	}
 	return sha256Hex(mustJSON(keyParts))
 }
 

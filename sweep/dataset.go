@@ -1,13 +1,10 @@
 package sweep
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -19,56 +16,6 @@ import (
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/spans"
 )
-
-// scanLines calls fn for each non-blank line of a file (BOM and CR
-// stripped; a gzip file is decompressed as eval.Open decides).
-func scanLines(path string, fn func(n int, line string) error) error {
-	r, err := eval.Open(path)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimRight(sc.Text(), "\r")
-		if n == 1 {
-			line = strings.TrimPrefix(line, "\ufeff")
-		}
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if err := fn(n, line); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
-}
-
-// loadBEIRQueries reads a BEIR queries.jsonl: query id → text.
-func loadBEIRQueries(path string) (map[string]string, error) {
-	out := map[string]string{}
-	err := scanLines(path, func(n int, line string) error {
-		var q struct {
-			ID   string `json:"_id"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal([]byte(line), &q); err != nil {
-			return fmt.Errorf("%s:%d: %v", path, n, err)
-		}
-		if q.ID == "" {
-			return fmt.Errorf("%s:%d: _id: missing", path, n)
-		}
-		out[q.ID] = q.Text
-		return nil
-	})
-	return out, err
-}
 
 // sortResults puts results in trec_eval's order (score descending, ties by
 // doc id descending), so run files, truncation at k and evaluation agree.
@@ -238,20 +185,15 @@ func (ds *dataset) summary(cfg *Config) (DatasetSummary, []string) {
 }
 
 // beirQueriesHint explains err, an error reading a labelled-query file,
-// when the file is a BEIR queries.jsonl ({"_id", "text"}, no "gold"): such
-// a file carries no judgements, so the config needs dataset.qrels.
+// when it is a missing "gold" and the file reads as a BEIR queries.jsonl
+// (eval.ReadQueryTexts: {"_id", "text"}): such a file carries no
+// judgements, so the config needs dataset.qrels.
 func beirQueriesHint(cfg *Config, path string, err error) error {
-	beir := false
-	_ = scanLines(path, func(n int, line string) error {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal([]byte(line), &obj) == nil {
-			_, id := obj["_id"]
-			_, gold := obj["gold"]
-			beir = id && !gold
-		}
-		return io.EOF // the first line decides
-	})
-	if !beir {
+	var se *eval.SyntaxError
+	if !errors.As(err, &se) || se.Field != "gold" || !strings.HasPrefix(se.Msg, "missing") {
+		return err
+	}
+	if _, berr := eval.ReadQueryTexts(path); berr != nil {
 		return err
 	}
 	return cfg.errf("dataset.queries", "%s is a BEIR queries.jsonl (\"_id\", \"text\"; no \"gold\"): it has no judgements; set dataset.qrels to its qrels file (e.g. qrels/test.tsv), or use dataset.beir for a BEIR folder (reading it as labelled queries: %v)", path, err)

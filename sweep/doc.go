@@ -16,6 +16,11 @@
 //	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →
 //	history.Append.
 //
+// Outputs (outdir.go) replace the earlier ones all or nothing: staged in
+// the output folder, then moved in, and moved back if any move fails. A
+// run holds a lock on the output folder while it writes it: a second run
+// writing the same folder waits, and the last to finish wins, whole.
+//
 // Span labels (dataset.queries with "gold_spans", or Chroma's
 // questions.csv; spans.Detect decides): the labels are read and checked
 // against the corpus by spans.Read; each chunking then derives its chunk

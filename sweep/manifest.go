@@ -58,17 +58,11 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 	if m.GitCommit == "" {
 		m.GitCommit, m.GitDirty = gitCommit(filepath.Dir(cfg.path))
 	}
-	for _, role := range []string{"corpus", "queries", "qrels"} {
-		p := ds.files[role]
-		if p == "" {
-			continue
-		}
-		h, size, err := pathHash(p, ds) // a folder corpus: its documents' hash
-		if err != nil {
-			return nil, err
-		}
-		m.Files = append(m.Files, FileHash{Role: role, Path: p, SHA256: h, Bytes: size})
+	files, err := ds.inputFiles()
+	if err != nil {
+		return nil, err
 	}
+	m.Files = append(m.Files, files...)
 	seen := map[string]bool{}
 	for _, rc := range cfg.Retrievers {
 		if rc.Model == "" || seen[rc.Model] {
@@ -93,6 +87,25 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// inputFiles hashes the dataset's files as the manifest lists them: roles
+// corpus, queries and qrels, those the dataset read, in that order (a
+// folder corpus: its documents' hash, pathHash).
+func (ds *dataset) inputFiles() ([]FileHash, error) {
+	var out []FileHash
+	for _, role := range []string{"corpus", "queries", "qrels"} {
+		p := ds.files[role]
+		if p == "" {
+			continue
+		}
+		h, size, err := pathHash(p, ds)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, FileHash{Role: role, Path: p, SHA256: h, Bytes: size})
+	}
+	return out, nil
 }
 
 // gitCommit returns HEAD's commit and whether the tree has changes, when dir

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"strconv"
 
 	"github.com/ragbench/ragbench/compare"
@@ -51,6 +52,12 @@ func (c *Config) measures() ([]eval.Measure, []string, error) {
 // them in compare's form (compare.FromEvaluation): report metric name →
 // query id → value.
 func evaluateRun(cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[string]float64, error) {
+	return evaluateRunContext(context.Background(), cfg, qrels, run)
+}
+
+// evaluateRunContext is evaluateRun stopped by ctx (eval.Options.Context):
+// a cancelled ctx ends it within a query, with ctx's error.
+func evaluateRunContext(ctx context.Context, cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[string]float64, error) {
 	ms, names, err := cfg.measures()
 	if err != nil {
 		return nil, err
@@ -58,6 +65,7 @@ func evaluateRun(cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[st
 	opts := eval.DefaultOptions()
 	opts.CompleteQueries = true
 	opts.AverageUnanswerable = false
+	opts.Context = ctx
 	e, err := eval.Evaluate(qrels, run, ms, opts)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/ragbench/ragbench/encoder"
@@ -86,6 +87,26 @@ func optionField(prefix string, err error) (field, msg string) {
 		return prefix, err.Error()
 	}
 	return prefix + "." + name, rest
+}
+
+// zeroWeightFused tells whether r is a hybrid with an input of weight 0,
+// as its weights or in its weights grid: its fused runs changed when a
+// weight-0 input stopped taking part (hybrid.Options.Weights), so such
+// cells get a run-cache key of their own; every other key is unchanged.
+func zeroWeightFused(r RetrieverConfig) bool {
+	if r.Type != "hybrid" {
+		return false
+	}
+	grids := [][]float64{r.Weights}
+	if r.Tune != nil {
+		grids = append(grids, r.Tune.Weights...)
+	}
+	for _, ws := range grids {
+		if slices.Contains(ws, 0) {
+			return true
+		}
+	}
+	return false
 }
 
 // zeroRunAsDefault tells whether r has a zero that ragbench before the

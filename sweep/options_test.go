@@ -111,3 +111,24 @@ func (e embedReporter) Search(ctx context.Context, qs []retrievers.Query, k int)
 	e.embedded(500 * time.Millisecond)
 	return e.Retriever.Search(ctx, qs, k)
 }
+
+// TestZeroWeightFusedKey: a hybrid with a weight 0 (given, or in its
+// weights grid) gets a run-cache key of its own, since a weight-0 input
+// stopped taking part in the fusion (runs cached before were fused with
+// it); other retrievers keep their keys.
+func TestZeroWeightFusedKey(t *testing.T) {
+	for _, tc := range []struct {
+		r    RetrieverConfig
+		want bool
+	}{
+		{RetrieverConfig{Type: "hybrid", Weights: []float64{1, 0}}, true},
+		{RetrieverConfig{Type: "hybrid", Tune: &TuneGrid{Weights: [][]float64{{1, 1}, {0, 1}}}}, true},
+		{RetrieverConfig{Type: "hybrid", Weights: []float64{1, 0.5}}, false},
+		{RetrieverConfig{Type: "hybrid"}, false},
+		{RetrieverConfig{Type: "bm25"}, false},
+	} {
+		if got := zeroWeightFused(tc.r); got != tc.want {
+			t.Errorf("%+v: %v, want %v", tc.r, got, tc.want)
+		}
+	}
+}

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/history"
@@ -67,20 +71,27 @@ func checkOutputDir(dir string) error {
 }
 
 // testHookStaged, when set (tests only), is called after each file is
-// written to the staging folder, before the swap.
+// written to the staging folder, before the commit.
 var testHookStaged func(name string)
+
+// rename and exchange are the two moves commitOutputs makes (os.Rename,
+// fileutil.Exchange); tests replace them to make one move fail.
+var (
+	rename   = os.Rename
+	exchange = fileutil.Exchange
+)
 
 // writeOutputs writes report.md, report.html, results.json, runs/<cell>.trec,
 // misses.jsonl and manifest.json into cfg.Output, then appends the history
-// row. Everything is first written (fsynced) into a staging folder inside
-// cfg.Output; only when all of it is complete, and ctx is not cancelled,
-// is it moved in: runs/ is swapped with the old runs/ in one atomic step
-// (renameat2 RENAME_EXCHANGE on Linux; elsewhere, or on file systems
-// without it, two renames) and each file replaces its old version by a
-// rename. So runs/ holds exactly the cells of results.json (no stale
-// .trec files of an earlier, larger sweep), and an error or Ctrl-C before
-// the swap leaves the earlier outputs complete and untouched. The folder
-// is checked with checkOutputDir first.
+// row. The folder is checked with checkOutputDir first, then locked
+// (lockOutputDir: a second run writing the same folder waits for the first
+// to finish, so the last to finish wins, whole). Everything is written
+// (fsynced) into a staging folder inside cfg.Output; only when all of it is
+// complete, and ctx is not cancelled, is it moved in by commitOutputs,
+// all or nothing: runs/ holds exactly the cells of results.json (no stale
+// .trec files of an earlier, larger sweep), an error or Ctrl-C before the
+// commit leaves the earlier outputs untouched, and a move failing during
+// the commit puts the earlier outputs back whole.
 func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, opts Options) error {
 	out := cfg.Output
 	if err := checkOutputDir(out); err != nil {
@@ -89,16 +100,51 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
+	unlock, err := lockOutputDir(ctx, out, opts.Stderr)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if old, _ := filepath.Glob(filepath.Join(out, stagePrefix+"*")); len(old) > 0 {
 		for _, p := range old {
-			os.RemoveAll(p) // a leftover of a killed run: ours by name
+			os.RemoveAll(p) // a leftover of a killed run (we hold the lock): ours by name
 		}
 	}
 	stage, err := os.MkdirTemp(out, stagePrefix)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(stage)
+	keepStage := false // when a failed commit could not restore everything
+	defer func() {
+		if !keepStage {
+			os.RemoveAll(stage)
+		}
+	}()
+	row := historyRow(cfg, ds, res, opts.Now())
+	names, err := stageOutputs(ctx, stage, cfg, ds, res, row, opts.NoHistory)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// From here on only moves, and ctx is no longer consulted, so the
+	// outputs are not left half old, half new.
+	if keepStage, err = commitOutputs(stage, out, names); err != nil {
+		return err
+	}
+	fileutil.SyncDir(out)
+	if opts.NoHistory {
+		return nil
+	}
+	return history.Append(cfg.History, row) // its errors start "history: "
+}
+
+// stageOutputs writes every output into the folder stage (each file
+// fsynced; ctx checked before each) and returns the names to move into the
+// output folder, runs/ first. row is the history row that report.html
+// charts with the earlier ones, unless noHistory.
+func stageOutputs(ctx context.Context, stage string, cfg *Config, ds *dataset, res *Results, row history.Row, noHistory bool) ([]string, error) {
 	put := func(rel string, data []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -112,30 +158,29 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 		return nil
 	}
 	if err := os.Mkdir(filepath.Join(stage, "runs"), 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	for _, c := range res.Cells {
 		var buf bytes.Buffer
 		if err := eval.WriteRunTREC(&buf, c.run, cellFile(c.Name)); err != nil {
-			return fmt.Errorf("runs/%s.trec: %w", cellFile(c.Name), err)
+			return nil, fmt.Errorf("runs/%s.trec: %w", cellFile(c.Name), err)
 		}
 		if err := put(filepath.Join("runs", cellFile(c.Name)+".trec"), buf.Bytes()); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	man, err := manifest(cfg, ds)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	row := historyRow(cfg, ds, res, opts.Now())
 	appended := &row // report.html charts the history with this run in it
-	if opts.NoHistory {
+	if noHistory {
 		appended = nil
 	}
 	misses := missesJSONL(cfg, ds, res)
 	page, err := reportHTML(cfg, ds, res, misses, historyRows(cfg, appended))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	files := []struct {
 		name string
@@ -147,29 +192,129 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 		{"report.html", page},
 		{"manifest.json", man},
 	}
+	names := []string{"runs"}
 	for _, f := range files {
 		if err := put(f.name, f.data); err != nil {
-			return err
+			return nil, err
 		}
+		names = append(names, f.name)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
+	return names, nil
+}
+
+// move is one step of commitOutputs: from was renamed to to (to did not
+// exist), or the two were exchanged.
+type move struct {
+	from, to  string
+	exchanged bool
+}
+
+// undo reverses the move.
+func (m move) undo() error {
+	if m.exchanged {
+		return exchange(m.from, m.to)
 	}
-	// Commit: from here on only renames, and ctx is no longer consulted,
-	// so the outputs are not left half old, half new.
-	if err := fileutil.SwapDir(filepath.Join(stage, "runs"), filepath.Join(out, "runs")); err != nil {
-		return fmt.Errorf("output folder: runs: %w", err)
+	return rename(m.to, m.from)
+}
+
+// commitOutputs moves each of names from the folder stage into out, all or
+// nothing. An entry replacing an earlier one is exchanged with it in one
+// atomic step where the file system can (fileutil.Exchange), so that a
+// reader of out sees the old entry or the new, never none; elsewhere the
+// old entry is first renamed aside into stage (<name>.old). The earlier
+// entries stay in stage until every move succeeded; if one fails, the
+// moves done are undone in reverse order, so out holds the earlier
+// outputs whole (a first run's new entries are taken out again). Errors
+// name the folder and the entry, and say whether the earlier outputs were
+// restored; if undoing failed too, the error says so and where the
+// earlier entries are (stage: then keepStage is true, and the caller
+// leaves stage for the user; the next run's cleanup removes it).
+func commitOutputs(stage, out string, names []string) (keepStage bool, err error) {
+	var done []move
+	for _, name := range names {
+		src, dst := filepath.Join(stage, name), filepath.Join(out, name)
+		_, err := os.Lstat(dst)
+		switch {
+		case err == nil && exchange(src, dst) == nil:
+			done = append(done, move{from: src, to: dst, exchanged: true})
+			continue
+		case err == nil:
+			aside := src + ".old"
+			if err := rename(dst, aside); err != nil {
+				return rollback(stage, out, name, err, done)
+			}
+			done = append(done, move{from: dst, to: aside})
+		case !errors.Is(err, fs.ErrNotExist):
+			return rollback(stage, out, name, err, done)
+		}
+		if err := rename(src, dst); err != nil {
+			return rollback(stage, out, name, err, done)
+		}
+		done = append(done, move{from: src, to: dst})
 	}
-	for _, f := range files {
-		if err := os.Rename(filepath.Join(stage, f.name), filepath.Join(out, f.name)); err != nil {
-			return fmt.Errorf("output folder: %w", err)
+	return false, nil
+}
+
+// rollback undoes the moves done, last first, after moving name into out
+// failed with cause, and returns the error for the user and whether stage
+// still holds earlier entries that could not be put back.
+func rollback(stage, out, name string, cause error, done []move) (keepStage bool, err error) {
+	var failed []string // one line: errors.Join would break the message
+	for i := len(done) - 1; i >= 0; i-- {
+		if err := done[i].undo(); err != nil {
+			failed = append(failed, err.Error())
 		}
 	}
 	fileutil.SyncDir(out)
-	if opts.NoHistory {
-		return nil
+	if len(failed) > 0 {
+		return true, fmt.Errorf("output folder %s: moving %s into place failed (%w), and restoring the earlier outputs failed too (%s): the folder may mix earlier and new outputs; what could not be put back is in %s until the next run",
+			out, name, cause, strings.Join(failed, "; "), stage)
 	}
-	return history.Append(cfg.History, row) // its errors start "history: "
+	return false, fmt.Errorf("output folder %s: moving %s into place failed: %w; the earlier outputs were restored unchanged", out, name, cause)
+}
+
+// lockWaitNote is how long lockOutputDir waits silently before saying on
+// stderr that another run holds the folder.
+const lockWaitNote = time.Second
+
+// lockOutputDir takes an exclusive flock(2) on the folder out itself (no
+// lock file is left in it) for writeOutputs, and returns its release. While
+// another bench run (process, or Run call) holds it, it waits, polling
+// every 50 ms, and says so once on stderr; ctx stops the wait (its error
+// is returned). So two runs writing one folder never interleave: the
+// leftover-staging cleanup cannot remove a live run's staging folder, and
+// the run finishing last leaves its outputs, whole. On platforms without
+// flock (fileutil.ErrNoFlock) the folder is not locked. Errors: opening the
+// folder, flock's own, both naming the folder; or ctx's.
+func lockOutputDir(ctx context.Context, out string, stderr io.Writer) (release func(), err error) {
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, fmt.Errorf("output folder: %w", err)
+	}
+	start, noted := time.Now(), false
+	for {
+		err := fileutil.Flock(f, false)
+		switch {
+		case err == nil:
+			return func() { f.Close() }, nil
+		case errors.Is(err, fileutil.ErrNoFlock):
+			f.Close()
+			return func() {}, nil
+		case !errors.Is(err, fileutil.ErrLocked):
+			f.Close()
+			return nil, fmt.Errorf("output folder %s: lock: %w", out, err)
+		}
+		if !noted && time.Since(start) >= lockWaitNote && stderr != nil {
+			fmt.Fprintf(stderr, "bench run: output folder %s: another bench run is writing it; waiting for it to finish (its outputs will then be replaced by this run's)\n", out)
+			noted = true
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 // headlineMetrics are the history CSV's metrics: every family at prompt_k

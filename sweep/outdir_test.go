@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/ragbench/ragbench/internal/fileutil"
 )
 
 // runFiles lists the .trec files in out/runs, sorted.
@@ -179,5 +184,242 @@ func TestOutputCancelMidWrite(t *testing.T) {
 	}
 	if tmp, _ := filepath.Glob(filepath.Join(cfg.Output, ".*")); len(tmp) > 0 {
 		t.Errorf("temporary files left: %v", tmp)
+	}
+}
+
+// outputSnapshot maps every file under dir (staging folders and the
+// folders themselves aside) to its bytes.
+func outputSnapshot(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	m := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), stagePrefix) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(dir, p)
+			m[rel] = b
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestOutputRollback: when moving a finished output into place fails after
+// runs/ was swapped in (the rename or exchange of report.md, the third
+// entry), the folder is rolled back whole: the earlier run's runs/ (6
+// cells), results.json, report.md, manifest.json... byte for byte, no file
+// of the new 2-cell sweep, and the error names the folder and the entry.
+// Both commit paths: with the atomic exchange, and with it unavailable
+// (two renames per entry). A first run into a new folder that fails the
+// same way leaves none of the outputs.
+func TestOutputRollback(t *testing.T) {
+	failOn := func(name string) func(a, b string) error {
+		return func(a, b string) error {
+			if filepath.Base(a) == name || filepath.Base(b) == name {
+				return &os.LinkError{Op: "rename", Old: a, New: b, Err: os.ErrPermission}
+			}
+			return os.Rename(a, b)
+		}
+	}
+	for _, withExchange := range []bool{true, false} {
+		dir := t.TempDir()
+		cfg := loadSmall(t, dir)
+		if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
+			t.Fatal(err)
+		}
+		before := outputSnapshot(t, cfg.Output)
+		cfg2 := loadSmall(t, dir)
+		cfg2.Retrievers = cfg2.Retrievers[:1]
+		cfg2.K = []int{1, 2, 3}
+		rename = failOn("report.md")
+		if withExchange {
+			exchange = func(a, b string) error {
+				if filepath.Base(b) == "report.md" {
+					return &os.LinkError{Op: "renameat2", Old: a, New: b, Err: os.ErrPermission}
+				}
+				return fileutil.Exchange(a, b)
+			}
+		} else {
+			exchange = func(a, b string) error { return errors.New("no exchange here") }
+		}
+		_, err := Run(t.Context(), cfg2, Options{NoHistory: true})
+		rename, exchange = os.Rename, fileutil.Exchange
+		if err == nil || !strings.Contains(err.Error(), cfg.Output) || !strings.Contains(err.Error(), "report.md") || !strings.Contains(err.Error(), "restored") {
+			t.Errorf("exchange %v: error %v; want one naming the folder, report.md and the restored outputs", withExchange, err)
+		}
+		after := outputSnapshot(t, cfg.Output)
+		for p, b := range before {
+			if !bytes.Equal(after[p], b) {
+				t.Errorf("exchange %v: %s not restored (%d bytes, want %d)", withExchange, p, len(after[p]), len(b))
+			}
+		}
+		for p := range after {
+			if _, ok := before[p]; !ok {
+				t.Errorf("exchange %v: %s left by the failed commit", withExchange, p)
+			}
+		}
+		if got := runFiles(t, cfg.Output); len(got) != 6 {
+			t.Errorf("exchange %v: runs/ holds %d files after the rollback, want the earlier 6", withExchange, len(got))
+		}
+		if tmp, _ := filepath.Glob(filepath.Join(cfg.Output, stagePrefix+"*")); len(tmp) > 0 {
+			t.Errorf("exchange %v: staging folders left: %v", withExchange, tmp)
+		}
+	}
+	// A first run: nothing to restore, and nothing of it is left.
+	cfg := loadSmall(t, t.TempDir())
+	rename = failOn("manifest.json")
+	_, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	rename = os.Rename
+	if err == nil || !strings.Contains(err.Error(), "manifest.json") {
+		t.Errorf("first run: error %v, want one naming manifest.json", err)
+	}
+	if left := outputSnapshot(t, cfg.Output); len(left) > 0 {
+		t.Errorf("first run rolled back: %d files left in the output folder, want none", len(left))
+	}
+}
+
+// TestOutputConcurrentRuns: two runs writing one new output folder at once
+// do not interleave. The first holds the folder while it stages (held in
+// the staging hook); the second waits for it instead of staging beside it
+// or removing its staging folder, says so on stderr, then writes its own
+// outputs. Both succeed, and the folder holds the second's (the last to
+// finish) whole: its 2 run files, the cells its results.json lists.
+func TestOutputConcurrentRuns(t *testing.T) {
+	dir := t.TempDir()
+	first, second := loadSmall(t, dir), loadSmall(t, dir)
+	second.Retrievers = second.Retrievers[:1]
+	var mu sync.Mutex
+	staged := 0 // files staged, by both runs
+	inFirst, release := make(chan struct{}), make(chan struct{})
+	testHookStaged = func(string) {
+		mu.Lock()
+		staged++
+		n := staged
+		mu.Unlock()
+		if n == 1 {
+			close(inFirst)
+			<-release
+		}
+	}
+	defer func() { testHookStaged = nil }()
+	errs := make(chan error, 2)
+	go func() {
+		_, err := Run(t.Context(), first, Options{NoHistory: true})
+		errs <- err
+	}()
+	<-inFirst
+	var stderr syncBuffer
+	done2 := make(chan error, 1)
+	go func() {
+		_, err := Run(t.Context(), second, Options{NoHistory: true, Stderr: &stderr})
+		done2 <- err
+	}()
+	time.Sleep(lockWaitNote + 500*time.Millisecond) // the second run reaches the lock and waits
+	mu.Lock()
+	calls := staged
+	mu.Unlock()
+	if calls != 1 {
+		t.Errorf("the second run staged while the first held the folder (%d staging hook calls, want 1)", calls)
+	}
+	if !strings.Contains(stderr.String(), "another bench run is writing it") {
+		t.Errorf("second run's stderr %q: want the waiting note", stderr.String())
+	}
+	close(release)
+	if err := <-errs; err != nil {
+		t.Errorf("first run: %v", err)
+	}
+	if err := <-done2; err != nil {
+		t.Errorf("second run: %v", err)
+	}
+	want := []string{"doc__bm25.trec", "fixed-4o1__bm25.trec"}
+	if got := runFiles(t, second.Output); !slices.Equal(got, want) {
+		t.Errorf("runs/ = %v, want the second run's %v", got, want)
+	}
+	b, err := os.ReadFile(filepath.Join(second.Output, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Cells []struct{ Name string } }
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cells) != 2 {
+		t.Errorf("results.json lists %d cells, want the second run's 2", len(res.Cells))
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestOutputRollbackFails: when a move fails and undoing the moves done
+// fails too (every rename fails once report.md's did, exchange
+// unavailable), the error says so, names the folder and where the earlier
+// outputs are, and that staging folder is kept, holding the earlier
+// results.json that could not be put back.
+func TestOutputRollbackFails(t *testing.T) {
+	dir := t.TempDir()
+	cfg := loadSmall(t, dir)
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(cfg.Output, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg2 := loadSmall(t, dir)
+	cfg2.Retrievers = cfg2.Retrievers[:1]
+	broken := false
+	rename = func(a, b string) error {
+		if broken || filepath.Base(b) == "report.md" {
+			broken = true
+			return &os.LinkError{Op: "rename", Old: a, New: b, Err: os.ErrPermission}
+		}
+		return os.Rename(a, b)
+	}
+	exchange = func(a, b string) error { return errors.New("no exchange here") }
+	_, err = Run(t.Context(), cfg2, Options{NoHistory: true})
+	rename, exchange = os.Rename, fileutil.Exchange
+	if err == nil || !strings.Contains(err.Error(), "restoring the earlier outputs failed too") || !strings.Contains(err.Error(), cfg.Output) {
+		t.Fatalf("error %v; want one saying the restore failed, naming the folder", err)
+	}
+	stages, _ := filepath.Glob(filepath.Join(cfg.Output, stagePrefix+"*"))
+	if len(stages) != 1 || !strings.Contains(err.Error(), stages[0]) {
+		t.Fatalf("staging folders %v, error %v; want the one kept named in the error", stages, err)
+	}
+	if kept, err := os.ReadFile(filepath.Join(stages[0], "results.json.old")); err != nil || !bytes.Equal(kept, before) {
+		t.Errorf("kept staging folder: earlier results.json %d bytes, %v; want the earlier %d bytes", len(kept), err, len(before))
+	}
+	// The next run cleans up and writes a whole folder.
+	if _, err := Run(t.Context(), cfg2, Options{NoHistory: true}); err != nil {
+		t.Fatal(err)
+	}
+	if tmp, _ := filepath.Glob(filepath.Join(cfg.Output, stagePrefix+"*")); len(tmp) > 0 {
+		t.Errorf("staging folders left after the next run: %v", tmp)
 	}
 }

@@ -30,6 +30,13 @@ type Options struct {
 	// ONNXRuntime is the ONNX Runtime library for dense and rerank
 	// retrievers ("" = $ONNXRUNTIME_LIB, else the project-local default).
 	ONNXRuntime string
+	// CheckInputs, when not nil, is called once the dataset is loaded and
+	// checked and before the first cell runs, with the dataset's files
+	// hashed as manifest.json will list them (roles corpus, queries,
+	// qrels); an error from it stops the run, nothing written. bench run
+	// --baseline checks there that the baseline read the same queries
+	// and qrels, so a changed qrels fails before the sweep, not after.
+	CheckInputs func(files []FileHash) error
 
 	backend *backend // nil: defaultBackend()
 	// clock times the progress lines; nil means time.Now (tests fix it).
@@ -38,8 +45,10 @@ type Options struct {
 
 // Run runs the sweep described by cfg and writes its outputs into
 // cfg.Output (see WriteOutputs). Validation happens first: a missing file
-// or model stops the run before any work. Cancelling ctx stops between
-// steps; caches and earlier outputs are left intact.
+// or model stops the run before any work. Cancelling ctx stops the
+// current step (an embedding or rerank batch finishes; scoring and the
+// significance tests stop within milliseconds); caches and earlier outputs
+// are left intact.
 func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -73,6 +82,15 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	}
 	if err := checkLabelRecord(cfg, ds); err != nil {
 		return nil, err
+	}
+	if opts.CheckInputs != nil {
+		files, err := ds.inputFiles()
+		if err != nil {
+			return nil, err
+		}
+		if err := opts.CheckInputs(files); err != nil {
+			return nil, err
+		}
 	}
 	prog := newProgress(opts.Progress, opts.Stderr, opts.clock)
 	defer prog.abort()
@@ -133,7 +151,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	}
 	n := len(res.Cells)
 	prog.begin("all cells", "significance", n*(n-1)/2*len(cfg.Significance.Metrics), "paired comparisons")
-	if res.Significance, err = significance(cfg, ds, res.Cells); err != nil {
+	if res.Significance, err = significance(ctx, cfg, ds, res.Cells); err != nil {
 		return nil, err
 	}
 	prog.end("")
@@ -189,10 +207,29 @@ func (c *Config) metricNames() []string {
 	return out
 }
 
-// scoreCell scores a cell's final run; sc is its chunking's span state
-// (nil without span labels: see cellScores).
-func scoreCell(cfg *Config, ds *dataset, sc *spanCells, cell Cell, run eval.Run, nChunks int, chunkByID map[string]int, chunks []corpus.Chunk) (CellResult, error) {
-	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: nChunks,
+// cellInputs are what scoreCell scores: one cell of one chunking.
+type cellInputs struct {
+	cell Cell
+	// run is the cell's final run: MaxP'd to documents for document-level
+	// qrels, cut to the config's depth.
+	run eval.Run
+	// chunks are the chunking's chunks (their count is the cell's Chunks),
+	// chunkByID their index by chunk id: the snippets' source.
+	chunks    []corpus.Chunk
+	chunkByID map[string]int
+	// spans is the chunking's span state, nil without span labels (see
+	// cellScores).
+	spans *spanCells
+}
+
+// scoreCell scores a cell's final run over the sweep's dataset: per-query
+// values, group means, unanswerable queries' top hits and the threshold
+// analysis. Cancelling ctx stops it between metrics and query blocks, with
+// ctx's error. Errors: the evaluation's, or an answerable query it did not
+// score.
+func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (CellResult, error) {
+	cell, run, sc, chunkByID, chunks := in.cell, in.run, in.spans, in.chunkByID, in.chunks
+	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: len(chunks),
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
 		Unanswerable: []UnanswerableHits{}, run: run, spans: sc, chunkByID: chunkByID, chunks: chunks}
 	if sc != nil {
@@ -202,12 +239,15 @@ func scoreCell(cfg *Config, ds *dataset, sc *spanCells, cell Cell, run eval.Run,
 		}
 		cr.PrecisionOmega, cr.SpansMissed = &sc.omega, &missed
 	}
-	scores, err := cellScores(cfg, ds, sc, run)
+	scores, err := cellScores(ctx, cfg, ds, sc, run)
 	if err != nil {
 		return cr, err
 	}
 	cr.scores = scores
-	for _, id := range ds.answerable {
+	for i, id := range ds.answerable {
+		if i%256 == 0 && ctx.Err() != nil {
+			return cr, ctx.Err()
+		}
 		m := make(map[string]float64, len(scores))
 		for name, col := range scores {
 			v, ok := col[id]
@@ -218,26 +258,13 @@ func scoreCell(cfg *Config, ds *dataset, sc *spanCells, cell Cell, run eval.Run,
 		}
 		cr.PerQuery[id] = m
 	}
-	groups := map[string][]string{}
-	labelled := false // as in sweep: some judged query has a slice label
-	for _, id := range ds.sortedIDs() {
-		labelled = labelled || ds.slice[id] != ""
-	}
-	for _, id := range ds.answerable {
-		groups[GroupAll] = append(groups[GroupAll], id)
-		if ds.heldout[id] {
-			groups[GroupHeldOut] = append(groups[GroupHeldOut], id)
-		} else {
-			groups[GroupTuning] = append(groups[GroupTuning], id)
-		}
-		if s := ds.sliceOf(id, labelled); s != "" {
-			groups["slice:"+s] = append(groups["slice:"+s], id)
-		}
-	}
 	names := cfg.metricNames()
-	for g, ids := range groups {
+	for g, ids := range ds.answerableGroups() {
 		m := map[string]float64{}
 		for _, name := range names {
+			if err := ctx.Err(); err != nil {
+				return cr, err
+			}
 			sum := 0.0
 			for _, id := range ids {
 				sum += cr.PerQuery[id][name]
@@ -265,6 +292,30 @@ func scoreCell(cfg *Config, ds *dataset, sc *spanCells, cell Cell, run eval.Run,
 		cr.Threshold = thresholdAnalysis(cfg, ds, qrels, run)
 	}
 	return cr, nil
+}
+
+// answerableGroups are the answerable queries' ids (in ds.answerable's
+// order) by group: GroupAll, GroupTuning, GroupHeldOut and "slice:NAME"
+// for each slice (with "(none)" for unlabelled queries once some judged
+// query has a slice label: ds.sliceOf).
+func (ds *dataset) answerableGroups() map[string][]string {
+	groups := map[string][]string{}
+	labelled := false // as in sweep: some judged query has a slice label
+	for _, id := range ds.sortedIDs() {
+		labelled = labelled || ds.slice[id] != ""
+	}
+	for _, id := range ds.answerable {
+		groups[GroupAll] = append(groups[GroupAll], id)
+		if ds.heldout[id] {
+			groups[GroupHeldOut] = append(groups[GroupHeldOut], id)
+		} else {
+			groups[GroupTuning] = append(groups[GroupTuning], id)
+		}
+		if s := ds.sliceOf(id, labelled); s != "" {
+			groups["slice:"+s] = append(groups["slice:"+s], id)
+		}
+	}
+	return groups
 }
 
 // fallbackWarnings names each retriever whose model was not found and was
@@ -349,7 +400,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 			final = corpus.MaxP(final, docOf)
 		}
 		final = truncate(final, r.cfg.Depth)
-		result, err := scoreCell(r.cfg, r.ds, sc, cell, final, len(chunks), chunkByID, chunks)
+		result, err := scoreCell(ctx, r.cfg, r.ds, cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc})
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
 		}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -181,16 +182,17 @@ func (sc *spanCells) uncoverableWarning(name string, share float64) string {
 // on the dataset's qrels; with them, eval's measures on the chunking's
 // derived chunk judgements (an answerable query whose spans no chunk covers
 // scores 0) plus the span measures (spans.Evaluate). The result is metric
-// name → query id → value for every answerable query.
-func cellScores(cfg *Config, ds *dataset, sc *spanCells, run eval.Run) (map[string]map[string]float64, error) {
+// name → query id → value for every answerable query. Cancelling ctx
+// stops eval's measures, with ctx's error.
+func cellScores(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, run eval.Run) (map[string]map[string]float64, error) {
 	if sc == nil {
-		return evaluateRun(cfg, ds.qrels, run)
+		return evaluateRunContext(ctx, cfg, ds.qrels, run)
 	}
 	scores := map[string]map[string]float64{}
 	if ms, _, err := cfg.measures(); err != nil {
 		return nil, err
 	} else if len(ms) > 0 { // else metrics: lists span families only
-		if scores, err = evaluateRun(cfg, sc.qrels, run); err != nil {
+		if scores, err = evaluateRunContext(ctx, cfg, sc.qrels, run); err != nil {
 			return nil, err
 		}
 	}
@@ -226,12 +228,7 @@ func cellScores(cfg *Config, ds *dataset, sc *spanCells, run eval.Run) (map[stri
 // SpanMiss is one misses.jsonl row of span labels: a gold span no chunk of
 // a cell's top prompt_k covers, with its text and what came back instead.
 type SpanMiss struct {
-	Cell     string `json:"cell"`
-	QueryID  string `json:"query_id"`
-	Query    string `json:"query"`
-	Slice    string `json:"slice,omitempty"`
-	HeldOut  bool   `json:"held_out"`
-	K        int    `json:"k"`
+	MissQuery
 	Doc      string `json:"doc"`
 	Start    int    `json:"start"` // code points, [start, end)
 	End      int    `json:"end"`
@@ -247,7 +244,7 @@ func spanMisses(cfg *Config, ds *dataset, c *CellResult, enc interface{ Encode(a
 		return err
 	}
 	for _, m := range ms {
-		row := SpanMiss{Cell: c.Name, QueryID: m.Query, Query: ds.text[m.Query], Slice: ds.slice[m.Query], HeldOut: ds.heldout[m.Query], K: cfg.PromptK,
+		row := SpanMiss{MissQuery: missQuery(cfg, ds, c.Name, m.Query),
 			Doc: m.Span.Doc, Start: m.Span.Start, End: m.Span.End, Text: m.Span.Text, Returned: []Hit{}}
 		score := map[string]float64{}
 		for _, r := range c.run[m.Query] {

@@ -186,14 +186,11 @@ func tuneFixture(t *testing.T, runs map[string]eval.Run, gold map[string][]strin
 	return p, be
 }
 
+// loadFixture loads config file p over the data beside it, every output
+// there too.
 func loadFixture(t *testing.T, p string) *Config {
 	t.Helper()
-	dir := filepath.Dir(p)
-	cfg, err := Load(p, LoadOptions{DataDir: dir, Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return loadConfig(t, p, filepath.Dir(p), filepath.Dir(p))
 }
 
 // TestTuningPicksOnTuningQueries: a hand-worked grid where the setting best
@@ -207,11 +204,11 @@ func loadFixture(t *testing.T, p string) *Config {
 // is A alone, [0, 1] B alone; at k = 3:
 //
 //	setting          tuning nDCG@3   held-out nDCG@3
-//	weights=1,0      1               1/log2(3) = 0.6309 (all-zero scores tie: x before g by id desc)
+//	weights=1,0      1               0 (A alone returns [x]; B's g takes no part)
 //	weights=0,1      1/log2(3)       1
 //
 // So the tuning pick is weights=1,0 (also the earlier), its held-out mean
-// 0.6309 < 1; the cell's numbers are its; the default (RRF) is evaluated
+// 0 < 1; the cell's numbers are its; the default (RRF) is evaluated
 // and tested against it on the held-out queries.
 func TestTuningPicksOnTuningQueries(t *testing.T) {
 	a, b := eval.Run{}, eval.Run{}
@@ -259,15 +256,15 @@ heldout: {fraction: 0.5, seed: 7}
 	}
 	ndcg2 := 1 / math.Log2(3)
 	near := func(x, y float64) bool { return math.Abs(x-y) < 1e-12 }
-	if len(tu.Settings) != 2 || !near(tu.Settings[0].Tuning, 1) || !near(tu.Settings[0].HeldOut, ndcg2) ||
+	if len(tu.Settings) != 2 || !near(tu.Settings[0].Tuning, 1) || !near(tu.Settings[0].HeldOut, 0) ||
 		!near(tu.Settings[1].Tuning, ndcg2) || !near(tu.Settings[1].HeldOut, 1) {
-		t.Fatalf("grid %+v, want (1, %.4f) and (%.4f, 1)", tu.Settings, ndcg2, ndcg2)
+		t.Fatalf("grid %+v, want (1, 0) and (%.4f, 1)", tu.Settings, ndcg2)
 	}
 	if want := "combsum norm=minmax missing=zero weights=1,0 depth=100"; tu.Chosen.Name != want {
 		t.Errorf("chosen %q, want %q (the tuning best)", tu.Chosen.Name, want)
 	}
-	if !near(c.Means[GroupTuning]["ndcg@3"], 1) || !near(c.Means[GroupHeldOut]["ndcg@3"], ndcg2) {
-		t.Errorf("cell means tuning %v held-out %v, want the chosen setting's 1 and %.4f", c.Means[GroupTuning]["ndcg@3"], c.Means[GroupHeldOut]["ndcg@3"], ndcg2)
+	if !near(c.Means[GroupTuning]["ndcg@3"], 1) || !near(c.Means[GroupHeldOut]["ndcg@3"], 0) {
+		t.Errorf("cell means tuning %v held-out %v, want the chosen setting's 1 and 0", c.Means[GroupTuning]["ndcg@3"], c.Means[GroupHeldOut]["ndcg@3"])
 	}
 	if tu.Default.Name != hybrid.DefaultOptions().String() || tu.Test == nil || tu.Test.A != tu.Chosen.Name || tu.Test.B != tu.Default.Name {
 		t.Errorf("default %q, test %+v", tu.Default.Name, tu.Test)
@@ -299,11 +296,7 @@ func TestSweepFusionMatchesRanx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bm25, err := eval.ReadRun(ranxfuse.Path("bm25.trec.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dense, err := eval.ReadRun(ranxfuse.Path("dense.trec.gz"))
+	bm25, dense, err := ranxfuse.Inputs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,5 +447,25 @@ func TestCEScoreCache(t *testing.T) {
 	}
 	if _, ok := loadCEDisk(cache, other).get("q", "p1"); ok {
 		t.Error("another model folder read this model's scores")
+	}
+}
+
+// TestFuseOverflowNamesInputs: a hybrid over raw scores (normalization:
+// none) whose sum overflows float64 stops the run with an error naming
+// the query, the doc and the input retrievers by name (hybrid.Fuse names
+// them by index).
+func TestFuseOverflowNamesInputs(t *testing.T) {
+	a := eval.Run{"q1": {{DocID: "g1", Score: 1e308}, {DocID: "x1", Score: 1}}}
+	b := eval.Run{"q1": {{DocID: "g1", Score: 1e308}}}
+	p, be := tuneFixture(t, map[string]eval.Run{"a": a, "b": b}, map[string][]string{"q1": {"g1"}}, `retrievers:
+  - {name: a, type: bm25}
+  - {name: b, type: bm25, k1: 1.2}
+  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, normalization: none}
+k: [1]
+`)
+	_, err := Run(t.Context(), loadFixture(t, p), Options{NoHistory: true, backend: &be})
+	want := `query "q1": doc "g1": the fused score is +Inf: the scores of inputs "a" and "b" overflow float64 when combined`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Run error %v, want one containing %q", err, want)
 	}
 }

@@ -162,6 +162,54 @@ func TestCompareBelowLevel(t *testing.T) {
 	}
 }
 
+// TestCompareLevelZero: bench compare -l 0 counts judged docs of grade 0
+// as relevant, as trec_eval 10 -l 0 (form_res_rels.c: relevant when grade ≥
+// level) and bench eval -l 0 do; it was refused ("must be ≥ 1"). By hand:
+// qrels q1: d1 1, d2 0; q2: d3 1. Run a ranks q1 d1 d2, q2 d3; run b
+// ranks q1 d2 d1, q2 d9. At -l 0 q1 has R = 2: a scores P@1 1 and AP 1
+// on both queries (means 1, 1); b scores q1 P@1 1, AP (1/1 + 2/2)/2 = 1
+// and q2 0 (means 0.5, 0.5). At -l 1 b's q1 has P@1 0, AP 1/2 (means 0,
+// 0.25). bench eval -l 0 gives b the same means. A negative level is a
+// usage error in both commands.
+func TestCompareLevelZero(t *testing.T) {
+	dir := t.TempDir()
+	p := func(n string) string { return filepath.Join(dir, n) }
+	for name, s := range map[string]string{
+		"qrels.txt": "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 1\n",
+		"a.trec":    "q1 Q0 d1 1 3 a\nq1 Q0 d2 2 2 a\nq2 Q0 d3 1 1 a\n",
+		"b.trec":    "q1 Q0 d2 1 3 b\nq1 Q0 d1 2 2 b\nq2 Q0 d9 1 1 b\n",
+	} {
+		if err := os.WriteFile(p(name), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ level, p1, ap string }{
+		{"0", "a.trec,b.trec,P@1,2,1,0.5,", "a.trec,b.trec,map,2,1,0.5,"},
+		{"1", "a.trec,b.trec,P@1,2,1,0,", "a.trec,b.trec,map,2,1,0.25,"},
+	} {
+		code, out, errOut := runBench("compare", "--qrels", p("qrels.txt"), "-l", tc.level, "-m", "P@1", "-m", "map", "--format", "csv", p("a.trec"), p("b.trec"))
+		if code != 0 || !strings.Contains(out, "\n"+tc.p1) || !strings.Contains(out, "\n"+tc.ap) {
+			t.Errorf("compare -l %s: exit %d, stderr %q, stdout:\n%s\nwant rows %q and %q", tc.level, code, errOut, out, tc.p1, tc.ap)
+		}
+	}
+	out, errOut, code := runEval(t, "-l", "0", "-m", "P.1", "-m", "map", "--format", "csv", p("qrels.txt"), p("b.trec"))
+	if code != 0 || !strings.Contains(out, "\nall,0.5,0.5,") {
+		t.Errorf("eval -l 0: exit %d, stderr %q, stdout:\n%s\nwant all,0.5,0.5", code, errOut, out)
+	}
+	for _, cmd := range []string{"compare", "eval"} {
+		args := []string{cmd, "-l", "-1", "-m", "map"}
+		if cmd == "compare" {
+			args = append(args, "--qrels", p("qrels.txt"), p("a.trec"), p("b.trec"))
+		} else {
+			args = append(args, p("qrels.txt"), p("b.trec"))
+		}
+		code, _, errOut := runBench(args...)
+		if code != 2 || !strings.Contains(errOut, "-l: relevance level -1: must be ≥ 0") {
+			t.Errorf("%s -l -1: exit %d, stderr %q; want a usage error", cmd, code, errOut)
+		}
+	}
+}
+
 // TestCompareMissingFromEveryRun: qrels q1..q3 (one relevant doc each), run
 // a retrieves it for q1 and q2, run b for q1 only; q3 is in no run. Without
 // -c that is an error (it was skipped with a warning, and b was said to lack

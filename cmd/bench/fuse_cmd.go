@@ -60,7 +60,7 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 		method  = fs.String("method", "", "fusion `method`: "+joinNames(hybrid.Methods)+" (required)")
 		norm    = fs.String("norm", "", "score `normalization`: "+joinNames(hybrid.Normalizations))
 		missing = fs.String("missing", "", "missing-document `policy`: zero, min, rank or borda (default: the method's)")
-		weights = fs.String("weights", "", "per-run weights `W,...`, finite and ≥ 0, one per RUN (default all 1)")
+		weights = fs.String("weights", "", "per-run weights `W,...`, finite and ≥ 0, one per RUN (default all 1; 0 drops that run)")
 		rrfK    = fs.Float64("rrf-k", d.K, "RRF rank constant `K` (≥ 0; rrf only)")
 		depth   = fs.Int("depth", d.Depth, "top `D` results of each run fused per query (≥ 1)")
 		tag     = fs.String("tag", "", "run tag written in the 6th column (default: the method)")
@@ -106,11 +106,27 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 		return usagef("--tag %q: must contain no white space", *tag)
 	}
 
+	runs, err := readFuseRuns(stderr, paths, o.Depth)
+	if err != nil {
+		return err
+	}
+	fused, err := hybrid.Fuse(runs, o)
+	if err != nil {
+		return fuseError(err, paths, *method, *norm)
+	}
+	return eval.WriteRunTREC(stdout, fused, *tag)
+}
+
+// readFuseRuns reads the runs to fuse, warning on stderr of what is
+// suspect in each file (eval.RunInfo.Warnings), of queries some runs lack
+// (noteMissingQueries) and of runs cut to depth (noteDepthCut). Errors:
+// a run that cannot be read, naming the file.
+func readFuseRuns(stderr io.Writer, paths []string, depth int) ([]eval.Run, error) {
 	runs := make([]eval.Run, len(paths))
 	for i, p := range paths {
 		run, info, err := eval.ReadRunInfo(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, w := range info.Warnings() {
 			fmt.Fprintf(stderr, "warning: %s: %s\n", p, w)
@@ -118,16 +134,34 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 		runs[i] = run
 	}
 	noteMissingQueries(stderr, paths, runs)
-	noteDepthCut(stderr, paths, runs, o.Depth)
-	fused, err := hybrid.Fuse(runs, o)
+	noteDepthCut(stderr, paths, runs, depth)
+	return runs, nil
+}
+
+// fuseError is hybrid.Fuse's error err with the run files named: an
+// input's error names its file and query; an overflowing fused score names
+// the files whose scores overflow and the flags that combined them
+// (method, norm). Other errors are returned as they are.
+func fuseError(err error, paths []string, method, norm string) error {
 	var ie *hybrid.InputError
 	if errors.As(err, &ie) && ie.Input < len(paths) {
 		return fmt.Errorf("%s: query %q: %v", paths[ie.Input], ie.Query, ie.Err)
 	}
-	if err != nil {
-		return err
+	var oe *hybrid.OverflowError
+	if errors.As(err, &oe) {
+		files := make([]string, 0, len(oe.Inputs))
+		for _, i := range oe.Inputs {
+			if i < len(paths) {
+				files = append(files, paths[i])
+			}
+		}
+		how := "--method " + method
+		if norm != "" {
+			how += " --norm " + norm
+		}
+		return fmt.Errorf("query %q: doc %q: the fused score is %v: its scores in %s overflow float64 when combined (%s); normalise them (e.g. --norm minmax) or scale them down", oe.Query, oe.Doc, oe.Score, strings.Join(files, " and "), how)
 	}
-	return eval.WriteRunTREC(stdout, fused, *tag)
+	return err
 }
 
 // noteMissingQueries prints, per run, how many queries of the other runs it

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -136,5 +137,20 @@ func TestFuseCLIMatchesRanx(t *testing.T) {
 		if _, err := c.Compare(got); err != nil {
 			t.Errorf("%s: bench fuse differs from ranx:\n%v", name, err)
 		}
+	}
+}
+
+// TestFuseOverflowCLI: combsum of raw scores 1e308 + 1e308 overflows to
+// +Inf; bench fuse refuses it naming the query, the doc and both run files
+// (its error named no file: "score +Inf not finite", from writing).
+func TestFuseOverflowCLI(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.trec"), filepath.Join(dir, "b.trec")
+	os.WriteFile(a, []byte("q1 Q0 d1 1 1e308 a\nq1 Q0 d2 2 1 a\n"), 0o644)
+	os.WriteFile(b, []byte("q1 Q0 d1 1 1e308 b\nq1 Q0 d3 2 1 b\n"), 0o644)
+	code, stdout, stderr := runBench("fuse", "--method", "combsum", "--norm", "none", a, b)
+	want := `bench fuse: query "q1": doc "d1": the fused score is +Inf: its scores in ` + a + " and " + b + " overflow float64 when combined (--method combsum --norm none)"
+	if code != 1 || stdout != "" || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout, stderr, want)
 	}
 }

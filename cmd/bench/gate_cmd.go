@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,8 +30,11 @@ type gateFlags struct {
 func (g *gateFlags) register(fs *flag.FlagSet) {
 	fs.Func("max-drop", "gate: a fall of the mean larger than `X` (metric units, e.g. 0.01) regresses even when not significant (default: only significant falls regress)", func(s string) error {
 		v, err := strconv.ParseFloat(s, 64)
-		if err != nil || !(v >= 0) {
-			return fmt.Errorf("want a number ≥ 0, got %q", s)
+		if err != nil {
+			return fmt.Errorf("want a finite number ≥ 0, got %q", s)
+		}
+		if err := gate.CheckMaxDrop(v); err != nil {
+			return err
 		}
 		g.maxDrop, g.useDrop = v, true
 		return nil
@@ -39,9 +43,19 @@ func (g *gateFlags) register(fs *flag.FlagSet) {
 }
 
 // report writes the gate's Markdown summary to stdout, to --gate-summary
-// and appended to $GITHUB_STEP_SUMMARY when that is set, and returns an
-// exitError with gate.ExitRegressed naming the regressed cells when any
-// regressed (nil otherwise).
+// and appended to $GITHUB_STEP_SUMMARY when that is set, and returns the
+// verdict as an error for the exit status (docs/ci.md):
+//
+//   - a cell regressed: an exitError with gate.ExitRegressed (3) naming the
+//     regressed cells, whether or not the summary files could be written
+//     (a failed write is added to the message): 3 always means "worse";
+//   - no cell regressed but a summary file could not be written: an error
+//     naming the flag or variable and the path (exit 1: the check did not
+//     complete, never read as a pass);
+//   - otherwise nil (exit 0).
+//
+// The verdict is on stdout before any file is written, so it is never
+// lost to a bad path.
 func (g *gateFlags) report(stdout io.Writer, res *gate.Result) error {
 	var buf bytes.Buffer
 	if err := res.Markdown(&buf); err != nil {
@@ -50,25 +64,46 @@ func (g *gateFlags) report(stdout io.Writer, res *gate.Result) error {
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
 		return err
 	}
+	var werrs []error
 	if g.summary != "" {
 		if err := fileutil.WriteAtomic(g.summary, buf.Bytes()); err != nil {
-			return fmt.Errorf("--gate-summary: %w", err)
+			werrs = append(werrs, fmt.Errorf("--gate-summary: %w", err))
 		}
 	}
 	if p := os.Getenv("GITHUB_STEP_SUMMARY"); p != "" {
-		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err == nil {
-			_, err = f.Write(append(buf.Bytes(), '\n'))
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("GITHUB_STEP_SUMMARY: %w", err)
+		if err := appendStepSummary(p, append(buf.Bytes(), '\n')); err != nil {
+			werrs = append(werrs, err)
 		}
 	}
+	werr := errors.Join(werrs...)
 	if cells := res.RegressedCells(); len(cells) > 0 {
-		return exitError{gate.ExitRegressed, fmt.Errorf("gate: regressed against the baseline: %s (exit %d)", strings.Join(cells, ", "), gate.ExitRegressed)}
+		err := fmt.Errorf("gate: regressed against the baseline: %s (exit %d)", strings.Join(cells, ", "), gate.ExitRegressed)
+		if werr != nil {
+			err = fmt.Errorf("%w; also, the summary was not saved: %w", err, werr)
+		}
+		return exitError{gate.ExitRegressed, err}
+	}
+	if werr != nil {
+		return fmt.Errorf("gate: no regression (verdict on stdout), but the summary was not saved: %w", werr)
+	}
+	return nil
+}
+
+// appendStepSummary appends data to the file $GITHUB_STEP_SUMMARY names
+// (p), creating it; errors name the variable and the path.
+func appendStepSummary(p string, data []byte) error {
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return fmt.Errorf("GITHUB_STEP_SUMMARY=%s: is a directory, want a file path (GitHub Actions sets it to a file; unset it or point it at a file)", p)
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err == nil {
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("GITHUB_STEP_SUMMARY=%s: cannot append the summary: %w", p, err)
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func TestRunBaselineGolden(t *testing.T) {
 }
 
 // TestRunBaselineErrors: a changed qrels (its hash in the baseline's
-// manifest), a missing manifest, a missing baseline and a bad --max-drop
+// manifest; found before the sweep runs), a missing manifest, a missing baseline and a bad --max-drop
 // are errors (exit 1, or 2 for the flag), never a pass.
 func TestRunBaselineErrors(t *testing.T) {
 	dir := t.TempDir()
@@ -78,6 +78,13 @@ func TestRunBaselineErrors(t *testing.T) {
 	code, _, errOut := smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base"))
 	if code != 1 || !strings.Contains(errOut, "the queries changed since the baseline") {
 		t.Errorf("changed queries: exit %d, stderr %q; want 1 and 'the queries changed since the baseline'", code, errOut)
+	}
+	// ... before any cell ran (it was found after the whole sweep, its
+	// outputs written): no results.json, no runs.
+	for _, p := range []string{filepath.Join(dir, "now", "results.json"), filepath.Join(dir, "now", "runs")} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("changed queries: %s exists (err %v): the sweep ran before the check", p, err)
+		}
 	}
 	os.Remove(manPath)
 	code, _, errOut = smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base", "results.json"))
@@ -122,6 +129,29 @@ func TestCompareGate(t *testing.T) {
 	}
 	if code, _, _ := runBench("compare", "--qrels", p("qrels.txt"), "--gate", p("good.trec"), p("bad.trec")); code != 2 {
 		t.Errorf("--gate without --baseline: exit %d, want 2", code)
+	}
+	// A summary that cannot be written (a directory) never changes the
+	// verdict: the summary is on stdout first; a regression still exits
+	// 3, a pass exits 1 naming the variable or flag and the path (it
+	// exited 1 either way, a regression reported as a mere error).
+	t.Setenv("GITHUB_STEP_SUMMARY", dir)
+	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "-m", "success@1", "--gate", "--baseline", "good", "good="+p("good.trec"), "bad="+p("bad.trec"))
+	if code != 3 || !strings.Contains(out, "| bad | success@1 |") || !strings.Contains(errOut, "regressed against the baseline: bad (success@1) (exit 3); also, the summary was not saved: GITHUB_STEP_SUMMARY="+dir+": is a directory") {
+		t.Errorf("regression, GITHUB_STEP_SUMMARY a directory: exit %d, stdout %q, stderr %q; want 3, the summary and the variable named", code, out, errOut)
+	}
+	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "--gate", "--baseline", "a", "--gate-summary", dir, "a="+p("good.trec"), "b="+p("good.trec"))
+	want := "gate: no regression (verdict on stdout), but the summary was not saved: --gate-summary: " + dir + ": is a directory, want a file path\nGITHUB_STEP_SUMMARY=" + dir + ": is a directory"
+	if code != 1 || !strings.Contains(out, "| unchanged |") || !strings.Contains(errOut, want) {
+		t.Errorf("pass, both summaries directories: exit %d, stdout %q, stderr %q; want 1, the summary and %q", code, out, errOut, want)
+	}
+	t.Setenv("GITHUB_STEP_SUMMARY", "")
+	// --max-drop is a finite number ≥ 0 (gate.CheckMaxDrop): Inf was
+	// accepted and printed "a drop larger than +Inf fails".
+	for _, v := range []string{"Inf", "+Inf", "-Inf", "NaN", "-0.5", "1e309", "x"} {
+		code, out, errOut := runBench("compare", "--qrels", p("qrels.txt"), "--gate", "--baseline", "a", "--max-drop", v, "a="+p("good.trec"), "b="+p("good.trec"))
+		if code != 2 || out != "" || !strings.Contains(errOut, "invalid value \""+v+"\" for flag -max-drop") || !strings.Contains(errOut, "finite number ≥ 0") {
+			t.Errorf("--max-drop %s: exit %d, stdout %q, stderr %q; want exit 2 and a flag error", v, code, out, errOut)
+		}
 	}
 	// The gate writes Markdown only: another --format is a usage error, not
 	// silently ignored (a CI step parsing JSON got Markdown).

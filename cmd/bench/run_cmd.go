@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -106,69 +107,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	cells := cfg.Cells()
 	if *check {
-		// Everything the run checks before its first cell: output, cache
-		// and history writable, the ONNX Runtime library present (found,
-		// not loaded), the dataset loaded and its gold ids, labels and
-		// slices checked.
-		if err := cfg.CheckWritable(!*noHistory); err != nil {
-			return err
-		}
-		for _, r := range cfg.Retrievers {
-			if r.Type != "dense" && r.Type != "rerank" {
-				continue
-			}
-			lib, err := encoder.ResolveLibrary(*ortLib)
-			if err == nil {
-				_, err = os.Stat(lib)
-			}
-			if err != nil {
-				return fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", r.Name, err)
-			}
-			break
-		}
-		sum, warns, err := sweep.CheckDataset(cfg)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "config %s is valid: %d chunkings × %d retrievers = %d cells\n", cfg.Path(), len(cfg.Chunkings()), len(cfg.Retrievers), len(cells))
-		for _, c := range cells {
-			fmt.Fprintf(stdout, "  %s\n", c.Name)
-		}
-		fmt.Fprintf(stdout, "data root   %s\nmodel roots %s\n", cfg.DataDir(), strings.Join(cfg.ModelRoots(), ", "))
-		for _, r := range cfg.Retrievers {
-			if r.Model != "" {
-				fmt.Fprintf(stdout, "model of %-12s %s\n", r.Name, r.Model)
-			}
-		}
-		fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
-		slices := "none"
-		if len(sum.Slices) > 0 {
-			slices = strings.Join(sum.Slices, ", ")
-		}
-		level := sum.Level + "-level qrels"
-		if sum.Labels == sweep.LabelsSpans {
-			level = "span labels (chunk judgements derived per chunking)"
-		}
-		fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
-			sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
-		for _, w := range warns {
-			fmt.Fprintf(stdout, "warning     %s\n", w)
-		}
-		// Last, as it is the one check that needs the network: each engine
-		// cluster answers /_cluster/health and accepts the credentials.
-		health, err := sweep.CheckEngines(ctx, cfg, 0)
-		if err != nil {
-			return err
-		}
-		for _, h := range health {
-			for _, n := range h.Nodes {
-				fmt.Fprintf(stdout, "engine      %s (%s): cluster %s, status %s, %d nodes\n", n.URL, strings.Join(h.Retrievers, ", "), n.Cluster, n.Status, n.Nodes)
-				if n.Status == "red" {
-					fmt.Fprintf(stdout, "warning     engine %s is red: some primary shards are unassigned; searches on them fail\n", n.URL)
-				}
-			}
-		}
-		return nil
+		return runCheck(ctx, stdout, cfg, cells, !*noHistory, *ortLib)
 	}
 	start := time.Now()
 	unit := "cells"
@@ -176,29 +115,118 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		unit = "cell"
 	}
 	fmt.Fprintf(stderr, "bench run: %s: %d %s → %s\n", cfg.Path(), len(cells), unit, cfg.Output)
-	res, err := sweep.Run(ctx, cfg, sweep.Options{Stderr: stderr, Progress: progressMode, NoHistory: *noHistory, ONNXRuntime: *ortLib})
+	opts := sweep.Options{Stderr: stderr, Progress: progressMode, NoHistory: *noHistory, ONNXRuntime: *ortLib}
+	if base != nil {
+		// Changed queries or qrels fail before the first cell, not after
+		// the whole sweep (runGate checks the finished run again).
+		opts.CheckInputs = base.SameJudgments
+	}
+	res, err := sweep.Run(ctx, cfg, opts)
 	if err != nil {
 		if ctx.Err() != nil {
 			return fmt.Errorf("interrupted after %s; caches and earlier outputs are intact", time.Since(start).Round(time.Second))
 		}
 		return err
 	}
+	printRunSummary(stdout, cfg, res, time.Since(start), !*noHistory)
+	if base == nil {
+		return nil
+	}
+	fmt.Fprintln(stdout)
+	return runGate(stdout, base, cfg, gf)
+}
+
+// printRunSummary is the finished run's lines on stdout: the cells (how
+// many read from the run cache) and the time taken, the report's path and,
+// when a row was appended, the history's.
+func printRunSummary(stdout io.Writer, cfg *sweep.Config, res *sweep.Results, took time.Duration, history bool) {
 	cached := 0
 	for _, t := range res.Timings {
 		if t.Cached {
 			cached++
 		}
 	}
-	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, took.Round(100*time.Millisecond))
 	fmt.Fprintf(stdout, "report: %s\n", shownPath(filepath.Join(cfg.Output, "report.md")))
-	if !*noHistory {
+	if history {
 		fmt.Fprintf(stdout, "history: %s\n", shownPath(cfg.History))
 	}
-	if base == nil {
-		return nil
+}
+
+// runCheck is 'bench run --check': everything the run checks before its
+// first cell (output, cache and, when history is appended, the history
+// writable; the ONNX Runtime library ortLib present, found, not loaded,
+// when a dense or rerank retriever needs it; the dataset loaded and its
+// gold ids, labels and slices checked), then the cells, roots, models,
+// outputs and dataset summary on stdout, and last each engine cluster
+// dialled (checkEngines, the one step that needs the network). Errors: the
+// first check that fails.
+func runCheck(ctx context.Context, stdout io.Writer, cfg *sweep.Config, cells []sweep.Cell, history bool, ortLib string) error {
+	if err := cfg.CheckWritable(history); err != nil {
+		return err
 	}
-	fmt.Fprintln(stdout)
-	return runGate(stdout, base, cfg, gf)
+	for _, r := range cfg.Retrievers {
+		if r.Type != "dense" && r.Type != "rerank" {
+			continue
+		}
+		lib, err := encoder.ResolveLibrary(ortLib)
+		if err == nil {
+			_, err = os.Stat(lib)
+		}
+		if err != nil {
+			return fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", r.Name, err)
+		}
+		break
+	}
+	sum, warns, err := sweep.CheckDataset(cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "config %s is valid: %d chunkings × %d retrievers = %d cells\n", cfg.Path(), len(cfg.Chunkings()), len(cfg.Retrievers), len(cells))
+	for _, c := range cells {
+		fmt.Fprintf(stdout, "  %s\n", c.Name)
+	}
+	fmt.Fprintf(stdout, "data root   %s\nmodel roots %s\n", cfg.DataDir(), strings.Join(cfg.ModelRoots(), ", "))
+	for _, r := range cfg.Retrievers {
+		if r.Model != "" {
+			fmt.Fprintf(stdout, "model of %-12s %s\n", r.Name, r.Model)
+		}
+	}
+	fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
+	slices := "none"
+	if len(sum.Slices) > 0 {
+		slices = strings.Join(sum.Slices, ", ")
+	}
+	level := sum.Level + "-level qrels"
+	if sum.Labels == sweep.LabelsSpans {
+		level = "span labels (chunk judgements derived per chunking)"
+	}
+	fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
+		sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
+	for _, w := range warns {
+		fmt.Fprintf(stdout, "warning     %s\n", w)
+	}
+	// Last, as it is the one check that needs the network.
+	return checkEngines(ctx, stdout, cfg)
+}
+
+// checkEngines is --check's engine step: each engine retriever's cluster
+// answers /_cluster/health and accepts the credentials
+// (sweep.CheckEngines); one line per node, and a warning for a red one.
+func checkEngines(ctx context.Context, stdout io.Writer, cfg *sweep.Config) error {
+	health, err := sweep.CheckEngines(ctx, cfg, 0)
+	if err != nil {
+		return err
+	}
+	for _, h := range health {
+		for _, n := range h.Nodes {
+			fmt.Fprintf(stdout, "engine      %s (%s): cluster %s, status %s, %d nodes\n", n.URL, strings.Join(h.Retrievers, ", "), n.Cluster, n.Status, n.Nodes)
+			if n.Status == "red" {
+				fmt.Fprintf(stdout, "warning     engine %s is red: some primary shards are unassigned; searches on them fail\n", n.URL)
+			}
+		}
+	}
+	return nil
 }
 
 // shownPath is how bench run prints an output path: relative to the working

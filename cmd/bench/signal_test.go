@@ -2,15 +2,22 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // TestInterruptPolicy: the exit codes of the interrupt policy, by hand:
@@ -256,5 +263,218 @@ func TestInterruptContext(t *testing.T) {
 	stop()
 	if ctx.Err() == nil {
 		t.Error("stop did not cancel the context")
+	}
+}
+
+// stopLimit is the issue's bound: 'bench run' exits within 2 s of SIGTERM,
+// whatever stage it is in.
+const stopLimit = 2 * time.Second
+
+// stageData writes a synthetic dataset of docs documents (d0…, 5 to 60
+// words each from a 400-word vocabulary, so BM25's length normalisation
+// matters) and queries queries (q0…, 3 words of their one gold document)
+// into a new folder, and returns it. Seeded: the same files every time.
+func stageData(t *testing.T, docs, queries int) string {
+	t.Helper()
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(13, uint64(docs*1000+queries)))
+	words := make([][]string, docs)
+	var corpus, qs bytes.Buffer
+	for i := range docs {
+		for range 5 + rng.IntN(56) {
+			words[i] = append(words[i], fmt.Sprintf("w%d", rng.IntN(400)))
+		}
+		b, _ := json.Marshal(map[string]string{"_id": fmt.Sprintf("d%d", i), "title": fmt.Sprintf("t%d", i), "text": strings.Join(words[i], " ")})
+		corpus.Write(append(b, '\n'))
+	}
+	for i := range queries {
+		g := rng.IntN(docs)
+		w := words[g]
+		q := []string{w[rng.IntN(len(w))], w[rng.IntN(len(w))], w[rng.IntN(len(w))]}
+		b, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("q%d", i), "question": strings.Join(q, " "), "gold": []string{fmt.Sprintf("d%d", g)}})
+		qs.Write(append(b, '\n'))
+	}
+	if err := errors.Join(os.WriteFile(filepath.Join(dir, "corpus.jsonl"), corpus.Bytes(), 0o644),
+		os.WriteFile(filepath.Join(dir, "queries.jsonl"), qs.Bytes(), 0o644)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// previousOutput writes an earlier run's output folder (a bench run
+// manifest.json, so the run accepts the folder, results.json, report.md
+// and one run file) and returns it with a snapshot of its files.
+func previousOutput(t *testing.T) (string, map[string]string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	files := map[string]string{
+		"manifest.json":    `{"config_sha256": "c0ffee", "dataset_sha256": "beef"}` + "\n",
+		"results.json":     `{"cells": []}` + "\n",
+		"report.md":        "# the earlier report\n",
+		"runs/doc__a.trec": "q1 Q0 d1 1 2.5 doc__a\n",
+	}
+	for name, data := range files {
+		p := filepath.Join(out, name)
+		if err := errors.Join(os.MkdirAll(filepath.Dir(p), 0o755), os.WriteFile(p, []byte(data), 0o644)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out, files
+}
+
+// stageWatch is bench's stderr: it keeps the text and closes hit once a
+// line matches re.
+type stageWatch struct {
+	re  *regexp.Regexp
+	hit chan struct{}
+
+	mu   sync.Mutex // guards buf and seen: written by exec's copier, read by the test
+	buf  bytes.Buffer
+	seen bool
+}
+
+func (w *stageWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if !w.seen && w.re.Match(w.buf.Bytes()) {
+		w.seen = true
+		close(w.hit)
+	}
+	return len(p), nil
+}
+
+func (w *stageWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestStopWithinTwoSecondsOfSIGTERM runs 'bench run --progress plain' in a
+// child process, once per long stage (embedding, rerank, scoring,
+// significance), sends SIGTERM when the stage's start line appears on
+// stderr, and checks that bench exits within 2 s with 143 (128 + SIGTERM's
+// 15) after a clean stop, leaving the earlier output folder byte for byte.
+// Each config makes its stage far longer than 2 s: 3,000 documents to
+// embed with use-lite; up to 10,000 pairs (100 queries × depth 100) for
+// the cross-encoder ce-scifact-tiny;
+// 4,000 queries scored at 100 cutoffs; 10⁹ permutations per paired test.
+func TestStopWithinTwoSecondsOfSIGTERM(t *testing.T) {
+	var ks []string
+	for k := 1; k <= 100; k++ {
+		ks = append(ks, fmt.Sprint(k))
+	}
+	cases := []struct {
+		stage           string
+		docs, queries   int
+		retrievers      string
+		k, significance string
+		line            string // regexp of the stage's start line (progress plain)
+		model           bool
+	}{
+		{"embedding", 3000, 10, "  - {name: dense, type: dense, model: USE_LITE}\n", "[1, 3]", "{permutations: 1000}", `: embed 3,000 chunks …`, true},
+		{"rerank", 300, 100, "  - {name: bm25, type: bm25}\n  - {name: ce, type: rerank, input: bm25, model: CE}\n", "[1, 3]", "{permutations: 1000}", `: rerank [0-9,]+ pairs …`, true},
+		{"scoring", 500, 4000, "  - {name: bm25, type: bm25}\n", "[" + strings.Join(ks, ", ") + "]", "{permutations: 1000}", `: score 4,000 queries …`, false},
+		{"significance", 300, 300, "  - {name: bm25, type: bm25}\n  - {name: flat, type: bm25, b: 0}\n", "[1, 3]", "{permutations: 1000000000}", `: significance [0-9,]+ paired comparisons? …`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.stage, func(t *testing.T) {
+			var useLite, ce string
+			if c.model {
+				if os.Getenv("ONNXRUNTIME_LIB") == "" {
+					t.Skip("ONNXRUNTIME_LIB is not set: the " + c.stage + " stage needs ONNX Runtime and its model")
+				}
+				useLite, ce = testenv.Shared(t, "models/use-lite"), testenv.Shared(t, "models/ce-scifact-tiny")
+			}
+			data := stageData(t, c.docs, c.queries)
+			cfg := filepath.Join(data, "stage.yaml")
+			yml := "name: stage\ndataset: {corpus: corpus.jsonl, queries: queries.jsonl}\nchunking: [{strategy: doc}]\nretrievers:\n" +
+				strings.NewReplacer("USE_LITE", useLite, "CE", ce).Replace(c.retrievers) + "k: " + c.k + "\nprompt_k: 3\nsignificance: " + c.significance + "\n"
+			if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, before := previousOutput(t)
+			cmd, waited, w := startStage(t, c.stage, c.line, []string{"run", "--data-dir", data, "--output", out,
+				"--cache-dir", filepath.Join(t.TempDir(), "cache"), "--no-history", "--progress", "plain", cfg})
+			time.Sleep(200 * time.Millisecond) // inside the stage's loop
+			code, took := stopStage(t, cmd, waited, w)
+			t.Logf("%s: exit %d %v after SIGTERM", c.stage, code, took.Round(time.Millisecond))
+			if took > stopLimit {
+				t.Errorf("%s: bench exited %v after SIGTERM, want ≤ %v; stderr:\n%s", c.stage, took.Round(time.Millisecond), stopLimit, w)
+			}
+			if errText := w.String(); code != 143 || !strings.Contains(errText, "bench run: interrupted after") || strings.Contains(errText, "quitting now") {
+				t.Errorf("%s: exit %d; want 143 after a clean stop ('bench run: interrupted after'); stderr:\n%s", c.stage, code, errText)
+			}
+			checkOutputIntact(t, c.stage, out, before)
+		})
+	}
+}
+
+// startStage starts 'bench args' in a helper process (TestHelperBench) and
+// waits until its stderr shows line (a regexp: the stage's start line),
+// failing the test when bench exits first or no such line comes within
+// 120 s. waited receives the process's exit (put back after reading, for
+// the cleanup that kills it); w holds its stderr.
+func startStage(t *testing.T, stage, line string, args []string) (cmd *exec.Cmd, waited chan error, w *stageWatch) {
+	t.Helper()
+	w = &stageWatch{re: regexp.MustCompile(line), hit: make(chan struct{})}
+	cmd = exec.Command(os.Args[0], "-test.run=^TestHelperBench$")
+	cmd.Env = append(os.Environ(), "BENCH_HELPER_ARGS="+strings.Join(args, "\x1f"))
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited = make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-waited })
+	select {
+	case <-w.hit:
+	case err := <-waited:
+		waited <- err // for the cleanup
+		t.Fatalf("bench exited (%v) before the %s stage; stderr:\n%s", err, stage, w)
+	case <-time.After(120 * time.Second):
+		t.Fatalf("no %q line within 120s; stderr:\n%s", line, w)
+	}
+	return cmd, waited, w
+}
+
+// stopStage sends SIGTERM to the started bench and waits (at most 60 s)
+// for it to exit: its exit code and the time it took after the signal.
+func stopStage(t *testing.T, cmd *exec.Cmd, waited chan error, w *stageWatch) (code int, took time.Duration) {
+	t.Helper()
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	var err error
+	select {
+	case err = <-waited:
+		waited <- err
+	case <-time.After(60 * time.Second):
+		t.Fatalf("bench did not exit within 60s of SIGTERM; stderr:\n%s", w)
+	}
+	took = time.Since(start)
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, took
+}
+
+// checkOutputIntact checks that output folder out still holds exactly
+// the earlier run's 4 entries (before: file name → content) after bench
+// was stopped.
+func checkOutputIntact(t *testing.T, stage, out string, before map[string]string) {
+	t.Helper()
+	for name, data := range before {
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(b) != data {
+			t.Errorf("%s: earlier output %s: %q, %v; want it intact", stage, name, b, err)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 4 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("%s: output folder holds %v, want only the earlier 4 entries", stage, names)
 	}
 }

@@ -9,9 +9,10 @@
 //   - Lock takes an exclusive lock file (flock(2) on Unix, retried on
 //     EINTR; the kernel drops it when the process dies), Flock locks an
 //     open file the same way.
-//   - SwapDir replaces a folder by another in one step where the platform
-//     can (renameat2 RENAME_EXCHANGE on Linux), by two renames elsewhere;
-//     SyncDir makes renames in a folder durable.
+//   - Exchange swaps two paths in one step where the platform can
+//     (renameat2 RENAME_EXCHANGE on Linux; sweep's output commit builds
+//     its all-or-nothing replacement on it); SyncDir makes renames in a
+//     folder durable.
 //   - SHA256 is the content hash of a file (model, dataset and config
 //     fingerprints).
 package fileutil

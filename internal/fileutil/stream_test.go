@@ -37,45 +37,6 @@ func TestWriteStream(t *testing.T) {
 	}
 }
 
-// TestSwapDir: a missing destination is a rename; an existing one is
-// replaced, its old content left at newDir (exchange) or newDir.old.
-func TestSwapDir(t *testing.T) {
-	dir := t.TempDir()
-	mk := func(name, file string) string {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(p, file), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	dst := filepath.Join(dir, "runs")
-	if err := SwapDir(mk("new1", "a"), dst); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dst, "a")); err != nil {
-		t.Fatalf("first swap: %v", err)
-	}
-	n2 := mk("new2", "b")
-	if err := SwapDir(n2, dst); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dst, "b")); err != nil {
-		t.Errorf("second swap: dst lacks the new file: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dst, "a")); err == nil {
-		t.Error("second swap: dst still holds the old file")
-	}
-	_, e1 := os.Stat(filepath.Join(n2, "a"))
-	_, e2 := os.Stat(filepath.Join(n2+".old", "a"))
-	if e1 != nil && e2 != nil {
-		t.Error("the old content is neither at newDir nor at newDir.old")
-	}
-	SyncDir(dir)
-}
-
 // TestWriteToDirectory: writing to a path that is a folder is an error
 // saying so, before any write, and leaves no pending file in its parent
 // (the rename failed with "file exists" after writing one).

@@ -57,8 +57,9 @@ const (
 	// comb_sum when every weight is 1), normᵢ(d) per Options.Norm and, for a
 	// document missing from input i, per Options.Missing.
 	CombSUM Method = "combsum"
-	// CombMNZ is CombSUM multiplied by the number of inputs whose top Depth
-	// contain d (Fox & Shaw 1994; ranx's comb_mnz when every weight is 1).
+	// CombMNZ is CombSUM multiplied by the number of inputs of weight > 0
+	// whose top Depth contain d (Fox & Shaw 1994; ranx's comb_mnz when
+	// every weight is 1; a weight-0 input takes no part, Options.Weights).
 	// Under MissingBorda every input awards d Borda points and so counts, as
 	// in ranx (whose Borda normalisation adds every candidate to every run).
 	// ranx's wmnz weighs differently (Σ scores × Σ weights of the inputs
@@ -150,8 +151,8 @@ const (
 
 // Options configure a fusion. Build one from DefaultOptions and change what
 // you need: every numeric field is taken literally (K = 0 is RRF with no
-// constant, a weight 0 drops an input), and Validate rejects what has no
-// meaning.
+// constant, a weight 0 drops an input: see Weights), and Validate rejects
+// what has no meaning.
 type Options struct {
 	// Method is the fusion method; required.
 	Method Method
@@ -165,7 +166,16 @@ type Options struct {
 	// DefaultMissing(Norm). Validate rejects a policy the method cannot apply.
 	Missing Missing
 	// Weights are per-input weights (finite, ≥ 0), one per input in order;
-	// nil means 1 for every input.
+	// nil means 1 for every input. An input of weight 0 takes no part: the
+	// fusion is that of the other inputs alone (their weights unchanged),
+	// for every method — its documents are no candidates, it adds no
+	// term, it is not counted by CombMNZ's "number of inputs that returned
+	// d" (nor, under MissingBorda, among the inputs awarding points), and
+	// its documents do not enter Borda's candidate count c. ranx has no
+	// weighted comb_mnz; its wmnz likewise multiplies by the sum of the
+	// weights of the runs holding d, to which a weight 0 adds nothing.
+	// Only the query set differs from leaving the input out: a query that
+	// only a weight-0 input holds gets an empty list.
 	Weights []float64
 	// Depth is how many top results of each input are fused per query, ≥ 1
 	// (DefaultDepth = 100). To fuse whole lists set it to at least the
@@ -293,8 +303,9 @@ func list[T ~string](names []T) string {
 //
 // Errors: no inputs; bad options (Validate); a NaN or infinite score, a doc
 // id twice in one list, or a non-positive top score under Max normalisation
-// (each naming the input index, query id and doc id). The inputs are not
-// modified.
+// (each naming the input index, query id and doc id); finite scores whose
+// fused score overflows (*OverflowError, naming query, doc and inputs).
+// The inputs are not modified.
 func Fuse(runs []eval.Run, opts Options) (eval.Run, error) {
 	if len(runs) == 0 {
 		return nil, errors.New("hybrid: no runs to fuse")
@@ -367,9 +378,27 @@ func (e *InputError) Error() string {
 
 func (e *InputError) Unwrap() error { return e.Err }
 
+// OverflowError is a fused score that is not a finite number although
+// every input score is: the weighted sum (or CombMNZ's product, or a
+// harmonic term w/v) of finite scores overflowed float64, as raw scores
+// near ±1.8e308 do under Norm None. Fuse refuses it rather than rank the
+// document first (+Inf) or last, or write a score no reader accepts.
+// Inputs are the indexes, in the runs given, of the inputs whose top Depth
+// hold Doc for Query, so that a caller can name their files.
+type OverflowError struct {
+	Query, Doc string
+	Inputs     []int
+	Score      float64 // the non-finite result: +Inf, -Inf or NaN
+}
+
+func (e *OverflowError) Error() string {
+	return fmt.Sprintf("hybrid: query %q: doc %q: the fused score is %v (the scores of inputs %v overflow float64 when combined); normalise them (a Norm other than none) or scale them down", e.Query, e.Doc, e.Score, e.Inputs)
+}
+
 // Fuse fuses the ranked runs with opts; the result equals hybrid.Fuse of the
 // runs given to RankRuns. Errors: bad options (Validate); a non-positive top
-// score under Max normalisation, naming the query and input.
+// score under Max normalisation, naming the query and input (*InputError);
+// a fused score that overflows (*OverflowError).
 func (r *Ranked) Fuse(opts Options) (eval.Run, error) {
 	o, err := opts.resolve(r.inputs)
 	if err != nil {
@@ -386,6 +415,10 @@ func (r *Ranked) Fuse(opts Options) (eval.Run, error) {
 			if ie, ok := err.(*InputError); ok {
 				ie.Query = q
 				return nil, ie
+			}
+			if oe, ok := err.(*OverflowError); ok {
+				oe.Query = q
+				return nil, oe
 			}
 			return nil, fmt.Errorf("hybrid: query %q: %w", q, err)
 		}
@@ -420,9 +453,16 @@ func rankOrder(l []eval.Result, depth int) ([]eval.Result, error) {
 func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 	// Candidates in first-seen order (input, then rank): a map-independent
 	// summation order.
+	// An input of weight 0 takes no part (Options.Weights): its documents
+	// are no candidates and its list is not read.
 	index := map[string]int{}
 	var order []string
-	for _, l := range lists {
+	active := 0
+	for i, l := range lists {
+		if o.Weights[i] == 0 {
+			continue
+		}
+		active++
 		for _, r := range l {
 			if _, ok := index[r.DocID]; !ok {
 				index[r.DocID] = len(order)
@@ -438,6 +478,9 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 	wsum := make([]float64, n)
 	for i, l := range lists {
 		w := o.Weights[i]
+		if w == 0 {
+			continue
+		}
 		clear(present)
 		var v []float64
 		var miss float64
@@ -477,10 +520,13 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 	out := make([]eval.Result, n)
 	for k, id := range order {
 		s := score[k]
+		if math.IsInf(s, 0) || math.IsNaN(s) {
+			return nil, overflow(lists, o, id, s)
+		}
 		switch o.Method {
 		case CombMNZ:
 			if o.Missing == MissingBorda {
-				s *= float64(len(lists)) // every input awarded d points (ranx)
+				s *= float64(active) // every input awarded d points (ranx)
 			} else {
 				s *= float64(hits[k])
 			}
@@ -495,10 +541,32 @@ func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
 				s = 0
 			}
 		}
+		if math.IsInf(s, 0) || math.IsNaN(s) {
+			return nil, overflow(lists, o, id, s)
+		}
 		out[k] = eval.Result{DocID: id, Score: s}
 	}
 	eval.Sort(out, eval.TieDocIDDesc)
 	return out, nil
+}
+
+// overflow is the *OverflowError for doc id's non-finite fused score s,
+// listing the inputs of weight > 0 whose lists hold it (Query is filled by
+// the caller).
+func overflow(lists [][]eval.Result, o Options, id string, s float64) error {
+	e := &OverflowError{Doc: id, Score: s}
+	for i, l := range lists {
+		if o.Weights[i] == 0 {
+			continue
+		}
+		for _, r := range l {
+			if r.DocID == id {
+				e.Inputs = append(e.Inputs, i)
+				break
+			}
+		}
+	}
+	return e
 }
 
 // combine adds input weight w's term for value x to a document's sums: the

@@ -2,9 +2,11 @@ package hybrid
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -340,5 +342,31 @@ func TestRetriever(t *testing.T) {
 	}
 	if _, err := New([]retrievers.Retriever{a, nil}, DefaultOptions()); err == nil {
 		t.Error("nil input: want an error")
+	}
+}
+
+// TestFuseOverflow: finite scores whose fused score overflows float64 are
+// an *OverflowError naming query, doc and the inputs holding it, never a
+// +Inf score: CombSUM none of 1e308 + 1e308 (+Inf), and CombMNZ none of
+// 1e308 + 1 = 1e308 (finite) × 2 inputs (+Inf). An input of weight 0 is
+// not named (it takes no part).
+func TestFuseOverflow(t *testing.T) {
+	a := eval.Run{"q": {{DocID: "d1", Score: 1e308}, {DocID: "d2", Score: 1}}}
+	b := eval.Run{"q": {{DocID: "d1", Score: 1e308}}}
+	c := eval.Run{"q": {{DocID: "d1", Score: 1}}}
+	for _, tc := range []struct {
+		name   string
+		runs   []eval.Run
+		o      Options
+		inputs []int
+	}{
+		{"combsum sum", []eval.Run{a, b}, Options{Method: CombSUM, Norm: None, Depth: 10}, []int{0, 1}},
+		{"combmnz product", []eval.Run{a, c, b}, Options{Method: CombMNZ, Norm: None, Depth: 10, Weights: []float64{1, 1, 0}}, []int{0, 1}},
+	} {
+		_, err := Fuse(tc.runs, tc.o)
+		var oe *OverflowError
+		if !errors.As(err, &oe) || oe.Query != "q" || oe.Doc != "d1" || !math.IsInf(oe.Score, 1) || !slices.Equal(oe.Inputs, tc.inputs) {
+			t.Errorf("%s: error %#v, want an *OverflowError for q, d1, +Inf, inputs %v", tc.name, err, tc.inputs)
+		}
 	}
 }

@@ -39,8 +39,20 @@ func TestFuseMethodsHandComputed(t *testing.T) {
 		{"rrf missing rank", Options{Method: RRF, K: 60, Missing: MissingRank}, []eval.Result{{DocID: "d1", Score: 1.0/61 + 1.0/62}, {DocID: "d3", Score: 1.0/63 + 1.0/61}, {DocID: "d2", Score: 1.0/62 + 1.0/64}, {DocID: "d4", Score: 1.0/64 + 1.0/63}}},
 		// RRF with K = 0 is taken literally: 1/rank.
 		{"rrf k 0", Options{Method: RRF, K: 0}, []eval.Result{{DocID: "d1", Score: 1 + 0.5}, {DocID: "d3", Score: 1.0/3 + 1}, {DocID: "d2", Score: 0.5}, {DocID: "d4", Score: 1.0 / 3}}},
-		// A weight 0 drops an input's terms (input 1's d4 scores 0).
-		{"rrf weight 0", Options{Method: RRF, K: 60, Weights: []float64{1, 0}}, []eval.Result{{DocID: "d1", Score: 1.0 / 61}, {DocID: "d2", Score: 1.0 / 62}, {DocID: "d3", Score: 1.0 / 63}, {DocID: "d4", Score: 0}}},
+		// A weight 0 drops the input (Options.Weights): input 1's d4,
+		// which only it returned, is no candidate (it scored 0 at the
+		// bottom).
+		{"rrf weight 0", Options{Method: RRF, K: 60, Weights: []float64{1, 0}}, []eval.Result{{DocID: "d1", Score: 1.0 / 61}, {DocID: "d2", Score: 1.0 / 62}, {DocID: "d3", Score: 1.0 / 63}}},
+		// CombMNZ does not count a weight-0 input among those returning d:
+		// rank norm of input 0 alone, d1 1, d2 2/3, d3 1/3, each × 1. (Input
+		// 1 was counted: d1 1 × 2, d3 1/3 × 2 = 2/3 tying d2 2/3 × 1 and
+		// ranked above it by doc id, d4 0 × 1.)
+		{"combmnz rank weight 0", Options{Method: CombMNZ, Norm: Rank, Weights: []float64{1, 0}}, []eval.Result{{DocID: "d1", Score: 1}, {DocID: "d2", Score: 2.0 / 3}, {DocID: "d3", Score: 1.0 / 3}}},
+		// Borda with a weight-0 input: c = 3 candidates (d1, d2, d3, not
+		// input 1's d4): (c − r + 1)/c = 1, 2/3, 1/3, and under MissingBorda
+		// × 1 input awarding points. (It was c = 4: 1, 3/4, 1/2, d4 the
+		// missing 1/4, all × 2.)
+		{"combmnz borda weight 0", Options{Method: CombMNZ, Norm: Borda, Weights: []float64{1, 0}}, []eval.Result{{DocID: "d1", Score: 1}, {DocID: "d2", Score: 2.0 / 3}, {DocID: "d3", Score: 1.0 / 3}}},
 		// DBSF (Qdrant): input 0 mean 2, sample σ 1 → (s + 1)/6; input 1 mean
 		// 0.8, σ 0.1 → (s − 0.5)/0.6.
 		{"dbsf", Options{Method: DBSF}, []eval.Result{{DocID: "d1", Score: 4.0/6 + 0.5}, {DocID: "d3", Score: 2.0/6 + 2.0/3}, {DocID: "d2", Score: 0.5}, {DocID: "d4", Score: 1.0 / 3}}},
@@ -60,6 +72,36 @@ func TestFuseMethodsHandComputed(t *testing.T) {
 		}
 		if d := cmp.Diff(eval.Run{"q": tc.want}, got, cmpopts.EquateApprox(1e-12, 1e-12)); d != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.name, d)
+		}
+	}
+}
+
+// TestFuseZeroWeightIsAbsent: for every method, normalisation and policy,
+// inputs of weight 0 change nothing: the fusion equals that of the other
+// inputs alone, with their weights (Options.Weights).
+func TestFuseZeroWeightIsAbsent(t *testing.T) {
+	third := eval.Run{"q": {{DocID: "d5", Score: 9}, {DocID: "d1", Score: -4}, {DocID: "d2", Score: 0.5}}}
+	for _, m := range Methods {
+		for _, n := range append([]Normalization{""}, Normalizations...) {
+			for _, miss := range []Missing{"", MissingZero, MissingMin, MissingRank, MissingBorda} {
+				o := Options{Method: m, Norm: n, Missing: miss, K: DefaultK, Depth: 3, Weights: []float64{0, 2, 0}}
+				if o.Validate(3) != nil {
+					continue // a combination that has no meaning
+				}
+				got, err := Fuse([]eval.Run{third, denseLike, bm25Like}, o)
+				if err != nil {
+					t.Errorf("%s %s %s: %v", m, n, miss, err)
+					continue
+				}
+				o.Weights = []float64{2}
+				want, err := Fuse([]eval.Run{denseLike}, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 1e-12)); d != "" {
+					t.Errorf("%s %s %s: weights 0, 2, 0 differ from input 1 alone (-alone +weighted):\n%s", m, n, miss, d)
+				}
+			}
 		}
 	}
 }
