@@ -173,10 +173,12 @@ func TestRunCheckEngines(t *testing.T) {
 		url, want string
 		code      int
 	}{
-		{srv.URL, "engine      " + srv.URL + " (es): cluster team, status green, 3 nodes\n", 0},
+		{srv.URL, "engine      " + srv.URL + " (es, ok): cluster team, status green, 3 nodes\n", 0}, // one connection, both retrievers
 		{downURL, `c.yaml:9: retrievers[1].urls: retriever "es": engine: node ` + downURL + " unreachable: ", 1},
+		// The node that answered is listed before the error.
+		{downURL, "engine      " + srv.URL + " (ok): cluster team, status green, 3 nodes\n", 1},
 	} {
-		yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: bm25, type: bm25}\n  - name: es\n    type: elasticsearch\n    query: bm25\n    urls: [" + c.url + "]\nk: [1, 3]\n"
+		yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: bm25, type: bm25}\n  - name: es\n    type: elasticsearch\n    query: bm25\n    urls: [" + c.url + "]\n  - {name: ok, type: elasticsearch, query: bm25, urls: [" + srv.URL + "]}\nk: [1, 3]\n"
 		p := filepath.Join(dir, "c.yaml")
 		if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
 			t.Fatal(err)
