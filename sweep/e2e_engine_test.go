@@ -81,7 +81,7 @@ retrievers:
 ` + managed + `    query: bm25
   - name: knn
 ` + managed + `    query: knn
-    num_candidates: 100
+    num_candidates: 400
   - {name: rrf, type: hybrid, inputs: [bm25, knn]}
   - name: existing
     type: ` + dialect + `
