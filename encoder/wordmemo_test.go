@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/ragbench/ragbench/internal/fuzzwatch"
 )
 
 // wordMemoTexts are the Hugging Face parity texts (singles, queries and
@@ -150,4 +151,46 @@ func BenchmarkTokenizeMiniLM(b *testing.B) {
 			b.ReportMetric(float64(ntok)/cpu.Seconds(), "cpu_tokens/s")
 		})
 	}
+}
+
+// FuzzWordMemo: for any text, the word memo's ids are those of sugarme's
+// whole pipeline (the exactness the memo claims), for a text seen the first
+// time and again from the memo. MiniLM's tokenizer.json (WordPiece under
+// BertPreTokenizer, lowercasing BertNormalizer) is the one that enables it.
+func FuzzWordMemo(f *testing.F) {
+	for _, s := range []string{
+		"e.g., (1-2) 100% don't ... ?! ¿qué? «guillemets» — dash – x’y",
+		"tab\tinside word\nnewline\fform\rreturn  two  spaces ",
+		"a[MASK]b [CLS] x[SEP] [mask] [pad]x [UNK]! [PÀD] [ ] [[CLS]]",
+		"中文字符 naïve café ﬁne Ångström İstanbul ß ǅ",
+		"no\u00a0break ideographic\u3000space thin\u2009space zero\u200bwidth \u0085nel \u2028ls",
+		"\x00nul\x7fdel \ufffdrepl \u0301combining e\u0301 \U0001F600emoji",
+	} {
+		f.Add(s)
+	}
+	memo, err := loadTokenizer("testdata/all-minilm-l6-v2/tokenizer.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	plain, err := loadTokenizer("testdata/all-minilm-l6-v2/tokenizer.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	if memo.words == nil {
+		f.Fatal("MiniLM (WordPiece, BertPreTokenizer): word memo not enabled")
+	}
+	plain.words = nil
+	f.Fuzz(func(t *testing.T, text string) {
+		defer fuzzwatch.Start(fuzzwatch.Bound)()
+		want, werr := plain.encode(text)
+		for round := 0; round < 2; round++ {
+			got, err := memo.encode(text)
+			if (err == nil) != (werr == nil) {
+				t.Fatalf("%q: errors %v (memo) / %v (sugarme)", text, err, werr)
+			}
+			if !cmp.Equal(got, want) {
+				t.Fatalf("round %d %q: ids differ (-sugarme +memo):\n%s", round, text, cmp.Diff(want, got))
+			}
+		}
+	})
 }
