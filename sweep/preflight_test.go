@@ -406,3 +406,27 @@ func TestCheckInputs(t *testing.T) {
 		t.Errorf("results.json written after CheckInputs failed (err %v)", err)
 	}
 }
+
+// TestCheckWritableDanglingLink: an output folder that is a symbolic link
+// to nothing (or under one) is refused saying so, and the link is kept
+// (it said "is not writable: file exists", MkdirAll's error on the link,
+// and the probe's cleanup removed the link).
+func TestCheckWritableDanglingLink(t *testing.T) {
+	cfg, dir := fixture(t, map[string]string{"corpus.jsonl": tinyCorpus, "queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n"}, labelledCfg)
+	cfg.Output = filepath.Join(dir, "out")
+	if err := os.Symlink("gone/results", cfg.Output); err != nil {
+		t.Fatal(err)
+	}
+	link := cfg.Output
+	for _, out := range []string{link, filepath.Join(link, "sub")} { // the folder, or a parent
+		cfg.Output = out
+		err := cfg.CheckWritable(false)
+		want := "output folder " + out + " is not writable: " + link + " is a symbolic link to gone/results, which does not exist"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not contain %q", err, want)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("%s is no longer a symbolic link (%v)", link, err)
+		}
+	}
+}
