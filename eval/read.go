@@ -180,9 +180,12 @@ type lineScanner struct {
 	name string
 }
 
+// maxLineBytes is the longest line a lineScanner reads: 64 MiB.
+const maxLineBytes = 64 << 20
+
 func newLineScanner(r io.Reader, name string) *lineScanner {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	sc.Buffer(make([]byte, 0, 1<<20), maxLineBytes)
 	return &lineScanner{sc: sc, name: name}
 }
 
@@ -201,10 +204,14 @@ func (s *lineScanner) Bytes() []byte {
 }
 
 func (s *lineScanner) Err() error {
-	if err := s.sc.Err(); err != nil {
-		return &SyntaxError{File: s.name, Line: s.line + 1, Msg: err.Error()}
+	err := s.sc.Err()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bufio.ErrTooLong): // bufio's "token too long" names no limit
+		return &SyntaxError{File: s.name, Line: s.line + 1, Msg: fmt.Sprintf("line longer than %d bytes (%d MiB), the longest line this reader takes", maxLineBytes, maxLineBytes>>20)}
 	}
-	return nil
+	return &SyntaxError{File: s.name, Line: s.line + 1, Msg: err.Error()}
 }
 
 func (s *lineScanner) errf(field, format string, a ...any) error {
