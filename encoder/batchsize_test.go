@@ -29,21 +29,14 @@ func TestBatchSizeRounding(t *testing.T) {
 	texts := sciFactAbstracts(t, 16)
 	ctx := context.Background()
 	for name, dir := range dirs {
-		var base [][]float32
-		for _, bs := range []int{1, 8, 32} {
+		byBatchSize(t, func(bs int) ([][]float32, error) {
 			e, err := LoadEmbedder(dir, Options{BatchSize: bs, IntraOpThreads: 1})
 			if err != nil {
-				t.Fatal(err)
+				return nil, err
 			}
-			v, err := e.Embed(ctx, texts, false)
-			e.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if base == nil {
-				base = v
-				continue
-			}
+			defer e.Close()
+			return e.Embed(ctx, texts, false)
+		}, func(bs int, base, v [][]float32) {
 			var maxd float64
 			same := true
 			for i := range v {
@@ -59,24 +52,17 @@ func TestBatchSizeRounding(t *testing.T) {
 			if maxd > 1e-6 {
 				t.Errorf("%s: batch %d vs batch 1: max |Δ| %.3g > 1e-6", name, bs, maxd)
 			}
-		}
+		})
 	}
 	ce := testenv.Shared(t, "models/ce-scifact-tiny")
-	var base []float32
-	for _, bs := range []int{1, 8, 32} {
+	byBatchSize(t, func(bs int) ([]float32, error) {
 		c, err := LoadCrossEncoder(ce, Options{BatchSize: bs, IntraOpThreads: 1})
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		v, err := c.Score(ctx, "What causes inflammation in the brain?", texts)
-		c.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if base == nil {
-			base = v
-			continue
-		}
+		defer c.Close()
+		return c.Score(ctx, "What causes inflammation in the brain?", texts)
+	}, func(bs int, base, v []float32) {
 		var maxd float64
 		for i := range v {
 			maxd = max(maxd, math.Abs(float64(v[i]-base[i])))
@@ -85,5 +71,23 @@ func TestBatchSizeRounding(t *testing.T) {
 		if maxd > 1e-5 {
 			t.Errorf("ce-scifact-tiny: batch %d vs batch 1: max |Δ logit| %.3g > 1e-5", bs, maxd)
 		}
+	})
+}
+
+// byBatchSize computes out at batch sizes 1, 8 and 32 (an error fails the
+// test) and checks each later size's output against batch 1's.
+func byBatchSize[T any](t *testing.T, out func(bs int) (T, error), check func(bs int, base, v T)) {
+	t.Helper()
+	var base T
+	for i, bs := range []int{1, 8, 32} {
+		v, err := out(bs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			base = v
+			continue
+		}
+		check(bs, base, v)
 	}
 }

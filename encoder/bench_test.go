@@ -277,19 +277,15 @@ func BenchmarkScoreSciFact(b *testing.B) {
 				b.ResetTimer()
 				var wall, cpu time.Duration
 				for n := 0; n < b.N; n++ {
-					for start := 0; start < len(order); start += bs {
-						idx := order[start:min(start+bs, len(order))]
-						bi := make([][]int64, len(idx))
-						bt := make([][]int64, len(idx))
-						for j, i := range idx {
-							bi[j], bt[j] = ids[i], types[i]
-						}
+					err := pairBatches(order, bs, ids, types, func(_ []int, bi, bt [][]int64) error {
 						c0, t0 := cpuTime(), time.Now()
-						if _, _, err := c.m.run(ctx, bi, bt); err != nil {
-							b.Fatal(err)
-						}
+						_, _, err := c.m.run(ctx, bi, bt)
 						wall += time.Since(t0)
 						cpu += cpuTime() - c0
+						return err
+					})
+					if err != nil {
+						b.Fatal(err)
 					}
 				}
 				b.StopTimer()

@@ -93,6 +93,33 @@ func (c *CrossEncoder) Score(ctx context.Context, query string, passages []strin
 	out := make([]float32, len(passages))
 	order := lengthOrder(ids)
 	bs := c.m.opts.BatchSize
+	err = pairBatches(order, bs, ids, types, func(idx []int, bi, bt [][]int64) error {
+		data, shape, err := c.m.run(ctx, bi, bt)
+		if err != nil {
+			return err
+		}
+		if len(data) != len(idx) {
+			return fmt.Errorf("output %s: shape %v, want one logit per pair (%d)", c.m.cfg.Output, shape, len(idx))
+		}
+		for j, i := range idx {
+			out[i] = data[j]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.texts.Add(int64(len(passages)))
+	c.tokens.Add(ntok)
+	c.truncated.Add(ntr)
+	return out, nil
+}
+
+// pairBatches calls f on each batch of at most bs pairs taken in order
+// (lengthOrder's, so that pairs of similar length share a batch and little
+// is padded): idx are the pairs' positions in ids and types, bi and bt
+// their token and type ids. The first error of f stops it and is returned.
+func pairBatches(order []int, bs int, ids, types [][]int64, f func(idx []int, bi, bt [][]int64) error) error {
 	for start := 0; start < len(order); start += bs {
 		idx := order[start:min(start+bs, len(order))]
 		bi := make([][]int64, len(idx))
@@ -100,21 +127,11 @@ func (c *CrossEncoder) Score(ctx context.Context, query string, passages []strin
 		for j, i := range idx {
 			bi[j], bt[j] = ids[i], types[i]
 		}
-		data, shape, err := c.m.run(ctx, bi, bt)
-		if err != nil {
-			return nil, err
-		}
-		if len(data) != len(idx) {
-			return nil, fmt.Errorf("output %s: shape %v, want one logit per pair (%d)", c.m.cfg.Output, shape, len(idx))
-		}
-		for j, i := range idx {
-			out[i] = data[j]
+		if err := f(idx, bi, bt); err != nil {
+			return err
 		}
 	}
-	c.texts.Add(int64(len(passages)))
-	c.tokens.Add(ntok)
-	c.truncated.Add(ntr)
-	return out, nil
+	return nil
 }
 
 // passageIDs tokenizes passages (normalised, passage prefix applied,

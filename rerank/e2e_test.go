@@ -11,10 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/encoder"
+	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/internal/testenv/beir"
 	"github.com/ragbench/ragbench/rerank"
+	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/retrievers/bm25"
 )
 
@@ -61,6 +64,41 @@ func (c *cachedScores) Score(ctx context.Context, q string, ps []string) ([]floa
 	return out, nil
 }
 
+// sciFact is the rerank e2e tests' setup: SciFact test as whole documents
+// (queries sorted by id), BM25 over them as the first stage, each
+// document's index text by id (title + " " + text, as the model was
+// trained) and ../shared's ce-scifact-tiny folder.
+type sciFact struct {
+	queries []retrievers.Query
+	qrels   eval.Qrels
+	first   *bm25.Retriever
+	texts   map[string]string
+	ceDir   string
+}
+
+// loadSciFact loads sciFact and initialises the ONNX runtime; a missing
+// shared file skips the test (testenv.Shared), any other error fails it.
+func loadSciFact(t *testing.T, ctx context.Context) sciFact {
+	t.Helper()
+	ds := testenv.Shared(t, "datasets/scifact")
+	sf := sciFact{ceDir: testenv.Shared(t, "models/ce-scifact-tiny")}
+	if err := encoder.Init(""); err != nil {
+		t.Fatal(err)
+	}
+	var chunks []corpus.Chunk
+	chunks, sf.queries, sf.qrels = beir.WholeDocsTest(t, ds)
+	sort.Slice(sf.queries, func(i, j int) bool { return sf.queries[i].ID < sf.queries[j].ID })
+	var err error
+	if sf.first, err = bm25.New(ctx, chunks, bm25.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sf.texts = make(map[string]string, len(chunks))
+	for _, c := range chunks {
+		sf.texts[c.ID] = c.IndexText()
+	}
+	return sf
+}
+
 // TestE2ERerankSciFact reranks BM25's top 100 on SciFact test (300 queries,
 // whole documents, title + text) with ../shared/models/ce-scifact-tiny, in
 // both modes. Reference (the model's SOURCE.md, numpy + trec_eval, BM25
@@ -72,20 +110,11 @@ func (c *cachedScores) Score(ctx context.Context, q string, ps []string) ([]floa
 // by its gain over our BM25, within 0.02 of the reference gain +0.0599, and
 // above BM25.
 func TestE2ERerankSciFact(t *testing.T) {
-	ds := testenv.Shared(t, "datasets/scifact")
-	ceDir := testenv.Shared(t, "models/ce-scifact-tiny")
-	if err := encoder.Init(""); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	chunks, queries, qrels := beir.WholeDocsTest(t, ds)
-	sort.Slice(queries, func(i, j int) bool { return queries[i].ID < queries[j].ID })
+	sf := loadSciFact(t, ctx)
+	queries, qrels, first, texts := sf.queries, sf.qrels, sf.first, sf.texts
 	if len(queries) != 300 {
 		t.Fatalf("%d test queries, want 300", len(queries))
-	}
-	first, err := bm25.New(ctx, chunks, bm25.Options{})
-	if err != nil {
-		t.Fatal(err)
 	}
 	bmRun, err := first.Search(ctx, queries, 100)
 	if err != nil {
@@ -95,15 +124,11 @@ func TestE2ERerankSciFact(t *testing.T) {
 	bmNDCG := beir.Mean(t, bm, "ndcg_cut_10")
 	t.Logf("BM25: %s", beir.Summary(t, bm))
 
-	ce, err := encoder.LoadCrossEncoder(ceDir, encoder.Options{IntraOpThreads: runtime.GOMAXPROCS(0)})
+	ce, err := encoder.LoadCrossEncoder(sf.ceDir, encoder.Options{IntraOpThreads: runtime.GOMAXPROCS(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ce.Close()
-	texts := make(map[string]string, len(chunks))
-	for _, c := range chunks {
-		texts[c.ID] = c.IndexText() // title + " " + text, as the model was trained
-	}
 	cache := &cachedScores{score: ce.Score, m: map[[2]string]float32{}}
 	const refBM25 = 0.6611
 	for _, tc := range []struct {

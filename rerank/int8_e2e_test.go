@@ -7,15 +7,12 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"sort"
 	"testing"
 	"time"
 
 	"github.com/ragbench/ragbench/encoder"
-	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/internal/testenv/beir"
 	"github.com/ragbench/ragbench/rerank"
-	"github.com/ragbench/ragbench/retrievers/bm25"
 )
 
 // TestE2ERerankInt8 decides whether an int8 export of ce-scifact-tiny may
@@ -32,24 +29,11 @@ func TestE2ERerankInt8(t *testing.T) {
 	if qdir == "" {
 		t.Skip("set RAGBENCH_CE_INT8 to an int8 ce-scifact-tiny folder")
 	}
-	ds := testenv.Shared(t, "datasets/scifact")
-	ceDir := testenv.Shared(t, "models/ce-scifact-tiny")
-	if err := encoder.Init(""); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	chunks, queries, qrels := beir.WholeDocsTest(t, ds)
-	sort.Slice(queries, func(i, j int) bool { return queries[i].ID < queries[j].ID })
-	first, err := bm25.New(ctx, chunks, bm25.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	texts := make(map[string]string, len(chunks))
-	for _, c := range chunks {
-		texts[c.ID] = c.IndexText()
-	}
+	sf := loadSciFact(t, ctx)
+	queries, qrels, first, texts := sf.queries, sf.qrels, sf.first, sf.texts
 	ndcg := map[string]float64{}
-	for _, m := range []struct{ name, dir string }{{"fp32", ceDir}, {"int8", qdir}} {
+	for _, m := range []struct{ name, dir string }{{"fp32", sf.ceDir}, {"int8", qdir}} {
 		ce, err := encoder.LoadCrossEncoder(m.dir, encoder.Options{IntraOpThreads: runtime.GOMAXPROCS(0)})
 		if err != nil {
 			t.Fatal(err)

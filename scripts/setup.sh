@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One-time (idempotent) set-up of everything ragbench needs on a fresh
-# machine: Go modules, the ONNX Runtime library, standard ONNX models.
+# machine: Go modules, the ONNX Runtime library, standard ONNX models, the
+# search engines of the engine tests.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -40,5 +41,12 @@ fi
 if [[ -x ./scripts/fetch-models.sh ]]; then
   ./scripts/fetch-models.sh || echo "setup: fetch-models failed; dense tests with standard models will be skipped" >&2
 fi
+# Elasticsearch and OpenSearch for the engine tests (scripts/engines/test.sh,
+# run by scripts/test.sh): Maven Central zips, pinned and hashed, about
+# 300 MB; idempotent (an installed engine is left alone).
+if ! command -v mvn >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends maven >/dev/null
+fi
+./scripts/engines/fetch.sh || echo "setup: scripts/engines/fetch.sh failed; the engine tests cannot run" >&2
 go build -o bin/bench ./cmd/bench
 echo "setup: done (binary: bin/bench)"

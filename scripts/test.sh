@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up everything (scripts/setup.sh), then runs the whole test suite:
 # the fast unit tests, a bounded fuzz step (every target 10 s), then the heavy end-to-end tests (build tag e2e,
-# test names TestE2E*), which CI runs once.
+# test names TestE2E*), which CI runs once, and last the engine tests against real Elasticsearch and OpenSearch
+# nodes (scripts/engines/test.sh --ci; README "Engine tests").
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -21,3 +22,10 @@ go test -count=1 -race -timeout 10m -run 'CachedEmbedder' ./encoder
 go test -count=1 -timeout 20m ./...
 ./scripts/fuzz.sh 10s               # every fuzz target 10 s, one at a time: 12 targets, about 2.8 min (long run: ./scripts/fuzz.sh 10m)
 go test -count=1 -tags e2e -run '^TestE2E' -timeout 70m ./...
+# Elasticsearch 8.19.21 and OpenSearch 3.5.0, each a single node and a
+# two-node cluster on 127.0.0.1:9200–9370 (fetched by setup.sh): the SciFact
+# acceptance numbers and the faults. After the end-to-end tests, whose dense
+# tests leave SciFact's MiniLM embeddings in the shared cache (RAGBENCH_CACHE,
+# else .cache/embeddings) that the engine tests read. Nodes are stopped by
+# the script's trap even when a test fails.
+./scripts/engines/test.sh --ci

@@ -5,7 +5,6 @@ package spans_test
 import (
 	"context"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -32,10 +31,7 @@ import (
 // retrievers/dense, spans.ReadChromaCSV and spans.Evaluate.
 func TestE2EChromaFixedTokens(t *testing.T) {
 	dir := testenv.Shared(t, "datasets/chunking-chroma")
-	model := filepath.Join(testenv.RepoRoot(), "models", "all-minilm-l6-v2")
-	if _, err := os.Stat(filepath.Join(model, "model.onnx")); err != nil {
-		t.Skip("models/all-minilm-l6-v2 absent (run scripts/fetch-models.sh)")
-	}
+	model := testenv.Model(t, "all-minilm-l6-v2")
 	if err := encoder.Init(""); err != nil {
 		t.Fatal(err)
 	}

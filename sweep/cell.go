@@ -100,8 +100,10 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell Cell, scope s
 			cr.run[q.ID] = []eval.Result{}
 		}
 	}
-	if !cacheable {
-		// Keyed by the run it got (see engineCacheable), never written.
+	if !cacheable || cr.timing.QueryErrors > 0 {
+		// Keyed by the run it got (see engineCacheable), never written; a
+		// run with queries scored as misses after errors is not what the
+		// config would get, so it is not cached either.
 		cr.key = sha256Hex(mustJSON(map[string]any{"key": key, "run": cachedRun(cr.run)}))
 		cc.runs[rc.Name] = cr
 		return cr, nil
@@ -147,12 +149,21 @@ func (r *cellRunner) firstStage(ctx context.Context, cc *chunkCells, rc Retrieve
 	if err != nil {
 		return err
 	}
-	r.prog.end("")
-	cr.timing.QueryEmbed = embed.Seconds()
-	st := ret.Stats()
+	note = ""
 	if ec, ok := ret.(*engineCell); ok {
 		cr.timing.IndexDocs = ec.loaded
+		failed := ec.Failed()
+		for _, f := range failed {
+			cr.timing.QueryErrors++
+			cr.timing.FailedQueries = append(cr.timing.FailedQueries, f.ID)
+		}
+		if len(failed) > 0 {
+			note = fmt.Sprintf("%d queries failed after the retries and score as misses (on_query_error: miss); first: %s", len(failed), failed[0].Err)
+		}
 	}
+	r.prog.end(note)
+	cr.timing.QueryEmbed = embed.Seconds()
+	st := ret.Stats()
 	cr.timing.IndexBytes = st.IndexBytes
 	cr.timing.LatencyP50 = st.LatencyP50.Seconds() * 1000
 	cr.timing.LatencyP95 = st.LatencyP95.Seconds() * 1000

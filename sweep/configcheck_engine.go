@@ -11,9 +11,29 @@ import (
 // engine checks a type elasticsearch or opensearch retriever: which
 // fields apply to its mode, the defaults, and the values through
 // package engine's own Validate methods (Conn, Managed, QueryOptions,
-// Existing), whose field names are the config's.
+// Existing), whose field names are the config's. The steps run in this
+// order, so errors are listed as before the split.
 func (ck *configCheck) engine(f string, r *RetrieverConfig) {
-	conn := []string{"urls", "user_env", "password_env", "api_key_env", "ca_file", "timeout", "backoff", "concurrency", "retries", "no_dfs", "mode", "model", "fallback_models", "batch_size"}
+	if !ck.engineFields(f, r) {
+		return
+	}
+	ck.engineDefaults(f, r)
+	ck.engineErrs(f, r.engineConn().Validate())
+	if r.Mode == modeExisting {
+		ck.engineErrs(f, r.engineExisting().Validate())
+		if r.engineExisting().NeedsEmbed() && r.Model == "" {
+			ck.bad(f+".model", "missing: the template holds %s, so the queries need an embedding model (the one that made the index's vectors)", engine.PlaceholderVector)
+		}
+		return
+	}
+	ck.engineManagedQuery(f, r)
+}
+
+// engineFields defaults the mode to managed and reports the fields that
+// do not apply to r's mode (or to an engine retriever at all). It returns
+// false for an unknown mode, after which no other check is meaningful.
+func (ck *configCheck) engineFields(f string, r *RetrieverConfig) bool {
+	conn := []string{"urls", "user_env", "password_env", "api_key_env", "ca_file", "timeout", "backoff", "concurrency", "retries", "no_dfs", "on_query_error", "mode", "model", "fallback_models", "batch_size"}
 	if r.Mode == "" {
 		r.Mode = modeManaged
 	}
@@ -35,7 +55,22 @@ func (ck *configCheck) engine(f string, r *RetrieverConfig) {
 		ck.only(f, r, append(conn, existing...)...)
 	default:
 		ck.bad(f+".mode", "unknown mode %q: managed (ragbench creates and loads the index) or existing (your index, queried as it is)", r.Mode)
-		return
+		return false
+	}
+	return true
+}
+
+// engineDefaults rejects explicit zeros of the counts whose default is
+// taken when the line is absent, fills in the defaults of retries,
+// timeout and backoff (parsing the durations given), and checks
+// on_query_error (its default "fail" is stored as "").
+func (ck *configCheck) engineDefaults(f string, r *RetrieverConfig) {
+	switch r.OnQueryError {
+	case "", queryErrorFail:
+		r.OnQueryError = ""
+	case queryErrorMiss:
+	default:
+		ck.bad(f+".on_query_error", "unknown policy %q: fail (a query failing after the retries fails the run; the default) or miss (it scores as a miss, counted in the report)", r.OnQueryError)
 	}
 	ck.explicit(f+".concurrency", r.Concurrency == 0, "concurrency 0: must be ≥ 1; remove the line to use the default (%d)", engine.DefaultConcurrency)
 	ck.explicit(f+".shards", r.Shards == 0, "shards 0: must be ≥ 1; remove the line to use the default (1)")
@@ -67,14 +102,14 @@ func (ck *configCheck) engine(f string, r *RetrieverConfig) {
 			ck.bad(f+"."+d.field, "%v must be > 0", v)
 		}
 	}
-	ck.engineErrs(f, r.engineConn().Validate())
-	if r.Mode == modeExisting {
-		ck.engineErrs(f, r.engineExisting().Validate())
-		if r.engineExisting().NeedsEmbed() && r.Model == "" {
-			ck.bad(f+".model", "missing: the template holds %s, so the queries need an embedding model (the one that made the index's vectors)", engine.PlaceholderVector)
-		}
-		return
-	}
+}
+
+// engineManagedQuery checks a managed retriever's index settings and
+// query: the fields that come in pairs (k1/b, hnsw_m/ef_construction,
+// the hybrid boosts), package engine's Managed and QueryOptions
+// validation, the model a vector query needs, and the query fields that
+// do not apply to its kind.
+func (ck *configCheck) engineManagedQuery(f string, r *RetrieverConfig) {
 	if (r.K1 == nil) != (r.B == nil) {
 		ck.bad(f+".k1", "give both k1 and b (the index's BM25 similarity), or neither for the engine's defaults (1.2, 0.75)")
 	}

@@ -28,7 +28,7 @@ import (
 // cache while it queries the existing index again.
 //
 // It runs only when RAGBENCH_ENGINES_DIR is set (scripts/engines/test.sh
-// sets it; CI does not install the engines today); then an engine that is
+// sets it, and CI runs that script from scripts/test.sh); then an engine that is
 // not installed skips it, except under CI=true, where that fails it. Ports:
 // $RAGBENCH_ENGINE_PORT (default 9250) for Elasticsearch, +20 for OpenSearch.
 func TestE2EEngineSweep(t *testing.T) {
@@ -81,7 +81,7 @@ retrievers:
 ` + managed + `    query: bm25
   - name: knn
 ` + managed + `    query: knn
-    num_candidates: 100
+    num_candidates: 400
   - {name: rrf, type: hybrid, inputs: [bm25, knn]}
   - name: existing
     type: ` + dialect + `

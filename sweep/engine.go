@@ -31,6 +31,12 @@ const (
 	modeExisting = "existing"
 )
 
+// The values of on_query_error (EngineConfig.OnQueryError).
+const (
+	queryErrorFail = "fail"
+	queryErrorMiss = "miss"
+)
+
 // isEngine reports whether a retriever type is an engine's.
 func isEngine(typ string) bool {
 	return typ == string(engine.Elasticsearch) || typ == string(engine.OpenSearch)
@@ -64,6 +70,13 @@ type EngineConfig struct {
 	Retries *int `yaml:"retries" json:"retries,omitempty"`
 	// NoDFS turns off global term statistics (dfs_query_then_fetch).
 	NoDFS bool `yaml:"no_dfs" json:"no_dfs,omitempty"`
+	// OnQueryError is what a query that still fails after the retries
+	// does: "fail" (the default; check stores it as "", so configs
+	// without the line keep their hash) fails the run; "miss" scores it
+	// as a miss (an empty result list), counted in the cell's timing
+	// (results.json query_errors, failed_queries) and listed in the
+	// report, and the cell's run is not cached.
+	OnQueryError string `yaml:"on_query_error" json:"on_query_error,omitempty"`
 
 	// Managed mode: the query kind and the index settings.
 	Query          string   `yaml:"query" json:"query,omitempty"`
@@ -87,7 +100,7 @@ type EngineConfig struct {
 
 // engineFields are the YAML keys of EngineConfig, which only engine
 // retrievers take (configCheck.only reports them on other types).
-var engineFields = []string{"urls", "user_env", "password_env", "api_key_env", "ca_file", "timeout", "backoff", "concurrency", "retries", "no_dfs",
+var engineFields = []string{"urls", "user_env", "password_env", "api_key_env", "ca_file", "timeout", "backoff", "concurrency", "retries", "no_dfs", "on_query_error",
 	"query", "shards", "replicas", "prefix", "bulk_docs", "hnsw_m", "ef_construction", "k", "num_candidates", "bm25_boost", "knn_boost",
 	"index", "template", "id_field", "filters"}
 
@@ -194,6 +207,9 @@ func newEngineRetriever(ctx context.Context, chunks []corpus.Chunk, r RetrieverC
 		if err != nil {
 			return nil, fmt.Errorf("retriever %q: %w", r.Name, err)
 		}
+		if r.OnQueryError == queryErrorMiss {
+			ret.SetMissOnError()
+		}
 		return &engineCell{Retriever: ret}, nil
 	}
 	ix, loaded, err := env.engines.load(ctx, chunks, r, env, emb)
@@ -205,6 +221,9 @@ func newEngineRetriever(ctx context.Context, chunks []corpus.Chunk, r RetrieverC
 	ret, err := ix.Retriever(q)
 	if err != nil {
 		return nil, fmt.Errorf("retriever %q: %w", r.Name, err)
+	}
+	if r.OnQueryError == queryErrorMiss {
+		ret.SetMissOnError()
 	}
 	return &engineCell{Retriever: ret, loaded: loaded}, nil
 }
@@ -305,13 +324,30 @@ func docsPerSec(t Timing) string {
 	return fmt.Sprintf("%.0f", float64(t.IndexDocs)/t.Build)
 }
 
-// engineTimingNote explains the engine cells' timings, when there are any.
+// engineTimingNote explains the engine cells' timings, when there are any,
+// and lists the queries that on_query_error: miss scored as misses.
 func (r *reportWriter) engineTimingNote() {
 	for _, c := range r.res.Config.Retrievers {
 		if isEngine(c.Type) {
 			r.w("\nEngine cells (elasticsearch, opensearch): build is creating and bulk-loading the managed index (embedding excluded), counted once: the cells querying the same index after the first show only its look-up, and an index reused from an earlier run shows no docs/s. Query p50/p95 is the engine round trip; index MB is the primaries' store size from the engine's _stats.\n")
-			return
+			break
 		}
+	}
+	for _, t := range r.res.Timings {
+		if t.QueryErrors == 0 {
+			continue
+		}
+		ids := t.FailedQueries
+		more := ""
+		if len(ids) > 20 {
+			ids, more = ids[:20], fmt.Sprintf(" and %d more (results.json failed_queries)", len(t.FailedQueries)-20)
+		}
+		noun := "queries"
+		if t.QueryErrors == 1 {
+			noun = "query"
+		}
+		r.w("\n**%s: %d %s failed after the retries and scored as misses** (on_query_error: miss): %s%s. Its measures count them as retrieving nothing.\n",
+			mdEscape(t.Cell), t.QueryErrors, noun, mdEscape(strings.Join(ids, ", ")), more)
 	}
 }
 

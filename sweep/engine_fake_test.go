@@ -21,6 +21,7 @@ import (
 type fakeEngine struct {
 	user, pass  string
 	failQueries atomic.Bool // set by the test while handlers of a cancelled run may still read it
+	failMatch   string      // guarded by mu: a _search whose query text contains it answers 503
 	searches    atomic.Int32
 
 	mu      sync.Mutex
@@ -51,38 +52,14 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"error":{"type":"index_not_found_exception","reason":"no such index"},"status":404}`)
 	}
 	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/_cluster/health":
+		io.WriteString(w, `{"cluster_name":"fake","status":"yellow","number_of_nodes":1}`)
+		return
 	case r.Method == http.MethodPost && parts[0] == "_bulk":
-		sc := bufio.NewScanner(bytes.NewReader(body))
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		var items []string
-		for sc.Scan() {
-			var action struct {
-				Index struct {
-					Index string `json:"_index"`
-					ID    string `json:"_id"`
-				} `json:"index"`
-			}
-			json.Unmarshal(sc.Bytes(), &action)
-			sc.Scan()
-			var doc struct{ Text string }
-			json.Unmarshal(sc.Bytes(), &doc)
-			ix := f.indexes[action.Index.Index]
-			ix.docs[action.Index.ID] = doc.Text
-			items = append(items, `{"index":{"status":201}}`)
-		}
-		fmt.Fprintf(w, `{"errors":false,"items":[%s]}`, strings.Join(items, ","))
+		fmt.Fprintf(w, `{"errors":false,"items":[%s]}`, strings.Join(f.bulk(body), ","))
 		return
 	case len(parts) == 1 && r.Method == http.MethodPut:
-		var c struct {
-			Mappings struct {
-				Meta json.RawMessage `json:"_meta"`
-			} `json:"mappings"`
-		}
-		json.Unmarshal(body, &c)
-		if c.Mappings.Meta == nil {
-			c.Mappings.Meta = json.RawMessage(`{}`)
-		}
-		f.indexes[parts[0]] = &fakeIndex{docs: map[string]string{}, meta: c.Mappings.Meta}
+		f.create(parts[0], body)
 		io.WriteString(w, `{"acknowledged":true}`)
 		return
 	}
@@ -114,72 +91,134 @@ func (f *fakeEngine) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			io.WriteString(w, `{"error":{"type":"cluster_block_exception","reason":"no master"},"status":503}`)
 			return
 		}
-		var q struct {
-			Size  int
-			Query json.RawMessage
-		}
-		json.Unmarshal(body, &q)
-		// The query text is the first string value in the query clause.
-		var text string
-		var walk func(v any)
-		walk = func(v any) {
-			switch x := v.(type) {
-			case string:
-				if text == "" {
-					text = x
-				}
-			case map[string]any:
-				keys := make([]string, 0, len(x))
-				for k := range x {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				for _, k := range keys {
-					walk(x[k])
-				}
-			case []any:
-				for _, e := range x {
-					walk(e)
-				}
+		if f.failMatch != "" {
+			var q struct{ Query json.RawMessage }
+			json.Unmarshal(body, &q)
+			if strings.Contains(queryText(q.Query), f.failMatch) {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, `{"error":{"type":"search_phase_execution_exception","reason":"all shards failed"},"status":503}`)
+				return
 			}
 		}
-		var qv any
-		json.Unmarshal(q.Query, &qv)
-		walk(qv)
-		type hit struct {
-			id    string
-			score float64
-		}
-		var hits []hit
-		for id, doc := range ix.docs {
-			s := 0.0
-			for _, w := range strings.Fields(strings.ToLower(text)) {
-				if strings.Contains(strings.ToLower(doc), w) {
-					s++
-				}
-			}
-			if s > 0 {
-				hits = append(hits, hit{id, s})
-			}
-		}
-		sort.Slice(hits, func(i, j int) bool {
-			if hits[i].score != hits[j].score {
-				return hits[i].score > hits[j].score
-			}
-			return hits[i].id > hits[j].id
-		})
-		if len(hits) > q.Size {
-			hits = hits[:q.Size]
-		}
-		var hs []string
-		for _, h := range hits {
-			hs = append(hs, fmt.Sprintf(`{"_id":%q,"_score":%g}`, h.id, h.score))
-		}
-		fmt.Fprintf(w, `{"timed_out":false,"_shards":{"total":1,"successful":1,"failed":0},"hits":{"hits":[%s]}}`, strings.Join(hs, ","))
+		fmt.Fprintf(w, `{"timed_out":false,"_shards":{"total":1,"successful":1,"failed":0},"hits":{"hits":[%s]}}`, strings.Join(ix.search(body), ","))
 	default:
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprintf(w, `{"error":{"type":"fake","reason":"unhandled %s %s"},"status":400}`, r.Method, r.URL.Path)
 	}
+}
+
+// bulk indexes a _bulk body's documents (index actions only, each line
+// pair an action and a {"text"} document) and returns one item per
+// document, all created.
+func (f *fakeEngine) bulk(body []byte) []string {
+	var items []string
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var action struct {
+			Index struct {
+				Index string `json:"_index"`
+				ID    string `json:"_id"`
+			} `json:"index"`
+		}
+		json.Unmarshal(sc.Bytes(), &action)
+		sc.Scan()
+		var doc struct{ Text string }
+		json.Unmarshal(sc.Bytes(), &doc)
+		ix := f.indexes[action.Index.Index]
+		ix.docs[action.Index.ID] = doc.Text
+		items = append(items, `{"index":{"status":201}}`)
+	}
+	return items
+}
+
+// create creates index name, its _meta taken from the body's mappings
+// ({} when absent).
+func (f *fakeEngine) create(name string, body []byte) {
+	var c struct {
+		Mappings struct {
+			Meta json.RawMessage `json:"_meta"`
+		} `json:"mappings"`
+	}
+	json.Unmarshal(body, &c)
+	if c.Mappings.Meta == nil {
+		c.Mappings.Meta = json.RawMessage(`{}`)
+	}
+	f.indexes[name] = &fakeIndex{docs: map[string]string{}, meta: c.Mappings.Meta}
+}
+
+// search scores the index's documents by how many of the query text's
+// words (queryText) each holds, case folded, and returns the top size
+// hits as JSON, ties by id descending.
+func (ix *fakeIndex) search(body []byte) []string {
+	var q struct {
+		Size  int
+		Query json.RawMessage
+	}
+	json.Unmarshal(body, &q)
+	text := queryText(q.Query)
+	type hit struct {
+		id    string
+		score float64
+	}
+	var hits []hit
+	for id, doc := range ix.docs {
+		s := 0.0
+		for _, w := range strings.Fields(strings.ToLower(text)) {
+			if strings.Contains(strings.ToLower(doc), w) {
+				s++
+			}
+		}
+		if s > 0 {
+			hits = append(hits, hit{id, s})
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].score != hits[j].score {
+			return hits[i].score > hits[j].score
+		}
+		return hits[i].id > hits[j].id
+	})
+	if len(hits) > q.Size {
+		hits = hits[:q.Size]
+	}
+	var hs []string
+	for _, h := range hits {
+		hs = append(hs, fmt.Sprintf(`{"_id":%q,"_score":%g}`, h.id, h.score))
+	}
+	return hs
+}
+
+// queryText is the query's text: the first string value in the query
+// clause, walking objects in key order.
+func queryText(query json.RawMessage) string {
+	var text string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if text == "" {
+				text = x
+			}
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(x[k])
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	var qv any
+	json.Unmarshal(query, &qv)
+	walk(qv)
+	return text
 }
 
 // seed creates an index the way a user's own loader would (not ragbench's

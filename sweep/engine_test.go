@@ -159,25 +159,7 @@ func TestEngineSweepNoSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
-	byName := map[string]CellResult{}
-	for _, c := range res.Cells {
-		byName[c.Name] = c
-	}
-	// The fake scores by shared words, as bm25 ranks this corpus: q1 finds p-1.
-	for _, name := range []string{"doc/es", "doc/prod", "doc/rrf"} {
-		if got := byName[name].Means["all"]["hit_rate@1"]; got == 0 {
-			t.Errorf("%s: hit_rate@1 = 0; want the engine's hits scored", name)
-		}
-	}
-	var esTiming Timing
-	for _, tm := range res.Timings {
-		if tm.Cell == "doc/es" {
-			esTiming = tm
-		}
-	}
-	if esTiming.IndexDocs != 6 || esTiming.IndexBytes != 4096 || esTiming.LatencyP50 == 0 {
-		t.Errorf("doc/es timing %+v: want 6 docs loaded, 4096 bytes, a latency", esTiming)
-	}
+	checkEngineCells(t, res)
 
 	// A second run reads the managed cell (and the RRF over it) from the
 	// run cache but queries the existing index again.
@@ -206,6 +188,42 @@ func TestEngineSweepNoSecrets(t *testing.T) {
 		}
 	}
 	check("stderr", stderr.Bytes())
+	checkEngineOutputs(t, dir, check)
+
+	checkEngineFailures(t, fe, load, check, secret)
+}
+
+// checkEngineCells checks the first engine sweep's cells: every engine
+// cell scored the fake's hits (it scores by shared words, as bm25 ranks
+// this corpus: q1 finds p-1), and the managed cell's timing counts the 6
+// documents loaded, the index's 4096 bytes and a latency.
+func checkEngineCells(t *testing.T, res *Results) {
+	t.Helper()
+	byName := map[string]CellResult{}
+	for _, c := range res.Cells {
+		byName[c.Name] = c
+	}
+	for _, name := range []string{"doc/es", "doc/prod", "doc/rrf"} {
+		if got := byName[name].Means["all"]["hit_rate@1"]; got == 0 {
+			t.Errorf("%s: hit_rate@1 = 0; want the engine's hits scored", name)
+		}
+	}
+	var esTiming Timing
+	for _, tm := range res.Timings {
+		if tm.Cell == "doc/es" {
+			esTiming = tm
+		}
+	}
+	if esTiming.IndexDocs != 6 || esTiming.IndexBytes != 4096 || esTiming.LatencyP50 == 0 {
+		t.Errorf("doc/es timing %+v: want 6 docs loaded, 4096 bytes, a latency", esTiming)
+	}
+}
+
+// checkEngineOutputs checks that the sweep wrote its outputs under dir
+// (results, manifest, report, history: at least 5 files) and passes each
+// file to check (no credential in it).
+func checkEngineOutputs(t *testing.T, dir string, check func(where string, b []byte)) {
+	t.Helper()
 	n := 0
 	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
 		if err != nil || info.IsDir() {
@@ -227,11 +245,18 @@ func TestEngineSweepNoSecrets(t *testing.T) {
 	if n < 5 {
 		t.Errorf("only %d files written", n)
 	}
+}
 
+// checkEngineFailures runs the engine sweep in each failure a user meets
+// (queries failing after the retries, wrong, unset and CRLF-damaged
+// credentials): each fails with a clear error, the password in none of
+// them (check).
+func checkEngineFailures(t *testing.T, fe *fakeEngine, load func() *Config, check func(where string, b []byte), secret string) {
+	t.Helper()
+	var stderr bytes.Buffer
 	// A query failing after the retries fails the run, naming the query.
 	fe.failQueries.Store(true)
-	stderr.Reset()
-	_, err = Run(t.Context(), load(), Options{Stderr: &stderr, Progress: ProgressPlain})
+	_, err := Run(t.Context(), load(), Options{Stderr: &stderr, Progress: ProgressPlain})
 	if err == nil || !strings.Contains(err.Error(), "cell doc/prod") || !strings.Contains(err.Error(), "503") {
 		t.Errorf("run with failing queries: %v; want an error of cell doc/prod with HTTP 503", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // update rewrites the golden files of TestGoldenOutputs: go test ./sweep
@@ -92,18 +94,9 @@ func TestGoldenOutputs(t *testing.T) {
 
 // firstDiff shows the first differing line of want and got with its number.
 func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < max(len(w), len(g)); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + strconv.Itoa(i+1) + ":\n  want: " + wl + "\n  got:  " + gl
-		}
+	d := testenv.DiffLines(strings.Split(want, "\n"), strings.Split(got, "\n"))
+	if len(d) == 0 {
+		return "(same lines, different bytes)"
 	}
-	return "(same lines, different bytes)"
+	return "line " + strconv.Itoa(d[0].Line) + ":\n  want: " + d[0].Want + "\n  got:  " + d[0].Got
 }

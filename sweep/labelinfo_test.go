@@ -15,11 +15,7 @@ import (
 // both chunkings.
 func TestStaleChunkLabels(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := Load("testdata/stale.yaml", LoadOptions{DataDir: "testdata/stale",
-		Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, "testdata/stale.yaml", "testdata/stale", dir)
 	check := func(what string, err error) {
 		t.Helper()
 		if err == nil {
@@ -35,7 +31,7 @@ func TestStaleChunkLabels(t *testing.T) {
 			t.Errorf("%s: error %q lists fixed-5 among the chunkings it cannot score", what, msg)
 		}
 	}
-	_, err = Run(t.Context(), cfg, Options{NoHistory: true})
+	_, err := Run(t.Context(), cfg, Options{NoHistory: true})
 	check("Run", err)
 	if _, err := os.Stat(filepath.Join(dir, "cache")); err == nil {
 		t.Errorf("Run built caches before reporting the stale labels")

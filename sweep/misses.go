@@ -11,15 +11,27 @@ import (
 // Miss is one misses.jsonl row: an answerable query whose gold ids are not
 // all in a cell's top prompt_k, with what came back instead.
 type Miss struct {
-	Cell     string   `json:"cell"`
-	QueryID  string   `json:"query_id"`
-	Query    string   `json:"query"`
-	Slice    string   `json:"slice,omitempty"`
-	HeldOut  bool     `json:"held_out"`
-	K        int      `json:"k"`
+	MissQuery
 	Missing  []Gold   `json:"missing"`
 	Returned []Hit    `json:"returned"`
 	Found    []string `json:"found,omitempty"` // gold ids that were in the top k
+}
+
+// MissQuery is the head of every misses.jsonl row, document (Miss) or
+// span (SpanMiss): the cell, the query with its text, slice and split, and
+// the k the miss is at (prompt_k).
+type MissQuery struct {
+	Cell    string `json:"cell"`
+	QueryID string `json:"query_id"`
+	Query   string `json:"query"`
+	Slice   string `json:"slice,omitempty"`
+	HeldOut bool   `json:"held_out"`
+	K       int    `json:"k"`
+}
+
+// missQuery is the row head of query id's miss in cell.
+func missQuery(cfg *Config, ds *dataset, cell, id string) MissQuery {
+	return MissQuery{Cell: cell, QueryID: id, Query: ds.text[id], Slice: ds.slice[id], HeldOut: ds.heldout[id], K: cfg.PromptK}
 }
 
 // Gold is a relevant id missing from the top k, with its rank further down
@@ -49,7 +61,7 @@ func missesJSONL(cfg *Config, ds *dataset, res *Results) []byte {
 			for i, r := range l {
 				rank[r.DocID] = i + 1
 			}
-			m := Miss{Cell: c.Name, QueryID: id, Query: ds.text[id], Slice: ds.slice[id], HeldOut: ds.heldout[id], K: cfg.PromptK, Returned: []Hit{}}
+			m := Miss{MissQuery: missQuery(cfg, ds, c.Name, id), Returned: []Hit{}}
 			golds := sortedKeys(ds.qrels[id])
 			for _, g := range golds {
 				grade := ds.qrels[id][g]

@@ -53,125 +53,136 @@ const (
 // file:line: field: message errors. Line numbers are counted by hand in
 // the fixtures.
 func TestCheckDatasetErrors(t *testing.T) {
-	cases := []struct {
-		name  string
-		files map[string]string
-		yaml  string
-		want  []string
-	}{
-		{"unknown gold id (labelled JSONL)", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p-2\", \"Xp-2\"]}\n",
-		}, labelledCfg, []string{
-			"queries.jsonl: 1 gold doc id in 1 query name no document of the corpus",
-			"queries.jsonl:2: gold: query \"q2\": doc \"Xp-2\" is not in the corpus",
-			"set dataset.unknown_gold: ignore",
-		}},
-		{"every gold id prefixed (first 5 listed + count)", map[string]string{
-			"corpus.jsonl": tinyCorpus,
-			"queries.jsonl": `{"id": "q1", "question": "a", "gold": ["Xp-1"]}
+	for _, tc := range datasetErrorCases {
+		t.Run(tc.name, func(t *testing.T) { checkDatasetError(t, tc) })
+	}
+}
+
+// datasetErrorCase is a dataset that CheckDataset must refuse: its files
+// (name → content), the config, and what the error must name.
+type datasetErrorCase struct {
+	name  string
+	files map[string]string
+	yaml  string
+	want  []string
+}
+
+// datasetErrorCases are TestCheckDatasetErrors' datasets.
+var datasetErrorCases = []datasetErrorCase{
+	{"unknown gold id (labelled JSONL)", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p-2\", \"Xp-2\"]}\n",
+	}, labelledCfg, []string{
+		"queries.jsonl: 1 gold doc id in 1 query name no document of the corpus",
+		"queries.jsonl:2: gold: query \"q2\": doc \"Xp-2\" is not in the corpus",
+		"set dataset.unknown_gold: ignore",
+	}},
+	{"every gold id prefixed (first 5 listed + count)", map[string]string{
+		"corpus.jsonl": tinyCorpus,
+		"queries.jsonl": `{"id": "q1", "question": "a", "gold": ["Xp-1"]}
 {"id": "q2", "question": "b", "gold": ["Xp-2", "Xp-3"]}
 {"id": "q3", "question": "c", "gold": {"Xp-3": 2, "Xp-1": 1}}
 {"id": "q4", "question": "d", "gold": ["Xp-2"]}
 `,
-		}, labelledCfg, []string{
-			"6 gold doc ids in 4 queries", "the first 5:",
-			"queries.jsonl:1: gold: query \"q1\": doc \"Xp-1\"",
-			"queries.jsonl:3: gold: query \"q3\": doc \"Xp-3\"",
-			"… and 1 more",
-		}},
-		{"unknown doc in BEIR TSV qrels", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": beirQueries,
-			"qrels.tsv":     "query-id\tcorpus-id\tscore\nq1\tp-1\t1\nq1\tNOSUCHDOC\t1\nq2\tp-2\t1\n",
-		}, strings.Replace(qrelsCfg, "QRELS", "qrels.tsv", 1), []string{"qrels.tsv:3: gold: query \"q1\": doc \"NOSUCHDOC\" is not in the corpus"}},
-		{"unknown doc in TREC qrels", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": beirQueries,
-			"qrels.txt":     "q1 0 p-1 1\nq2 0 p-9 2\n",
-		}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"qrels.txt:2: gold: query \"q2\": doc \"p-9\" is not in the corpus"}},
-		{"labelled row without gold", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q2\", \"question\": \"berlin\"}\n",
-		}, labelledCfg, []string{"queries.jsonl:2: gold: missing"}},
-		{"duplicate doc id", map[string]string{
-			"corpus.jsonl":  tinyCorpus + `{"id": "p-1", "text": "again"}` + "\n",
-			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
-		}, labelledCfg, []string{"corpus.jsonl:4: id: duplicate doc id \"p-1\" (first at line 1, again at line 4)"}},
-		{"doc without id", map[string]string{
-			"corpus.jsonl":  `{"id": "p-1", "text": "eiffel"}` + "\n" + `{"title": "x", "text": "no id"}` + "\n",
-			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
-		}, labelledCfg, []string{"corpus.jsonl:2:"}},
-		{"truncated corpus JSON", map[string]string{
-			"corpus.jsonl":  `{"id": "p-1", "text": "eiffel"}` + "\n" + `{"id": "p-2", "text": "ber`,
-			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
-		}, labelledCfg, []string{"corpus.jsonl:2:"}},
-		{"empty corpus", map[string]string{
-			"corpus.jsonl":  "\n",
-			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
-		}, labelledCfg, []string{"corpus.jsonl: empty corpus"}},
-		{"empty queries file", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": "",
-		}, labelledCfg, []string{"queries.jsonl: no judgements found"}},
-		{"BEIR queries.jsonl without qrels", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": beirQueries,
-		}, labelledCfg, []string{"c.yaml:1: dataset.queries: ", "is a BEIR queries.jsonl", "set dataset.qrels"}},
-		// The query texts are read by eval.ReadQueryTexts, with the JSON
-		// rules of the qrels readers: an id that decoding would rewrite to
-		// U+FFFD no longer matches the TREC qrels' bytes "q\xff".
-		{"invalid UTF-8 in a BEIR query id", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": "{\"_id\": \"q1\", \"text\": \"eiffel\"}\n{\"_id\": \"q\xff\", \"text\": \"berlin\"}\n",
-			"qrels.txt":     "q1 0 p-1 1\nq\xff 0 p-2 1\n",
-		}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:2: json: column 11: invalid UTF-8 (byte 0xff)"}},
-		{"lone surrogate in a BEIR query id", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": "{\"_id\": \"q1\", \"text\": \"eiffel\"}\n\n{\"_id\": \"q\\ud800\", \"text\": \"berlin\"}\n",
-			"qrels.txt":     "q1 0 p-1 1\n",
-		}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:3: json: column 11: a lone UTF-16 surrogate \\ud800"}},
-		{"BEIR query id twice", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": beirQueries + "{\"_id\": \"q1\", \"text\": \"other\"}\n",
-			"qrels.txt":     "q1 0 p-1 1\n",
-		}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:3: _id: query \"q1\" given twice (first on line 1)"}},
-		{"slice_field no query has", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n",
-		}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl,\n  slice_field: topc}", 1), []string{
-			"c.yaml:2: dataset.slice_field: ", "queries.jsonl: topc: no line has this field (keys seen: gold, id, question, topic); name one of those",
-		}},
-		{"slice label not a scalar", map[string]string{
-			"corpus.jsonl":  tinyCorpus,
-			"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p-2\"], \"topic\": [\"a\"]}\n",
-		}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl, slice_field: topic}", 1), []string{
-			"queries.jsonl:2: topic: want a string, number or boolean, got [\"a\"]",
-		}},
+	}, labelledCfg, []string{
+		"6 gold doc ids in 4 queries", "the first 5:",
+		"queries.jsonl:1: gold: query \"q1\": doc \"Xp-1\"",
+		"queries.jsonl:3: gold: query \"q3\": doc \"Xp-3\"",
+		"… and 1 more",
+	}},
+	{"unknown doc in BEIR TSV qrels", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": beirQueries,
+		"qrels.tsv":     "query-id\tcorpus-id\tscore\nq1\tp-1\t1\nq1\tNOSUCHDOC\t1\nq2\tp-2\t1\n",
+	}, strings.Replace(qrelsCfg, "QRELS", "qrels.tsv", 1), []string{"qrels.tsv:3: gold: query \"q1\": doc \"NOSUCHDOC\" is not in the corpus"}},
+	{"unknown doc in TREC qrels", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": beirQueries,
+		"qrels.txt":     "q1 0 p-1 1\nq2 0 p-9 2\n",
+	}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"qrels.txt:2: gold: query \"q2\": doc \"p-9\" is not in the corpus"}},
+	{"labelled row without gold", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q2\", \"question\": \"berlin\"}\n",
+	}, labelledCfg, []string{"queries.jsonl:2: gold: missing"}},
+	{"duplicate doc id", map[string]string{
+		"corpus.jsonl":  tinyCorpus + `{"id": "p-1", "text": "again"}` + "\n",
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
+	}, labelledCfg, []string{"corpus.jsonl:4: id: duplicate doc id \"p-1\" (first at line 1, again at line 4)"}},
+	{"doc without id", map[string]string{
+		"corpus.jsonl":  `{"id": "p-1", "text": "eiffel"}` + "\n" + `{"title": "x", "text": "no id"}` + "\n",
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
+	}, labelledCfg, []string{"corpus.jsonl:2:"}},
+	{"truncated corpus JSON", map[string]string{
+		"corpus.jsonl":  `{"id": "p-1", "text": "eiffel"}` + "\n" + `{"id": "p-2", "text": "ber`,
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
+	}, labelledCfg, []string{"corpus.jsonl:2:"}},
+	{"empty corpus", map[string]string{
+		"corpus.jsonl":  "\n",
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n",
+	}, labelledCfg, []string{"corpus.jsonl: empty corpus"}},
+	{"empty queries file", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "",
+	}, labelledCfg, []string{"queries.jsonl: no judgements found"}},
+	{"BEIR queries.jsonl without qrels", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": beirQueries,
+	}, labelledCfg, []string{"c.yaml:1: dataset.queries: ", "is a BEIR queries.jsonl", "set dataset.qrels"}},
+	// The query texts are read by eval.ReadQueryTexts, with the JSON
+	// rules of the qrels readers: an id that decoding would rewrite to
+	// U+FFFD no longer matches the TREC qrels' bytes "q\xff".
+	{"invalid UTF-8 in a BEIR query id", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"_id\": \"q1\", \"text\": \"eiffel\"}\n{\"_id\": \"q\xff\", \"text\": \"berlin\"}\n",
+		"qrels.txt":     "q1 0 p-1 1\nq\xff 0 p-2 1\n",
+	}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:2: json: column 11: invalid UTF-8 (byte 0xff)"}},
+	{"lone surrogate in a BEIR query id", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"_id\": \"q1\", \"text\": \"eiffel\"}\n\n{\"_id\": \"q\\ud800\", \"text\": \"berlin\"}\n",
+		"qrels.txt":     "q1 0 p-1 1\n",
+	}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:3: json: column 11: a lone UTF-16 surrogate \\ud800"}},
+	{"BEIR query id twice", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": beirQueries + "{\"_id\": \"q1\", \"text\": \"other\"}\n",
+		"qrels.txt":     "q1 0 p-1 1\n",
+	}, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1), []string{"queries.jsonl:3: _id: query \"q1\" given twice (first on line 1)"}},
+	{"slice_field no query has", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n",
+	}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl,\n  slice_field: topc}", 1), []string{
+		"c.yaml:2: dataset.slice_field: ", "queries.jsonl: topc: no line has this field (keys seen: gold, id, question, topic); name one of those",
+	}},
+	{"slice label not a scalar", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"], \"topic\": \"travel\"}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p-2\"], \"topic\": [\"a\"]}\n",
+	}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl, slice_field: topic}", 1), []string{
+		"queries.jsonl:2: topic: want a string, number or boolean, got [\"a\"]",
+	}},
+}
+
+// checkDatasetError checks that CheckDataset refuses tc's dataset with an
+// error naming every tc.want, and that Run stops with the same error
+// having written nothing.
+func checkDatasetError(t *testing.T, tc datasetErrorCase) {
+	cfg, dir := fixture(t, tc.files, tc.yaml)
+	_, _, err := CheckDataset(cfg)
+	if err == nil {
+		t.Fatalf("CheckDataset: no error; want %q", tc.want)
 	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg, dir := fixture(t, tc.files, tc.yaml)
-			_, _, err := CheckDataset(cfg)
-			if err == nil {
-				t.Fatalf("CheckDataset: no error; want %q", tc.want)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("CheckDataset error %q does not contain %q", err, w)
-				}
-			}
-			// Run stops with the same error, having written nothing.
-			_, rerr := Run(t.Context(), cfg, Options{})
-			if rerr == nil || rerr.Error() != err.Error() {
-				t.Errorf("Run error %v, want the CheckDataset error", rerr)
-			}
-			for _, p := range []string{"out", "cache", "h.csv"} {
-				if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {
-					t.Errorf("%s exists after a failed check", p)
-				}
-			}
-		})
+	for _, w := range tc.want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("CheckDataset error %q does not contain %q", err, w)
+		}
+	}
+	// Run stops with the same error, having written nothing.
+	_, rerr := Run(t.Context(), cfg, Options{})
+	if rerr == nil || rerr.Error() != err.Error() {
+		t.Errorf("Run error %v, want the CheckDataset error", rerr)
+	}
+	for _, p := range []string{"out", "cache", "h.csv"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {
+			t.Errorf("%s exists after a failed check", p)
+		}
 	}
 }
 

@@ -138,17 +138,28 @@ func (p *progress) begin(scope, stage string, total int, unit string) {
 	}
 }
 
+// lockActive takes p's lock when a stage is active, for the stage methods
+// that do nothing between stages (set, end); false: there is no stage (or
+// no progress at all) and the lock is not held.
+func (p *progress) lockActive() bool {
+	if p.mode == ProgressNone {
+		return false
+	}
+	p.mu.Lock()
+	if !p.active {
+		p.mu.Unlock()
+		return false
+	}
+	return true
+}
+
 // set records that done of the stage's items are finished; a total > 0
 // replaces the stage's total (the backend's own count).
 func (p *progress) set(done, total int) {
-	if p.mode == ProgressNone {
+	if !p.lockActive() {
 		return
 	}
-	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.active {
-		return
-	}
 	p.updated = true
 	if total > 0 && total != p.total {
 		p.total = total
@@ -178,14 +189,10 @@ const plainInterval = 30 * time.Second
 // end ends the current stage: the bar is cleared, or the plain line
 // "<scope>: <what> done in <duration>[; note]" is written.
 func (p *progress) end(note string) {
-	if p.mode == ProgressNone {
+	if !p.lockActive() {
 		return
 	}
-	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.active {
-		return
-	}
 	p.active = false
 	d := p.now().Sub(p.start)
 	if p.closeBar(); p.mode == ProgressPlain {

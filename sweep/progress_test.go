@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // tickClock is a clock that moves one second forward at every call, so each
@@ -93,18 +95,8 @@ func checkLines(t *testing.T, what, got string, want []string) {
 	if !strings.HasSuffix(got, "\n") {
 		t.Errorf("%s: output does not end in a newline", what)
 	}
-	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
-	for i := 0; i < max(len(lines), len(want)); i++ {
-		var g, w string
-		if i < len(lines) {
-			g = lines[i]
-		}
-		if i < len(want) {
-			w = want[i]
-		}
-		if g != w {
-			t.Errorf("%s: line %d\n got %q\nwant %q", what, i+1, g, w)
-		}
+	for _, d := range testenv.DiffLines(want, strings.Split(strings.TrimSuffix(got, "\n"), "\n")) {
+		t.Errorf("%s: line %d\n got %q\nwant %q", what, d.Line, d.Got, d.Want)
 	}
 }
 

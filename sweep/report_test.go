@@ -271,36 +271,16 @@ func TestFindingsSmallP(t *testing.T) {
 // so "(none)" = {q3, q4} has hit 1/2, recall 1/4, P 1/6, RR 1/2, AP 1/4,
 // nDCG 0.613147/2 = 0.306574; "multi" keeps only q2 (all 1, P 2/3).
 func TestNoSliceGroup(t *testing.T) {
-	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	corpus, err := os.ReadFile("testdata/small/corpus.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries, err := os.ReadFile("testdata/small/queries.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(string(queries)), "\n") {
-		if strings.Contains(l, `"q3"`) || strings.Contains(l, `"q4"`) {
-			l = regexp.MustCompile(`, "kind": "[a-z]+"`).ReplaceAllString(l, "")
+	cfg, res := runSmallEdited(t, t.TempDir(), func(queries string) string {
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(queries), "\n") {
+			if strings.Contains(l, `"q3"`) || strings.Contains(l, `"q4"`) {
+				l = regexp.MustCompile(`, "kind": "[a-z]+"`).ReplaceAllString(l, "")
+			}
+			lines = append(lines, l)
 		}
-		lines = append(lines, l)
-	}
-	os.WriteFile(filepath.Join(data, "corpus.jsonl"), corpus, 0o644)
-	os.WriteFile(filepath.Join(data, "queries.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
-	cfg, err := Load("testdata/small.yaml", LoadOptions{DataDir: data, Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+		return strings.Join(lines, "\n") + "\n"
+	})
 	if got := strings.Join(res.Dataset.Slices, ","); got != "(none),multi,single,unanswerable" {
 		t.Errorf("slices %q, want (none),multi,single,unanswerable", got)
 	}

@@ -44,16 +44,39 @@ func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []hi
 	r.Summary = append(r.Summary, res.Warnings...)
 	r.Summary = append(r.Summary, tuningSummary(res)...)
 	primary := cfg.GateMetric()
+	r.Table = htmlMainTable(cfg, res, primary)
+	if contains(cfg.Metrics, "recall") {
+		r.Recall = htmlRecallCharts(cfg, res)
+	}
+	slices, err := htmlSliceCharts(cfg, ds, res, primary)
+	if err != nil {
+		return nil, err
+	}
+	r.Slices = slices
+	r.Matrix = htmlMatrix(res)
+	if l, err := history.Chart(rows, primary, history.ChartOptions{}); err == nil {
+		r.History = &l // else no run has the metric: no chart
+	}
+	// The span-label precision–recall scatter (token measures) is a later
+	// feature: it goes into r.Sections as one htmlreport.Section.
+	if r.Misses, err = htmlMisses(cfg, res, misses); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
 
-	// Main table: every family at prompt_k, then the primary metric held out.
-	r.Table.Caption = fmt.Sprintf("Every cell at prompt_k = %d", cfg.PromptK)
-	r.Table.Head = []string{"cell", "chunking", "retriever", "chunks"}
+// htmlMainTable is the main table: every cell's families at prompt_k (the
+// best value of each column in bold), then the primary metric held out.
+func htmlMainTable(cfg *Config, res *Results, primary string) htmlreport.Table {
+	var t htmlreport.Table
+	t.Caption = fmt.Sprintf("Every cell at prompt_k = %d", cfg.PromptK)
+	t.Head = []string{"cell", "chunking", "retriever", "chunks"}
 	var cols []string
 	for _, f := range cfg.Metrics {
 		cols = append(cols, metricName(f, cfg.PromptK))
 	}
-	r.Table.Head = append(r.Table.Head, cols...)
-	r.Table.Head = append(r.Table.Head, primary+" held out")
+	t.Head = append(t.Head, cols...)
+	t.Head = append(t.Head, primary+" held out")
 	best := map[string]float64{}
 	for _, c := range res.Cells {
 		for _, m := range cols {
@@ -69,39 +92,50 @@ func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []hi
 		}
 		ho := c.Means[GroupHeldOut][primary]
 		row = append(row, htmlreport.TableCell{Text: f4(ho), Sort: ho})
-		r.Table.Rows = append(r.Table.Rows, row)
+		t.Rows = append(t.Rows, row)
 	}
+	return t
+}
 
-	// Recall@k per chunking.
-	if contains(cfg.Metrics, "recall") {
-		byName := map[string]*CellResult{}
-		for i := range res.Cells {
-			byName[res.Cells[i].Name] = &res.Cells[i]
+// htmlRecallCharts are the recall@k charts, one per chunking in config
+// order, a line per retriever; a rerank line carries its input's recall at
+// the rerank depth as the ceiling it cannot beat.
+func htmlRecallCharts(cfg *Config, res *Results) []htmlreport.RecallChart {
+	var charts []htmlreport.RecallChart
+	byName := map[string]*CellResult{}
+	for i := range res.Cells {
+		byName[res.Cells[i].Name] = &res.Cells[i]
+	}
+	index := map[string]int{}
+	for _, c := range res.Cells {
+		i, ok := index[c.Chunking.Name]
+		if !ok {
+			i = len(charts)
+			index[c.Chunking.Name] = i
+			charts = append(charts, htmlreport.RecallChart{Chunking: c.Chunking.Name, K: cfg.K})
 		}
-		index := map[string]int{}
-		for _, c := range res.Cells {
-			i, ok := index[c.Chunking.Name]
-			if !ok {
-				i = len(r.Recall)
-				index[c.Chunking.Name] = i
-				r.Recall = append(r.Recall, htmlreport.RecallChart{Chunking: c.Chunking.Name, K: cfg.K})
-			}
-			line := htmlreport.RecallLine{Retriever: c.Retriever.Name}
-			for _, k := range cfg.K {
-				line.Recall = append(line.Recall, c.Means[GroupAll][metricName("recall", k)])
-			}
-			if c.Retriever.Type == "rerank" {
-				if in := byName[c.Chunking.Name+"/"+c.Retriever.Input]; in != nil {
-					if v, ok := in.Means[GroupAll][metricName("recall", c.Retriever.Depth)]; ok {
-						line.Ceiling = &htmlreport.Ceiling{Input: c.Retriever.Input, Depth: c.Retriever.Depth, Recall: v}
-					}
+		line := htmlreport.RecallLine{Retriever: c.Retriever.Name}
+		for _, k := range cfg.K {
+			line.Recall = append(line.Recall, c.Means[GroupAll][metricName("recall", k)])
+		}
+		if c.Retriever.Type == "rerank" {
+			if in := byName[c.Chunking.Name+"/"+c.Retriever.Input]; in != nil {
+				if v, ok := in.Means[GroupAll][metricName("recall", c.Retriever.Depth)]; ok {
+					line.Ceiling = &htmlreport.Ceiling{Input: c.Retriever.Input, Depth: c.Retriever.Depth, Recall: v}
 				}
 			}
-			r.Recall[i].Lines = append(r.Recall[i].Lines, line)
 		}
+		charts[i].Lines = append(charts[i].Lines, line)
 	}
+	return charts
+}
 
-	// The primary metric per group, with confidence intervals.
+// htmlSliceCharts are the primary metric per group (all queries, then each
+// slice, or tuning and held out when the dataset has no slices), a bar per
+// cell with its confidence interval; empty groups are left out. Errors:
+// stats.Describe's, naming the cell and group.
+func htmlSliceCharts(cfg *Config, ds *dataset, res *Results, primary string) ([]htmlreport.SliceChart, error) {
+	d := res.Dataset
 	groups := []struct{ name, key string }{{"all queries", GroupAll}}
 	for _, s := range d.Slices {
 		groups = append(groups, struct{ name, key string }{"slice " + s, "slice:" + s})
@@ -110,6 +144,7 @@ func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []hi
 		groups = append(groups, struct{ name, key string }{"tuning", GroupTuning}, struct{ name, key string }{"held out", GroupHeldOut})
 	}
 	labelled := len(d.Slices) > 0
+	var charts []htmlreport.SliceChart
 	for _, g := range groups {
 		var ids []string
 		for _, id := range ds.answerable {
@@ -132,42 +167,46 @@ func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []hi
 			}
 			sc.Bars = append(sc.Bars, chart.Bar{Label: c.Name, Value: e.MeanA, Low: e.Effect.CILow, High: e.Effect.CIHigh, Color: chart.Color(retrieverIndex(cfg, c.Retriever.Name))})
 		}
-		r.Slices = append(r.Slices, sc)
+		charts = append(charts, sc)
 	}
+	return charts, nil
+}
 
-	// Significance matrix on the first tested metric.
-	if sig := res.Significance; len(sig.Pairs) > 0 && len(sig.Metrics) > 0 {
-		m := &htmlreport.Matrix{Metric: sig.Metrics[0], Test: sig.Test, Correction: sig.Correction, Alpha: sig.Alpha}
-		pos := map[string]int{}
-		for i, c := range res.Cells {
-			m.Cells = append(m.Cells, c.Name)
-			pos[c.Name] = i
+// htmlMatrix is the significance matrix on the first tested metric (nil
+// when no pair was tested): row a, column b holds mean(a) − mean(b) and the
+// adjusted p-value; untested pairs and the diagonal are NaN.
+func htmlMatrix(res *Results) *htmlreport.Matrix {
+	sig := res.Significance
+	if len(sig.Pairs) == 0 || len(sig.Metrics) == 0 {
+		return nil
+	}
+	m := &htmlreport.Matrix{Metric: sig.Metrics[0], Test: sig.Test, Correction: sig.Correction, Alpha: sig.Alpha}
+	pos := map[string]int{}
+	for i, c := range res.Cells {
+		m.Cells = append(m.Cells, c.Name)
+		pos[c.Name] = i
+	}
+	n := len(m.Cells)
+	m.Diff, m.P = nanMatrix(n), nanMatrix(n)
+	for _, p := range sig.Pairs {
+		if p.Metric != m.Metric {
+			continue
 		}
-		n := len(m.Cells)
-		m.Diff, m.P = nanMatrix(n), nanMatrix(n)
-		for _, p := range sig.Pairs {
-			if p.Metric != m.Metric {
-				continue
-			}
-			a, b := pos[p.A], pos[p.B]
-			m.Diff[a][b], m.P[a][b] = p.MeanA-p.MeanB, p.PAdjusted
-			m.Diff[b][a], m.P[b][a] = p.MeanB-p.MeanA, p.PAdjusted
-		}
-		r.Matrix = m
+		a, b := pos[p.A], pos[p.B]
+		m.Diff[a][b], m.P[a][b] = p.MeanA-p.MeanB, p.PAdjusted
+		m.Diff[b][a], m.P[b][a] = p.MeanB-p.MeanA, p.PAdjusted
 	}
+	return m
+}
 
-	// History.
-	if l, err := history.Chart(rows, primary, history.ChartOptions{}); err == nil {
-		r.History = &l // else no run has the metric: no chart
-	}
-	// The span-label precision–recall scatter (token measures) is a later
-	// feature: it goes into r.Sections as one htmlreport.Section.
-
-	// Misses, read back from misses.jsonl.
-	r.Misses = htmlreport.Misses{K: cfg.PromptK, Queries: map[string]string{}, Docs: map[string]string{}}
+// htmlMisses is the misses browser's data, read back from misses.jsonl as
+// written (so the page shows exactly what the file holds). Errors: a line
+// that does not parse, named by its line number.
+func htmlMisses(cfg *Config, res *Results, misses []byte) (htmlreport.Misses, error) {
+	out := htmlreport.Misses{K: cfg.PromptK, Queries: map[string]string{}, Docs: map[string]string{}}
 	cellIndex := map[string]int{}
 	for i, c := range res.Cells {
-		r.Misses.Cells = append(r.Misses.Cells, c.Name)
+		out.Cells = append(out.Cells, c.Name)
 		cellIndex[c.Name] = i
 	}
 	sc := bufio.NewScanner(bytes.NewReader(misses))
@@ -175,21 +214,21 @@ func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []hi
 	for n := 1; sc.Scan(); n++ {
 		var m Miss
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			return nil, fmt.Errorf("report.html: misses.jsonl:%d: %v", n, err)
+			return htmlreport.Misses{}, fmt.Errorf("report.html: misses.jsonl:%d: %v", n, err)
 		}
 		x := htmlreport.Miss{Cell: cellIndex[m.Cell], QueryID: m.QueryID}
-		r.Misses.Queries[m.QueryID] = m.Query
+		out.Queries[m.QueryID] = m.Query
 		for _, g := range m.Missing {
 			x.Missing = append(x.Missing, htmlreport.Gold{ID: g.ID, Grade: g.Grade, Rank: g.Rank})
-			r.Misses.Docs[g.ID] = g.Snippet
+			out.Docs[g.ID] = g.Snippet
 		}
 		for _, h := range m.Returned {
 			x.Returned = append(x.Returned, htmlreport.Returned{ID: h.ID, Score: h.Score, Relevant: h.Relevant})
-			r.Misses.Docs[h.ID] = h.Snippet
+			out.Docs[h.ID] = h.Snippet
 		}
-		r.Misses.List = append(r.Misses.List, x)
+		out.List = append(out.List, x)
 	}
-	return r, nil
+	return out, nil
 }
 
 // inGroup reports whether answerable query id is in group key (as

@@ -156,9 +156,15 @@ type Timing struct {
 	IndexDocs  int     `json:"index_docs,omitempty"`
 	LatencyP50 float64 `json:"latency_p50_ms"`
 	LatencyP95 float64 `json:"latency_p95_ms"`
-	Fuse       float64 `json:"fuse_s"`
-	Rerank     float64 `json:"rerank_s"`
-	Score      float64 `json:"score_s"`
+	// QueryErrors is the number of queries of an engine cell with
+	// on_query_error: miss that still failed after the retries and were
+	// scored as misses (empty result lists); FailedQueries are their ids,
+	// in query order. Such a cell's run is never cached.
+	QueryErrors   int      `json:"query_errors,omitempty"`
+	FailedQueries []string `json:"failed_queries,omitempty"`
+	Fuse          float64  `json:"fuse_s"`
+	Rerank        float64  `json:"rerank_s"`
+	Score         float64  `json:"score_s"`
 }
 
 // ResultsJSON is results.json: indented JSON of res, ending in a newline.

@@ -207,11 +207,29 @@ func (c *Config) metricNames() []string {
 	return out
 }
 
-// scoreCell scores a cell's final run; sc is its chunking's span state
-// (nil without span labels: see cellScores). Cancelling ctx stops it
-// between metrics and query blocks, with ctx's error.
-func scoreCell(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, cell Cell, run eval.Run, nChunks int, chunkByID map[string]int, chunks []corpus.Chunk) (CellResult, error) {
-	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: nChunks,
+// cellInputs are what scoreCell scores: one cell of one chunking.
+type cellInputs struct {
+	cell Cell
+	// run is the cell's final run: MaxP'd to documents for document-level
+	// qrels, cut to the config's depth.
+	run eval.Run
+	// chunks are the chunking's chunks (their count is the cell's Chunks),
+	// chunkByID their index by chunk id: the snippets' source.
+	chunks    []corpus.Chunk
+	chunkByID map[string]int
+	// spans is the chunking's span state, nil without span labels (see
+	// cellScores).
+	spans *spanCells
+}
+
+// scoreCell scores a cell's final run over the sweep's dataset: per-query
+// values, group means, unanswerable queries' top hits and the threshold
+// analysis. Cancelling ctx stops it between metrics and query blocks, with
+// ctx's error. Errors: the evaluation's, or an answerable query it did not
+// score.
+func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (CellResult, error) {
+	cell, run, sc, chunkByID, chunks := in.cell, in.run, in.spans, in.chunkByID, in.chunks
+	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: len(chunks),
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
 		Unanswerable: []UnanswerableHits{}, run: run, spans: sc, chunkByID: chunkByID, chunks: chunks}
 	if sc != nil {
@@ -240,24 +258,8 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, cel
 		}
 		cr.PerQuery[id] = m
 	}
-	groups := map[string][]string{}
-	labelled := false // as in sweep: some judged query has a slice label
-	for _, id := range ds.sortedIDs() {
-		labelled = labelled || ds.slice[id] != ""
-	}
-	for _, id := range ds.answerable {
-		groups[GroupAll] = append(groups[GroupAll], id)
-		if ds.heldout[id] {
-			groups[GroupHeldOut] = append(groups[GroupHeldOut], id)
-		} else {
-			groups[GroupTuning] = append(groups[GroupTuning], id)
-		}
-		if s := ds.sliceOf(id, labelled); s != "" {
-			groups["slice:"+s] = append(groups["slice:"+s], id)
-		}
-	}
 	names := cfg.metricNames()
-	for g, ids := range groups {
+	for g, ids := range ds.answerableGroups() {
 		m := map[string]float64{}
 		for _, name := range names {
 			if err := ctx.Err(); err != nil {
@@ -290,6 +292,30 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, cel
 		cr.Threshold = thresholdAnalysis(cfg, ds, qrels, run)
 	}
 	return cr, nil
+}
+
+// answerableGroups are the answerable queries' ids (in ds.answerable's
+// order) by group: GroupAll, GroupTuning, GroupHeldOut and "slice:NAME"
+// for each slice (with "(none)" for unlabelled queries once some judged
+// query has a slice label: ds.sliceOf).
+func (ds *dataset) answerableGroups() map[string][]string {
+	groups := map[string][]string{}
+	labelled := false // as in sweep: some judged query has a slice label
+	for _, id := range ds.sortedIDs() {
+		labelled = labelled || ds.slice[id] != ""
+	}
+	for _, id := range ds.answerable {
+		groups[GroupAll] = append(groups[GroupAll], id)
+		if ds.heldout[id] {
+			groups[GroupHeldOut] = append(groups[GroupHeldOut], id)
+		} else {
+			groups[GroupTuning] = append(groups[GroupTuning], id)
+		}
+		if s := ds.sliceOf(id, labelled); s != "" {
+			groups["slice:"+s] = append(groups["slice:"+s], id)
+		}
+	}
+	return groups
 }
 
 // fallbackWarnings names each retriever whose model was not found and was
@@ -374,7 +400,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 			final = corpus.MaxP(final, docOf)
 		}
 		final = truncate(final, r.cfg.Depth)
-		result, err := scoreCell(ctx, r.cfg, r.ds, sc, cell, final, len(chunks), chunkByID, chunks)
+		result, err := scoreCell(ctx, r.cfg, r.ds, cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc})
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
 		}

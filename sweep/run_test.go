@@ -18,8 +18,15 @@ import (
 // folder.
 func loadSmall(t *testing.T, out string) *Config {
 	t.Helper()
-	cfg, err := Load("testdata/small.yaml", LoadOptions{
-		DataDir:  "testdata/small",
+	return loadConfig(t, "testdata/small.yaml", "testdata/small", out)
+}
+
+// loadConfig loads config file cfgPath over the data in folder data, with
+// every output (results, cache, history) under folder out.
+func loadConfig(t *testing.T, cfgPath, data, out string) *Config {
+	t.Helper()
+	cfg, err := Load(cfgPath, LoadOptions{
+		DataDir:  data,
 		Output:   filepath.Join(out, "out"),
 		CacheDir: filepath.Join(out, "cache"),
 		History:  filepath.Join(out, "history.csv"),
@@ -28,6 +35,40 @@ func loadSmall(t *testing.T, out string) *Config {
 		t.Fatal(err)
 	}
 	return cfg
+}
+
+// runSmallEdited runs testdata/small.yaml's sweep (no history) over a copy
+// of testdata/small whose queries.jsonl is edit(the original's text),
+// every output under folder dir.
+func runSmallEdited(t *testing.T, dir string, edit func(queries string) string) (*Config, *Results) {
+	t.Helper()
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	corpus, err := os.ReadFile("testdata/small/corpus.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries, err := os.ReadFile("testdata/small/queries.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "corpus.jsonl"), corpus, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "queries.jsonl"), []byte(edit(string(queries))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load("testdata/small.yaml", LoadOptions{DataDir: data, Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, res
 }
 
 // TestSmallSweep runs the small labelled-query fixture end to end and checks
@@ -67,6 +108,41 @@ func TestSmallSweep(t *testing.T) {
 	if got := len(res.Cells); got != 6 {
 		t.Fatalf("%d cells, want 2 chunkings × 3 retrievers", got)
 	}
+	ndcgQ3 := 1 / (1 + 1/math.Log2(3))
+	checkSmallCells(t, res)
+	if got := strings.Join(res.Dataset.Slices, ","); got != "multi,single,unanswerable" {
+		t.Errorf("slices %q", got)
+	}
+	if res.Dataset.Answerable != 4 || res.Dataset.Unanswerable != 2 || res.Dataset.Tuning+res.Dataset.HeldOut != 4 {
+		t.Errorf("dataset summary %+v", res.Dataset)
+	}
+	// Held-out split: all = weighted mean of tuning and held-out.
+	c := res.Cells[0]
+	nt, nh := float64(c.Counts["tuning"]), float64(c.Counts["heldout"])
+	for _, m := range res.Metrics {
+		mix := (nt*c.Means["tuning"][m] + nh*c.Means["heldout"][m]) / (nt + nh)
+		if nt > 0 && nh > 0 && math.Abs(mix-c.Means["all"][m]) > 1e-12 {
+			t.Errorf("%s: tuning/held-out mix %.6f ≠ all %.6f", m, mix, c.Means["all"][m])
+		}
+	}
+
+	checkSmallOutputs(t, cfg.Output)
+	// History.
+	rowsH, err := history.Read(cfg.History)
+	if err != nil || len(rowsH) != 1 {
+		t.Fatalf("history: %v, %d rows", err, len(rowsH))
+	}
+	if v, ok := rowsH[0].Value("doc/bm25", "ndcg@3"); !ok || math.Abs(v-(2+ndcgQ3)/4) > 1e-12 {
+		t.Errorf("history doc/bm25 ndcg@3 = %v, %v", v, ok)
+	}
+}
+
+// checkSmallCells checks every cell of the small sweep against the values
+// worked by hand in TestSmallSweep's comment: the slice and all-query
+// means and counts, the unanswerable report (q5 gets p-6 on top, q6
+// nothing) and the threshold analysis's counts.
+func checkSmallCells(t *testing.T, res *Results) {
+	t.Helper()
 	ndcgQ3 := 1 / (1 + 1/math.Log2(3))
 	want := map[string]map[string]float64{
 		"slice:single": {
@@ -111,24 +187,14 @@ func TestSmallSweep(t *testing.T) {
 			t.Errorf("%s: threshold %+v, want 2 unanswerable (1 scored), 4 answerable (4 scored)", c.Name, th)
 		}
 	}
-	if got := strings.Join(res.Dataset.Slices, ","); got != "multi,single,unanswerable" {
-		t.Errorf("slices %q", got)
-	}
-	if res.Dataset.Answerable != 4 || res.Dataset.Unanswerable != 2 || res.Dataset.Tuning+res.Dataset.HeldOut != 4 {
-		t.Errorf("dataset summary %+v", res.Dataset)
-	}
-	// Held-out split: all = weighted mean of tuning and held-out.
-	c := res.Cells[0]
-	nt, nh := float64(c.Counts["tuning"]), float64(c.Counts["heldout"])
-	for _, m := range res.Metrics {
-		mix := (nt*c.Means["tuning"][m] + nh*c.Means["heldout"][m]) / (nt + nh)
-		if nt > 0 && nh > 0 && math.Abs(mix-c.Means["all"][m]) > 1e-12 {
-			t.Errorf("%s: tuning/held-out mix %.6f ≠ all %.6f", m, mix, c.Means["all"][m])
-		}
-	}
+}
 
-	// Outputs.
-	out := cfg.Output
+// checkSmallOutputs checks the small sweep's output folder: every file
+// written, report.md's sections, misses.jsonl's rows (per cell, q3 misses
+// p-5 and q4 misses p-6 at k = 3), a TREC run file of document ids after
+// MaxP, and the manifest's input files.
+func checkSmallOutputs(t *testing.T, out string) {
+	t.Helper()
 	for _, f := range []string{"report.md", "results.json", "misses.jsonl", "manifest.json", "runs/doc__bm25.trec", "runs/fixed-4o1__rrf.trec"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Errorf("missing output: %v", err)
@@ -180,13 +246,6 @@ func TestSmallSweep(t *testing.T) {
 	}
 	if len(man.Files) != 2 || man.Files[0].Role != "corpus" || len(man.Files[0].SHA256) != 64 {
 		t.Errorf("manifest files %+v", man.Files)
-	}
-	rowsH, err := history.Read(cfg.History)
-	if err != nil || len(rowsH) != 1 {
-		t.Fatalf("history: %v, %d rows", err, len(rowsH))
-	}
-	if v, ok := rowsH[0].Value("doc/bm25", "ndcg@3"); !ok || math.Abs(v-(2+ndcgQ3)/4) > 1e-12 {
-		t.Errorf("history doc/bm25 ndcg@3 = %v, %v", v, ok)
 	}
 }
 

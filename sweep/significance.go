@@ -47,6 +47,31 @@ type PairTest struct {
 	Losses      int     `json:"losses"`
 }
 
+// compareOptions are compare's options for the config's significance
+// settings (test, correction, alpha, permutations as both permutations and
+// bootstrap resamples, seed): the one translation used by the cell matrix
+// and by the tuning test. Seed must be set (Config's defaults set it).
+// Errors: a test or correction stats does not know.
+func (s SignificanceConfig) compareOptions() (compare.Options, error) {
+	test, err := stats.ParseTest(s.Test)
+	if err != nil {
+		return compare.Options{}, err
+	}
+	corr, err := stats.ParseCorrection(s.Correction)
+	if err != nil {
+		return compare.Options{}, err
+	}
+	return compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
+		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed)}, nil
+}
+
+// pairTest is results.json's form of one compare.Pair.
+func pairTest(p compare.Pair) PairTest {
+	return PairTest{A: p.A, B: p.B, Metric: p.Metric, MeanA: p.MeanA, MeanB: p.MeanB,
+		P: p.P, PAdjusted: p.PAdjusted, Significant: p.Significant, MeanDiff: p.Effect.MeanDiff,
+		CILow: p.Effect.CILow, CIHigh: p.Effect.CIHigh, Wins: p.Effect.Wins, Ties: p.Effect.Ties, Losses: p.Effect.Losses}
+}
+
 // significance runs the paired tests between cells (compare.Compare).
 // Cancelling ctx stops it within milliseconds (compare.Options.Context),
 // with ctx's error.
@@ -61,21 +86,18 @@ func significance(ctx context.Context, cfg *Config, ds *dataset, cells []CellRes
 		sig.Notes = append(sig.Notes, "No answerable query: nothing to compare.")
 		return sig, nil
 	}
-	test, err := stats.ParseTest(s.Test)
+	opts, err := s.compareOptions()
 	if err != nil {
 		return sig, err
 	}
-	corr, err := stats.ParseCorrection(s.Correction)
-	if err != nil {
-		return sig, err
-	}
+	test, corr := opts.Test, opts.Correction
 	in := compare.Input{Metrics: sig.Metrics, Scores: compare.Scores{}}
 	for _, c := range cells {
 		in.Systems = append(in.Systems, c.Name)
 		in.Scores[c.Name] = c.scores
 	}
-	rep, err := compare.Compare(in, compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
-		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed), Context: ctx})
+	opts.Context = ctx
+	rep, err := compare.Compare(in, opts)
 	if err != nil {
 		return sig, fmt.Errorf("significance: %w", err)
 	}
@@ -92,9 +114,7 @@ func significance(ctx context.Context, cfg *Config, ds *dataset, cells []CellRes
 		}
 	}
 	for _, p := range rep.Pairs {
-		sig.Pairs = append(sig.Pairs, PairTest{A: p.A, B: p.B, Metric: p.Metric, MeanA: p.MeanA, MeanB: p.MeanB,
-			P: p.P, PAdjusted: p.PAdjusted, Significant: p.Significant, MeanDiff: p.Effect.MeanDiff,
-			CILow: p.Effect.CILow, CIHigh: p.Effect.CIHigh, Wins: p.Effect.Wins, Ties: p.Effect.Ties, Losses: p.Effect.Losses})
+		sig.Pairs = append(sig.Pairs, pairTest(p))
 	}
 	for mi, m := range rep.Metrics {
 		bm := map[string][]int{}

@@ -228,12 +228,7 @@ func cellScores(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, ru
 // SpanMiss is one misses.jsonl row of span labels: a gold span no chunk of
 // a cell's top prompt_k covers, with its text and what came back instead.
 type SpanMiss struct {
-	Cell     string `json:"cell"`
-	QueryID  string `json:"query_id"`
-	Query    string `json:"query"`
-	Slice    string `json:"slice,omitempty"`
-	HeldOut  bool   `json:"held_out"`
-	K        int    `json:"k"`
+	MissQuery
 	Doc      string `json:"doc"`
 	Start    int    `json:"start"` // code points, [start, end)
 	End      int    `json:"end"`
@@ -249,7 +244,7 @@ func spanMisses(cfg *Config, ds *dataset, c *CellResult, enc interface{ Encode(a
 		return err
 	}
 	for _, m := range ms {
-		row := SpanMiss{Cell: c.Name, QueryID: m.Query, Query: ds.text[m.Query], Slice: ds.slice[m.Query], HeldOut: ds.heldout[m.Query], K: cfg.PromptK,
+		row := SpanMiss{MissQuery: missQuery(cfg, ds, c.Name, m.Query),
 			Doc: m.Span.Doc, Start: m.Span.Start, End: m.Span.End, Text: m.Span.Text, Returned: []Hit{}}
 		score := map[string]float64{}
 		for _, r := range c.run[m.Query] {

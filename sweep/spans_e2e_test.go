@@ -24,68 +24,11 @@ import (
 // points.
 func TestE2EChromaSweep(t *testing.T) {
 	shared := testenv.Shared(t, "datasets/chunking-chroma")
-	model := filepath.Join(testenv.RepoRoot(), "models", "all-minilm-l6-v2")
-	if _, err := os.Stat(filepath.Join(model, "model.onnx")); err != nil {
-		t.Skip("models/all-minilm-l6-v2 absent (run scripts/fetch-models.sh)")
-	}
+	model := testenv.Model(t, "all-minilm-l6-v2")
 	const doc = "state_of_the_union"
-	data := t.TempDir()
-	text, err := os.ReadFile(filepath.Join(shared, "corpora", doc+".md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(data, "corpora"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(data, "corpora", doc+".md"), text, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// questions.csv cut to state_of_the_union's rows, as Chroma's CSV.
-	f, err := os.Open(filepath.Join(shared, "questions.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sb strings.Builder
-	w := csv.NewWriter(&sb)
-	n := 0
-	for i, r := range recs {
-		if i == 0 || r[2] == doc {
-			w.Write(r)
-			n++
-		}
-	}
-	w.Flush()
-	if n-1 != 76 {
-		t.Fatalf("%d state_of_the_union questions, want 76", n-1)
-	}
-	if err := os.WriteFile(filepath.Join(data, "questions.csv"), []byte(sb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
+	data := chromaSOTUData(t, shared, doc)
 	ref, cells := testenv.ChromaReference(t, shared)
-	overlaps := map[int][]int{}
-	var sizes []int
-	for _, c := range cells {
-		if overlaps[c[0]] == nil {
-			sizes = append(sizes, c[0])
-		}
-		overlaps[c[0]] = append(overlaps[c[0]], c[1])
-	}
-	var yml strings.Builder
-	yml.WriteString("name: chroma-sotu\ndataset:\n  corpus: corpora\n  queries: questions.csv\n  title: false\nchunking:\n")
-	for _, s := range sizes {
-		fmt.Fprintf(&yml, "  - {strategy: tokens, tokenizer: cl100k_base, sizes: [%d], overlaps: %s}\n", s, strings.Join(strings.Fields(fmt.Sprint(overlaps[s])), ", "))
-	}
-	fmt.Fprintf(&yml, "retrievers:\n  - {name: dense, type: dense, model: %s}\nk: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nmetrics: [token_recall, token_precision, token_iou]\nsignificance: {permutations: 100}\n", model)
-	cfgPath := filepath.Join(data, "chroma.yaml")
-	if err := os.WriteFile(cfgPath, []byte(yml.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := chromaSweepConfig(t, data, cells, model)
 	dir := t.TempDir()
 	cfg, err := Load(cfgPath, LoadOptions{DataDir: data, Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
 	if err != nil {
@@ -127,4 +70,76 @@ func TestE2EChromaSweep(t *testing.T) {
 		t.Errorf("%d of 60 published rows reproduced", match)
 	}
 	t.Logf("%d of 60 rows within 0.01 points; largest difference %.4f points", match, worst)
+}
+
+// chromaSOTUData is a data folder holding doc alone (corpora/doc.md from
+// shared) and Chroma's questions.csv cut to doc's 76 rows, in Chroma's CSV
+// form.
+func chromaSOTUData(t *testing.T, shared, doc string) string {
+	t.Helper()
+	data := t.TempDir()
+	text, err := os.ReadFile(filepath.Join(shared, "corpora", doc+".md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(data, "corpora"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "corpora", doc+".md"), text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// questions.csv cut to state_of_the_union's rows, as Chroma's CSV.
+	f, err := os.Open(filepath.Join(shared, "questions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	w := csv.NewWriter(&sb)
+	n := 0
+	for i, r := range recs {
+		if i == 0 || r[2] == doc {
+			w.Write(r)
+			n++
+		}
+	}
+	w.Flush()
+	if n-1 != 76 {
+		t.Fatalf("%d state_of_the_union questions, want 76", n-1)
+	}
+	if err := os.WriteFile(filepath.Join(data, "questions.csv"), []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// chromaSweepConfig writes the sweep's config into data: every (size,
+// overlap) cell of the published table as a tokens/cl100k_base chunking,
+// one dense retriever on model, the token measures at k = 1..10. It
+// returns the config's path.
+func chromaSweepConfig(t *testing.T, data string, cells [][2]int, model string) string {
+	t.Helper()
+	overlaps := map[int][]int{}
+	var sizes []int
+	for _, c := range cells {
+		if overlaps[c[0]] == nil {
+			sizes = append(sizes, c[0])
+		}
+		overlaps[c[0]] = append(overlaps[c[0]], c[1])
+	}
+	var yml strings.Builder
+	yml.WriteString("name: chroma-sotu\ndataset:\n  corpus: corpora\n  queries: questions.csv\n  title: false\nchunking:\n")
+	for _, s := range sizes {
+		fmt.Fprintf(&yml, "  - {strategy: tokens, tokenizer: cl100k_base, sizes: [%d], overlaps: %s}\n", s, strings.Join(strings.Fields(fmt.Sprint(overlaps[s])), ", "))
+	}
+	fmt.Fprintf(&yml, "retrievers:\n  - {name: dense, type: dense, model: %s}\nk: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nmetrics: [token_recall, token_precision, token_iou]\nsignificance: {permutations: 100}\n", model)
+	cfgPath := filepath.Join(data, "chroma.yaml")
+	if err := os.WriteFile(cfgPath, []byte(yml.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfgPath
 }

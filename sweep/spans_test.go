@@ -45,11 +45,7 @@ import (
 // 11/21; k = 2: I = 21: recall 1, precision = IoU = 21/96.
 func TestSpanSweep(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := Load("testdata/spans.yaml", LoadOptions{DataDir: "testdata/spans",
-		Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadConfig(t, "testdata/spans.yaml", "testdata/spans", dir)
 	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -57,6 +53,29 @@ func TestSpanSweep(t *testing.T) {
 	if d := res.Dataset; d.Documents != 2 || d.Queries != 3 || d.Answerable != 2 || d.Unanswerable != 1 || d.Level != "chunk" {
 		t.Errorf("dataset %+v: want 2 documents, 3 queries (2 answerable), chunk-level", d)
 	}
+	checkSpanCells(t, res)
+
+	checkSpanFiles(t, cfg.Output)
+
+	report, err := os.ReadFile(filepath.Join(cfg.Output, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"## Span measures at prompt_k = 2", "| fixed-4/bm25 | 4      | 0.3061      | 0.4881         | 0.2064            | 0.1695      | 0.7500",
+		"The winning chunking on ndcg@2 is `fixed-8`", "derived for each chunking from span labels",
+		"| fixed-4/bm25 | 1 / 3                |", "| fixed-8/bm25 | 0 / 3                |",
+		"span_recall across the k grid", "| fixed-4/bm25 | 0.5000 | 0.7500 |"} {
+		if !bytes.Contains(report, []byte(w)) {
+			t.Errorf("report.md lacks %s", w)
+		}
+	}
+}
+
+// checkSpanCells checks each cell's span and chunk measures and its
+// precision Ω against the values worked by hand in TestSpanSweep's
+// comment.
+func checkSpanCells(t *testing.T, res *Results) {
+	t.Helper()
 	want := map[string]map[string]float64{
 		"fixed-4/bm25": {
 			"token_recall@1": (0.5 + 0) / 2, "token_precision@1": (0.2 + 0) / 2, "token_iou@1": (1.0/6 + 0) / 2,
@@ -97,7 +116,13 @@ func TestSpanSweep(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("cells missing: %v", want)
 	}
+}
 
+// checkSpanFiles checks results.json (the chunking object, the span means
+// as fractions) and misses.jsonl (one span miss, worked by hand) in the
+// span sweep's output folder out.
+func checkSpanFiles(t *testing.T, out string) {
+	t.Helper()
 	// results.json: the chunking object and the span means as fractions.
 	var rj struct {
 		Cells []struct {
@@ -105,7 +130,7 @@ func TestSpanSweep(t *testing.T) {
 			Means    map[string]map[string]float64 `json:"means"`
 		} `json:"cells"`
 	}
-	data, err := os.ReadFile(filepath.Join(cfg.Output, "results.json"))
+	data, err := os.ReadFile(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +148,7 @@ func TestSpanSweep(t *testing.T) {
 
 	// misses.jsonl: fixed-4 misses q2's "alpha bravo" at k = 2 (b#1 came
 	// back and covers the other span); fixed-8 misses nothing.
-	f, err := os.Open(filepath.Join(cfg.Output, "misses.jsonl"))
+	f, err := os.Open(filepath.Join(out, "misses.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,19 +170,6 @@ func TestSpanSweep(t *testing.T) {
 		len(m.Returned) != 2 || m.Returned[0].ID != "a#1" || m.Returned[1].ID != "b#1" || m.Returned[0].Relevant || !m.Returned[1].Relevant ||
 		m.Returned[1].Snippet != "mike november oscar papa" {
 		t.Errorf("miss %+v", m)
-	}
-
-	report, err := os.ReadFile(filepath.Join(cfg.Output, "report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"## Span measures at prompt_k = 2", "| fixed-4/bm25 | 4      | 0.3061      | 0.4881         | 0.2064            | 0.1695      | 0.7500",
-		"The winning chunking on ndcg@2 is `fixed-8`", "derived for each chunking from span labels",
-		"| fixed-4/bm25 | 1 / 3                |", "| fixed-8/bm25 | 0 / 3                |",
-		"span_recall across the k grid", "| fixed-4/bm25 | 0.5000 | 0.7500 |"} {
-		if !bytes.Contains(report, []byte(w)) {
-			t.Errorf("report.md lacks %s", w)
-		}
 	}
 }
 

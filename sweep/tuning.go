@@ -79,20 +79,8 @@ func (r *RetrieverConfig) UnmarshalYAML(n *yaml.Node) error {
 		}
 		keys = append(keys, k.Value)
 		var err error
-		switch k.Value {
-		case "fusion":
-			err, tuned = v.Decode(&g.Fusion), true
-		case "normalization":
-			err, tuned = v.Decode(&g.Normalization), true
-		case "missing":
-			err, tuned = v.Decode(&g.Missing), true
-		case "weights":
-			err, tuned = v.Decode(&g.Weights), true
-		case "rrf_k":
-			err, tuned = v.Decode(&g.RRFK), true
-		case "alpha":
-			err, tuned = v.Decode(&g.Alpha), true
-		case "depth":
+		switch axis := g.axis(k.Value); {
+		case k.Value == "depth": // decoded as floats, so that a fraction is named by its line
 			var ds []float64
 			if err = v.Decode(&ds); err == nil {
 				for j, d := range ds {
@@ -103,6 +91,8 @@ func (r *RetrieverConfig) UnmarshalYAML(n *yaml.Node) error {
 				}
 			}
 			tuned = true
+		case axis != nil:
+			err, tuned = v.Decode(axis), true
 		}
 		if te, ok := err.(*yaml.TypeError); ok {
 			terrs = append(terrs, te.Errors...)
@@ -192,7 +182,7 @@ var hybridGridNames = map[string]string{"methods": "fusion", "norms": "normaliza
 func (ck *configCheck) hybridGrid(f string, r *RetrieverConfig) {
 	g := r.Tune
 	for _, k := range r.gridKeys {
-		if ck.gridLen(k, g) == 0 {
+		if g.axisLen(k) == 0 {
 			ck.bad(f+"."+k, "empty grid: list at least one value, or give one value")
 			return
 		}
@@ -246,25 +236,37 @@ func (ck *configCheck) hybridGrid(f string, r *RetrieverConfig) {
 	}
 }
 
-// gridLen is the number of values of grid axis key.
-func (ck *configCheck) gridLen(key string, g *TuneGrid) int {
+// axis is a pointer to grid axis key's values (nil: key is no grid axis):
+// the one mapping of config keys to TuneGrid's fields, for decoding
+// (UnmarshalYAML) and for the empty-grid check (axisLen).
+func (g *TuneGrid) axis(key string) any {
 	switch key {
 	case "fusion":
-		return len(g.Fusion)
+		return &g.Fusion
 	case "normalization":
-		return len(g.Normalization)
+		return &g.Normalization
 	case "missing":
-		return len(g.Missing)
+		return &g.Missing
 	case "weights":
-		return len(g.Weights)
+		return &g.Weights
 	case "rrf_k":
-		return len(g.RRFK)
+		return &g.RRFK
 	case "depth":
-		return len(g.Depth)
+		return &g.Depth
 	case "alpha":
-		return len(g.Alpha)
+		return &g.Alpha
 	}
-	return 1
+	return nil
+}
+
+// axisLen is the number of values of grid axis key (1 for a key that is
+// no axis: a single value).
+func (g *TuneGrid) axisLen(key string) int {
+	a := g.axis(key)
+	if a == nil {
+		return 1
+	}
+	return reflect.ValueOf(a).Elem().Len()
 }
 
 // gridField places an error of hybrid.Grid.Expand ("hybrid: grid:

@@ -186,14 +186,11 @@ func tuneFixture(t *testing.T, runs map[string]eval.Run, gold map[string][]strin
 	return p, be
 }
 
+// loadFixture loads config file p over the data beside it, every output
+// there too.
 func loadFixture(t *testing.T, p string) *Config {
 	t.Helper()
-	dir := filepath.Dir(p)
-	cfg, err := Load(p, LoadOptions{DataDir: dir, Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cfg
+	return loadConfig(t, p, filepath.Dir(p), filepath.Dir(p))
 }
 
 // TestTuningPicksOnTuningQueries: a hand-worked grid where the setting best
@@ -299,11 +296,7 @@ func TestSweepFusionMatchesRanx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bm25, err := eval.ReadRun(ranxfuse.Path("bm25.trec.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dense, err := eval.ReadRun(ranxfuse.Path("dense.trec.gz"))
+	bm25, dense, err := ranxfuse.Inputs()
 	if err != nil {
 		t.Fatal(err)
 	}

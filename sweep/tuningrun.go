@@ -13,7 +13,6 @@ import (
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/retrievers/hybrid"
-	"github.com/ragbench/ragbench/stats"
 )
 
 // Tuning is a tuned cell's grid search (results.json "tuning"): every
@@ -60,18 +59,78 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell Cell, sc
 	cr := &cellRun{key: key, timing: Timing{Cell: cell.Name}}
 	runPath := filepath.Join(r.env.cacheDir, "runs", key[:2], key+".json")
 	tunePath := filepath.Join(r.env.cacheDir, "runs", key[:2], key+".tuning.json")
-	if run, err := readCachedRun(runPath); err == nil {
-		if data, err := os.ReadFile(tunePath); err == nil {
-			var t Tuning
-			if json.Unmarshal(data, &t) == nil {
-				cr.run, cr.tuning, cr.timing.Cached = run, &t, true
-				cc.runs[rc.Name] = cr
-				return cr, nil
-			}
-		}
+	if run, t, ok := readTunedCache(runPath, tunePath); ok {
+		cr.run, cr.tuning, cr.timing.Cached = run, t, true
+		cc.runs[rc.Name] = cr
+		return cr, nil
 	}
 	t0 := time.Now()
-	var produce func(s tuneSetting) (eval.Run, error)
+	produce, err := r.tuneProducer(ctx, cc, rc)
+	if err != nil {
+		return nil, err
+	}
+	ev := r.tuneEvaluator(cc)
+	g, err := r.searchGrid(ctx, rc, scope, produce, ev)
+	if err != nil {
+		return nil, err
+	}
+	t := g.tuning
+	if t.Chosen.Name != t.Default.Name && len(ev.heldout) > 0 {
+		p, err := tuneTest(r.cfg, ev, t.Chosen.Name, t.Default.Name, g.chosenCol, g.defCol)
+		if err != nil {
+			return nil, err
+		}
+		t.Test = p
+	}
+	if rc.Type == "hybrid" {
+		cr.timing.Fuse = time.Since(t0).Seconds()
+	} else {
+		cr.timing.Rerank = time.Since(t0).Seconds()
+	}
+	cr.run, cr.tuning = g.chosenRun, t
+	for _, q := range r.ds.queries {
+		if cr.run[q.ID] == nil {
+			cr.run[q.ID] = []eval.Result{}
+		}
+	}
+	if err := fileutil.WriteAtomic(runPath, mustJSON(cachedRun(cr.run))); err != nil {
+		return nil, fmt.Errorf("run cache: %w", err)
+	}
+	if err := fileutil.WriteAtomic(tunePath, mustJSON(t)); err != nil {
+		return nil, fmt.Errorf("run cache: %w", err)
+	}
+	cc.runs[rc.Name] = cr
+	return cr, nil
+}
+
+// readTunedCache reads a tuned cell's cached run and Tuning; ok is false
+// when either is missing or does not parse (the cell is then tuned again
+// and the cache rewritten).
+func readTunedCache(runPath, tunePath string) (eval.Run, *Tuning, bool) {
+	run, err := readCachedRun(runPath)
+	if err != nil {
+		return nil, nil, false
+	}
+	data, err := os.ReadFile(tunePath)
+	if err != nil {
+		return nil, nil, false
+	}
+	var t Tuning
+	if json.Unmarshal(data, &t) != nil {
+		return nil, nil, false
+	}
+	return run, &t, true
+}
+
+// tuneProduce is a tuned cell's run at one setting (chunk level, cut to
+// the chunk cells' depth).
+type tuneProduce func(s tuneSetting) (eval.Run, error)
+
+// tuneProducer is how a tuned cell's runs are made: a hybrid ranks its
+// inputs' runs once (hybrid.RankRuns) and fuses them per setting; a rerank
+// reinterpolates the cross-encoder's scores of its input's run at each
+// alpha. Errors: RankRuns', or a type that is not tuned.
+func (r *cellRunner) tuneProducer(ctx context.Context, cc *chunkCells, rc RetrieverConfig) (tuneProduce, error) {
 	switch rc.Type {
 	case "hybrid":
 		in := make([]eval.Run, len(rc.Inputs))
@@ -82,29 +141,43 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell Cell, sc
 		if err != nil {
 			return nil, err
 		}
-		produce = func(s tuneSetting) (eval.Run, error) {
+		return func(s tuneSetting) (eval.Run, error) {
 			run, err := ranked.Fuse(s.hybrid)
 			if err != nil {
 				return nil, err
 			}
 			return truncate(run, cc.depth), nil
-		}
+		}, nil
 	case "rerank":
 		first := cc.runs[rc.Input].run
-		produce = func(s tuneSetting) (eval.Run, error) {
+		return func(s tuneSetting) (eval.Run, error) {
 			one := rc
 			one.Tune, one.settings = nil, nil
 			one.Alpha = &s.alpha
 			return r.be.rerank(ctx, first, r.ds.queries, cc.chunks, one, r.env)
-		}
-	default:
-		return nil, fmt.Errorf("retriever %q: type %s is not tuned", rc.Name, rc.Type)
+		}, nil
 	}
-	ev := r.tuneEvaluator(cc)
+	return nil, fmt.Errorf("retriever %q: type %s is not tuned", rc.Name, rc.Type)
+}
+
+// gridResult is a grid search's outcome: the Tuning (Test not yet set),
+// the chosen setting's run, and the chosen and default settings'
+// per-query values of the metric (the paired test's inputs).
+type gridResult struct {
+	tuning            *Tuning
+	chosenRun         eval.Run
+	chosenCol, defCol map[string]float64
+}
+
+// searchGrid evaluates every setting in grid order, choosing the highest
+// tuning mean (ties: the earlier), then the untuned default when the grid
+// does not hold it. Progress: one "fuse" bar over a hybrid's settings, one
+// "rerank" bar per rerank setting. Errors: the context's, or a setting's
+// run or evaluation, naming the setting.
+func (r *cellRunner) searchGrid(ctx context.Context, rc RetrieverConfig, scope string, produce tuneProduce, ev *tuneEvaluator) (*gridResult, error) {
 	t := &Tuning{Metric: ev.metric, TuningQueries: len(ev.tuning), HeldOutQueries: len(ev.heldout)}
+	g := &gridResult{tuning: t}
 	def := rc.tuneDefault()
-	var chosenRun eval.Run
-	var chosenCol, defCol map[string]float64
 	best := -1
 	if rc.Type == "hybrid" {
 		r.prog.begin(scope, "fuse", len(rc.settings), "settings")
@@ -126,10 +199,10 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell Cell, sc
 		}
 		t.Settings = append(t.Settings, ts)
 		if best < 0 || ts.Tuning > t.Settings[best].Tuning {
-			best, chosenRun, chosenCol = i, run, col
+			best, g.chosenRun, g.chosenCol = i, run, col
 		}
 		if s.name == def.name {
-			t.Default, defCol = ts, col
+			t.Default, g.defCol = ts, col
 		}
 		if rc.Type == "rerank" {
 			r.prog.end("")
@@ -141,47 +214,23 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell Cell, sc
 		r.prog.end("")
 	}
 	t.Chosen = t.Settings[best]
-	if defCol == nil {
-		if rc.Type == "rerank" {
-			r.prog.begin(scope+" (default "+def.name+")", "rerank", 0, "pairs")
-		}
-		run, err := produce(def)
-		if err != nil {
-			return nil, fmt.Errorf("default %s: %w", def.name, err)
-		}
-		if rc.Type == "rerank" {
-			r.prog.end("")
-		}
-		if t.Default, defCol, err = ev.eval(def.name, run); err != nil {
-			return nil, err
-		}
+	if g.defCol != nil {
+		return g, nil
 	}
-	if t.Chosen.Name != t.Default.Name && len(ev.heldout) > 0 {
-		p, err := tuneTest(r.cfg, ev, t.Chosen.Name, t.Default.Name, chosenCol, defCol)
-		if err != nil {
-			return nil, err
-		}
-		t.Test = p
+	if rc.Type == "rerank" {
+		r.prog.begin(scope+" (default "+def.name+")", "rerank", 0, "pairs")
 	}
-	if rc.Type == "hybrid" {
-		cr.timing.Fuse = time.Since(t0).Seconds()
-	} else {
-		cr.timing.Rerank = time.Since(t0).Seconds()
+	run, err := produce(def)
+	if err != nil {
+		return nil, fmt.Errorf("default %s: %w", def.name, err)
 	}
-	cr.run, cr.tuning = chosenRun, t
-	for _, q := range r.ds.queries {
-		if cr.run[q.ID] == nil {
-			cr.run[q.ID] = []eval.Result{}
-		}
+	if rc.Type == "rerank" {
+		r.prog.end("")
 	}
-	if err := fileutil.WriteAtomic(runPath, mustJSON(cachedRun(cr.run))); err != nil {
-		return nil, fmt.Errorf("run cache: %w", err)
+	if t.Default, g.defCol, err = ev.eval(def.name, run); err != nil {
+		return nil, err
 	}
-	if err := fileutil.WriteAtomic(tunePath, mustJSON(t)); err != nil {
-		return nil, fmt.Errorf("run cache: %w", err)
-	}
-	cc.runs[rc.Name] = cr
-	return cr, nil
+	return g, nil
 }
 
 // tuneEvaluator scores a setting's chunk-level run as the cell would be
@@ -240,12 +289,7 @@ func (ev *tuneEvaluator) eval(name string, run eval.Run) (TuningSetting, map[str
 // tuneTest is the paired test of setting a against b on the held-out
 // queries, with the config's test, correction, alpha, permutations and seed.
 func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string]float64) (*PairTest, error) {
-	s := cfg.Significance
-	test, err := stats.ParseTest(s.Test)
-	if err != nil {
-		return nil, err
-	}
-	corr, err := stats.ParseCorrection(s.Correction)
+	opts, err := cfg.Significance.compareOptions()
 	if err != nil {
 		return nil, err
 	}
@@ -258,16 +302,13 @@ func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string
 	}
 	in := compare.Input{Systems: []string{a, b}, Metrics: []string{ev.metric}, Queries: ev.heldout,
 		Scores: compare.Scores{a: held(colA), b: held(colB)}}
-	rep, err := compare.Compare(in, compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
-		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed)})
+	rep, err := compare.Compare(in, opts)
 	if err != nil {
 		return nil, fmt.Errorf("tuning test: %w", err)
 	}
 	if len(rep.Pairs) != 1 {
 		return nil, fmt.Errorf("tuning test: %d comparisons, want 1", len(rep.Pairs))
 	}
-	p := rep.Pairs[0]
-	return &PairTest{A: p.A, B: p.B, Metric: p.Metric, MeanA: p.MeanA, MeanB: p.MeanB,
-		P: p.P, PAdjusted: p.PAdjusted, Significant: p.Significant, MeanDiff: p.Effect.MeanDiff,
-		CILow: p.Effect.CILow, CIHigh: p.Effect.CIHigh, Wins: p.Effect.Wins, Ties: p.Effect.Ties, Losses: p.Effect.Losses}, nil
+	p := pairTest(rep.Pairs[0])
+	return &p, nil
 }

@@ -79,48 +79,16 @@ func cmdAttribute(stdout, stderr io.Writer, args []string) error {
 		return usagef("--format must be table, md or json, got %q", *format)
 	}
 
-	qrels, meta, err := eval.ReadQrels(*qrelsPath)
+	in, err := readAttributeInput(attributeFiles{run: *runPath, qrels: *qrelsPath, answers: *answersPath,
+		queries: *queriesPath, sliceField: *sliceField, maxp: *maxp})
 	if err != nil {
 		return err
 	}
-	run, err := eval.ReadRun(*runPath)
+	attr, err := diagnose.Attribute(in, diagnose.AttributeOptions{Depth: *depth})
 	if err != nil {
 		return err
 	}
-	if *maxp {
-		run = corpus.MaxP(run, chunkDoc)
-	}
-	verdicts, err := diagnose.ReadVerdicts(*answersPath)
-	if err != nil {
-		return err
-	}
-	ids := make([]string, 0, len(meta))
-	slices := map[string]string{}
-	for q, m := range meta {
-		ids = append(ids, q)
-		if m.Slice != "" {
-			slices[q] = m.Slice
-		}
-	}
-	qrels = diagnose.WithQueries(qrels, ids)
-	if *sliceField != "" {
-		src := *queriesPath
-		if src == "" {
-			src = *qrelsPath
-		}
-		if slices, err = diagnose.ReadSlices(src, *sliceField); err != nil {
-			return err
-		}
-		if err := checkSlicesMatch(slices, verdicts, src, *sliceField, *answersPath); err != nil {
-			return err
-		}
-	}
-	attr, err := diagnose.Attribute(diagnose.AttributeInput{Run: run, Qrels: qrels, Slices: slices,
-		Verdicts: verdicts, VerdictsFile: *answersPath}, diagnose.AttributeOptions{Depth: *depth})
-	if err != nil {
-		return err
-	}
-	thr, err := diagnose.Threshold(run, qrels, diagnose.ThresholdOptions{Depth: *depth})
+	thr, err := diagnose.Threshold(in.Run, in.Qrels, diagnose.ThresholdOptions{Depth: *depth})
 	if err != nil {
 		return err
 	}
@@ -146,6 +114,61 @@ func cmdAttribute(stdout, stderr io.Writer, args []string) error {
 	}
 	fmt.Fprintln(stdout)
 	return thr.Write(stdout, f)
+}
+
+// attributeFiles are 'bench attribute's inputs: the run, qrels and answer
+// verdict files, the optional queries file holding sliceField, and whether
+// the run's chunks are scored per document (MaxP) first.
+type attributeFiles struct {
+	run, qrels, answers, queries, sliceField string
+	maxp                                     bool
+}
+
+// readAttributeInput reads files into diagnose's input: the run (MaxP'd
+// when asked), the qrels holding every query the qrels file names
+// (diagnose.WithQueries), the verdicts, and the slices (the qrels' labels,
+// or sliceField of the queries file, else of the qrels file, which must
+// match the verdicts' queries: checkSlicesMatch). Errors: the readers',
+// naming the file.
+func readAttributeInput(files attributeFiles) (diagnose.AttributeInput, error) {
+	qrels, meta, err := eval.ReadQrels(files.qrels)
+	if err != nil {
+		return diagnose.AttributeInput{}, err
+	}
+	run, err := eval.ReadRun(files.run)
+	if err != nil {
+		return diagnose.AttributeInput{}, err
+	}
+	if files.maxp {
+		run = corpus.MaxP(run, chunkDoc)
+	}
+	verdicts, err := diagnose.ReadVerdicts(files.answers)
+	if err != nil {
+		return diagnose.AttributeInput{}, err
+	}
+	ids := make([]string, 0, len(meta))
+	slices := map[string]string{}
+	for q, m := range meta {
+		ids = append(ids, q)
+		if m.Slice != "" {
+			slices[q] = m.Slice
+		}
+	}
+	qrels = diagnose.WithQueries(qrels, ids)
+	if files.sliceField != "" {
+		src := files.queries
+		if src == "" {
+			src = files.qrels
+		}
+		if slices, err = diagnose.ReadSlices(src, files.sliceField); err != nil {
+			return diagnose.AttributeInput{}, err
+		}
+		if err := checkSlicesMatch(slices, verdicts, src, files.sliceField, files.answers); err != nil {
+			return diagnose.AttributeInput{}, err
+		}
+	}
+	return diagnose.AttributeInput{Run: run, Qrels: qrels, Slices: slices,
+		Verdicts: verdicts, VerdictsFile: files.answers}, nil
 }
 
 // chunkDoc maps a chunk id "docid#i" (i a decimal number, the last '#') to

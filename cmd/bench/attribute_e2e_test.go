@@ -74,15 +74,124 @@ func TestE2EAttributeSciFact(t *testing.T) {
 	}
 
 	tmp := t.TempDir()
-	runPath := filepath.Join(tmp, "bm25.trec")
-	var rb bytes.Buffer
-	if err := eval.WriteRunTREC(&rb, bm25Run, "bm25"); err != nil {
+	runPath := writeAttributeRun(t, tmp, bm25Run)
+	qrelsPath := writeLabelledQueries(t, tmp, queries, qrels)
+
+	// Independent reference for "retrieved": trec_eval success@6.
+	ms, err := eval.ParseMeasures([]string{"success.6"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(runPath, rb.Bytes(), 0o644)
+	ev, err := eval.Evaluate(qrels, bm25Run, ms, eval.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	success := ev.PerQuery()
 
-	// Labelled-query JSONL: SciFact's test qrels (all grades are 1) plus the
-	// off-topic queries with an empty gold list.
+	answersPath, want := writeVerdicts(t, tmp, queries, qrels, success, ms[0].Name)
+
+	var stdout, stderr bytes.Buffer
+	args := []string{"attribute", "--run", runPath, "--qrels", qrelsPath, "--answers", answersPath, "--format", "json"}
+	if code := run(&stdout, &stderr, args); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	s6, _ := ev.Mean(ms[0].Name)
+	checkAttributeJSON(t, stdout.Bytes(), want, s6)
+
+	// The table and Markdown renderings run too.
+	for _, f := range []string{"table", "md"} {
+		stdout.Reset()
+		if code := run(&stdout, &stderr, append(args[:len(args)-2], "--format", f)); code != 0 {
+			t.Fatalf("--format %s: exit %d: %s", f, code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "Suggested threshold") {
+			t.Errorf("--format %s output lacks the threshold:\n%s", f, stdout.String())
+		}
+		if f == "table" {
+			t.Logf("bench attribute output:\n%s", stdout.String())
+		}
+	}
+}
+
+// checkAttributeJSON checks bench attribute's JSON output out against the
+// verdicts' counts want and trec_eval's success@6 mean s6 (the hit rate
+// over the 300 answerable queries), and the threshold report's query
+// counts (300 answerable, 10 off-topic) and suggestion.
+func checkAttributeJSON(t *testing.T, out []byte, want attributeCounts, s6 float64) {
+	t.Helper()
+	var got struct {
+		Attribution struct {
+			Overall      map[string]any // snake_case keys, see diagnose.Table.MarshalJSON
+			Unanswerable struct{ Correct, Wrong int }
+			Slices       []struct{ Slice string }
+		}
+		Threshold struct {
+			Answerable, Unanswerable struct {
+				Queries int
+				Median  float64
+			}
+			Suggested *struct {
+				Threshold             float64
+				UnanswerableAbstained float64 `json:"unanswerable_abstained"`
+				AnswerableLostGold    float64 `json:"answerable_lost_gold"`
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatal(err)
+	}
+	o := got.Attribution.Overall
+	gotCells := []any{o["retrieved_correct"], o["retrieved_wrong"], o["missed_correct"], o["missed_wrong"]}
+	wantCells := []any{float64(want.rc), float64(want.rw), float64(want.mc), float64(want.mw)}
+	for i := range gotCells {
+		if gotCells[i] != wantCells[i] {
+			t.Errorf("2×2 cells (RC, RW, MC, MW) = %v, want %v", gotCells, wantCells)
+			break
+		}
+	}
+	hitRate, _ := o["hit_rate"].(float64)
+	if o["n"] != 300.0 {
+		t.Errorf("n = %v, want 300", o["n"])
+	}
+	if d := hitRate - s6; d > 1e-12 || d < -1e-12 {
+		t.Errorf("hit rate@6 = %v, trec_eval success@6 = %v", hitRate, s6)
+	}
+	if u := got.Attribution.Unanswerable; u.Correct != want.uc || u.Wrong != want.uw {
+		t.Errorf("unanswerable = %+v, want %d correct %d wrong", u, want.uc, want.uw)
+	}
+	if len(got.Attribution.Slices) != 2 {
+		t.Errorf("slices = %v, want off-topic and scifact", got.Attribution.Slices)
+	}
+	th := got.Threshold
+	if th.Answerable.Queries != 300 || th.Unanswerable.Queries != 10 || th.Suggested == nil {
+		t.Fatalf("threshold: %+v", th)
+	}
+	t.Logf("SciFact BM25, depth 6: RC %d RW %d MC %d MW %d, hit rate %.4f; top-1 median answerable %.3f vs off-topic %.3f; suggested threshold %.3f: %.0f%% off-topic silenced, %.1f%% answerable lose gold",
+		want.rc, want.rw, want.mc, want.mw, hitRate, th.Answerable.Median, th.Unanswerable.Median,
+		th.Suggested.Threshold, 100*th.Suggested.UnanswerableAbstained, 100*th.Suggested.AnswerableLostGold)
+}
+
+// writeAttributeRun writes run as the TREC run file tmp/bm25.trec and
+// returns its path.
+func writeAttributeRun(t *testing.T, tmp string, run eval.Run) string {
+	t.Helper()
+	runPath := filepath.Join(tmp, "bm25.trec")
+	var rb bytes.Buffer
+	if err := eval.WriteRunTREC(&rb, run, "bm25"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(runPath, rb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return runPath
+}
+
+// writeLabelledQueries writes the labelled-query JSONL tmp/labelled.jsonl:
+// SciFact's test qrels (all grades are 1) as slice "scifact", the
+// off-topic queries with an empty gold list as slice "off-topic". It
+// returns the file's path.
+func writeLabelledQueries(t *testing.T, tmp string, queries []retrievers.Query, qrels eval.Qrels) string {
+	t.Helper()
 	qrelsPath := filepath.Join(tmp, "labelled.jsonl")
 	var qb bytes.Buffer
 	for _, q := range queries {
@@ -100,31 +209,36 @@ func TestE2EAttributeSciFact(t *testing.T) {
 		line, _ := json.Marshal(map[string]any{"id": q.ID, "question": q.Text, "gold": gold, "kind": kind})
 		qb.Write(append(line, '\n'))
 	}
-	os.WriteFile(qrelsPath, qb.Bytes(), 0o644)
-
-	// Independent reference for "retrieved": trec_eval success@6.
-	ms, err := eval.ParseMeasures([]string{"success.6"})
-	if err != nil {
+	if err := os.WriteFile(qrelsPath, qb.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ev, err := eval.Evaluate(qrels, bm25Run, ms, eval.DefaultOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	success := ev.PerQuery()
+	return qrelsPath
+}
 
+// attributeCounts are the expected attribution counts: answerable queries
+// retrieved (gold in the top 6) or missed, answered correctly or wrongly,
+// and the unanswerable queries answered correctly (abstained) or wrongly.
+type attributeCounts struct{ rc, rw, mc, mw, uc, uw int }
+
+// writeVerdicts writes tmp/answers.jsonl: a verdict per query, correct
+// exactly when the query was retrieved (per-query metric success, trec_eval
+// success@6, 1) or is unanswerable, except that one query in five (by an
+// FNV hash of its id) is flipped. It returns the file's path and the counts
+// the verdicts make.
+func writeVerdicts(t *testing.T, tmp string, queries []retrievers.Query, qrels eval.Qrels, success map[string]map[string]float64, metric string) (string, attributeCounts) {
+	t.Helper()
 	flip := func(id string) bool {
 		h := fnv.New32a()
 		h.Write([]byte(id))
 		return h.Sum32()%5 == 0
 	}
-	var want struct{ rc, rw, mc, mw, uc, uw int }
+	var want attributeCounts
 	answersPath := filepath.Join(tmp, "answers.jsonl")
 	var ab bytes.Buffer
 	for _, q := range queries {
 		var correct bool
 		if _, ok := qrels[q.ID]; ok {
-			hit := success[q.ID][ms[0].Name] == 1
+			hit := success[q.ID][metric] == 1
 			correct = hit != flip(q.ID)
 			switch {
 			case hit && correct:
@@ -146,78 +260,10 @@ func TestE2EAttributeSciFact(t *testing.T) {
 		}
 		fmt.Fprintf(&ab, "{\"qid\": %q, \"correct\": %v}\n", q.ID, correct)
 	}
-	os.WriteFile(answersPath, ab.Bytes(), 0o644)
-
-	var stdout, stderr bytes.Buffer
-	args := []string{"attribute", "--run", runPath, "--qrels", qrelsPath, "--answers", answersPath, "--format", "json"}
-	if code := run(&stdout, &stderr, args); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr.String())
-	}
-	var got struct {
-		Attribution struct {
-			Overall      map[string]any // snake_case keys, see diagnose.Table.MarshalJSON
-			Unanswerable struct{ Correct, Wrong int }
-			Slices       []struct{ Slice string }
-		}
-		Threshold struct {
-			Answerable, Unanswerable struct {
-				Queries int
-				Median  float64
-			}
-			Suggested *struct {
-				Threshold             float64
-				UnanswerableAbstained float64 `json:"unanswerable_abstained"`
-				AnswerableLostGold    float64 `json:"answerable_lost_gold"`
-			}
-		}
-	}
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+	if err := os.WriteFile(answersPath, ab.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := got.Attribution.Overall
-	gotCells := []any{o["retrieved_correct"], o["retrieved_wrong"], o["missed_correct"], o["missed_wrong"]}
-	wantCells := []any{float64(want.rc), float64(want.rw), float64(want.mc), float64(want.mw)}
-	for i := range gotCells {
-		if gotCells[i] != wantCells[i] {
-			t.Errorf("2×2 cells (RC, RW, MC, MW) = %v, want %v", gotCells, wantCells)
-			break
-		}
-	}
-	hitRate, _ := o["hit_rate"].(float64)
-	if o["n"] != 300.0 {
-		t.Errorf("n = %v, want 300", o["n"])
-	}
-	s6, _ := ev.Mean(ms[0].Name)
-	if d := hitRate - s6; d > 1e-12 || d < -1e-12 {
-		t.Errorf("hit rate@6 = %v, trec_eval success@6 = %v", hitRate, s6)
-	}
-	if u := got.Attribution.Unanswerable; u.Correct != want.uc || u.Wrong != want.uw {
-		t.Errorf("unanswerable = %+v, want %d correct %d wrong", u, want.uc, want.uw)
-	}
-	if len(got.Attribution.Slices) != 2 {
-		t.Errorf("slices = %v, want off-topic and scifact", got.Attribution.Slices)
-	}
-	th := got.Threshold
-	if th.Answerable.Queries != 300 || th.Unanswerable.Queries != 10 || th.Suggested == nil {
-		t.Fatalf("threshold: %+v", th)
-	}
-	t.Logf("SciFact BM25, depth 6: RC %d RW %d MC %d MW %d, hit rate %.4f; top-1 median answerable %.3f vs off-topic %.3f; suggested threshold %.3f: %.0f%% off-topic silenced, %.1f%% answerable lose gold",
-		want.rc, want.rw, want.mc, want.mw, hitRate, th.Answerable.Median, th.Unanswerable.Median,
-		th.Suggested.Threshold, 100*th.Suggested.UnanswerableAbstained, 100*th.Suggested.AnswerableLostGold)
-
-	// The table and Markdown renderings run too.
-	for _, f := range []string{"table", "md"} {
-		stdout.Reset()
-		if code := run(&stdout, &stderr, append(args[:len(args)-2], "--format", f)); code != 0 {
-			t.Fatalf("--format %s: exit %d: %s", f, code, stderr.String())
-		}
-		if !strings.Contains(stdout.String(), "Suggested threshold") {
-			t.Errorf("--format %s output lacks the threshold:\n%s", f, stdout.String())
-		}
-		if f == "table" {
-			t.Logf("bench attribute output:\n%s", stdout.String())
-		}
-	}
+	return answersPath, want
 }
 
 // TestE2EAttributeBenchRun runs the real pipeline: 'bench run' on

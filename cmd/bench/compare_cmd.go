@@ -107,111 +107,23 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return usagef("--format: %v", err)
 	}
-	if !(*alpha > 0 && *alpha < 1) {
-		return usagef("--alpha %g: must be in (0, 1)", *alpha)
-	}
-	if *permutations < 1 || *resamples < 1 {
-		return usagef("--permutations and --resamples must be ≥ 1")
-	}
-	if err := eval.CheckRelevanceLevel(*level); err != nil {
-		return usagef("-l: %v", err)
+	if err := checkCompareNumbers(*alpha, *permutations, *resamples, *level); err != nil {
+		return err
 	}
 	labels, ms, err := compareMeasures(measures)
 	if err != nil {
 		return usagef("%v", err)
 	}
-
-	var runs []compareRun
-	seen := map[string]string{}
-	for _, a := range runArgs {
-		name, path, ok := strings.Cut(a, "=")
-		if _, err := os.Stat(a); !ok || err == nil {
-			// A path that exists is a path, even with '=' in it
-			// ("runs/k=10.trec").
-			name, path = filepath.Base(a), a
-		}
-		if name == "" || path == "" {
-			return usagef("run %q: want PATH or NAME=PATH", a)
-		}
-		if prev, dup := seen[name]; dup {
-			return usagef("two runs named %q (%s and %s): name them with NAME=PATH", name, prev, path)
-		}
-		seen[name] = path
-		runs = append(runs, compareRun{name, path})
-	}
-	if *gateMode && (*baseline == "" || len(runs) < 2) {
-		return usagef("--gate needs --baseline NAME and at least one other run")
-	}
-	if *gateMode && *format != "table" && *format != "md" {
-		return usagef("--gate writes a Markdown summary: --format %s does not apply (drop it)", *format)
-	}
-	if *baseline != "" {
-		if _, ok := seen[*baseline]; !ok {
-			return usagef("--baseline %q is not one of the runs", *baseline)
-		}
-	}
-
-	qrels, meta, err := eval.ReadQrels(*qrelsPath)
+	runs, err := parseCompareRuns(runArgs)
 	if err != nil {
 		return err
 	}
-	texts := map[string]string{} // labelled queries carry their text
-	for q, m := range meta {
-		texts[q] = m.Text
+	if err := checkCompareBaseline(*gateMode, *baseline, *format, runs); err != nil {
+		return err
 	}
-	// The queries compared: the qrels queries with a judged doc of positive
-	// grade, whatever -l (those without one are unanswerable and left out,
-	// as in bench eval's means; under -l a query relevant only below the
-	// level is compared, its binary measures 0 as in trec_eval).
-	answerable := qrels.AnswerableIDs()
-	in := compare.Input{Metrics: labels, Scores: compare.Scores{}, Queries: answerable}
-	type readRun struct {
-		run  eval.Run
-		info eval.RunInfo
-	}
-	read := make([]readRun, len(runs))
-	missing := make([][]string, len(runs)) // answerable queries each run lacks
-	for i, ra := range runs {
-		run, info, err := eval.ReadRunInfo(ra.path)
-		if err != nil {
-			return err
-		}
-		read[i] = readRun{run, info}
-		for _, q := range answerable {
-			if _, ok := run[q]; !ok {
-				missing[i] = append(missing[i], q)
-			}
-		}
-	}
-	if !*complete {
-		if err := missingQueriesError(*qrelsPath, len(answerable), runs, missing); err != nil {
-			return err
-		}
-	}
-	var evalWarnings []string
-	for i, ra := range runs {
-		run, info := read[i].run, read[i].info
-		opts := eval.DefaultOptions()
-		opts.CompleteQueries = *complete
-		opts.RelevanceLevel = *level
-		opts.RunTag = info.Tag
-		e, err := eval.Evaluate(qrels, run, ms, opts)
-		if err != nil {
-			return fmt.Errorf("%s: %w", ra.path, err)
-		}
-		if e.NumQ == 0 {
-			return fmt.Errorf("%s: no query to compare: all %d evaluated queries are unanswerable (no doc with a positive grade in %s)", ra.path, len(e.Queries), *qrelsPath)
-		}
-		e.RunNotes = info.Warnings() // a cut last line, another run's tag
-		for _, w := range e.Warnings() {
-			evalWarnings = append(evalWarnings, ra.name+": "+w)
-		}
-		byMetric, err := compare.FromEvaluation(e, labels)
-		if err != nil {
-			return err
-		}
-		in.Systems = append(in.Systems, ra.name)
-		in.Scores[ra.name] = byMetric
+	in, texts, evalWarnings, err := readCompareInput(*qrelsPath, runs, labels, ms, *complete, *level)
+	if err != nil {
+		return err
 	}
 	if *gateMode {
 		return compareGate(stdout, in, *baseline, texts, gf, gate.Options{Test: test, Correction: corr, Alpha: *alpha,
@@ -226,6 +138,135 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	rep.Warnings = append(rep.Warnings, evalWarnings...)
 	return rep.Write(stdout, f)
+}
+
+// checkCompareNumbers checks the numeric flags of 'bench compare': alpha in
+// (0, 1), at least one permutation and resample, a relevance level that
+// eval.CheckRelevanceLevel accepts. Errors: usage errors naming the flag.
+func checkCompareNumbers(alpha float64, permutations, resamples, level int) error {
+	if !(alpha > 0 && alpha < 1) {
+		return usagef("--alpha %g: must be in (0, 1)", alpha)
+	}
+	if permutations < 1 || resamples < 1 {
+		return usagef("--permutations and --resamples must be ≥ 1")
+	}
+	if err := eval.CheckRelevanceLevel(level); err != nil {
+		return usagef("-l: %v", err)
+	}
+	return nil
+}
+
+// checkCompareBaseline checks --baseline and --gate against the runs: the
+// baseline must be one of them, and --gate needs a baseline, another run
+// and the Markdown format. Errors: usage errors naming the flag.
+func checkCompareBaseline(gateMode bool, baseline, format string, runs []compareRun) error {
+	if gateMode && (baseline == "" || len(runs) < 2) {
+		return usagef("--gate needs --baseline NAME and at least one other run")
+	}
+	if gateMode && format != "table" && format != "md" {
+		return usagef("--gate writes a Markdown summary: --format %s does not apply (drop it)", format)
+	}
+	if baseline != "" && !slices.ContainsFunc(runs, func(r compareRun) bool { return r.name == baseline }) {
+		return usagef("--baseline %q is not one of the runs", baseline)
+	}
+	return nil
+}
+
+// parseCompareRuns parses the RUN arguments (PATH or NAME=PATH; an existing
+// path holding '=' is a path) into runs. Errors: usage errors for an empty
+// name or path, or a name given twice.
+func parseCompareRuns(runArgs []string) ([]compareRun, error) {
+	var runs []compareRun
+	seen := map[string]string{}
+	for _, a := range runArgs {
+		name, path, ok := strings.Cut(a, "=")
+		if _, err := os.Stat(a); !ok || err == nil {
+			// A path that exists is a path, even with '=' in it
+			// ("runs/k=10.trec").
+			name, path = filepath.Base(a), a
+		}
+		if name == "" || path == "" {
+			return nil, usagef("run %q: want PATH or NAME=PATH", a)
+		}
+		if prev, dup := seen[name]; dup {
+			return nil, usagef("two runs named %q (%s and %s): name them with NAME=PATH", name, prev, path)
+		}
+		seen[name] = path
+		runs = append(runs, compareRun{name, path})
+	}
+	return runs, nil
+}
+
+// readCompareInput reads the qrels and every run, and evaluates each run on
+// measures ms (labels their columns) into compare's input: per run and
+// measure, the answerable queries' scores. texts are the labelled queries'
+// texts by id; warnings the evaluations' notes, each prefixed with its
+// run's name. complete and level are -c and -l. Errors: a file that cannot
+// be read, runs missing answerable queries without -c
+// (missingQueriesError), a run with no query to compare.
+func readCompareInput(qrelsPath string, runs []compareRun, labels []string, ms []eval.Measure, complete bool, level int) (in compare.Input, texts map[string]string, warnings []string, err error) {
+	qrels, meta, err := eval.ReadQrels(qrelsPath)
+	if err != nil {
+		return compare.Input{}, nil, nil, err
+	}
+	texts = map[string]string{} // labelled queries carry their text
+	for q, m := range meta {
+		texts[q] = m.Text
+	}
+	// The queries compared: the qrels queries with a judged doc of positive
+	// grade, whatever -l (those without one are unanswerable and left out,
+	// as in bench eval's means; under -l a query relevant only below the
+	// level is compared, its binary measures 0 as in trec_eval).
+	answerable := qrels.AnswerableIDs()
+	in = compare.Input{Metrics: labels, Scores: compare.Scores{}, Queries: answerable}
+	type readRun struct {
+		run  eval.Run
+		info eval.RunInfo
+	}
+	read := make([]readRun, len(runs))
+	missing := make([][]string, len(runs)) // answerable queries each run lacks
+	for i, ra := range runs {
+		run, info, err := eval.ReadRunInfo(ra.path)
+		if err != nil {
+			return compare.Input{}, nil, nil, err
+		}
+		read[i] = readRun{run, info}
+		for _, q := range answerable {
+			if _, ok := run[q]; !ok {
+				missing[i] = append(missing[i], q)
+			}
+		}
+	}
+	if !complete {
+		if err := missingQueriesError(qrelsPath, len(answerable), runs, missing); err != nil {
+			return compare.Input{}, nil, nil, err
+		}
+	}
+	for i, ra := range runs {
+		run, info := read[i].run, read[i].info
+		opts := eval.DefaultOptions()
+		opts.CompleteQueries = complete
+		opts.RelevanceLevel = level
+		opts.RunTag = info.Tag
+		e, err := eval.Evaluate(qrels, run, ms, opts)
+		if err != nil {
+			return compare.Input{}, nil, nil, fmt.Errorf("%s: %w", ra.path, err)
+		}
+		if e.NumQ == 0 {
+			return compare.Input{}, nil, nil, fmt.Errorf("%s: no query to compare: all %d evaluated queries are unanswerable (no doc with a positive grade in %s)", ra.path, len(e.Queries), qrelsPath)
+		}
+		e.RunNotes = info.Warnings() // a cut last line, another run's tag
+		for _, w := range e.Warnings() {
+			warnings = append(warnings, ra.name+": "+w)
+		}
+		byMetric, err := compare.FromEvaluation(e, labels)
+		if err != nil {
+			return compare.Input{}, nil, nil, err
+		}
+		in.Systems = append(in.Systems, ra.name)
+		in.Scores[ra.name] = byMetric
+	}
+	return in, texts, warnings, nil
 }
 
 // compareRun is a run argument: its name in the report and its file.

@@ -85,14 +85,7 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 		workers  = fs.Int("workers", 0, "goroutines evaluating queries (0 = all CPUs; results do not depend on it)")
 	)
 	fs.Var(&measures, "m", "measure `name` (repeatable; see above)")
-	norm := make([]string, len(args))
-	for i, a := range args {
-		if m := trecShortFlag.FindStringSubmatch(a); m != nil {
-			a = "-" + m[1] + "=" + m[2]
-		}
-		norm[i] = a
-	}
-	pos, err := parseInterspersed(fs, norm)
+	pos, err := parseInterspersed(fs, normTrecFlags(args))
 	if err != nil {
 		return flagErr(fs, stdout, stderr, evalUsage, err)
 	}
@@ -120,45 +113,18 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	default:
 		return usagef("--format %q: want table, trec, json or csv", *format)
 	}
-	switch *ties {
-	case "docid":
-		opts.TieBreak = eval.TieDocIDDesc
-	case "input":
-		opts.TieBreak = eval.TieInputOrder
-	default:
-		return usagef("--ties %q: want docid or input", *ties)
+	if opts.TieBreak, err = parseTies(*ties); err != nil {
+		return err
 	}
 	opts.RelevanceLevel = *level
 	opts.JudgedOnly = *judged
 	opts.MaxResults = *maxRes
 	opts.Workers = *workers
 
-	names := []string(measures)
-	if len(names) == 0 {
-		if *format == "trec" {
-			names = []string{"official"}
-		} else {
-			names = []string{"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"}
-		}
-	}
-	// trec_eval's reading of parameters: a fractional cutoff is truncated
-	// (ndcg_cut.23.4 → ndcg_cut_23), each one reported on stderr.
-	ms, truncated, err := eval.ParseMeasuresTrec(names)
+	ms, err := evalMeasures(stderr, measures, *format)
 	if err != nil {
-		return usagef("%v", err)
-	}
-	for _, w := range truncated {
-		fmt.Fprintf(stderr, "bench eval: warning: %s\n", w)
-	}
-	if *format == "trec" {
-		ms = eval.TrecOrder(ms)
-	} else if dropped, err := textMeasures(names, ms, *format); err != nil {
 		return err
-	} else if len(dropped) > 0 {
-		fmt.Fprintf(stderr, "bench eval: note: %s of the measure group%s printed by --format trec only, not in this output\n", strings.Join(dropped, " and "), map[bool]string{true: " is", false: "s are"}[len(dropped) == 1])
-		ms = slices.DeleteFunc(ms, isTextMeasure)
 	}
-
 	qrels, meta, err := eval.ReadQrels(pos[0])
 	if err != nil {
 		return err
@@ -176,33 +142,7 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	e.Slices = e.SliceMeans(meta) // labelled-query JSONL: per-slice means
-	switch *format {
-	case "trec":
-		// trec_eval's policies apply silently, as in trec_eval; what is
-		// suspect about the run file itself is still said.
-		if err := eval.WriteTrec(stdout, e, *perQuery); err != nil {
-			return err
-		}
-		for _, w := range e.RunNotes {
-			fmt.Fprintf(stderr, "bench eval: note: %s\n", w)
-		}
-		return nil
-	case "json":
-		err = eval.WriteJSON(stdout, e, *perQuery)
-	case "csv":
-		err = eval.WriteCSV(stdout, e, *perQuery)
-	default:
-		err = eval.WriteTable(stdout, e, *perQuery)
-	}
-	if err != nil {
-		return err
-	}
-	if *format != "table" {
-		for _, w := range e.Warnings() {
-			fmt.Fprintf(stderr, "bench eval: note: %s\n", w)
-		}
-	}
-	return nil
+	return writeEval(stdout, stderr, e, *format, *perQuery)
 }
 
 // isTextMeasure reports whether m has no numeric value (relstring, runid).
@@ -271,4 +211,101 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, rest[0])
 		args = rest[1:]
 	}
+}
+
+// normTrecFlags rewrites trec_eval's glued short options (trecShortFlag:
+// "-mP.10", "-M100") as "-m=P.10", "-M=100" for the flag package; other
+// arguments are kept.
+func normTrecFlags(args []string) []string {
+	norm := make([]string, len(args))
+	for i, a := range args {
+		if m := trecShortFlag.FindStringSubmatch(a); m != nil {
+			a = "-" + m[1] + "=" + m[2]
+		}
+		norm[i] = a
+	}
+	return norm
+}
+
+// parseTies is --ties: docid (trec_eval's order: equal scores by doc id,
+// descending) or input (the run's order). Errors: a usage error for any
+// other value.
+func parseTies(ties string) (eval.TieBreak, error) {
+	switch ties {
+	case "docid":
+		return eval.TieDocIDDesc, nil
+	case "input":
+		return eval.TieInputOrder, nil
+	}
+	return 0, usagef("--ties %q: want docid or input", ties)
+}
+
+// evalMeasures parses the -m names (default: trec_eval's official set for
+// --format trec, else map, ndcg_cut.10, P.10, recall.100 and recip_rank)
+// as trec_eval reads them, warning on stderr of each truncated cutoff; for
+// the other formats the text-only measure groups are dropped with a note
+// (textMeasures). Errors: a usage error for a name that does not parse.
+func evalMeasures(stderr io.Writer, measures measureList, format string) ([]eval.Measure, error) {
+	names := []string(measures)
+	if len(names) == 0 {
+		if format == "trec" {
+			names = []string{"official"}
+		} else {
+			names = []string{"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"}
+		}
+	}
+	// trec_eval's reading of parameters: a fractional cutoff is truncated
+	// (ndcg_cut.23.4 → ndcg_cut_23), each one reported on stderr.
+	ms, truncated, err := eval.ParseMeasuresTrec(names)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	for _, w := range truncated {
+		fmt.Fprintf(stderr, "bench eval: warning: %s\n", w)
+	}
+	if format == "trec" {
+		ms = eval.TrecOrder(ms)
+	} else if dropped, err := textMeasures(names, ms, format); err != nil {
+		return nil, err
+	} else if len(dropped) > 0 {
+		fmt.Fprintf(stderr, "bench eval: note: %s of the measure group%s printed by --format trec only, not in this output\n", strings.Join(dropped, " and "), map[bool]string{true: " is", false: "s are"}[len(dropped) == 1])
+		ms = slices.DeleteFunc(ms, isTextMeasure)
+	}
+
+	return ms, nil
+}
+
+// writeEval writes evaluation e in format (trec, json, csv or table), with
+// per-query values when perQuery, then its notes on stderr: for trec only
+// the run file's own (trec_eval's policies apply silently), for json and
+// csv all of e's warnings, for the table none.
+func writeEval(stdout, stderr io.Writer, e *eval.Evaluation, format string, perQuery bool) error {
+	var err error
+	switch format {
+	case "trec":
+		// trec_eval's policies apply silently, as in trec_eval; what is
+		// suspect about the run file itself is still said.
+		if err := eval.WriteTrec(stdout, e, perQuery); err != nil {
+			return err
+		}
+		for _, w := range e.RunNotes {
+			fmt.Fprintf(stderr, "bench eval: note: %s\n", w)
+		}
+		return nil
+	case "json":
+		err = eval.WriteJSON(stdout, e, perQuery)
+	case "csv":
+		err = eval.WriteCSV(stdout, e, perQuery)
+	default:
+		err = eval.WriteTable(stdout, e, perQuery)
+	}
+	if err != nil {
+		return err
+	}
+	if format != "table" {
+		for _, w := range e.Warnings() {
+			fmt.Fprintf(stderr, "bench eval: note: %s\n", w)
+		}
+	}
+	return nil
 }

@@ -106,11 +106,27 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 		return usagef("--tag %q: must contain no white space", *tag)
 	}
 
+	runs, err := readFuseRuns(stderr, paths, o.Depth)
+	if err != nil {
+		return err
+	}
+	fused, err := hybrid.Fuse(runs, o)
+	if err != nil {
+		return fuseError(err, paths, *method, *norm)
+	}
+	return eval.WriteRunTREC(stdout, fused, *tag)
+}
+
+// readFuseRuns reads the runs to fuse, warning on stderr of what is
+// suspect in each file (eval.RunInfo.Warnings), of queries some runs lack
+// (noteMissingQueries) and of runs cut to depth (noteDepthCut). Errors:
+// a run that cannot be read, naming the file.
+func readFuseRuns(stderr io.Writer, paths []string, depth int) ([]eval.Run, error) {
 	runs := make([]eval.Run, len(paths))
 	for i, p := range paths {
 		run, info, err := eval.ReadRunInfo(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, w := range info.Warnings() {
 			fmt.Fprintf(stderr, "warning: %s: %s\n", p, w)
@@ -118,8 +134,15 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 		runs[i] = run
 	}
 	noteMissingQueries(stderr, paths, runs)
-	noteDepthCut(stderr, paths, runs, o.Depth)
-	fused, err := hybrid.Fuse(runs, o)
+	noteDepthCut(stderr, paths, runs, depth)
+	return runs, nil
+}
+
+// fuseError is hybrid.Fuse's error err with the run files named: an
+// input's error names its file and query; an overflowing fused score names
+// the files whose scores overflow and the flags that combined them
+// (method, norm). Other errors are returned as they are.
+func fuseError(err error, paths []string, method, norm string) error {
 	var ie *hybrid.InputError
 	if errors.As(err, &ie) && ie.Input < len(paths) {
 		return fmt.Errorf("%s: query %q: %v", paths[ie.Input], ie.Query, ie.Err)
@@ -132,16 +155,13 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 				files = append(files, paths[i])
 			}
 		}
-		how := "--method " + *method
-		if *norm != "" {
-			how += " --norm " + *norm
+		how := "--method " + method
+		if norm != "" {
+			how += " --norm " + norm
 		}
 		return fmt.Errorf("query %q: doc %q: the fused score is %v: its scores in %s overflow float64 when combined (%s); normalise them (e.g. --norm minmax) or scale them down", oe.Query, oe.Doc, oe.Score, strings.Join(files, " and "), how)
 	}
-	if err != nil {
-		return err
-	}
-	return eval.WriteRunTREC(stdout, fused, *tag)
+	return err
 }
 
 // noteMissingQueries prints, per run, how many queries of the other runs it

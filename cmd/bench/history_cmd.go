@@ -134,94 +134,13 @@ func cmdHistory(stdout, stderr io.Writer, args []string) error {
 		metrics = []string{*metric}
 	}
 
-	// Changes are computed over all runs, then the last n are shown.
 	header := append([]string{"run", "time (UTC)", "config", "dataset", "cell"}, metrics...)
-	var table [][]string
-	type key struct{ cell, metric string }
-	prev := map[key]history.Row{} // previous run holding (cell, metric)
-	marks := map[string]bool{}
-	for i, r := range rows {
-		// The last n runs (rows), whatever their numbers: lines deleted by
-		// hand leave gaps in the run numbers.
-		shown := *last == 0 || i >= len(rows)-*last
-		for _, cell := range r.Cells() {
-			line := []string{fmt.Sprint(r.Run), r.Time.UTC().Format(time.DateTime), histShort(r.ConfigHash), histShort(r.DatasetHash), cell}
-			for _, m := range metrics {
-				v, ok := r.Value(cell, m)
-				if !ok {
-					line = append(line, "-")
-					continue
-				}
-				s := fmt.Sprintf("%.4f", v)
-				if p, seen := prev[key{cell, m}]; seen {
-					pv, _ := p.Value(cell, m)
-					s += fmt.Sprintf(" (%+.4f", v-pv)
-					switch {
-					case p.DatasetHash != r.DatasetHash:
-						s += "†"
-						marks["†"] = marks["†"] || shown
-					case p.ConfigHash != r.ConfigHash:
-						s += "*"
-						marks["*"] = marks["*"] || shown
-					}
-					s += ")"
-				}
-				prev[key{cell, m}] = r
-				line = append(line, s)
-			}
-			if shown {
-				table = append(table, line)
-			}
-		}
-		if len(r.Metrics) == 0 && shown {
-			line := []string{fmt.Sprint(r.Run), r.Time.UTC().Format(time.DateTime), histShort(r.ConfigHash), histShort(r.DatasetHash), "(no cells)"}
-			for range metrics {
-				line = append(line, "-")
-			}
-			table = append(table, line)
-		}
-	}
-	var b strings.Builder
-	if *format == "md" {
-		fmt.Fprintf(&b, "## Run history: `%s`\n\n", path)
-		histTable(header, table).WriteMarkdown(&b)
-	} else {
-		runs := "runs"
-		if len(rows) == 1 {
-			runs = "run"
-		}
-		fmt.Fprintf(&b, "Run history: %s (%d %s)\n\n", path, len(rows), runs)
-		histTable(header, table).WriteText(&b)
-	}
-	if marks["†"] || marks["*"] {
-		b.WriteString("\n")
-	}
-	if marks["†"] {
-		b.WriteString("† the dataset changed since the previous run of this cell: the change is not comparable.\n")
-	}
-	if marks["*"] {
-		b.WriteString("* the config changed since the previous run of this cell.\n")
-	}
-	if _, err := io.WriteString(stdout, b.String()); err != nil {
+	table, marks := historyTable(rows, metrics, *last)
+	if err := writeHistoryTable(stdout, *format, path, len(rows), header, table, marks); err != nil {
 		return err
 	}
-
 	if *chart != "" {
-		cm := *metric
-		if cm == "" {
-			cm = all[0]
-			if slices.Contains(all, "ndcg@10") {
-				cm = "ndcg@10"
-			}
-		}
-		var svg bytes.Buffer
-		if err := history.WriteSVG(&svg, rows, cm, history.ChartOptions{}); err != nil {
-			return withoutPrefix{err, "history: "}
-		}
-		if err := fileutil.WriteAtomic(*chart, svg.Bytes()); err != nil {
-			return err
-		}
-		fmt.Fprintf(stderr, "wrote %s (%s over %d runs)\n", *chart, cm, len(rows))
+		return writeHistoryChart(stderr, *chart, *metric, all, rows)
 	}
 	return nil
 }
@@ -269,5 +188,110 @@ func checkChartPath(path string) error {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return usagef("--chart %s: folder %s does not exist", path, dir)
 	}
+	return nil
+}
+
+// historyTable is the history's table body, a line per (run, cell) of the
+// last n runs (0: all) with each metric's value and its change since the
+// cell's previous run holding it (changes are computed over all runs, then
+// the last n are shown): "†" marks a change across a dataset change, "*"
+// one across a config change; marks says which of the two the shown lines
+// hold. A run without cells is one "(no cells)" line.
+func historyTable(rows []history.Row, metrics []string, last int) (table [][]string, marks map[string]bool) {
+	type key struct{ cell, metric string }
+	prev := map[key]history.Row{} // previous run holding (cell, metric)
+	marks = map[string]bool{}
+	for i, r := range rows {
+		// The last n runs (rows), whatever their numbers: lines deleted by
+		// hand leave gaps in the run numbers.
+		shown := last == 0 || i >= len(rows)-last
+		for _, cell := range r.Cells() {
+			line := []string{fmt.Sprint(r.Run), r.Time.UTC().Format(time.DateTime), histShort(r.ConfigHash), histShort(r.DatasetHash), cell}
+			for _, m := range metrics {
+				v, ok := r.Value(cell, m)
+				if !ok {
+					line = append(line, "-")
+					continue
+				}
+				s := fmt.Sprintf("%.4f", v)
+				if p, seen := prev[key{cell, m}]; seen {
+					pv, _ := p.Value(cell, m)
+					s += fmt.Sprintf(" (%+.4f", v-pv)
+					switch {
+					case p.DatasetHash != r.DatasetHash:
+						s += "†"
+						marks["†"] = marks["†"] || shown
+					case p.ConfigHash != r.ConfigHash:
+						s += "*"
+						marks["*"] = marks["*"] || shown
+					}
+					s += ")"
+				}
+				prev[key{cell, m}] = r
+				line = append(line, s)
+			}
+			if shown {
+				table = append(table, line)
+			}
+		}
+		if len(r.Metrics) == 0 && shown {
+			line := []string{fmt.Sprint(r.Run), r.Time.UTC().Format(time.DateTime), histShort(r.ConfigHash), histShort(r.DatasetHash), "(no cells)"}
+			for range metrics {
+				line = append(line, "-")
+			}
+			table = append(table, line)
+		}
+	}
+	return table, marks
+}
+
+// writeHistoryTable writes the table (text or Markdown format) under its
+// heading, naming the history file and its nRuns runs, then the notes for
+// the marks shown.
+func writeHistoryTable(stdout io.Writer, format, path string, nRuns int, header []string, table [][]string, marks map[string]bool) error {
+	var b strings.Builder
+	if format == "md" {
+		fmt.Fprintf(&b, "## Run history: `%s`\n\n", path)
+		histTable(header, table).WriteMarkdown(&b)
+	} else {
+		runs := "runs"
+		if nRuns == 1 {
+			runs = "run"
+		}
+		fmt.Fprintf(&b, "Run history: %s (%d %s)\n\n", path, nRuns, runs)
+		histTable(header, table).WriteText(&b)
+	}
+	if marks["†"] || marks["*"] {
+		b.WriteString("\n")
+	}
+	if marks["†"] {
+		b.WriteString("† the dataset changed since the previous run of this cell: the change is not comparable.\n")
+	}
+	if marks["*"] {
+		b.WriteString("* the config changed since the previous run of this cell.\n")
+	}
+	_, err := io.WriteString(stdout, b.String())
+	return err
+}
+
+// writeHistoryChart writes the SVG chart of metric (default ndcg@10 when a
+// run has it, else the first of all) over rows to file chart, atomically,
+// and says so on stderr. Errors: history.WriteSVG's, or the write's.
+func writeHistoryChart(stderr io.Writer, chart, metric string, all []string, rows []history.Row) error {
+	cm := metric
+	if cm == "" {
+		cm = all[0]
+		if slices.Contains(all, "ndcg@10") {
+			cm = "ndcg@10"
+		}
+	}
+	var svg bytes.Buffer
+	if err := history.WriteSVG(&svg, rows, cm, history.ChartOptions{}); err != nil {
+		return withoutPrefix{err, "history: "}
+	}
+	if err := fileutil.WriteAtomic(chart, svg.Bytes()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s (%s over %d runs)\n", chart, cm, len(rows))
 	return nil
 }

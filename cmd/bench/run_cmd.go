@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -42,7 +43,11 @@ A changed queries or qrels file is an error (exit 1). See docs/ci.md.
 
 --check loads and checks everything the run checks before its first cell
 (config, dataset files and gold ids, model kinds, output/cache/history
-writable), prints the cells and the dataset summary, and stops.
+writable), prints the cells and the dataset summary, and stops. For
+elasticsearch and opensearch retrievers it also asks each node for
+GET /_cluster/health with the configured credentials (5 s per node, no
+retry): an unreachable node or refused credentials fail the check (exit 1);
+credentials are never printed.
 
 Examples:
 
@@ -63,7 +68,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the models/ of the checkout holding the config, then of the one holding this binary, then <data root>/models)")
 		output    = fs.String("output", "", "output folder (default: the config's output, else results/<name> beside the config)")
 		cacheDir  = fs.String("cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
-		check     = fs.Bool("check", false, "load and validate the config and every file it names (dataset read and checked, model kinds, output/cache/history writable), print the cells, and stop")
+		check     = fs.Bool("check", false, "load and validate the config and every file it names (dataset read and checked, model kinds, output/cache/history writable), dial each engine retriever's nodes (/_cluster/health, credentials), print the cells, and stop")
 		histPath  = fs.String("history", "", "history CSV to append the run's row to (default: the config's history, else bench-history.csv beside the config)")
 		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
 		progress  = fs.String("progress", "auto", "progress on stderr: auto (bar when stderr is a terminal, else plain), bar (one bar per stage), plain (one line per stage start and end), none")
@@ -102,55 +107,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	cells := cfg.Cells()
 	if *check {
-		// Everything the run checks before its first cell: output, cache
-		// and history writable, the ONNX Runtime library present (found,
-		// not loaded), the dataset loaded and its gold ids, labels and
-		// slices checked.
-		if err := cfg.CheckWritable(!*noHistory); err != nil {
-			return err
-		}
-		for _, r := range cfg.Retrievers {
-			if r.Type != "dense" && r.Type != "rerank" {
-				continue
-			}
-			lib, err := encoder.ResolveLibrary(*ortLib)
-			if err == nil {
-				_, err = os.Stat(lib)
-			}
-			if err != nil {
-				return fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", r.Name, err)
-			}
-			break
-		}
-		sum, warns, err := sweep.CheckDataset(cfg)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "config %s is valid: %d chunkings × %d retrievers = %d cells\n", cfg.Path(), len(cfg.Chunkings()), len(cfg.Retrievers), len(cells))
-		for _, c := range cells {
-			fmt.Fprintf(stdout, "  %s\n", c.Name)
-		}
-		fmt.Fprintf(stdout, "data root   %s\nmodel roots %s\n", cfg.DataDir(), strings.Join(cfg.ModelRoots(), ", "))
-		for _, r := range cfg.Retrievers {
-			if r.Model != "" {
-				fmt.Fprintf(stdout, "model of %-12s %s\n", r.Name, r.Model)
-			}
-		}
-		fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
-		slices := "none"
-		if len(sum.Slices) > 0 {
-			slices = strings.Join(sum.Slices, ", ")
-		}
-		level := sum.Level + "-level qrels"
-		if sum.Labels == sweep.LabelsSpans {
-			level = "span labels (chunk judgements derived per chunking)"
-		}
-		fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
-			sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
-		for _, w := range warns {
-			fmt.Fprintf(stdout, "warning     %s\n", w)
-		}
-		return nil
+		return runCheck(ctx, stdout, cfg, cells, !*noHistory, *ortLib)
 	}
 	start := time.Now()
 	unit := "cells"
@@ -171,22 +128,103 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		}
 		return err
 	}
+	printRunSummary(stdout, cfg, res, time.Since(start), !*noHistory)
+	if base == nil {
+		return nil
+	}
+	fmt.Fprintln(stdout)
+	return runGate(stdout, base, cfg, gf)
+}
+
+// printRunSummary is the finished run's lines on stdout: the cells (how
+// many read from the run cache) and the time taken, the report's path and,
+// when a row was appended, the history's.
+func printRunSummary(stdout io.Writer, cfg *sweep.Config, res *sweep.Results, took time.Duration, history bool) {
 	cached := 0
 	for _, t := range res.Timings {
 		if t.Cached {
 			cached++
 		}
 	}
-	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, took.Round(100*time.Millisecond))
 	fmt.Fprintf(stdout, "report: %s\n", shownPath(filepath.Join(cfg.Output, "report.md")))
-	if !*noHistory {
+	if history {
 		fmt.Fprintf(stdout, "history: %s\n", shownPath(cfg.History))
 	}
-	if base == nil {
-		return nil
+}
+
+// runCheck is 'bench run --check': everything the run checks before its
+// first cell (output, cache and, when history is appended, the history
+// writable; the ONNX Runtime library ortLib present, found, not loaded,
+// when a dense or rerank retriever needs it; the dataset loaded and its
+// gold ids, labels and slices checked), then the cells, roots, models,
+// outputs and dataset summary on stdout, and last each engine cluster
+// dialled (checkEngines, the one step that needs the network). Errors: the
+// first check that fails.
+func runCheck(ctx context.Context, stdout io.Writer, cfg *sweep.Config, cells []sweep.Cell, history bool, ortLib string) error {
+	if err := cfg.CheckWritable(history); err != nil {
+		return err
 	}
-	fmt.Fprintln(stdout)
-	return runGate(stdout, base, cfg, gf)
+	for _, r := range cfg.Retrievers {
+		if r.Type != "dense" && r.Type != "rerank" {
+			continue
+		}
+		lib, err := encoder.ResolveLibrary(ortLib)
+		if err == nil {
+			_, err = os.Stat(lib)
+		}
+		if err != nil {
+			return fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", r.Name, err)
+		}
+		break
+	}
+	sum, warns, err := sweep.CheckDataset(cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "config %s is valid: %d chunkings × %d retrievers = %d cells\n", cfg.Path(), len(cfg.Chunkings()), len(cfg.Retrievers), len(cells))
+	for _, c := range cells {
+		fmt.Fprintf(stdout, "  %s\n", c.Name)
+	}
+	fmt.Fprintf(stdout, "data root   %s\nmodel roots %s\n", cfg.DataDir(), strings.Join(cfg.ModelRoots(), ", "))
+	for _, r := range cfg.Retrievers {
+		if r.Model != "" {
+			fmt.Fprintf(stdout, "model of %-12s %s\n", r.Name, r.Model)
+		}
+	}
+	fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
+	slices := "none"
+	if len(sum.Slices) > 0 {
+		slices = strings.Join(sum.Slices, ", ")
+	}
+	level := sum.Level + "-level qrels"
+	if sum.Labels == sweep.LabelsSpans {
+		level = "span labels (chunk judgements derived per chunking)"
+	}
+	fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
+		sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
+	for _, w := range warns {
+		fmt.Fprintf(stdout, "warning     %s\n", w)
+	}
+	// Last, as it is the one check that needs the network.
+	return checkEngines(ctx, stdout, cfg)
+}
+
+// checkEngines is --check's engine step: each engine retriever's cluster
+// answers /_cluster/health and accepts the credentials
+// (sweep.CheckEngines); one line per node that answered, and a warning
+// for a red one, before the error naming those that did not.
+func checkEngines(ctx context.Context, stdout io.Writer, cfg *sweep.Config) error {
+	health, err := sweep.CheckEngines(ctx, cfg, 0)
+	for _, h := range health {
+		for _, n := range h.Nodes {
+			fmt.Fprintf(stdout, "engine      %s (%s): cluster %s, status %s, %d nodes\n", n.URL, strings.Join(h.Retrievers, ", "), n.Cluster, n.Status, n.Nodes)
+			if n.Status == "red" {
+				fmt.Fprintf(stdout, "warning     engine %s is red: some primary shards are unassigned; searches on them fail\n", n.URL)
+			}
+		}
+	}
+	return err
 }
 
 // shownPath is how bench run prints an output path: relative to the working

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,6 +148,45 @@ func TestShownPath(t *testing.T) {
 	} {
 		if got := shownPath(c.in); got != c.want {
 			t.Errorf("shownPath(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// TestRunCheckEngines: 'bench run --check' dials an engine retriever's
+// node: a node answering /_cluster/health is listed with its cluster and
+// status (exit 0); a node nobody listens on fails the check (exit 1) with
+// the config's file:line and the node.
+func TestRunCheckEngines(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/_cluster/health" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte(`{"cluster_name":"team","status":"green","number_of_nodes":3}`))
+	}))
+	defer srv.Close()
+	down := httptest.NewServer(http.NotFoundHandler())
+	downURL := down.URL
+	down.Close()
+	dir := t.TempDir()
+	for _, c := range []struct {
+		url, want string
+		code      int
+	}{
+		{srv.URL, "engine      " + srv.URL + " (es, ok): cluster team, status green, 3 nodes\n", 0}, // one connection, both retrievers
+		{downURL, `c.yaml:9: retrievers[1].urls: retriever "es": engine: node ` + downURL + " unreachable: ", 1},
+		// The node that answered is listed before the error.
+		{downURL, "engine      " + srv.URL + " (ok): cluster team, status green, 3 nodes\n", 1},
+	} {
+		yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: bm25, type: bm25}\n  - name: es\n    type: elasticsearch\n    query: bm25\n    urls: [" + c.url + "]\n  - {name: ok, type: elasticsearch, query: bm25, urls: [" + srv.URL + "]}\nk: [1, 3]\n"
+		p := filepath.Join(dir, "c.yaml")
+		if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb bytes.Buffer
+		code := run(&out, &errb, []string{"run", "--check", "--no-history", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p})
+		if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) {
+			t.Errorf("node %s: exit %d (want %d), output lacks %q:\n%s%s", c.url, code, c.code, c.want, out.String(), errb.String())
 		}
 	}
 }

@@ -394,42 +394,10 @@ func TestStopWithinTwoSecondsOfSIGTERM(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, before := previousOutput(t)
-			w := &stageWatch{re: regexp.MustCompile(c.line), hit: make(chan struct{})}
-			cmd := exec.Command(os.Args[0], "-test.run=^TestHelperBench$")
-			cmd.Env = append(os.Environ(), "BENCH_HELPER_ARGS="+strings.Join([]string{"run", "--data-dir", data, "--output", out,
-				"--cache-dir", filepath.Join(t.TempDir(), "cache"), "--no-history", "--progress", "plain", cfg}, "\x1f"))
-			cmd.Stderr = w
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			waited := make(chan error, 1)
-			go func() { waited <- cmd.Wait() }()
-			t.Cleanup(func() { cmd.Process.Kill(); <-waited })
-			select {
-			case <-w.hit:
-			case err := <-waited:
-				waited <- err // for the cleanup
-				t.Fatalf("bench exited (%v) before the %s stage; stderr:\n%s", err, c.stage, w)
-			case <-time.After(120 * time.Second):
-				t.Fatalf("no %q line within 120s; stderr:\n%s", c.line, w)
-			}
+			cmd, waited, w := startStage(t, c.stage, c.line, []string{"run", "--data-dir", data, "--output", out,
+				"--cache-dir", filepath.Join(t.TempDir(), "cache"), "--no-history", "--progress", "plain", cfg})
 			time.Sleep(200 * time.Millisecond) // inside the stage's loop
-			start := time.Now()
-			cmd.Process.Signal(syscall.SIGTERM)
-			var err error
-			select {
-			case err = <-waited:
-				waited <- err
-			case <-time.After(60 * time.Second):
-				t.Fatalf("bench did not exit within 60s of SIGTERM; stderr:\n%s", w)
-			}
-			took := time.Since(start)
-			code := 0
-			if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			code, took := stopStage(t, cmd, waited, w)
 			t.Logf("%s: exit %d %v after SIGTERM", c.stage, code, took.Round(time.Millisecond))
 			if took > stopLimit {
 				t.Errorf("%s: bench exited %v after SIGTERM, want ≤ %v; stderr:\n%s", c.stage, took.Round(time.Millisecond), stopLimit, w)
@@ -437,18 +405,76 @@ func TestStopWithinTwoSecondsOfSIGTERM(t *testing.T) {
 			if errText := w.String(); code != 143 || !strings.Contains(errText, "bench run: interrupted after") || strings.Contains(errText, "quitting now") {
 				t.Errorf("%s: exit %d; want 143 after a clean stop ('bench run: interrupted after'); stderr:\n%s", c.stage, code, errText)
 			}
-			for name, data := range before {
-				if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(b) != data {
-					t.Errorf("%s: earlier output %s: %q, %v; want it intact", c.stage, name, b, err)
-				}
-			}
-			if entries, _ := os.ReadDir(out); len(entries) != 4 {
-				var names []string
-				for _, e := range entries {
-					names = append(names, e.Name())
-				}
-				t.Errorf("%s: output folder holds %v, want only the earlier 4 entries", c.stage, names)
-			}
+			checkOutputIntact(t, c.stage, out, before)
 		})
+	}
+}
+
+// startStage starts 'bench args' in a helper process (TestHelperBench) and
+// waits until its stderr shows line (a regexp: the stage's start line),
+// failing the test when bench exits first or no such line comes within
+// 120 s. waited receives the process's exit (put back after reading, for
+// the cleanup that kills it); w holds its stderr.
+func startStage(t *testing.T, stage, line string, args []string) (cmd *exec.Cmd, waited chan error, w *stageWatch) {
+	t.Helper()
+	w = &stageWatch{re: regexp.MustCompile(line), hit: make(chan struct{})}
+	cmd = exec.Command(os.Args[0], "-test.run=^TestHelperBench$")
+	cmd.Env = append(os.Environ(), "BENCH_HELPER_ARGS="+strings.Join(args, "\x1f"))
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waited = make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-waited })
+	select {
+	case <-w.hit:
+	case err := <-waited:
+		waited <- err // for the cleanup
+		t.Fatalf("bench exited (%v) before the %s stage; stderr:\n%s", err, stage, w)
+	case <-time.After(120 * time.Second):
+		t.Fatalf("no %q line within 120s; stderr:\n%s", line, w)
+	}
+	return cmd, waited, w
+}
+
+// stopStage sends SIGTERM to the started bench and waits (at most 60 s)
+// for it to exit: its exit code and the time it took after the signal.
+func stopStage(t *testing.T, cmd *exec.Cmd, waited chan error, w *stageWatch) (code int, took time.Duration) {
+	t.Helper()
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	var err error
+	select {
+	case err = <-waited:
+		waited <- err
+	case <-time.After(60 * time.Second):
+		t.Fatalf("bench did not exit within 60s of SIGTERM; stderr:\n%s", w)
+	}
+	took = time.Since(start)
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, took
+}
+
+// checkOutputIntact checks that output folder out still holds exactly
+// the earlier run's 4 entries (before: file name → content) after bench
+// was stopped.
+func checkOutputIntact(t *testing.T, stage, out string, before map[string]string) {
+	t.Helper()
+	for name, data := range before {
+		if b, err := os.ReadFile(filepath.Join(out, name)); err != nil || string(b) != data {
+			t.Errorf("%s: earlier output %s: %q, %v; want it intact", stage, name, b, err)
+		}
+	}
+	if entries, _ := os.ReadDir(out); len(entries) != 4 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("%s: output folder holds %v, want only the earlier 4 entries", stage, names)
 	}
 }

@@ -48,6 +48,20 @@ func Shared(t testing.TB, rel string) string {
 	return p
 }
 
+// Model returns the folder of the standard ONNX model name under the
+// repository's models/ (scripts/fetch-models.sh fetches them), skipping
+// the test when its model.onnx is absent: the set-up goes on without the
+// standard models when they cannot be fetched, so their tests skip, under
+// CI too.
+func Model(t testing.TB, name string) string {
+	t.Helper()
+	dir := filepath.Join(RepoRoot(), "models", name)
+	if _, err := os.Stat(filepath.Join(dir, "model.onnx")); err != nil {
+		t.Skipf("models/%s absent (run scripts/fetch-models.sh)", name)
+	}
+	return dir
+}
+
 // EmbeddingCache returns the folder of the embedding cache the end-to-end
 // tests share (encoder.NewCachedEmbedder's dir): $RAGBENCH_CACHE when set,
 // else .cache/embeddings under the repository root (git-ignored). The folder

@@ -33,3 +33,16 @@ func TestEmbeddingCache(t *testing.T) {
 		t.Errorf("without $RAGBENCH_CACHE: %q, want %q", got, want)
 	}
 }
+
+// TestDiffLines: lines 2 and 4 differ ("b" → "x", and "d" past the end of
+// got); lines 1 and 3 are equal.
+func TestDiffLines(t *testing.T) {
+	got := DiffLines([]string{"a", "b", "c", "d"}, []string{"a", "x", "c"})
+	want := []LineDiff{{Line: 2, Want: "b", Got: "x"}, {Line: 4, Want: "d", Got: ""}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("DiffLines = %+v, want %+v", got, want)
+	}
+	if d := DiffLines([]string{"a"}, []string{"a"}); len(d) != 0 {
+		t.Errorf("same lines: %+v, want none", d)
+	}
+}

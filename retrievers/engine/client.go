@@ -310,8 +310,14 @@ func (e *nodeError) Error() string {
 
 func (e *nodeError) Unwrap() error { return e.err }
 
+// once sends one request, without retry, to the next node (pick).
 func (c *client) once(ctx context.Context, method, path string, body []byte) ([]byte, error) {
-	ui := c.pick()
+	return c.onceAt(ctx, c.pick(), method, path, body)
+}
+
+// onceAt sends one request, without retry, to node ui (an index into
+// c.urls), with the auth header.
+func (c *client) onceAt(ctx context.Context, ui int, method, path string, body []byte) ([]byte, error) {
 	u := c.urls[ui]
 	full := *u
 	p, q, _ := strings.Cut(path, "?")

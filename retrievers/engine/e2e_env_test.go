@@ -65,9 +65,9 @@ type cluster struct {
 // (the second node on port+10) with a fresh data folder, and stops it when
 // the test ends. The engine tests run only when RAGBENCH_ENGINE_TESTS=1
 // (scripts/engines/test.sh sets it after installing the engines): they take
-// 7–12 minutes per engine and a 300 MB download, over the default test
-// run's budget, so `go test -tags e2e ./...` and CI skip them, saying how
-// to run them. With RAGBENCH_ENGINE_TESTS=1 the test is skipped when the
+// 7–25 minutes per engine and a 300 MB download, so `go test -tags e2e
+// ./...` skips them, saying how to run them; CI runs them last, through
+// scripts/engines/test.sh --ci from scripts/test.sh. With RAGBENCH_ENGINE_TESTS=1 the test is skipped when the
 // engine is not installed, except under CI=true, where that fails it.
 func start(t *testing.T, d engine.Dialect, topo string, port int, settings string) *cluster {
 	t.Helper()

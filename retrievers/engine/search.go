@@ -73,8 +73,35 @@ type Retriever struct {
 	build   time.Duration
 	bytes   int64
 
-	mu        sync.Mutex // guards latencies
+	missOnError bool // a query failing after the retries is a miss, not an error (SetMissOnError)
+
+	mu        sync.Mutex // guards latencies and failed
 	latencies []time.Duration
+	failed    []QueryFailure
+}
+
+// QueryFailure is a query that still failed after the Conn's retries in
+// a Search with SetMissOnError: its id and the error (the engine's, with
+// the query id and index; never a credential).
+type QueryFailure struct {
+	ID, Err string
+}
+
+// SetMissOnError makes Search return an empty result list for a query that
+// still fails after the Conn's retries (a miss: it scores 0 on every
+// measure) instead of failing the whole search; Failed lists such queries.
+// This is the explicit "counted miss" policy: by default (without this
+// call) one failed query fails the Search. An interrupted Search, a bad k
+// or a failed query embedding still fail it. Call before the first Search.
+func (r *Retriever) SetMissOnError() { r.missOnError = true }
+
+// Failed returns the queries Search turned into misses so far (with
+// SetMissOnError), in the order of their Search calls and, within one,
+// of the queries given; nil when none failed.
+func (r *Retriever) Failed() []QueryFailure {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]QueryFailure(nil), r.failed...)
 }
 
 var _ retrievers.Retriever = (*Retriever)(nil)
@@ -168,7 +195,9 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 // with a larger size (up to 10,000 hits) until it does not, and the cut
 // keeps the ids trec_eval would keep. Queries run Conn.Concurrency at a time;
 // one that still fails after the Conn's retries fails the whole Search with
-// the query id and the engine's error (never an empty list in its place).
+// the query id and the engine's error (never an empty list in its place),
+// unless SetMissOnError was called: then it gets an empty list, counted in
+// Failed.
 // Latency per query is the engine round trip(s), excluding query embedding.
 func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k int) (eval.Run, error) {
 	if k <= 0 {
@@ -200,6 +229,7 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 		errMu    sync.Mutex // guards firstErr
 		firstErr error      // the first query to fail; the rest are cancelled
 	)
+	failed := make([]error, len(queries)) // with missOnError: per query, its error
 	sem := make(chan struct{}, r.cl.concurrency)
 	var wg sync.WaitGroup
 	for i, q := range queries {
@@ -219,9 +249,14 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 			res, err := r.one(ctx, q.Text, vec, k)
 			lat[i] = time.Since(t)
 			if err != nil {
+				err = fmt.Errorf("engine: query %q on index %s: %w", q.ID, r.index, err)
+				if r.missOnError && parent.Err() == nil {
+					failed[i] = err
+					return
+				}
 				errMu.Lock()
 				if firstErr == nil {
-					firstErr = fmt.Errorf("engine: query %q on index %s: %w", q.ID, r.index, err)
+					firstErr = err
 				}
 				errMu.Unlock()
 				cancel()
@@ -238,14 +273,20 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 		return nil, firstErr
 	}
 	run := make(eval.Run, len(queries))
+	var misses []QueryFailure
 	for i, q := range queries {
 		if _, dup := run[q.ID]; dup {
 			return nil, fmt.Errorf("engine: query id %q given twice", q.ID)
 		}
 		run[q.ID] = results[i]
+		if failed[i] != nil {
+			run[q.ID] = []eval.Result{}
+			misses = append(misses, QueryFailure{ID: q.ID, Err: failed[i].Error()})
+		}
 	}
 	r.mu.Lock()
 	r.latencies = append(r.latencies, lat...)
+	r.failed = append(r.failed, misses...)
 	r.mu.Unlock()
 	return run, nil
 }

@@ -25,11 +25,7 @@ func TestFuseMatchesRanx(t *testing.T) {
 	if len(ref) != 19 {
 		t.Fatalf("%d reference runs, want 19", len(ref))
 	}
-	bm25, err := eval.ReadRun(ranxfuse.Path("bm25.trec.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dense, err := eval.ReadRun(ranxfuse.Path("dense.trec.gz"))
+	bm25, dense, err := ranxfuse.Inputs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,11 +54,7 @@ func TestFuseMatchesRanx(t *testing.T) {
 // setting of a grid give exactly hybrid.Fuse's run for each setting — the
 // path a tuning sweep takes.
 func TestRankedFuseEqualsFuse(t *testing.T) {
-	bm25, err := eval.ReadRun(ranxfuse.Path("bm25.trec.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dense, err := eval.ReadRun(ranxfuse.Path("dense.trec.gz"))
+	bm25, dense, err := ranxfuse.Inputs()
 	if err != nil {
 		t.Fatal(err)
 	}

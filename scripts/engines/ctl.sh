@@ -6,6 +6,8 @@
 #   ctl.sh stop  ENGINE [single|cluster] [NODE]  stop every node (or node NODE: 1 or 2)
 #   ctl.sh urls  ENGINE [single|cluster]   print the nodes' HTTP URLs, comma-separated
 #   ctl.sh java  ENGINE                    print the JAVA_HOME the engine runs on
+#   ctl.sh dir                             print the engines folder (see below)
+#   ctl.sh stop-all                        stop every node started under the engines folder
 #
 # ENGINE is elasticsearch or opensearch. single: one node, discovery.type
 # single-node, HTTP $RAGBENCH_ENGINE_PORT (default 9200), transport port +100.
@@ -19,17 +21,79 @@
 # opensearch.yml lines come from $RAGBENCH_ENGINE_SETTINGS (newline-separated,
 # e.g. "thread_pool.write.queue_size: 1").
 #
+# Before a node starts, its HTTP and transport ports must be free on
+# 127.0.0.1 (else start fails naming the port and, when ss can tell, its
+# process): an engine left running, or another program, would otherwise
+# answer the readiness check in its place.
+#
+# The engines folder: $RAGBENCH_ENGINES_DIR, else third_party/engines in
+# the repository — except as root when that folder cannot be reached by
+# other users (a parent without o+x, e.g. a checkout under /root or a
+# mktemp -d folder), then /var/tmp/ragbench-engines. fetch.sh and
+# test.sh ask `ctl.sh dir`.
+#
 # The engines refuse to run as root: as root the nodes run as the system user
 # ragbench-engine, created with useradd when missing. Java: $RAGBENCH_ENGINE_JAVA,
 # else Temurin 25 (Elasticsearch indexes ~2x faster on it than on Java 17;
 # OpenSearch 3.5 needs Java 21+), else Java 17 for Elasticsearch.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-base="${RAGBENCH_ENGINES_DIR:-$root/third_party/engines}"
 port="${RAGBENCH_ENGINE_PORT:-9200}"
 user=ragbench-engine
 
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+# reachable DIR: true when every existing folder from / down to DIR can be
+# searched by others (o+x), as the engine user needs.
+reachable() {
+  local d="$1"
+  while [[ ! -e "$d" ]]; do d="$(dirname "$d")"; done
+  while :; do
+    [[ -n "$(find "$d" -maxdepth 0 -perm -o=x 2>/dev/null)" ]] || return 1
+    [[ "$d" == / ]] && return 0
+    d="$(dirname "$d")"
+  done
+}
+
+if [[ -n "${RAGBENCH_ENGINES_DIR:-}" ]]; then
+  base="$RAGBENCH_ENGINES_DIR"
+elif [[ "$(id -u)" -eq 0 ]] && ! reachable "$root/third_party/engines"; then
+  base=/var/tmp/ragbench-engines
+else
+  base="$root/third_party/engines"
+fi
+
+# stop_dir DIR NAME: stops the node whose pid file is in DIR (TERM, then
+# KILL after 60 s); nothing when it is not running.
+stop_dir() {
+  local dir="$1" name="$2" pid i
+  running "$dir" || { rm -f "$dir/pid"; return 0; }
+  pid="$(cat "$dir/pid")"
+  kill "$pid"
+  for ((i = 0; i < 60; i++)); do
+    kill -0 "$pid" 2>/dev/null || { echo "engines/ctl: $name stopped (pid $pid)"; rm -f "$dir/pid"; return 0; }
+    sleep 1
+  done
+  kill -9 "$pid" 2>/dev/null || true
+  rm -f "$dir/pid"
+  echo "engines/ctl: $name killed (pid $pid) after 60 s"
+}
+
+running() { [[ -f "$1/pid" ]] && kill -0 "$(cat "$1/pid")" 2>/dev/null; }
+
+case "${1:-}" in
+  dir) echo "$base"; exit 0 ;;
+  stop-all)
+    # Every node a start left under run/ (a test that died before its
+    # cleanup, a timed-out go test): scripts/engines/test.sh's trap.
+    shopt -s nullglob
+    for pidfile in "$base"/run/*/n*/pid; do
+      d="$(dirname "$pidfile")"
+      stop_dir "$d" "$(basename "$(dirname "$d")")/$(basename "$d")"
+    done
+    exit 0
+    ;;
+esac
 [[ $# -ge 2 ]] || usage
 cmd="$1" engine="$2" topo="${3:-single}"
 case "$engine" in
@@ -72,7 +136,36 @@ as_engine() {
   fi
 }
 
-running() { [[ -f "$1/pid" ]] && kill -0 "$(cat "$1/pid")" 2>/dev/null; }
+# port_free PORT: true when nothing accepts connections on 127.0.0.1:PORT
+# (a refused connection answers at once on loopback).
+port_free() { ! timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+
+# check_ports: every port of the nodes not already running is free, else
+# exit 1 naming the port and what holds it.
+check_ports() {
+  local n p who
+  for ((n = 1; n <= nodes; n++)); do
+    running "$(node_dir "$n")" && continue
+    for p in "$(http_port "$n")" $(($(http_port "$n") + 100)); do
+      if ! port_free "$p"; then
+        who="$(ss -ltnpH "sport = :$p" 2>/dev/null | grep -o 'users:.*' | head -n1 || true)"
+        echo "engines/ctl: port $p on 127.0.0.1 is in use${who:+ ($who)}: $engine n$n needs it (HTTP port+100 is transport); stop what listens there or set RAGBENCH_ENGINE_PORT" >&2
+        exit 1
+      fi
+    done
+  done
+}
+
+# check_user_access: as root, the engine user must reach the engine's
+# home and the node folders (ctl.sh dir picks a reachable folder unless
+# RAGBENCH_ENGINES_DIR says otherwise).
+check_user_access() {
+  [[ "$(id -u)" -eq 0 ]] || return 0
+  if ! reachable "$home/bin"; then
+    echo "engines/ctl: the engine user $user cannot reach $home (a parent folder lacks o+x); set RAGBENCH_ENGINES_DIR to a folder others can search, e.g. /var/tmp/ragbench-engines, and run scripts/engines/fetch.sh" >&2
+    exit 1
+  fi
+}
 
 start_node() {
   local n="$1" dir hp tp seeds masters j
@@ -145,19 +238,7 @@ wait_ready() {
   exit 1
 }
 
-stop_node() {
-  local dir pid i
-  dir="$(node_dir "$1")"
-  running "$dir" || { rm -f "$dir/pid"; return 0; }
-  pid="$(cat "$dir/pid")"
-  kill "$pid"
-  for ((i = 0; i < 60; i++)); do
-    kill -0 "$pid" 2>/dev/null || { echo "engines/ctl: $engine n$1 stopped (pid $pid)"; return 0; }
-    sleep 1
-  done
-  kill -9 "$pid" 2>/dev/null || true
-  echo "engines/ctl: $engine n$1 killed (pid $pid) after 60 s"
-}
+stop_node() { stop_dir "$(node_dir "$1")" "$engine n$1"; }
 
 case "$cmd" in
   java) java_home ;;
@@ -165,6 +246,8 @@ case "$cmd" in
   start)
     [[ -x "$home/bin/$engine" ]] || { echo "engines/ctl: $engine not installed in $home (run scripts/engines/fetch.sh)" >&2; exit 1; }
     command -v curl >/dev/null || { echo "engines/ctl: curl is required" >&2; exit 1; }
+    check_user_access
+    check_ports
     for ((n = 1; n <= nodes; n++)); do start_node "$n"; done
     wait_ready
     ;;

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fetches Elasticsearch and OpenSearch (with its k-NN plugin) from Maven
-# Central and unpacks them into $RAGBENCH_ENGINES_DIR (default
-# third_party/engines/ in the repository, git-ignored):
+# Central and unpacks them into the engines folder `scripts/engines/ctl.sh dir`
+# prints ($RAGBENCH_ENGINES_DIR, else third_party/engines/ in the repository,
+# git-ignored, or /var/tmp/ragbench-engines as root when other users cannot
+# reach the repository):
 #
 #   elasticsearch-8.19.21/   org.elasticsearch.distribution.integ-test-zip:elasticsearch:8.19.21:zip
 #   opensearch-3.5.0/        org.opensearch.distribution.integ-test-zip:opensearch:3.5.0:zip
@@ -28,7 +30,7 @@
 #   scripts/engines/fetch.sh [elasticsearch|opensearch]...
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
-dest="${RAGBENCH_ENGINES_DIR:-$root/third_party/engines}"
+dest="$("$root/scripts/engines/ctl.sh" dir)"
 dep_plugin="org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 
 # name | folder | maven artifact | sha256

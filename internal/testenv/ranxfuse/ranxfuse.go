@@ -31,6 +31,19 @@ func Path(file string) string {
 	return filepath.Join(testenv.RepoRoot(), Dir, file)
 }
 
+// Inputs reads the two runs ranx fused: BM25's and all-MiniLM-L6-v2's
+// (bm25.trec.gz, dense.trec.gz in Dir). Errors: eval.ReadRun's, naming the
+// file.
+func Inputs() (bm25, dense eval.Run, err error) {
+	if bm25, err = eval.ReadRun(Path("bm25.trec.gz")); err != nil {
+		return nil, nil, err
+	}
+	if dense, err = eval.ReadRun(Path("dense.trec.gz")); err != nil {
+		return nil, nil, err
+	}
+	return bm25, dense, nil
+}
+
 // Config is one ranx fused run and the ragbench settings that must equal it.
 type Config struct {
 	Method  string                `json:"method"`  // ragbench's hybrid.Method
