@@ -1017,6 +1017,18 @@ func parseRunJSON(r io.Reader, name string) (Run, RunInfo, error) {
 	return run, info, nil
 }
 
+// CheckRunQueryID returns an error unless id can be the query field of a
+// TREC run line and be read back unchanged: non-empty, without white space
+// (isTrecSpace) and not starting with the '#' of a comment (trecID).
+// WriteRunTREC applies it to every query; a caller that writes runs only
+// after long work (the sweep) calls it on its query ids first.
+func CheckRunQueryID(id string) error {
+	if !trecID(id, true) {
+		return fmt.Errorf("query id %q cannot be written in TREC format (empty, white space, or a leading '#' that trec_eval reads as a comment)", id)
+	}
+	return nil
+}
+
 // WriteRunTREC writes run in TREC format, one "qid Q0 docid rank score tag"
 // line per result, queries in byte order of their ids and results in the
 // order of Sort (score descending, ties by doc id descending; rank from 1).
@@ -1029,8 +1041,8 @@ func WriteRunTREC(w io.Writer, run Run, tag string) error {
 	bw := bufio.NewWriter(w)
 	wrote := false // a line was written
 	for _, qid := range sortedKeys(run) {
-		if !trecID(qid, true) {
-			return fmt.Errorf("query id %q cannot be written in TREC format (empty, white space, or a leading '#' that trec_eval reads as a comment)", qid)
+		if err := CheckRunQueryID(qid); err != nil {
+			return err
 		}
 		if !wrote && len(run[qid]) > 0 && !trecFirstID(qid) {
 			return fmt.Errorf("query id %q cannot be written first in a TREC run file (a leading '{' or byte order mark reads as JSON or is dropped)", qid)

@@ -69,6 +69,20 @@ type datasetErrorCase struct {
 
 // datasetErrorCases are TestCheckDatasetErrors' datasets.
 var datasetErrorCases = []datasetErrorCase{
+	// A query id runs/<cell>.trec cannot hold: refused before any cell
+	// runs (it failed writing the outputs, after the whole sweep).
+	{"query id with a space (labelled JSONL)", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q 2\", \"question\": \"berlin\", \"gold\": [\"p-2\"]}\n",
+	}, labelledCfg, []string{
+		"queries.jsonl:2: query id \"q 2\" cannot be written in TREC format",
+		"runs/<cell>.trec: rename the query",
+	}},
+	{"query id starting with # (BEIR TSV qrels)", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": beirQueries,
+		"qrels.tsv":     "query-id\tcorpus-id\tscore\nq1\tp-1\t1\n#q2\tp-2\t1\n",
+	}, strings.Replace(qrelsCfg, "QRELS", "qrels.tsv", 1), []string{"qrels.tsv:3: query id \"#q2\" cannot be written in TREC format"}},
 	{"unknown gold id (labelled JSONL)", map[string]string{
 		"corpus.jsonl":  tinyCorpus,
 		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p-2\", \"Xp-2\"]}\n",
