@@ -1,8 +1,6 @@
 package encoder
 
 import (
-	"os"
-
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
@@ -16,8 +14,10 @@ type graphFacts struct {
 	DynamicQuant bool
 }
 
-func readGraphFacts(modelPath string) graphFacts {
-	rows, dq := embeddingRows(modelPath)
+// readGraphFacts reads graphFacts from the bytes of model.onnx (the bytes
+// loadModel has read once for its sha256 as well).
+func readGraphFacts(onnx []byte) graphFacts {
+	rows, dq := embeddingRows(onnx)
 	return graphFacts{EmbeddingRows: rows, DynamicQuant: dq}
 }
 
@@ -28,11 +28,7 @@ func readGraphFacts(modelPath string) graphFacts {
 // identified, and whether the graph quantizes activations dynamically. It reads the ONNX protobuf directly (onnx.proto: ModelProto
 // field 7 graph; GraphProto 1 node, 5 initializer; NodeProto 1 input,
 // 2 output, 4 op_type; TensorProto 1 dims, 8 name), skipping weights.
-func embeddingRows(modelPath string) (rows int, dynamicQuant bool) {
-	b, err := os.ReadFile(modelPath)
-	if err != nil {
-		return 0, false
-	}
+func embeddingRows(b []byte) (rows int, dynamicQuant bool) {
 	graph := field(b, 7)
 	if graph == nil {
 		return 0, false

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sugarme/tokenizer"
+	"github.com/sugarme/tokenizer/normalizer"
 	"github.com/sugarme/tokenizer/pretrained"
 )
 
@@ -58,6 +59,21 @@ type textTokenizer struct {
 	// space or the replacement (sugarme matches added tokens before
 	// pre-tokenizing).
 	metaspaceRep string
+	// words, when not nil, memoizes the ids of each space-separated word
+	// and encode tokenizes word by word (wordmemo.go says why that is
+	// exact). Set only for a WordPiece model under BertPreTokenizer with
+	// the normaliser applied in Go (so a word reaching sugarme is already
+	// normalised) and no added token holding a space (sugarme matches added
+	// tokens before pre-tokenizing, and such a token would span words).
+	words *wordMemo
+	// wordPiece is sugarme's WordPiece model, read-only (a vocabulary
+	// lookup), so shared by all workers; with words set, a word not in the
+	// memo is pre-tokenized here as sugarme's BertPreTokenizer does and
+	// handed to it directly (wordIDs).
+	wordPiece tokenizer.Model
+	// addedContents are all added tokens' contents: a word holding one is
+	// left to sugarme's whole pipeline, which matches them.
+	addedContents []string
 
 	mu   sync.Mutex // guards free
 	free []*tokenizer.Tokenizer
@@ -88,11 +104,24 @@ type tokenizerJSON struct {
 		Type        string `json:"type"`
 		Replacement string `json:"replacement"`
 	} `json:"pre_tokenizer"`
-	AddedTokens []struct {
-		ID         int    `json:"id"`
-		Content    string `json:"content"`
-		Normalized bool   `json:"normalized"`
-	} `json:"added_tokens"`
+	AddedTokens []addedTokenJSON `json:"added_tokens"`
+}
+
+// addedTokenJSON is one tokenizer.json added_tokens entry.
+type addedTokenJSON struct {
+	ID         int    `json:"id"`
+	Content    string `json:"content"`
+	Normalized bool   `json:"normalized"`
+}
+
+// modelType is tokenizer.json's model.type ("" when unreadable; the model
+// section is checked by checkTokenizerModel before).
+func modelType(raw json.RawMessage) string {
+	var m struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	return m.Type
 }
 
 // addedToken is an added token matched in the raw text, before
@@ -166,6 +195,14 @@ func loadTokenizer(path string) (tt *textTokenizer, err error) {
 					break
 				}
 			}
+		}
+	}
+	if meta.PreTokenizer != nil && meta.PreTokenizer.Type == "BertPreTokenizer" && tt.norm != nil && modelType(meta.Model) == "WordPiece" &&
+		!slices.ContainsFunc(meta.AddedTokens, func(a addedTokenJSON) bool { return strings.Contains(a.Content, " ") }) {
+		tt.words = newWordMemo()
+		tt.wordPiece = first.GetModel()
+		for _, a := range meta.AddedTokens {
+			tt.addedContents = append(tt.addedContents, a.Content)
 		}
 	}
 	tt.single, tt.pair, err = templatesFromPostProcessor(meta.PostProcessor, tt.vocab)
@@ -303,17 +340,32 @@ func (tt *textTokenizer) encodeLimit(text string, limit int) (ids []int, err err
 			i += size
 		}
 	}
-	tk, err := tt.get()
-	if err != nil {
-		return nil, err
-	}
+	// The sugarme instance is taken on first use: with the word memo most
+	// texts need none, and a worker that never misses parses no instance
+	// of its own.
+	var tk *tokenizer.Tokenizer
 	defer func() {
 		if r := recover(); r != nil {
 			ids, err = nil, fmt.Errorf("tokenizer failed: %v", r)
 			return // drop the instance: its state is unknown
 		}
-		tt.put(tk)
+		if tk != nil {
+			tt.put(tk)
+		}
 	}()
+	encodeSugarme := func(s string) ([]int, error) {
+		if tk == nil {
+			var err error
+			if tk, err = tt.get(); err != nil {
+				return nil, err
+			}
+		}
+		enc, err := tk.EncodeSingle(s, false)
+		if err != nil {
+			return nil, fmt.Errorf("tokenizer: %w", err)
+		}
+		return enc.Ids, nil
+	}
 	// As Hugging Face: added tokens are cut out of the raw text first
 	// (leftmost, longest), the pieces between are normalised and encoded.
 	segs := []segment{{text, -1}}
@@ -328,6 +380,25 @@ func (tt *textTokenizer) encodeLimit(text string, limit int) (ids []int, err err
 		n := seg.text
 		if tt.norm != nil {
 			n = tt.norm(n)
+		}
+		if tt.words != nil {
+			for w := range strings.SplitSeq(n, " ") {
+				if w == "" {
+					continue
+				}
+				if limit > 0 && len(ids) >= limit {
+					return ids, nil
+				}
+				wids, ok := tt.words.get(w)
+				if !ok {
+					if wids, err = tt.wordIDs(w, encodeSugarme); err != nil {
+						return nil, err
+					}
+					tt.words.put(w, wids)
+				}
+				ids = append(ids, wids...)
+			}
+			continue
 		}
 		if tt.metaspace {
 			n = strings.Map(func(r rune) rune {
@@ -345,12 +416,64 @@ func (tt *textTokenizer) encodeLimit(text string, limit int) (ids []int, err err
 			if tt.metaspaceRep != "" {
 				chunk = strings.ReplaceAll(chunk, " ", tt.metaspaceRep)
 			}
-			enc, err := tk.EncodeSingle(chunk, false)
+			cids, err := encodeSugarme(chunk)
 			if err != nil {
-				return nil, fmt.Errorf("tokenizer: %w", err)
+				return nil, err
 			}
-			ids = append(ids, enc.Ids...)
+			ids = append(ids, cids...)
 		}
+	}
+	return ids, nil
+}
+
+// wordIDs returns the ids of one word (no ASCII space) under a WordPiece
+// model and BertPreTokenizer, computed as sugarme v0.3.0 does but without
+// its per-call machinery: the word is cut at the regexp \s+ (RE2: \t \n
+// \f \r and space) with the whitespace removed, each rune for which
+// sugarme's normalizer.IsBertPunctuation holds stands alone, and each
+// piece goes to the WordPiece model. A word containing an added token's
+// content goes to sugarme (viaSugarme) whole, since sugarme matches added
+// tokens before pre-tokenizing. TestWordIDsMatchSugarme checks the two
+// agree on the SciFact subset and the Hugging Face parity texts.
+func (tt *textTokenizer) wordIDs(word string, viaSugarme func(string) ([]int, error)) ([]int, error) {
+	for _, a := range tt.addedContents {
+		if a != "" && strings.Contains(word, a) {
+			return viaSugarme(word)
+		}
+	}
+	var ids []int
+	piece := func(p string) error {
+		if p == "" {
+			return nil
+		}
+		toks, err := tt.wordPiece.Tokenize(p)
+		if err != nil {
+			return fmt.Errorf("tokenizer: %w", err)
+		}
+		for _, t := range toks {
+			ids = append(ids, t.Id)
+		}
+		return nil
+	}
+	start := 0
+	for i, r := range word {
+		ws := r == '\t' || r == '\n' || r == '\f' || r == '\r'
+		if !ws && !normalizer.IsBertPunctuation(r) {
+			continue
+		}
+		if err := piece(word[start:i]); err != nil {
+			return nil, err
+		}
+		end := i + utf8.RuneLen(r)
+		if !ws {
+			if err := piece(word[i:end]); err != nil {
+				return nil, err
+			}
+		}
+		start = end
+	}
+	if err := piece(word[start:]); err != nil {
+		return nil, err
 	}
 	return ids, nil
 }
