@@ -17,6 +17,7 @@ import (
 
 	"github.com/ragbench/ragbench/internal/modellist"
 	"github.com/ragbench/ragbench/internal/srcpos"
+	"github.com/ragbench/ragbench/spans"
 )
 
 // Config is one sweep, as read from a YAML file (see docs/config.md for every
@@ -73,6 +74,7 @@ type Config struct {
 	modelsDir  string
 	modelRoots []string // folders searched for relative model folders, in order
 	lines      lines    // field path → line in the config file, for errors
+	spanLabels bool     // dataset.queries holds span labels (spans.Detect), known before the metrics default
 }
 
 // DatasetConfig names the dataset. Either BEIR is set (a folder with
@@ -321,7 +323,7 @@ func Load(path string, opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	cfg, err := parse(abs, data)
+	cfg, err := parse(abs, data, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -336,7 +338,7 @@ var (
 	unmarshalRe = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
 )
 
-func parse(file string, data []byte) (*Config, error) {
+func parse(file string, data []byte, opts LoadOptions) (*Config, error) {
 	var root yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
@@ -358,6 +360,10 @@ func parse(file string, data []byte) (*Config, error) {
 		return nil, yamlErr(file, data, &root, err)
 	}
 	cfg.path = file
+	// The metrics default and the checks of primary_metric and
+	// significance.metrics depend on whether the labels are spans, so that
+	// is known before check.
+	cfg.spanLabels = cfg.detectSpanLabels(opts)
 	if err := cfg.check(&root); err != nil {
 		return nil, err
 	}
@@ -554,13 +560,34 @@ func isNull(root *yaml.Node, field string) bool {
 	return null
 }
 
+// resolveDataDir is the data root of opts: --data-dir, else
+// $RAGBENCH_DATA_DIR, else the shared data beside the checkout holding the
+// config, else the config's folder.
+func (c *Config) resolveDataDir(opts LoadOptions) string {
+	d := firstNonEmpty(opts.DataDir, os.Getenv("RAGBENCH_DATA_DIR"))
+	if d == "" {
+		d = defaultDataDir(filepath.Dir(c.path))
+	}
+	return d
+}
+
+// detectSpanLabels reports whether the config's dataset.queries holds span
+// labels (spans.Detect, as readSpanLabels reads them): only a queries file
+// without a qrels file can. A file that cannot be read counts as no span
+// labels here; reading the dataset reports it.
+func (c *Config) detectSpanLabels(opts LoadOptions) bool {
+	d := c.Dataset
+	if d.BEIR != "" || d.Queries == "" || d.Qrels != "" {
+		return false
+	}
+	format, err := spans.Detect(under(c.resolveDataDir(opts), d.Queries))
+	return err == nil && format != ""
+}
+
 // resolve sets the data and models roots and makes every path absolute.
 func (c *Config) resolve(opts LoadOptions) error {
 	dir := filepath.Dir(c.path)
-	c.dataDir = firstNonEmpty(opts.DataDir, os.Getenv("RAGBENCH_DATA_DIR"))
-	if c.dataDir == "" {
-		c.dataDir = defaultDataDir(dir)
-	}
+	c.dataDir = c.resolveDataDir(opts)
 	c.modelsDir = firstNonEmpty(opts.ModelsDir, os.Getenv("RAGBENCH_MODELS_DIR"))
 	if c.modelsDir != "" {
 		c.modelRoots = []string{c.modelsDir}

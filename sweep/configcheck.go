@@ -417,7 +417,7 @@ func (ck *configCheck) grid() {
 	}
 	sort.Ints(c.K)
 	if len(c.Metrics) == 0 {
-		c.Metrics = append([]string(nil), MetricFamilies...)
+		c.Metrics = DefaultMetrics(c.spanLabels)
 	}
 	for i, m := range c.Metrics {
 		if !contains(MetricFamilies, m) && !contains(SpanMetricFamilies, m) {
@@ -490,16 +490,27 @@ func (ck *configCheck) significance() {
 			c.PrimaryMetric = c.Metrics[0]
 		}
 	}
-	if !contains(c.Metrics, c.PrimaryMetric) {
-		ck.bad("primary_metric", "metric %q is not among the evaluated metrics %v", c.PrimaryMetric, c.Metrics)
-	}
+	ck.evaluated("primary_metric", c.PrimaryMetric)
 	if len(s.Metrics) == 0 {
+		// Checked above as primary_metric: one error per fault.
 		s.Metrics = []string{c.PrimaryMetric}
+		return
 	}
 	for i, m := range s.Metrics {
-		if !contains(c.Metrics, m) {
-			ck.bad(fmt.Sprintf("significance.metrics.%d", i), "metric %q is not among the evaluated metrics %v", m, c.Metrics)
-		}
+		ck.evaluated(fmt.Sprintf("significance.metrics.%d", i), m)
+	}
+}
+
+// evaluated reports on field when metric m is not among the evaluated
+// metrics, saying so when m is a span family and the labels are not spans.
+func (ck *configCheck) evaluated(field, m string) {
+	c := ck.c
+	switch {
+	case contains(c.Metrics, m):
+	case contains(SpanMetricFamilies, m) && !c.spanLabels:
+		ck.bad(field, "metric %s needs span labels (dataset.queries with \"gold_spans\", or Chroma's questions.csv; docs/spans.md)", m)
+	default:
+		ck.bad(field, "metric %q is not among the evaluated metrics %v", m, c.Metrics)
 	}
 }
 

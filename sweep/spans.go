@@ -27,6 +27,16 @@ const chunkingStrategies = "doc, fixed, sentence, tokens, recursive"
 // covers dataset.span_cover_share of it).
 var SpanMetricFamilies = spans.AtK
 
+// DefaultMetrics is the metrics default (docs/config.md): MetricFamilies,
+// and with span labels also SpanMetricFamilies, in that order. A new slice.
+func DefaultMetrics(spanLabels bool) []string {
+	ms := append([]string(nil), MetricFamilies...)
+	if spanLabels {
+		ms = append(ms, SpanMetricFamilies...)
+	}
+	return ms
+}
+
 // textChunking checks a tokens or recursive chunking entry (field f).
 func (ck *configCheck) textChunking(f string, ch *ChunkingConfig) {
 	unit := "tokens"
@@ -76,9 +86,8 @@ func (ck *configCheck) spanCoverShare() {
 // the spans (a query's gold documents, at the highest grade of their spans)
 // so the answerable split, held-out split and summary work as for other
 // labels; each chunking replaces them by chunk judgements (spanCells).
-// Span metrics in metrics: without span labels are an error; without an
-// explicit metrics: list, span labels add SpanMetricFamilies to the
-// defaults.
+// Span metrics in metrics: without span labels are an error (the metrics
+// default, DefaultMetrics, was chosen by Load with spans.Detect too).
 func (ds *dataset) readSpanLabels(cfg *Config, queriesPath, qrelsPath string) (ok bool, err error) {
 	format := ""
 	if queriesPath != "" && qrelsPath == "" {
@@ -114,13 +123,6 @@ func (ds *dataset) readSpanLabels(cfg *Config, queriesPath, qrelsPath string) (o
 		ds.qrels[q.ID] = m
 		ds.text[q.ID] = q.Text
 		ds.slice[q.ID] = q.Slice
-	}
-	if _, explicit := cfg.lines["metrics"]; !explicit {
-		for _, f := range SpanMetricFamilies {
-			if !contains(cfg.Metrics, f) {
-				cfg.Metrics = append(cfg.Metrics, f)
-			}
-		}
 	}
 	return true, nil
 }

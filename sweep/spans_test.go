@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,6 +216,34 @@ func TestSpanConfigErrors(t *testing.T) {
 	_, err = Run(t.Context(), cfg, Options{NoHistory: true})
 	if want := cfgPath + ":3: metrics[1]: metric token_iou needs span labels"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("span metric without span labels: error %v, want %q", err, want)
+	}
+
+	// primary_metric a span family, no metrics: line: the default holds
+	// the span families (docs/config.md), so the config loads; the same
+	// on labels that are not spans is one error, at primary_metric's line,
+	// saying the metric needs span labels.
+	for _, tc := range []struct{ data, want string }{
+		{"testdata/spans", ""},
+		{"testdata/small", ":3: primary_metric: metric span_recall needs span labels"},
+	} {
+		p := filepath.Join(dir, "primary.yaml")
+		queries := map[string]string{"testdata/spans": "labels.jsonl", "testdata/small": "queries.jsonl"}[tc.data]
+		corpus := map[string]string{"testdata/spans": "corpus", "testdata/small": "corpus.jsonl"}[tc.data]
+		if err := os.WriteFile(p, []byte("dataset: {corpus: "+corpus+", queries: "+queries+"}\nretrievers: [{name: a, type: bm25}]\nprimary_metric: span_recall\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := Load(p, LoadOptions{DataDir: tc.data})
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: primary_metric span_recall with span labels: %v", tc.data, err)
+			} else if want := append(append([]string(nil), MetricFamilies...), SpanMetricFamilies...); !slices.Equal(cfg.Metrics, want) || !slices.Equal(cfg.Significance.Metrics, []string{"span_recall"}) {
+				t.Errorf("%s: metrics %v, significance.metrics %v; want %v, [span_recall]", tc.data, cfg.Metrics, cfg.Significance.Metrics, want)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), p+tc.want) || strings.Count(err.Error(), "\n") != 0 {
+			t.Errorf("%s: error %v, want the one error %q", tc.data, err, tc.want)
+		}
 	}
 
 	// slice_field with span labels: their slice is "kind"/"slice"
