@@ -553,7 +553,7 @@ func bestCellFinding(res *Results, m string) string {
 	}
 	note := fmt.Sprintf("The best cell overall on %s is `%s` (%s, %s, all %d answerable queries).", m, best.Name, best.Retriever.Type, f4(mean(best)), res.Dataset.Answerable)
 	if other != nil {
-		note += fmt.Sprintf(" The best plain BM25 cell, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, best.Name, other.Name, true))
+		note += fmt.Sprintf(" The best plain BM25 cell, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, other.Name, best.Name, true))
 	}
 	return note
 }
