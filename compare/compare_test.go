@@ -310,7 +310,7 @@ func TestFormats(t *testing.T) {
 	var b bytes.Buffer
 	r.Write(&b, Table)
 	txt := b.String()
-	for _, want := range []string{"ᵃᵇ", "Holm–Bonferroni over 6 comparisons", "With 60 queries, differences in ndcg@10 below", "80% power"} {
+	for _, want := range []string{"ᵃᵇ", "Holm–Bonferroni over 6 comparisons", "With 60 queries, the minimum detectable difference in ndcg@10 at 80% power", "80% power"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("table output lacks %q:\n%s", want, txt)
 		}

@@ -199,7 +199,7 @@ func (r *Report) Notes() []string {
 // so a pair whose differences are all equal (no per-query variance: two
 // identical runs, or one run shifted by a constant) has no MDD to speak of
 // (stats gives 0; a standard deviation up to flatSD, float rounding of a
-// constant shift, counts as none): instead of "differences below 0.000 are noise" the
+// constant shift, counts as none): instead of "the minimum detectable difference is 0.000" the
 // sentence says the MDD is undefined, for the metric when every pair is so,
 // else the median and range are over the other pairs and the rest are
 // counted.
@@ -229,14 +229,21 @@ func (r *Report) mddNote(m MDDSummary) string {
 	if len(v)%2 == 0 {
 		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
 	}
-	s := fmt.Sprintf("With %d queries, differences in %s below %.3f are noise: that is the minimum detectable difference %s", m.N, m.Metric, med, power)
+	// The MDD is the true difference the test finds 80 % of the time, not
+	// a floor below which differences are noise: a smaller observed
+	// difference can still be significant.
+	s := fmt.Sprintf("With %d queries, the minimum detectable difference in %s %s is %.3f", m.N, m.Metric, power, med)
+	var extra []string
 	if len(v) > 1 {
-		s += fmt.Sprintf(", median over %d pairs, range %.3f–%.3f", len(v), v[0], v[len(v)-1])
+		extra = append(extra, fmt.Sprintf("median over %d pairs, range %.3f–%.3f", len(v), v[0], v[len(v)-1]))
 	}
 	if flat > 0 {
-		s += fmt.Sprintf("; undefined for %d other pair%s with no per-query variance", flat, plural(flat))
+		extra = append(extra, fmt.Sprintf("undefined for %d other pair%s with no per-query variance", flat, plural(flat)))
 	}
-	return s + "."
+	if len(extra) > 0 {
+		s += " (" + strings.Join(extra, "; ") + ")"
+	}
+	return s + ": smaller true differences are likely to be missed."
 }
 
 // allWarnings returns the report's warnings, then the distinct warnings of

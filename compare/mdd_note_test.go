@@ -9,7 +9,7 @@ import (
 // with no per-query variance there is none to report. Identical runs, or a
 // run shifted by a constant (0.1 on every query: equal differences up to
 // float rounding), must say "undefined (no per-query variance)", never
-// "below 0.000 are noise"; with a third, varying system the sentence keeps
+// "below 0.000 are noise" (nor call any MDD a noise floor); with a third, varying system the sentence keeps
 // the median over the two pairs that vary and counts the flat one.
 func TestMDDNoteNoVariance(t *testing.T) {
 	base := map[string]float64{"q1": 0.3, "q2": 0.7, "q3": 0.1, "q4": 0.55, "q5": 0.2}
@@ -45,12 +45,12 @@ func TestMDDNoteNoVariance(t *testing.T) {
 		}
 	}
 	n := note(t, []string{"a", "b", "c"}, map[string]map[string]float64{"a": base, "b": base, "c": vary})
-	for _, want := range []string{"differences in ndcg@3 below ", "median over 2 pairs", "; undefined for 1 other pair with no per-query variance."} {
+	for _, want := range []string{"the minimum detectable difference in ndcg@3 at 80% power", "(median over 2 pairs", "; undefined for 1 other pair with no per-query variance): smaller true differences are likely to be missed."} {
 		if !strings.Contains(n, want) {
 			t.Errorf("mixed: note %q lacks %q", n, want)
 		}
 	}
-	if strings.Contains(n, "below 0.000") {
+	if strings.Contains(n, "is 0.000") || strings.Contains(n, "noise") {
 		t.Errorf("mixed: note %q reports a zero MDD", n)
 	}
 }
