@@ -35,6 +35,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -155,6 +156,20 @@ func interruptContext(note string) (ctx context.Context, stop func()) {
 	}
 }
 
+// quitAgain is the placeholder in an interruptContext note that handle
+// replaces by how to quit at once (quitNow of the signal received).
+const quitAgain = "{again}"
+
+// quitNow says how to end the process at once after sig: "Ctrl-C again"
+// after SIGINT (a keyboard), "a second signal" after any other (SIGTERM
+// comes from kill or a supervisor, where Ctrl-C means nothing).
+func quitNow(sig os.Signal) string {
+	if sig == os.Interrupt {
+		return "Ctrl-C again"
+	}
+	return "a second signal"
+}
+
 // signalExitCode is the shell's exit status of a process ended by sig:
 // 128 + the signal number (130 for SIGINT, 143 for SIGTERM).
 func signalExitCode(sig os.Signal) int {
@@ -175,7 +190,7 @@ func (in *interrupts) handle(sig os.Signal) {
 	}
 	in.code = signalExitCode(sig)
 	if in.cancel != nil {
-		fmt.Fprintf(in.stderr, "\nbench %s: interrupted; %s\n", in.name, in.note)
+		fmt.Fprintf(in.stderr, "\nbench %s: interrupted; %s\n", in.name, strings.ReplaceAll(in.note, quitAgain, quitNow(sig)))
 		in.cancel()
 		return
 	}

@@ -86,7 +86,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		printFlagUsage(stderr, fs, runUsage)
 		return usagef("want exactly one CONFIG file, got %d arguments", len(pos))
 	}
-	ctx, stop := interruptContext("stopping after the current step (Ctrl-C again to quit now; caches and earlier outputs stay intact)")
+	ctx, stop := interruptContext("stopping after the current step (" + quitAgain + " quits now; caches and earlier outputs stay intact)")
 	defer stop()
 	progressMode, err := runProgressMode(*progress, stderr)
 	if err != nil {

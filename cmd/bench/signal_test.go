@@ -246,6 +246,26 @@ func TestInterruptContext(t *testing.T) {
 	}
 	stop()
 
+	// How to quit at once follows the signal: Ctrl-C is a keyboard's,
+	// SIGTERM comes from kill or a supervisor.
+	for _, tc := range []struct {
+		sig  os.Signal
+		want string
+	}{
+		{os.Interrupt, "bench run: interrupted; stopping (Ctrl-C again quits now)"},
+		{syscall.SIGTERM, "bench run: interrupted; stopping (a second signal quits now)"},
+	} {
+		buf.Reset()
+		in = &interrupts{stderr: &buf, exit: func(c int) { exits = append(exits, c) }, name: "run", graceful: true}
+		processInterrupts.Store(in)
+		_, stop = interruptContext("stopping (" + quitAgain + " quits now)")
+		in.handle(tc.sig)
+		if !strings.Contains(buf.String(), tc.want) {
+			t.Errorf("%v: stderr %q, want %q", tc.sig, buf.String(), tc.want)
+		}
+		stop()
+	}
+
 	in = &interrupts{stderr: &buf, exit: func(c int) { exits = append(exits, c) }, name: "run", graceful: true}
 	processInterrupts.Store(in)
 	in.handle(syscall.SIGTERM) // before the command reached interruptContext
