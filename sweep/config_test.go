@@ -305,7 +305,7 @@ func TestFallbackWarning(t *testing.T) {
 		{Name: "dense", Model: filepath.Join(root, "use-lite"), FallbackModels: []string{"use-lite"}, requested: "bge-small-en-v1.5"},
 		{Name: "ce", Model: filepath.Join(root, "use-lite"), FallbackModels: []string{"x"}, requested: "use-lite"},
 	}}
-	w := fallbackWarnings(cfg)
+	w := cfg.FallbackWarnings()
 	if len(w) != 1 || !strings.Contains(w[0], "retriever dense: model bge-small-en-v1.5 not found; using fallback use-lite") {
 		t.Fatalf("warnings = %q", w)
 	}

@@ -98,7 +98,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if err != nil {
 		return nil, err
 	}
-	res.Warnings = append(append(fallbackWarnings(cfg), warns...), res.Warnings...)
+	res.Warnings = append(append(cfg.FallbackWarnings(), warns...), res.Warnings...)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -318,12 +318,13 @@ func (ds *dataset) answerableGroups() map[string][]string {
 	return groups
 }
 
-// fallbackWarnings names each retriever whose model was not found and was
-// replaced by one of its fallback_models, so the report never presents a
-// fallback's numbers as the requested model's.
-func fallbackWarnings(cfg *Config) []string {
+// FallbackWarnings names each retriever whose model was not found and was
+// replaced by one of its fallback_models, so neither report.md nor bench
+// run --check presents a fallback's numbers as the requested model's; nil
+// when every retriever found its own model.
+func (c *Config) FallbackWarnings() []string {
 	var out []string
-	for _, r := range cfg.Retrievers {
+	for _, r := range c.Retrievers {
 		if r.requested == "" || len(r.FallbackModels) == 0 {
 			continue
 		}

@@ -203,7 +203,9 @@ func runCheck(ctx context.Context, stdout io.Writer, cfg *sweep.Config, cells []
 	}
 	fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
 		sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
-	for _, w := range warns {
+	// The fallback warnings are report.md's (one owner), so --check says
+	// what the run will.
+	for _, w := range append(cfg.FallbackWarnings(), warns...) {
 		fmt.Fprintf(stdout, "warning     %s\n", w)
 	}
 	// Last, as it is the one check that needs the network.

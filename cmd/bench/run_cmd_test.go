@@ -190,3 +190,31 @@ func TestRunCheckEngines(t *testing.T) {
 		}
 	}
 }
+
+// TestRunCheckFallbackWarning: when a dense retriever's model folder is
+// missing and a fallback_models entry is used, --check prints report.md's
+// warning (sweep's FallbackWarnings), not only the folder it resolved.
+func TestRunCheckFallbackWarning(t *testing.T) {
+	if os.Getenv("ONNXRUNTIME_LIB") == "" {
+		t.Skip("needs ONNXRUNTIME_LIB")
+	}
+	models, err := filepath.Abs("../../models")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(models, "all-minilm-l6-v2")); err != nil {
+		t.Skip("needs models/all-minilm-l6-v2")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "c.yaml")
+	yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - name: dense\n    type: dense\n    model: no-such-model\n    fallback_models: [all-minilm-l6-v2]\nk: [1, 3]\n"
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run(&out, &errb, []string{"run", "--check", "--no-history", "--data-dir", "../../sweep/testdata/small", "--models-dir", models, "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p})
+	want := "warning     retriever dense: model no-such-model not found; using fallback all-minilm-l6-v2 (" + filepath.Join(models, "all-minilm-l6-v2") + ") — its numbers are not no-such-model's\n"
+	if code != 0 || !strings.Contains(out.String(), want) {
+		t.Errorf("exit %d, output lacks %q:\n%s%s", code, want, out.String(), errb.String())
+	}
+}
