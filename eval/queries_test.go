@@ -47,3 +47,18 @@ func TestReadQueryTexts(t *testing.T) {
 		}
 	}
 }
+
+// TestReadQueryTextsLongLine: a line over the 64 MiB limit is an error
+// naming the file, the line and the limit (it was bufio's "token too
+// long").
+func TestReadQueryTextsLongLine(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "queries.jsonl")
+	long := "{\"_id\": \"q2\", \"text\": \"" + strings.Repeat("x", 64<<20) + "\"}\n"
+	os.WriteFile(p, []byte("{\"_id\": \"q1\", \"text\": \"a\"}\n"+long), 0o644)
+	_, err := ReadQueryTexts(p)
+	want := p + ":2: line longer than 67108864 bytes (64 MiB), the longest line this reader takes"
+	var se *SyntaxError
+	if !errors.As(err, &se) || err.Error() != want {
+		t.Errorf("error %v, want a *SyntaxError %q", err, want)
+	}
+}

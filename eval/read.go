@@ -180,9 +180,12 @@ type lineScanner struct {
 	name string
 }
 
+// maxLineBytes is the longest line a lineScanner reads: 64 MiB.
+const maxLineBytes = 64 << 20
+
 func newLineScanner(r io.Reader, name string) *lineScanner {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	sc.Buffer(make([]byte, 0, 1<<20), maxLineBytes)
 	return &lineScanner{sc: sc, name: name}
 }
 
@@ -201,10 +204,14 @@ func (s *lineScanner) Bytes() []byte {
 }
 
 func (s *lineScanner) Err() error {
-	if err := s.sc.Err(); err != nil {
-		return &SyntaxError{File: s.name, Line: s.line + 1, Msg: err.Error()}
+	err := s.sc.Err()
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, bufio.ErrTooLong): // bufio's "token too long" names no limit
+		return &SyntaxError{File: s.name, Line: s.line + 1, Msg: fmt.Sprintf("line longer than %d bytes (%d MiB), the longest line this reader takes", maxLineBytes, maxLineBytes>>20)}
 	}
-	return nil
+	return &SyntaxError{File: s.name, Line: s.line + 1, Msg: err.Error()}
 }
 
 func (s *lineScanner) errf(field, format string, a ...any) error {
@@ -1010,6 +1017,18 @@ func parseRunJSON(r io.Reader, name string) (Run, RunInfo, error) {
 	return run, info, nil
 }
 
+// CheckRunQueryID returns an error unless id can be the query field of a
+// TREC run line and be read back unchanged: non-empty, without white space
+// (isTrecSpace) and not starting with the '#' of a comment (trecID).
+// WriteRunTREC applies it to every query; a caller that writes runs only
+// after long work (the sweep) calls it on its query ids first.
+func CheckRunQueryID(id string) error {
+	if !trecID(id, true) {
+		return fmt.Errorf("query id %q cannot be written in TREC format (empty, white space, or a leading '#' that trec_eval reads as a comment)", id)
+	}
+	return nil
+}
+
 // WriteRunTREC writes run in TREC format, one "qid Q0 docid rank score tag"
 // line per result, queries in byte order of their ids and results in the
 // order of Sort (score descending, ties by doc id descending; rank from 1).
@@ -1022,8 +1041,8 @@ func WriteRunTREC(w io.Writer, run Run, tag string) error {
 	bw := bufio.NewWriter(w)
 	wrote := false // a line was written
 	for _, qid := range sortedKeys(run) {
-		if !trecID(qid, true) {
-			return fmt.Errorf("query id %q cannot be written in TREC format (empty, white space, or a leading '#' that trec_eval reads as a comment)", qid)
+		if err := CheckRunQueryID(qid); err != nil {
+			return err
 		}
 		if !wrote && len(run[qid]) > 0 && !trecFirstID(qid) {
 			return fmt.Errorf("query id %q cannot be written first in a TREC run file (a leading '{' or byte order mark reads as JSON or is dropped)", qid)

@@ -293,6 +293,9 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	}
 	judged := firstNonEmpty(qrelsPath, queriesPath)
 	ds.judged = judged
+	if err := checkQueryIDs(ds, judged); err != nil {
+		return nil, nil, err
+	}
 	w, err := checkGold(ds, judged, corpusPath, d.UnknownGold, cfg.path)
 	if err != nil {
 		return nil, nil, err
@@ -436,4 +439,30 @@ func IsHeldOut(qid string, seed int64, fraction float64) bool {
 	h := sha256.Sum256([]byte(strconv.FormatInt(seed, 10) + "\x00" + qid))
 	u := binary.BigEndian.Uint64(h[:8])
 	return float64(u)/18446744073709551616.0 < fraction
+}
+
+// checkQueryIDs refuses, before any cell runs, a judged query id that
+// runs/<cell>.trec could not hold (eval.CheckRunQueryID): writing the runs
+// is the sweep's last step, so it failed only after the whole sweep. The
+// error names judged (the file of the judgements) and the id's first line
+// there, when known.
+func checkQueryIDs(ds *dataset, judged string) error {
+	for _, id := range sortedKeys(ds.qrels) {
+		err := eval.CheckRunQueryID(id)
+		if err == nil {
+			continue
+		}
+		line := 0
+		for j, l := range ds.judgementLine {
+			if j.Query == id && l > 0 && (line == 0 || l < line) {
+				line = l
+			}
+		}
+		loc := judged
+		if line > 0 {
+			loc += ":" + strconv.Itoa(line)
+		}
+		return fmt.Errorf("%s: %v; the sweep writes each cell's run as runs/<cell>.trec: rename the query", loc, err)
+	}
+	return nil
 }

@@ -25,7 +25,8 @@ var outputNames = []string{"runs", "misses.jsonl", "results.json", "report.md", 
 
 // stagePrefix names the staging folder writeOutputs creates inside the
 // output folder (removed when it returns; a leftover from a killed run is
-// removed by the next run).
+// removed by the next run, after recoverStage put back the earlier outputs
+// of a run killed during its commit).
 const stagePrefix = ".ragbench-tmp-"
 
 // checkOutputDir returns an error unless dir may receive bench run's
@@ -91,7 +92,11 @@ var (
 // all or nothing: runs/ holds exactly the cells of results.json (no stale
 // .trec files of an earlier, larger sweep), an error or Ctrl-C before the
 // commit leaves the earlier outputs untouched, and a move failing during
-// the commit puts the earlier outputs back whole.
+// the commit puts the earlier outputs back whole. A run killed during the
+// commit (SIGKILL, power loss: nothing can undo its moves then) leaves its
+// journal (journalName), and the next run into the folder puts the earlier
+// outputs back before anything else (recoverStage); until then the folder
+// may mix the two runs' entries.
 func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, opts Options) error {
 	out := cfg.Output
 	if err := checkOutputDir(out); err != nil {
@@ -107,8 +112,15 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 	defer unlock()
 	if old, _ := filepath.Glob(filepath.Join(out, stagePrefix+"*")); len(old) > 0 {
 		for _, p := range old {
-			os.RemoveAll(p) // a leftover of a killed run (we hold the lock): ours by name
+			// A leftover of a killed run (we hold the lock): ours by name.
+			// If it was killed during its commit, the earlier outputs it
+			// had replaced are in p: they go back first.
+			if err := recoverStage(p, out); err != nil {
+				return err
+			}
+			os.RemoveAll(p)
 		}
+		fileutil.SyncDir(out)
 	}
 	stage, err := os.MkdirTemp(out, stagePrefix)
 	if err != nil {
@@ -230,6 +242,9 @@ func (m move) undo() error {
 // earlier entries are (stage: then keepStage is true, and the caller
 // leaves stage for the user; the next run's cleanup removes it).
 func commitOutputs(stage, out string, names []string) (keepStage bool, err error) {
+	if err := writeJournal(stage, names); err != nil {
+		return false, fmt.Errorf("output folder %s: %w; the earlier outputs are unchanged", out, err)
+	}
 	var done []move
 	for _, name := range names {
 		src, dst := filepath.Join(stage, name), filepath.Join(out, name)
@@ -252,7 +267,105 @@ func commitOutputs(stage, out string, names []string) (keepStage bool, err error
 		}
 		done = append(done, move{from: src, to: dst})
 	}
+	// Committed: a run killed from here on leaves a staging folder that
+	// the next run removes without undoing anything.
+	os.Remove(filepath.Join(stage, journalName))
 	return false, nil
+}
+
+// journalName is the commit journal in a staging folder: JSON
+// {"moves": [{"name": "runs", "inode": 1234}, ...]}, the entries
+// commitOutputs moves, in order, with the inode of each new entry
+// (fileutil.Inode; 0 where the platform has none). It is written (fsynced)
+// before the first move and removed after the last, so a staging folder
+// left with it is one whose run was killed (SIGKILL, power loss) during
+// its commit, and recoverStage can tell from it which moves were made.
+const journalName = ".commit.json"
+
+// journalMove is one entry of the commit journal.
+type journalMove struct {
+	Name  string `json:"name"`
+	Inode uint64 `json:"inode"`
+}
+
+// writeJournal writes stage's commit journal for names.
+func writeJournal(stage string, names []string) error {
+	var j struct {
+		Moves []journalMove `json:"moves"`
+	}
+	for _, name := range names {
+		fi, err := os.Lstat(filepath.Join(stage, name))
+		if err != nil {
+			return err
+		}
+		ino, _ := fileutil.Inode(fi)
+		j.Moves = append(j.Moves, journalMove{name, ino})
+	}
+	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	return fileutil.WriteAtomic(filepath.Join(stage, journalName), b)
+}
+
+// recoverStage puts back into out the earlier outputs that a run killed
+// during its commit had moved into its staging folder stage, undoing its
+// moves last first, so that out holds the earlier outputs whole again
+// (the killed run's are dropped with stage). A stage without a journal
+// (killed before its commit, or after it) needs nothing. Each entry is in
+// one of these states: not moved (stage/name is the new entry; under the
+// two-rename path the earlier one may be aside as stage/name.old, out/name
+// then missing), renamed in (stage/name gone; out/name the new entry, the
+// earlier one in stage/name.old if there was one) or exchanged (out/name
+// has the new entry's inode, stage/name the earlier entry). An error
+// names stage, which the caller then keeps.
+func recoverStage(stage, out string) error {
+	b, err := os.ReadFile(filepath.Join(stage, journalName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	var j struct {
+		Moves []journalMove `json:"moves"`
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &j)
+	}
+	for i := len(j.Moves) - 1; i >= 0 && err == nil; i-- {
+		err = undoJournalMove(stage, out, j.Moves[i])
+	}
+	if err != nil {
+		return fmt.Errorf("output folder %s: an earlier bench run was killed while moving its outputs into place, and putting back the outputs it replaced failed (%w): the folder may mix two runs' outputs; the replaced ones are in %s (remove that folder to keep the folder as it is)", out, err, stage)
+	}
+	return nil
+}
+
+// undoJournalMove undoes the move of m, if it was made (recoverStage).
+func undoJournalMove(stage, out string, m journalMove) error {
+	src, dst := filepath.Join(stage, m.Name), filepath.Join(out, m.Name)
+	aside := src + ".old"
+	_, serr := os.Lstat(src)
+	switch {
+	case errors.Is(serr, fs.ErrNotExist): // renamed in
+		if err := rename(dst, src); err != nil {
+			return err
+		}
+		if _, err := os.Lstat(aside); err == nil {
+			return rename(aside, dst)
+		}
+		return nil
+	case serr != nil:
+		return serr
+	}
+	if fi, err := os.Lstat(dst); err == nil {
+		if ino, ok := fileutil.Inode(fi); ok && m.Inode != 0 && ino == m.Inode {
+			return exchange(src, dst) // exchanged: swap back
+		}
+		return nil // not moved
+	}
+	if _, err := os.Lstat(aside); err == nil { // set aside, new entry not moved in
+		return rename(aside, dst)
+	}
+	return nil
 }
 
 // rollback undoes the moves done, last first, after moving name into out

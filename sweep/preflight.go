@@ -88,7 +88,8 @@ var writableHint = map[string]string{
 }
 
 // probeDir creates dir (and missing parents), writes and removes a probe
-// file in it, then removes the folders it created.
+// file in it, then removes the folders it created. A dangling symbolic
+// link on the way is an error naming it (and is left alone).
 func probeDir(dir string) error {
 	var created []string
 	for d := dir; ; d = filepath.Dir(d) {
@@ -101,6 +102,11 @@ func probeDir(dir string) error {
 		}
 		if !errors.Is(err, os.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 			return unwrapPath(err)
+		}
+		// A symbolic link to nothing: MkdirAll would fail on it ("file
+		// exists") and the cleanup below would remove the user's link.
+		if target, lerr := os.Readlink(d); lerr == nil {
+			return fmt.Errorf("%s is a symbolic link to %s, which does not exist", d, target)
 		}
 		created = append(created, d)
 		if filepath.Dir(d) == d {

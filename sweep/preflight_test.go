@@ -69,6 +69,20 @@ type datasetErrorCase struct {
 
 // datasetErrorCases are TestCheckDatasetErrors' datasets.
 var datasetErrorCases = []datasetErrorCase{
+	// A query id runs/<cell>.trec cannot hold: refused before any cell
+	// runs (it failed writing the outputs, after the whole sweep).
+	{"query id with a space (labelled JSONL)", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q 2\", \"question\": \"berlin\", \"gold\": [\"p-2\"]}\n",
+	}, labelledCfg, []string{
+		"queries.jsonl:2: query id \"q 2\" cannot be written in TREC format",
+		"runs/<cell>.trec: rename the query",
+	}},
+	{"query id starting with # (BEIR TSV qrels)", map[string]string{
+		"corpus.jsonl":  tinyCorpus,
+		"queries.jsonl": beirQueries,
+		"qrels.tsv":     "query-id\tcorpus-id\tscore\nq1\tp-1\t1\n#q2\tp-2\t1\n",
+	}, strings.Replace(qrelsCfg, "QRELS", "qrels.tsv", 1), []string{"qrels.tsv:3: query id \"#q2\" cannot be written in TREC format"}},
 	{"unknown gold id (labelled JSONL)", map[string]string{
 		"corpus.jsonl":  tinyCorpus,
 		"queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n{\"id\": \"q2\", \"question\": \"berlin\", \"gold\": [\"p-2\", \"Xp-2\"]}\n",
@@ -415,5 +429,29 @@ func TestCheckInputs(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "results.json")); !os.IsNotExist(err) {
 		t.Errorf("results.json written after CheckInputs failed (err %v)", err)
+	}
+}
+
+// TestCheckWritableDanglingLink: an output folder that is a symbolic link
+// to nothing (or under one) is refused saying so, and the link is kept
+// (it said "is not writable: file exists", MkdirAll's error on the link,
+// and the probe's cleanup removed the link).
+func TestCheckWritableDanglingLink(t *testing.T) {
+	cfg, dir := fixture(t, map[string]string{"corpus.jsonl": tinyCorpus, "queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n"}, labelledCfg)
+	cfg.Output = filepath.Join(dir, "out")
+	if err := os.Symlink("gone/results", cfg.Output); err != nil {
+		t.Fatal(err)
+	}
+	link := cfg.Output
+	for _, out := range []string{link, filepath.Join(link, "sub")} { // the folder, or a parent
+		cfg.Output = out
+		err := cfg.CheckWritable(false)
+		want := "output folder " + out + " is not writable: " + link + " is a symbolic link to gone/results, which does not exist"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v does not contain %q", err, want)
+		}
+		if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("%s is no longer a symbolic link (%v)", link, err)
+		}
 	}
 }

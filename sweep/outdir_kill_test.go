@@ -1,0 +1,108 @@
+package sweep
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/ragbench/ragbench/internal/fileutil"
+)
+
+// killAtEnv, in a child process of TestOutputKilledMidCommit, is the move
+// of the commit (0-based) before which the child dies, as under SIGKILL:
+// os.Exit runs no deferred cleanup and no rollback.
+const killAtEnv = "RAGBENCH_TEST_KILL_AT_MOVE"
+
+// TestOutputKilledMidCommitChild is the child: a 2-cell sweep into the
+// folder of $RAGBENCH_TEST_OUT, killed before move $RAGBENCH_TEST_KILL_AT_MOVE.
+func TestOutputKilledMidCommitChild(t *testing.T) {
+	at, err := strconv.Atoi(os.Getenv(killAtEnv))
+	if err != nil {
+		t.Skip("run by TestOutputKilledMidCommit")
+	}
+	exchangeOK := os.Getenv("RAGBENCH_TEST_EXCHANGE") == "1"
+	moves := 0
+	die := func() {
+		if moves == at {
+			os.Exit(137)
+		}
+		moves++
+	}
+	rename = func(a, b string) error { die(); return os.Rename(a, b) }
+	exchange = func(a, b string) error {
+		if !exchangeOK {
+			return errors.New("no exchange here")
+		}
+		die()
+		return fileutil.Exchange(a, b)
+	}
+	cfg := loadSmall(t, os.Getenv("RAGBENCH_TEST_OUT"))
+	cfg.Retrievers = cfg.Retrievers[:1]
+	cfg.K = []int{1, 2, 3}
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
+		t.Fatal(err)
+	}
+	os.Exit(0) // every move done: not killed
+}
+
+// TestOutputKilledMidCommit: a run killed (SIGKILL, power loss) between
+// any two moves of its commit leaves a staging folder holding what it
+// had replaced; the next run into the folder first puts those earlier
+// outputs back, so that, when it is itself stopped before its own commit
+// (Ctrl-C), the folder holds the earlier run's outputs byte for byte and
+// no staging folder: never a mix of two runs. Before, the next run
+// deleted that staging folder, and with it the only copy of the earlier
+// runs/ (or results.json ...), leaving the mix. Both commit paths (the
+// atomic exchange, and two renames per entry without it).
+func TestOutputKilledMidCommit(t *testing.T) {
+	for _, withExchange := range []string{"1", "0"} {
+		for at := 0; ; at++ {
+			dir := t.TempDir()
+			cfg := loadSmall(t, dir)
+			if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
+				t.Fatal(err)
+			}
+			before := outputSnapshot(t, cfg.Output)
+			child := exec.Command(os.Args[0], "-test.run=^TestOutputKilledMidCommitChild$")
+			child.Env = append(os.Environ(), killAtEnv+"="+strconv.Itoa(at), "RAGBENCH_TEST_OUT="+dir, "RAGBENCH_TEST_EXCHANGE="+withExchange)
+			out, err := child.CombinedOutput()
+			var ee *exec.ExitError
+			if err == nil {
+				break // the child made every move: all kill points tried
+			}
+			if !errors.As(err, &ee) || ee.ExitCode() != 137 {
+				t.Fatalf("child (exchange %s, kill at %d): %v\n%s", withExchange, at, err, out)
+			}
+			name := fmt.Sprintf("exchange %s, killed before move %d", withExchange, at)
+			// The next run, stopped while it stages.
+			ctx, cancel := context.WithCancel(t.Context())
+			testHookStaged = func(string) { cancel() }
+			_, err = Run(ctx, loadSmall(t, dir), Options{NoHistory: true})
+			testHookStaged = nil
+			cancel()
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("%s: next run: %v, want it cancelled", name, err)
+			}
+			after := outputSnapshot(t, cfg.Output)
+			for p, b := range before {
+				if !bytes.Equal(after[p], b) {
+					t.Errorf("%s: %s not the earlier run's (%d bytes, want %d)", name, p, len(after[p]), len(b))
+				}
+			}
+			for p := range after {
+				if _, ok := before[p]; !ok {
+					t.Errorf("%s: %s of the killed run left", name, p)
+				}
+			}
+			if tmp, _ := filepath.Glob(filepath.Join(cfg.Output, stagePrefix+"*")); len(tmp) > 0 {
+				t.Errorf("%s: staging folders left: %v", name, tmp)
+			}
+		}
+	}
+}
