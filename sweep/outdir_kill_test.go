@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -90,16 +89,7 @@ func TestOutputKilledMidCommit(t *testing.T) {
 				t.Fatalf("%s: next run: %v, want it cancelled", name, err)
 			}
 			after := outputSnapshot(t, cfg.Output)
-			for p, b := range before {
-				if !bytes.Equal(after[p], b) {
-					t.Errorf("%s: %s not the earlier run's (%d bytes, want %d)", name, p, len(after[p]), len(b))
-				}
-			}
-			for p := range after {
-				if _, ok := before[p]; !ok {
-					t.Errorf("%s: %s of the killed run left", name, p)
-				}
-			}
+			sameOutputs(t, name, before, after)
 			if tmp, _ := filepath.Glob(filepath.Join(cfg.Output, stagePrefix+"*")); len(tmp) > 0 {
 				t.Errorf("%s: staging folders left: %v", name, tmp)
 			}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -187,6 +188,23 @@ func TestOutputCancelMidWrite(t *testing.T) {
 	}
 }
 
+// sameOutputs reports each file of before that after lacks or holds with
+// other bytes, and each file of after that before lacks: the folder an
+// interrupted or failed commit must leave as it was.
+func sameOutputs(t *testing.T, label string, before, after map[string][]byte) {
+	t.Helper()
+	for p, b := range before {
+		if !bytes.Equal(after[p], b) {
+			t.Errorf("%s: %s not the earlier run's (%d bytes, want %d)", label, p, len(after[p]), len(b))
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("%s: %s left, not the earlier run's", label, p)
+		}
+	}
+}
+
 // outputSnapshot maps every file under dir (staging folders and the
 // folders themselves aside) to its bytes.
 func outputSnapshot(t *testing.T, dir string) map[string][]byte {
@@ -259,16 +277,7 @@ func TestOutputRollback(t *testing.T) {
 			t.Errorf("exchange %v: error %v; want one naming the folder, report.md and the restored outputs", withExchange, err)
 		}
 		after := outputSnapshot(t, cfg.Output)
-		for p, b := range before {
-			if !bytes.Equal(after[p], b) {
-				t.Errorf("exchange %v: %s not restored (%d bytes, want %d)", withExchange, p, len(after[p]), len(b))
-			}
-		}
-		for p := range after {
-			if _, ok := before[p]; !ok {
-				t.Errorf("exchange %v: %s left by the failed commit", withExchange, p)
-			}
-		}
+		sameOutputs(t, fmt.Sprintf("exchange %v", withExchange), before, after)
 		if got := runFiles(t, cfg.Output); len(got) != 6 {
 			t.Errorf("exchange %v: runs/ holds %d files after the rollback, want the earlier 6", withExchange, len(got))
 		}
