@@ -38,7 +38,7 @@ Flags:
 
 // cmdAttribute implements 'bench attribute'.
 func cmdAttribute(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("attribute", stderr)
+	fs := newFlagSet("attribute")
 	runPath := fs.String("run", "", "run `file` (TREC or JSON)")
 	qrelsPath := fs.String("qrels", "", "qrels `file` (TREC, BEIR TSV or labelled-query JSONL)")
 	answersPath := fs.String("answers", "", "answer verdicts `file` (JSONL: {\"qid\": ..., \"correct\": true|false})")

@@ -65,7 +65,7 @@ Flags:
 
 // cmdCompare implements 'bench compare'.
 func cmdCompare(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("compare", stderr)
+	fs := newFlagSet("compare")
 	var measures measureList
 	var (
 		qrelsPath    = fs.String("qrels", "", "qrels `file` (TREC, BEIR TSV or JSONL; required)")

@@ -70,7 +70,7 @@ func (l *measureList) Set(s string) error { *l = append(*l, s); return nil }
 
 // cmdEval implements 'bench eval'.
 func cmdEval(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("eval", stderr)
+	fs := newFlagSet("eval")
 	var (
 		measures measureList
 		perQuery = fs.Bool("q", false, "print per-query values as well as the summary")

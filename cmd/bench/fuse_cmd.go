@@ -54,7 +54,7 @@ Flags:
 
 // cmdFuse implements 'bench fuse'.
 func cmdFuse(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("fuse", stderr)
+	fs := newFlagSet("fuse")
 	d := hybrid.DefaultOptions()
 	var (
 		method  = fs.String("method", "", "fusion `method`: "+joinNames(hybrid.Methods)+" (required)")

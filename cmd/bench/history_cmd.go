@@ -78,7 +78,7 @@ func historyPath(arg string) (string, error) {
 
 // cmdHistory implements 'bench history'.
 func cmdHistory(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("history", stderr)
+	fs := newFlagSet("history")
 	metric := fs.String("metric", "", "show only this `metric` (and chart it); default all metrics, chart ndcg@10 if present")
 	chart := fs.String("chart", "", "write an SVG chart of the metric over runs, one line per cell, to `file`")
 	format := fs.String("format", "table", "output `format`: table or md")

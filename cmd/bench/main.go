@@ -34,6 +34,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -222,6 +223,10 @@ func run(stdout, stderr io.Writer, args []string) int {
 		printUsage(stderr, cmds) // a usage error: no command
 		return 2
 	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(stdout, versionLine())
+		return 0
+	}
 	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		printUsage(stdout, cmds) // help asked for: stdout, exit 0 (as git and go)
 		return 0
@@ -254,12 +259,13 @@ func run(stdout, stderr io.Writer, args []string) int {
 // stdout (exit 0).
 var errHelp = errors.New("help requested")
 
-// newFlagSet returns a subcommand's flag set: parse errors are written to
-// stderr, and its Usage prints nothing (flagErr prints the usage text, to
-// stdout for -h/--help and to stderr for a usage error).
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+// newFlagSet returns a subcommand's flag set: flag's own messages are
+// discarded and its Usage prints nothing, because flagErr prints the usage
+// text (to stdout for -h/--help, to stderr for a usage error) and run
+// prints the parse error once, last, as "bench <command>: <error>".
+func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	return fs
 }
@@ -286,6 +292,39 @@ func flagErr(fs *flag.FlagSet, stdout, stderr io.Writer, text string, err error)
 	return usagef("%v", err)
 }
 
+// versionLine is what 'bench --version' prints: the module's version and,
+// when the binary was built from a git checkout, the commit, its time and
+// "+modified" for uncommitted changes (runtime/debug.ReadBuildInfo; "go
+// build" records them), then the Go version. A history row or a report can
+// so be tied to the code that made it.
+func versionLine() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "bench (no build information)"
+	}
+	line := "bench " + bi.Main.Version
+	var rev, at, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = "+modified"
+			}
+		}
+	}
+	if rev != "" {
+		line += " commit " + rev + modified
+		if at != "" {
+			line += " (" + at + ")"
+		}
+	}
+	return line + " " + bi.GoVersion
+}
+
 func printUsage(w io.Writer, cmds map[string]command) {
 	fmt.Fprintln(w, "usage: bench <command> [flags] [args]")
 	fmt.Fprintln(w, "\ncommands:")
@@ -297,7 +336,7 @@ func printUsage(w io.Writer, cmds map[string]command) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'bench <command> --help' for a command's flags and examples.")
+	fmt.Fprintln(w, "\nRun 'bench <command> --help' for a command's flags and examples, 'bench --version' for the build.")
 	fmt.Fprintln(w, "\nExit codes: 0 success, 1 error (bad input, failed run), 2 usage error,")
 	fmt.Fprintln(w, "3 regression found by the baseline gate (run --baseline, compare --gate),")
 	fmt.Fprintln(w, "130 interrupted (Ctrl-C; 143 for SIGTERM). 'bench run' stops after its")

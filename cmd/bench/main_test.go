@@ -59,3 +59,32 @@ func TestHelpGoesToStdout(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownFlagOnce: a flag error is printed once, after the usage
+// text, as the last line "bench CMD: flag provided but not defined: -bogus"
+// (flag's own copy of the message, which came first, is gone).
+func TestUnknownFlagOnce(t *testing.T) {
+	for name := range commands() {
+		if name == "model" { // model's flags follow its subcommand
+			continue
+		}
+		code, _, errOut := runBench(name, "--bogus")
+		lines := strings.Split(strings.TrimRight(errOut, "\n"), "\n")
+		if code != 2 || strings.Count(errOut, "not defined: -bogus") != 1 || lines[len(lines)-1] != "bench "+name+": flag provided but not defined: -bogus" {
+			t.Errorf("%s --bogus: exit %d, stderr %q; want exit 2 and the error once, last", name, code, errOut)
+		}
+	}
+}
+
+// TestVersion: 'bench --version' and 'bench version' print one line,
+// "bench <module version> [commit <rev>[+modified] (<time>)] <go version>",
+// on stdout and exit 0 (a test binary carries no commit: go test does not
+// stamp one).
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "version"} {
+		code, out, errOut := runBench(arg)
+		if code != 0 || errOut != "" || !strings.HasPrefix(out, "bench ") || !strings.Contains(out, " go1.") || strings.Count(out, "\n") != 1 {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit 0 and one version line", arg, code, out, errOut)
+		}
+	}
+}

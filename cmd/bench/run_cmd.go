@@ -62,7 +62,7 @@ flags:
 
 // cmdRun implements 'bench run CONFIG'.
 func cmdRun(stdout, stderr io.Writer, args []string) error {
-	fs := newFlagSet("run", stderr)
+	fs := newFlagSet("run")
 	var (
 		dataDir   = fs.String("data-dir", "", "data root for relative dataset paths (default $RAGBENCH_DATA_DIR, else ../shared beside the repo)")
 		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the models/ of the checkout holding the config, then of the one holding this binary, then <data root>/models)")
