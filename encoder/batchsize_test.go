@@ -26,7 +26,7 @@ func TestBatchSizeRounding(t *testing.T) {
 	if d := filepath.Join(testenv.RepoRoot(), "models", "all-minilm-l6-v2"); fileExists(filepath.Join(d, ModelFile)) {
 		dirs["all-minilm-l6-v2"] = d
 	}
-	texts := sciFactAbstracts(t, 16)
+	texts := testenv.SciFactAbstracts(t, 16)
 	ctx := context.Background()
 	for name, dir := range dirs {
 		byBatchSize(t, func(bs int) ([][]float32, error) {

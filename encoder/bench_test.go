@@ -15,28 +15,6 @@ import (
 	"github.com/ragbench/ragbench/internal/testenv"
 )
 
-// sciFactAbstracts returns the first n SciFact corpus entries as
-// title + " " + text.
-func sciFactAbstracts(b testing.TB, n int) []string {
-	b.Helper()
-	f, err := os.Open(filepath.Join(testenv.Shared(b, "datasets/scifact"), "corpus.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	var out []string
-	for sc.Scan() && len(out) < n {
-		var d struct{ Title, Text string }
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			b.Fatal(err)
-		}
-		out = append(out, d.Title+" "+d.Text)
-	}
-	return out
-}
-
 // pairedRun embeds toks batch by batch exactly as EmbedTokens does
 // (length order, batch size, padding, Run, pooling, normalisation) and,
 // right after each batch, times ONNX Runtime's Run alone on the same batch
@@ -140,7 +118,7 @@ func BenchmarkEmbedSciFact(b *testing.B) {
 	if err := Init(""); err != nil {
 		b.Skip(err)
 	}
-	texts := sciFactAbstracts(b, benchAbstracts)
+	texts := testenv.SciFactAbstracts(b, benchAbstracts)
 	models := map[string]string{"use-lite": testenv.Shared(b, "models/use-lite")}
 	for _, name := range []string{"all-minilm-l6-v2", "all-minilm-l6-v2-q"} {
 		if dir := filepath.Join(testenv.RepoRoot(), "models", name); fileExists(filepath.Join(dir, ModelFile)) {
@@ -210,7 +188,7 @@ func BenchmarkEmbedSciFact(b *testing.B) {
 // reranker sees one query's top 100.
 func sciFactPairs(b testing.TB) (queries, passages []string) {
 	b.Helper()
-	abstracts := sciFactAbstracts(b, benchAbstracts/2)
+	abstracts := testenv.SciFactAbstracts(b, benchAbstracts/2)
 	f, err := os.Open(filepath.Join(testenv.Shared(b, "datasets/scifact"), "queries.jsonl"))
 	if err != nil {
 		b.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // TestDeterminism: the same texts give bit-identical vectors whatever the
@@ -14,7 +16,7 @@ import (
 func TestDeterminism(t *testing.T) {
 	needRuntime(t)
 	dir, _ := useLite(t)
-	texts := sciFactAbstracts(t, 24)
+	texts := testenv.SciFactAbstracts(t, 24)
 	ctx := context.Background()
 	embed := func(workers, procs int, in []string) [][]float32 {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -54,7 +56,7 @@ func TestIntraOpThreadsBitIdentical(t *testing.T) {
 	needRuntime(t)
 	useLiteDir, _ := useLite(t)
 	ceDir, _ := ceTiny(t)
-	texts := sciFactAbstracts(t, 24)
+	texts := testenv.SciFactAbstracts(t, 24)
 	ctx := context.Background()
 	embed := func(threads int) [][]float32 {
 		e, err := LoadEmbedder(useLiteDir, Options{BatchSize: 8, IntraOpThreads: threads})

@@ -269,7 +269,7 @@ func TestHFTokenizerParityUseLite(t *testing.T) {
 // matches added tokens before pre-tokenizing).
 func TestMetaspaceSpacesPreReplaced(t *testing.T) {
 	dir, _ := useLite(t)
-	texts := append(sciFactAbstracts(t, 50),
+	texts := append(testenv.SciFactAbstracts(t, 50),
 		" leading space", "doubled  space", "trailing space ", "tab\tand\nnewline",
 		"a ▁ literal▁ replacement", "no-break\u00a0space", "x <unk> y", "<unk> z", " ",
 		strings.Repeat("long text over the chunk size ", 40))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/ragbench/ragbench/internal/fuzzwatch"
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // wordMemoTexts are the Hugging Face parity texts (singles, queries and
@@ -126,7 +127,7 @@ func TestWordMemoOnlyWhereExact(t *testing.T) {
 //
 // Run: go test -run '^$' -bench TokenizeMiniLM -benchtime 5x ./encoder
 func BenchmarkTokenizeMiniLM(b *testing.B) {
-	texts := sciFactAbstracts(b, benchAbstracts)
+	texts := testenv.SciFactAbstracts(b, benchAbstracts)
 	for _, path := range []string{"memo", "sugarme"} {
 		b.Run("path="+path, func(b *testing.B) {
 			var cpu time.Duration

@@ -42,13 +42,7 @@ func writeBenchInputs(b *testing.B) (texts, pairs string) {
 		}
 		return out
 	}
-	abstracts := read("corpus.jsonl", modelBenchAbstracts, func(l []byte) string {
-		var d struct{ Title, Text string }
-		if err := json.Unmarshal(l, &d); err != nil {
-			b.Fatal(err)
-		}
-		return d.Title + " " + d.Text
-	})
+	abstracts := testenv.SciFactAbstracts(b, modelBenchAbstracts)
 	queries := read("queries.jsonl", 2, func(l []byte) string {
 		var q struct{ Text string }
 		if err := json.Unmarshal(l, &q); err != nil {
