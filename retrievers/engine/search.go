@@ -75,6 +75,11 @@ type Retriever struct {
 
 	missOnError bool // a query failing after the retries is a miss, not an error (SetMissOnError)
 
+	// warm: an OpenSearch vector query, whose first searches on each node
+	// go one at a time (warmUp); warmed makes that happen once.
+	warm   bool
+	warmed sync.Once
+
 	mu        sync.Mutex // guards latencies and failed
 	latencies []time.Duration
 	failed    []QueryFailure
@@ -127,6 +132,7 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 			return nil, fmt.Errorf("engine: %s query: no query embedder", q.Kind)
 		}
 		r.embed = q.Embed
+		r.warm = ix.dialect == OpenSearch
 		if q.Kind == KindHybrid && (!(q.BM25Boost > 0) || !(q.KNNBoost > 0) || math.IsInf(q.BM25Boost, 0) || math.IsInf(q.KNNBoost, 0)) {
 			return nil, fmt.Errorf("engine: hybrid query: bm25_boost and knn_boost must both be finite and > 0, got %v and %v", q.BM25Boost, q.KNNBoost)
 		}
@@ -220,6 +226,13 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 			return nil, fmt.Errorf("engine: the embedder returned %d vectors for %d queries", len(vecs), len(queries))
 		}
 	}
+	if r.warm && len(queries) > 0 {
+		var vec []float32
+		if vecs != nil {
+			vec = vecs[0]
+		}
+		r.warmed.Do(func() { r.warmUp(ctx, queries[0].Text, vec) })
+	}
 	results := make([][]eval.Result, len(queries))
 	lat := make([]time.Duration, len(queries))
 	parent := ctx
@@ -289,6 +302,27 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	r.failed = append(r.failed, misses...)
 	r.mu.Unlock()
 	return run, nil
+}
+
+// warmUp sends one search (the first query's, size 1) to each node in
+// turn, alone, before Search sends its queries concurrently. OpenSearch's
+// k-NN plugin (3.5 included) fills the table of knn method_parameters
+// (ef_search) lazily and without a lock, per JVM: concurrent first
+// searches on a freshly started node can find it empty and are refused
+// with HTTP 400 "unknown method parameter found [ef_search]" (CI saw this
+// once on a fresh node). One search alone per node fills it. Errors are
+// ignored here: the real searches that follow report them.
+func (r *Retriever) warmUp(ctx context.Context, text string, vec []float32) {
+	body, err := r.render(text, vec, 1)
+	if err != nil {
+		return
+	}
+	for ui := range r.cl.urls {
+		if r.cl.downUntil[ui].Load() > time.Now().UnixNano() {
+			continue // known down: the searches will skip it too
+		}
+		_, _ = r.cl.onceAt(ctx, ui, http.MethodPost, "/"+r.index+"/_search", body)
+	}
 }
 
 // one searches one query, widening the size while a tie crosses the cut.
