@@ -88,3 +88,15 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingArgumentsOneLine: a command given too few arguments prints
+// one line naming what is missing and pointing at its --help (exit 2), not
+// the whole usage text.
+func TestMissingArgumentsOneLine(t *testing.T) {
+	for _, name := range []string{"run", "eval", "model"} {
+		code, out, errOut := runBench(name)
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "'bench "+name+" --help'") {
+			t.Errorf("bench %s: exit %d, stdout %q, stderr %q; want exit 2 and one line with a --help pointer", name, code, out, errOut)
+		}
+	}
+}

@@ -63,8 +63,7 @@ type modelFlags struct {
 
 func parseModelFlags(stdout, stderr io.Writer, args []string) (*modelFlags, error) {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, modelUsage)
-		return nil, usagef("model: missing subcommand (check, embed or score)")
+		return nil, usagef("missing subcommand (check, embed or score); see 'bench model --help'")
 	}
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(stdout, modelUsage)

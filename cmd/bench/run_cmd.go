@@ -83,8 +83,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		return flagErr(fs, stdout, stderr, runUsage, err)
 	}
 	if len(pos) != 1 {
-		printFlagUsage(stderr, fs, runUsage)
-		return usagef("want exactly one CONFIG file, got %d arguments", len(pos))
+		return usagef("want exactly one CONFIG file, got %d argument(s); see 'bench run --help'", len(pos))
 	}
 	ctx, stop := interruptContext("stopping after the current step (" + quitAgain + " quits now; caches and earlier outputs stay intact)")
 	defer stop()
