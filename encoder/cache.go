@@ -83,6 +83,16 @@ func (c *CachedEmbedder) Stats() CacheStats {
 // Embed again embeds only the rest. Write failures are errors (a cache
 // that silently stops caching would make a sweep re-embed everything).
 func (c *CachedEmbedder) Embed(ctx context.Context, texts []string, query bool) ([][]float32, error) {
+	return c.EmbedProgress(ctx, texts, query, nil)
+}
+
+// EmbedProgress is Embed that also reports, after the cache lookup and
+// after each model batch, how many of texts (0..len(texts)) have their
+// vector so far (cache hits and duplicates of them count at once), so a
+// progress bar moves batch by batch rather than once per call. progress
+// may be nil; it is called from the calling goroutine. Vectors and errors
+// are Embed's.
+func (c *CachedEmbedder) EmbedProgress(ctx context.Context, texts []string, query bool, progress func(done int)) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	keys := make([]string, len(texts))
 	first := map[string]int{} // key → index of its first occurrence among misses
@@ -107,6 +117,26 @@ func (c *CachedEmbedder) Embed(ctx context.Context, texts []string, query bool) 
 		missIdx = append(missIdx, i)
 		missText = append(missText, t)
 	}
+	// Texts whose vector waits for the model: the misses and their
+	// duplicates.
+	pending := 0
+	for i := range texts {
+		if first[keys[i]] >= 0 {
+			pending++
+		}
+	}
+	dupes := make([]int, len(missIdx)) // per miss: its later duplicates
+	for i, k := range keys {
+		if j := first[k]; j >= 0 && missIdx[j] != i {
+			dupes[j]++
+		}
+	}
+	report := func() {
+		if progress != nil {
+			progress(len(texts) - pending)
+		}
+	}
+	report()
 	if len(missIdx) > 0 {
 		toks, err := c.e.Tokenize(ctx, missText, query)
 		if err != nil {
@@ -148,6 +178,10 @@ func (c *CachedEmbedder) Embed(ctx context.Context, texts []string, query bool) 
 				}
 			}
 			c.misses.Add(int64(len(batch)))
+			for _, j := range batch {
+				pending -= 1 + dupes[j]
+			}
+			report()
 		}
 	}
 	// Fill duplicates from their first occurrence.

@@ -264,3 +264,40 @@ func TestCachedEmbedderCancelKeepsBatches(t *testing.T) {
 		t.Errorf("%d entries after the rerun, want 6", n)
 	}
 }
+
+// TestCachedEmbedderProgress: EmbedProgress reports the texts with a
+// vector after the lookup and after each model batch. 7 texts (the 6
+// reference sentences, the last twice), the first 2 cached, batch size 2:
+// 2 are known at once, then each batch of 2 misses adds 2, or 3 for the
+// batch holding the duplicated sentence.
+func TestCachedEmbedderProgress(t *testing.T) {
+	needRuntime(t)
+	dir, ref := useLite(t)
+	e, err := LoadEmbedder(dir, Options{BatchSize: 2, TextNormalization: TextCollapseWhitespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	c, err := NewCachedEmbedder(e, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.Embed(ctx, ref.Sentences[:2], false); err != nil {
+		t.Fatal(err)
+	}
+	texts := append(append([]string{}, ref.Sentences...), ref.Sentences[5]) // 7 texts, 4 misses
+	var got []int
+	vecs, err := c.EmbedProgress(ctx, texts, false, func(done int) { got = append(got, done) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Misses 2..5 run longest first in 2 batches; sentence 5's duplicate
+	// is done with it.
+	if len(got) != 3 || got[0] != 2 || got[2] != 7 || got[1] != 4 && got[1] != 5 {
+		t.Errorf("progress %v, want [2 4|5 7]", got)
+	}
+	if len(vecs) != 7 || !cmp.Equal(vecs[6], vecs[5]) {
+		t.Errorf("%d vectors (want 7), the duplicate's equal to its first: %v", len(vecs), len(vecs) == 7 && cmp.Equal(vecs[6], vecs[5]))
+	}
+}

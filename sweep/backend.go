@@ -193,16 +193,19 @@ func newFirstStage(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfi
 		if err != nil {
 			return nil, err
 		}
-		done := 0
+		done := 0 // passages embedded by earlier calls; dense.New calls embed from one goroutine
 		embed := func(ctx context.Context, texts []string, query bool) ([][]float32, error) {
+			var batch func(int)
+			if !query && env.progress != nil {
+				batch = func(n int) { env.progress("embed", min(done+n, len(chunks)), len(chunks)) }
+			}
 			t0 := time.Now()
-			v, err := e.Embed(ctx, texts, query)
+			v, err := e.EmbedProgress(ctx, texts, query, batch)
 			if env.embedded != nil {
 				env.embedded(time.Since(t0))
 			}
-			if !query && err == nil && env.progress != nil {
-				done = min(done+len(texts), len(chunks)) // dense.New calls embed from one goroutine
-				env.progress("embed", done, len(chunks))
+			if !query && err == nil {
+				done = min(done+len(texts), len(chunks))
 			}
 			return v, err
 		}

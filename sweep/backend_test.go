@@ -15,7 +15,9 @@ import (
 
 // TestBackendProgress: the dense build and the reranker report their
 // counts through buildEnv.progress. 5 chunks embedded in one call of
-// dense.New (its batch is 256) → one call ("embed", 5, 5). Reranking 2
+// dense.New (its batch is 256), in model batches of 2, none cached → the
+// count after the cache lookup, then after each model batch: 0, 2, 4, 5
+// of 5. Reranking 2
 // queries × depth 2 of 3 first-stage results → 4 pairs, scored per query
 // → ("rerank", 2, 4) then ("rerank", 4, 4).
 func TestBackendProgress(t *testing.T) {
@@ -44,7 +46,7 @@ func TestBackendProgress(t *testing.T) {
 	if _, err := newFirstStage(ctx, chunks, dense, env); err != nil {
 		t.Fatal(err)
 	}
-	if want := []call{{"embed", 5, 5}}; !slices.Equal(calls, want) {
+	if want := []call{{"embed", 0, 5}, {"embed", 2, 5}, {"embed", 4, 5}, {"embed", 5, 5}}; !slices.Equal(calls, want) {
 		t.Errorf("dense build progress %v, want %v", calls, want)
 	}
 	calls = nil
