@@ -182,7 +182,7 @@ func (r *reportWriter) slices() {
 		r.w("The dataset has no slices (no query carries a slice/kind label), so there are no per-slice tables.\n\n")
 	} else {
 		for _, s := range r.ds.Slices {
-			g := "slice:" + s
+			g := SliceGroup(s)
 			n := 0
 			if len(r.res.Cells) > 0 {
 				n = r.res.Cells[0].Counts[g]

@@ -138,20 +138,15 @@ func htmlSliceCharts(cfg *Config, ds *dataset, res *Results, primary string) ([]
 	d := res.Dataset
 	groups := []struct{ name, key string }{{"all queries", GroupAll}}
 	for _, s := range d.Slices {
-		groups = append(groups, struct{ name, key string }{"slice " + s, "slice:" + s})
+		groups = append(groups, struct{ name, key string }{"slice " + s, SliceGroup(s)})
 	}
 	if len(d.Slices) == 0 {
 		groups = append(groups, struct{ name, key string }{"tuning", GroupTuning}, struct{ name, key string }{"held out", GroupHeldOut})
 	}
-	labelled := len(d.Slices) > 0
+	members := ds.answerableGroups()
 	var charts []htmlreport.SliceChart
 	for _, g := range groups {
-		var ids []string
-		for _, id := range ds.answerable {
-			if inGroup(ds, id, g.key, labelled) {
-				ids = append(ids, id)
-			}
-		}
+		ids := members[g.key]
 		if len(ids) == 0 {
 			continue
 		}
@@ -229,20 +224,6 @@ func htmlMisses(cfg *Config, res *Results, misses []byte) (htmlreport.Misses, er
 		out.List = append(out.List, x)
 	}
 	return out, nil
-}
-
-// inGroup reports whether answerable query id is in group key (as
-// scoreCell groups them).
-func inGroup(ds *dataset, id, key string, labelled bool) bool {
-	switch key {
-	case GroupAll:
-		return true
-	case GroupHeldOut:
-		return ds.heldout[id]
-	case GroupTuning:
-		return !ds.heldout[id]
-	}
-	return "slice:"+ds.sliceOf(id, labelled) == key
 }
 
 // retrieverIndex is the retriever's position in the config (its colour).

@@ -60,6 +60,10 @@ const (
 	GroupHeldOut = "heldout"
 )
 
+// SliceGroup is the group name of slice label s in CellResult.Means and
+// Counts: "slice:" + s (the one place that spelling is made).
+func SliceGroup(s string) string { return "slice:" + s }
+
 // NoSlice is the slice of the queries without a slice label when other
 // queries have one: "(none)", the label bench eval uses. It sorts before
 // any label starting with a letter or digit; a query labelled "(none)"

@@ -312,7 +312,7 @@ func (ds *dataset) answerableGroups() map[string][]string {
 			groups[GroupTuning] = append(groups[GroupTuning], id)
 		}
 		if s := ds.sliceOf(id, labelled); s != "" {
-			groups["slice:"+s] = append(groups["slice:"+s], id)
+			groups[SliceGroup(s)] = append(groups[SliceGroup(s)], id)
 		}
 	}
 	return groups
