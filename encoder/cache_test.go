@@ -35,13 +35,7 @@ func cacheFiles(t *testing.T, dir string) (entries, temps int) {
 // Embed, embeds each distinct text once, and serves a second "run" (a new
 // wrapper over the same folder) entirely from disk with the ids stored.
 func TestCachedEmbedder(t *testing.T) {
-	needRuntime(t)
-	dir, ref := useLite(t)
-	e, err := LoadEmbedder(dir, Options{TextNormalization: TextCollapseWhitespace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, ref := useLiteEmbedder(t, Options{TextNormalization: TextCollapseWhitespace})
 	ctx := context.Background()
 	texts := append(append([]string{}, ref.Sentences...), ref.Sentences[0]) // one duplicate
 	want, err := e.Embed(ctx, texts, false)
@@ -92,13 +86,7 @@ func TestCachedEmbedder(t *testing.T) {
 // TestCachedEmbedderCorrupt: a damaged entry is counted and recomputed,
 // never returned.
 func TestCachedEmbedderCorrupt(t *testing.T) {
-	needRuntime(t)
-	dir, ref := useLite(t)
-	e, err := LoadEmbedder(dir, Options{TextNormalization: TextCollapseWhitespace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, ref := useLiteEmbedder(t, Options{TextNormalization: TextCollapseWhitespace})
 	ctx := context.Background()
 	cdir := t.TempDir()
 	c, _ := NewCachedEmbedder(e, cdir)
@@ -127,13 +115,7 @@ func TestCachedEmbedderCorrupt(t *testing.T) {
 // processes would be) embedding overlapping texts into one folder get
 // identical vectors and leave one complete entry per text.
 func TestCachedEmbedderConcurrent(t *testing.T) {
-	needRuntime(t)
-	dir, ref := useLite(t)
-	e, err := LoadEmbedder(dir, Options{BatchSize: 2, TextNormalization: TextCollapseWhitespace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, ref := useLiteEmbedder(t, Options{BatchSize: 2, TextNormalization: TextCollapseWhitespace})
 	ctx := context.Background()
 	want, err := e.Embed(ctx, ref.Sentences, false)
 	if err != nil {
@@ -174,19 +156,13 @@ func TestCachedEmbedderConcurrent(t *testing.T) {
 // TestCachedEmbedderErrorIndex: a bad text among cached ones is reported
 // with its index in the caller's slice.
 func TestCachedEmbedderErrorIndex(t *testing.T) {
-	needRuntime(t)
-	dir, ref := useLite(t)
-	e, err := LoadEmbedder(dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, ref := useLiteEmbedder(t, Options{})
 	c, _ := NewCachedEmbedder(e, t.TempDir())
 	ctx := context.Background()
 	if _, err := c.Embed(ctx, ref.Sentences[:2], false); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Embed(ctx, []string{ref.Sentences[0], ref.Sentences[1], "  "}, false)
+	_, err := c.Embed(ctx, []string{ref.Sentences[0], ref.Sentences[1], "  "}, false)
 	var te *TextError
 	if !errors.As(err, &te) || te.Index != 2 || !errors.Is(err, ErrEmptyText) {
 		t.Fatalf("err = %v, want TextError index 2 wrapping ErrEmptyText", err)
@@ -200,13 +176,7 @@ func TestCachedEmbedderErrorIndex(t *testing.T) {
 // so 2×2 = 4 entries are written, the call returns context.Canceled, and
 // the rerun reads 4 entries and runs the model on the last 2 texts only.
 func TestCachedEmbedderCancelKeepsBatches(t *testing.T) {
-	needRuntime(t)
-	dir, ref := useLite(t)
-	e, err := LoadEmbedder(dir, Options{BatchSize: 2, TextNormalization: TextCollapseWhitespace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, ref := useLiteEmbedder(t, Options{BatchSize: 2, TextNormalization: TextCollapseWhitespace})
 	if bs := e.m.opts.BatchSize; bs != 2 || len(ref.Sentences) != 6 {
 		t.Fatalf("batch size %d and %d sentences; the counts below assume 2 and 6", bs, len(ref.Sentences))
 	}
@@ -271,13 +241,7 @@ func TestCachedEmbedderCancelKeepsBatches(t *testing.T) {
 // 2 are known at once, then each batch of 2 misses adds 2, or 3 for the
 // batch holding the duplicated sentence.
 func TestCachedEmbedderProgress(t *testing.T) {
-	needRuntime(t)
-	dir, ref := useLite(t)
-	e, err := LoadEmbedder(dir, Options{BatchSize: 2, TextNormalization: TextCollapseWhitespace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e, ref := useLiteEmbedder(t, Options{BatchSize: 2, TextNormalization: TextCollapseWhitespace})
 	c, err := NewCachedEmbedder(e, t.TempDir())
 	if err != nil {
 		t.Fatal(err)

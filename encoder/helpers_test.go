@@ -57,6 +57,20 @@ func useLite(t testing.TB) (string, useLiteRef) {
 	return dir, ref
 }
 
+// useLiteEmbedder loads use-lite with opts (skipping without ONNX
+// Runtime, as needRuntime does), closed when the test ends.
+func useLiteEmbedder(t *testing.T, opts Options) (*Embedder, useLiteRef) {
+	t.Helper()
+	needRuntime(t)
+	dir, ref := useLite(t)
+	e, err := LoadEmbedder(dir, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e, ref
+}
+
 func ceTiny(t testing.TB) (string, ceRef) {
 	dir := testenv.Shared(t, "models/ce-scifact-tiny")
 	var ref ceRef
