@@ -205,6 +205,9 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 // unless SetMissOnError was called: then it gets an empty list, counted in
 // Failed.
 // Latency per query is the engine round trip(s), excluding query embedding.
+// The first Search of an OpenSearch retriever with vectors first sends the
+// first query alone to each node not known to be down (warmUp; its answer
+// is not used and takes no part in the latencies).
 func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k int) (eval.Run, error) {
 	if k <= 0 {
 		return nil, fmt.Errorf("engine: k must be > 0, got %d", k)
