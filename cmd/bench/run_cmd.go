@@ -47,13 +47,15 @@ writable), prints the cells and the dataset summary, and stops. For
 elasticsearch and opensearch retrievers it also asks each node for
 GET /_cluster/health with the configured credentials (5 s per node, no
 retry): an unreachable node or refused credentials fail the check (exit 1);
-credentials are never printed.
+credentials are never printed. --check --offline skips that step (a config
+checked where its cluster is not reachable, e.g. a lint job) and says so.
 
 Examples:
 
   bench run configs/scifact.yaml
   bench run --data-dir /data/beir --models-dir ./models configs/scifact.yaml
   bench run --check configs/scifact.yaml          # validate only, no work
+  bench run --check --offline configs/scifact-engines.yaml   # same, engines not dialled
   bench run --baseline main-results/ --max-drop 0.01 configs/scifact.yaml   # CI gate (exit 3 on regression)
   bench run --output /tmp/out --cache-dir /tmp/ragbench-cache --no-history --data-dir sweep/testdata/small sweep/testdata/small.yaml
 
@@ -68,6 +70,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the models/ of the checkout holding the config, then of the one holding this binary, then <data root>/models)")
 		output    = fs.String("output", "", "output folder (default: the config's output, else results/<name> beside the config)")
 		cacheDir  = fs.String("cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
+		offline   = fs.Bool("offline", false, "with --check: do not dial the engine retrievers' clusters (the one step that needs the network)")
 		check     = fs.Bool("check", false, "load and validate the config and every file it names (dataset read and checked, model kinds, output/cache/history writable), dial each engine retriever's nodes (/_cluster/health, credentials), print the cells, and stop")
 		histPath  = fs.String("history", "", "history CSV to append the run's row to (default: the config's history, else bench-history.csv beside the config)")
 		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
@@ -84,6 +87,9 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	if len(pos) != 1 {
 		return usagef("want exactly one CONFIG file, got %d argument(s); see 'bench run --help'", len(pos))
+	}
+	if *offline && !*check {
+		return usagef("--offline goes with --check (a run needs its engines); see 'bench run --help'")
 	}
 	ctx, stop := interruptContext("stopping after the current step (" + quitAgain + " quits now; caches and earlier outputs stay intact)")
 	defer stop()
@@ -106,7 +112,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	cells := cfg.Cells()
 	if *check {
-		return runCheck(ctx, stdout, cfg, cells, !*noHistory, *ortLib)
+		return runCheck(ctx, stdout, cfg, cells, !*noHistory, *ortLib, *offline)
 	}
 	start := time.Now()
 	unit := "cells"
@@ -158,9 +164,10 @@ func printRunSummary(stdout io.Writer, cfg *sweep.Config, res *sweep.Results, to
 // when a dense or rerank retriever needs it; the dataset loaded and its
 // gold ids, labels and slices checked), then the cells, roots, models,
 // outputs and dataset summary on stdout, and last each engine cluster
-// dialled (checkEngines, the one step that needs the network). Errors: the
-// first check that fails.
-func runCheck(ctx context.Context, stdout io.Writer, cfg *sweep.Config, cells []sweep.Cell, history bool, ortLib string) error {
+// dialled (checkEngines, the one step that needs the network; skipped, with
+// a line per engine retriever saying so, when offline). Errors: the first
+// check that fails.
+func runCheck(ctx context.Context, stdout io.Writer, cfg *sweep.Config, cells []sweep.Cell, history bool, ortLib string, offline bool) error {
 	if err := cfg.CheckWritable(history); err != nil {
 		return err
 	}
@@ -208,6 +215,23 @@ func runCheck(ctx context.Context, stdout io.Writer, cfg *sweep.Config, cells []
 		fmt.Fprintf(stdout, "warning     %s\n", w)
 	}
 	// Last, as it is the one check that needs the network.
+	if offline {
+		var urls []string              // each cluster once, in config order
+		names := map[string][]string{} // its retrievers
+		for _, r := range cfg.Retrievers {
+			if len(r.URLs) > 0 {
+				u := strings.Join(r.URLs, ", ")
+				if names[u] == nil {
+					urls = append(urls, u)
+				}
+				names[u] = append(names[u], r.Name)
+			}
+		}
+		for _, u := range urls {
+			fmt.Fprintf(stdout, "engine      %s (%s): not contacted (--offline)\n", u, strings.Join(names[u], ", "))
+		}
+		return nil
+	}
 	return checkEngines(ctx, stdout, cfg)
 }
 

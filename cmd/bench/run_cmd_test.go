@@ -191,6 +191,33 @@ func TestRunCheckEngines(t *testing.T) {
 	}
 }
 
+// TestRunCheckOffline: --check --offline contacts no engine (a node nobody
+// listens on passes), lists each cluster once with its retrievers as not
+// contacted, and exits 0; --offline without --check is a usage error (2).
+func TestRunCheckOffline(t *testing.T) {
+	down := httptest.NewServer(http.NotFoundHandler())
+	downURL := down.URL
+	down.Close()
+	dir := t.TempDir()
+	yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: bm25, type: bm25}\n  - {name: es, type: elasticsearch, query: bm25, urls: [" + downURL + "]}\n  - {name: es2, type: elasticsearch, query: bm25, urls: [" + downURL + "]}\nk: [1, 3]\n"
+	p := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--check", "--offline", "--no-history", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p}
+	var out, errb bytes.Buffer
+	code := run(&out, &errb, args)
+	want := "engine      " + downURL + " (es, es2): not contacted (--offline)\n"
+	if code != 0 || strings.Count(out.String(), "engine  ") != 1 || !strings.Contains(out.String(), want) {
+		t.Errorf("--check --offline: exit %d, output lacks %q once:\n%s%s", code, want, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(&out, &errb, append([]string{"run", "--offline"}, args[3:]...)); code != 2 || !strings.Contains(errb.String(), "--offline goes with --check") {
+		t.Errorf("--offline alone: exit %d, stderr %q; want 2 and the usage error", code, errb.String())
+	}
+}
+
 // TestRunCheckFallbackWarning: when a dense retriever's model folder is
 // missing and a fallback_models entry is used, --check prints report.md's
 // warning (sweep's FallbackWarnings), not only the folder it resolved.
