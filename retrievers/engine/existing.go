@@ -88,7 +88,9 @@ func Open(ctx context.Context, conn Conn, dialect Dialect, e Existing) (*Retriev
 	r := &Retriever{cl: cl, index: e.Index, dfs: !e.NoDFS, idField: e.IDField}
 	if hasV {
 		r.embed = e.Embed
-		r.warm = dialect == OpenSearch
+		if dialect == OpenSearch {
+			r.enableWarmUp()
+		}
 	}
 	r.render = func(text string, vec []float32, size int) ([]byte, error) {
 		q, _ := json.Marshal(text)

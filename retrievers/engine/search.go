@@ -76,9 +76,15 @@ type Retriever struct {
 	missOnError bool // a query failing after the retries is a miss, not an error (SetMissOnError)
 
 	// warm: an OpenSearch vector query, whose first searches on each node
-	// go one at a time (warmUp); warmed makes that happen once.
-	warm   bool
-	warmed sync.Once
+	// go one at a time (warmUp). warmLock (capacity 1) lets one Search warm
+	// at a time and is waited for with that Search's context, so a
+	// cancelled Search does not wait out another's warm-up; warmed[ui]
+	// (guarded by warmLock) is set once node ui answered a warm-up, so a
+	// warm-up cut short or a node down at the time is warmed by a later
+	// Search.
+	warm     bool
+	warmLock chan struct{}
+	warmed   []bool
 
 	mu        sync.Mutex // guards latencies and failed
 	latencies []time.Duration
@@ -132,7 +138,9 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 			return nil, fmt.Errorf("engine: %s query: no query embedder", q.Kind)
 		}
 		r.embed = q.Embed
-		r.warm = ix.dialect == OpenSearch
+		if ix.dialect == OpenSearch {
+			r.enableWarmUp()
+		}
 		if q.Kind == KindHybrid && (!(q.BM25Boost > 0) || !(q.KNNBoost > 0) || math.IsInf(q.BM25Boost, 0) || math.IsInf(q.KNNBoost, 0)) {
 			return nil, fmt.Errorf("engine: hybrid query: bm25_boost and knn_boost must both be finite and > 0, got %v and %v", q.BM25Boost, q.KNNBoost)
 		}
@@ -205,9 +213,12 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 // unless SetMissOnError was called: then it gets an empty list, counted in
 // Failed.
 // Latency per query is the engine round trip(s), excluding query embedding.
-// The first Search of an OpenSearch retriever with vectors first sends the
-// first query alone to each node not known to be down (warmUp; its answer
-// is not used and takes no part in the latencies).
+// A Search of an OpenSearch retriever with vectors first sends its first
+// query alone to each node that has not yet answered such a warm-up and is
+// not known to be down (warmUp; its answer is not used and takes no part
+// in the latencies); once every node answered one, Searches send none.
+// Cancelling ctx during a warm-up, its own or another Search's, ends
+// Search at once with ctx's error.
 func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k int) (eval.Run, error) {
 	if k <= 0 {
 		return nil, fmt.Errorf("engine: k must be > 0, got %d", k)
@@ -234,7 +245,9 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 		if vecs != nil {
 			vec = vecs[0]
 		}
-		r.warmed.Do(func() { r.warmUp(ctx, queries[0].Text, vec) })
+		if err := r.warmUp(ctx, queries[0].Text, vec); err != nil {
+			return nil, fmt.Errorf("engine: search on index %s interrupted: %w", r.index, err)
+		}
 	}
 	results := make([][]eval.Result, len(queries))
 	lat := make([]time.Duration, len(queries))
@@ -307,25 +320,56 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	return run, nil
 }
 
+// enableWarmUp makes r's Searches warm each node first (warmUp).
+func (r *Retriever) enableWarmUp() {
+	r.warm = true
+	r.warmLock = make(chan struct{}, 1)
+	r.warmed = make([]bool, len(r.cl.urls))
+}
+
 // warmUp sends one search (the first query's, size 1) to each node in
 // turn, alone, before Search sends its queries concurrently. OpenSearch's
 // k-NN plugin (3.5 included) fills the table of knn method_parameters
 // (ef_search) lazily and without a lock, per JVM: concurrent first
 // searches on a freshly started node can find it empty and are refused
 // with HTTP 400 "unknown method parameter found [ef_search]" (CI saw this
-// once on a fresh node). One search alone per node fills it. Errors are
-// ignored here: the real searches that follow report them.
-func (r *Retriever) warmUp(ctx context.Context, text string, vec []float32) {
-	body, err := r.render(text, vec, 1)
-	if err != nil {
-		return
+// once on a fresh node). One search alone per node fills it. A node that
+// answered, even with an HTTP error, is warm; one that did not answer
+// (down, timed out) is tried again by the next Search. Other errors are
+// ignored here: the real searches that follow report them. Errors: ctx's,
+// when it ends while waiting for another Search's warm-up or during this
+// one.
+func (r *Retriever) warmUp(ctx context.Context, text string, vec []float32) error {
+	select {
+	case r.warmLock <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
+	defer func() { <-r.warmLock }()
+	var body []byte
 	for ui := range r.cl.urls {
+		if r.warmed[ui] {
+			continue
+		}
 		if r.cl.downUntil[ui].Load() > time.Now().UnixNano() {
 			continue // known down: the searches will skip it too
 		}
-		_, _ = r.cl.onceAt(ctx, ui, http.MethodPost, "/"+r.index+"/_search", body)
+		if body == nil {
+			var err error
+			if body, err = r.render(text, vec, 1); err != nil {
+				return nil // the searches report it
+			}
+		}
+		_, err := r.cl.onceAt(ctx, ui, http.MethodPost, "/"+r.index+"/_search", body)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var he *HTTPError
+		if err == nil || errors.As(err, &he) {
+			r.warmed[ui] = true
+		}
 	}
+	return nil
 }
 
 // one searches one query, widening the size while a tie crosses the cut.

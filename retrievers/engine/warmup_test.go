@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -100,5 +101,97 @@ func TestOpenSearchVectorSearchWarmsEachNode(t *testing.T) {
 	}
 	if got := nodes[0].searches.Load() + nodes[1].searches.Load(); got != 18 {
 		t.Errorf("after a second Search, %d searches sent, want 18", got)
+	}
+}
+
+// hangFirstNode holds its first _search (the warm-up) until the request's
+// context ends, then serves everything through next.
+type hangFirstNode struct {
+	next    http.Handler
+	started chan struct{} // closed when the first _search arrives
+	release chan struct{} // closed at the test's end
+	seen    atomic.Int32
+}
+
+func newHangFirstNode(next http.Handler) *hangFirstNode {
+	return &hangFirstNode{next: next, started: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (n *hangFirstNode) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/ix/_search" && n.seen.Add(1) == 1 {
+		close(n.started)
+		io.Copy(io.Discard, r.Body) //nolint:errcheck // read, so the server notices the client leaving
+		select {
+		case <-r.Context().Done():
+		case <-n.release:
+		}
+		return
+	}
+	n.next.ServeHTTP(w, r)
+}
+
+// openWarmTest opens an OpenSearch vector retriever on one node h.
+func openWarmTest(t *testing.T, h http.Handler, timeout time.Duration) *Retriever {
+	t.Helper()
+	s := httptest.NewServer(h)
+	t.Cleanup(s.Close)
+	embed := func(_ context.Context, texts []string, _ bool) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i := range out {
+			out[i] = []float32{1, 0}
+		}
+		return out, nil
+	}
+	r, err := Open(context.Background(), Conn{URLs: []string{s.URL}, Concurrency: 4, Timeout: timeout}, OpenSearch, Existing{
+		Index: "ix", IDField: "_id", Embed: embed,
+		Template: `{"query":{"knn":{"v":{"vector":"{{vector}}","k":"{{k}}","method_parameters":{"ef_search":100}}}}}`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func warmQueries(n int) []retrievers.Query {
+	var qs []retrievers.Query
+	for i := range n {
+		qs = append(qs, retrievers.Query{ID: fmt.Sprint(i), Text: "q"})
+	}
+	return qs
+}
+
+// TestWarmUpWaitHonoursCancel: a Search waiting for another Search's
+// warm-up (here held by a hanging node for the 5 s request timeout)
+// returns as soon as its own context is cancelled, not after the warm-up.
+func TestWarmUpWaitHonoursCancel(t *testing.T) {
+	node := newHangFirstNode(&knnRaceNode{})
+	r := openWarmTest(t, node, 5*time.Second)
+	t.Cleanup(func() { close(node.release) })
+	go r.Search(context.Background(), warmQueries(2), 2) //nolint:errcheck // holds the warm-up
+	<-node.started
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	t0 := time.Now()
+	_, err := r.Search(ctx, warmQueries(2), 2)
+	if el := time.Since(t0); el > time.Second || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Search returned after %v with %v; want < 1 s and context.Canceled", el, err)
+	}
+}
+
+// TestWarmUpRetriedAfterCancel: a warm-up cut short by the first Search's
+// cancellation did not warm the node, so the next Search warms it before
+// its concurrent searches (which a fresh k-NN node would refuse).
+func TestWarmUpRetriedAfterCancel(t *testing.T) {
+	knn := &knnRaceNode{}
+	node := newHangFirstNode(knn)
+	r := openWarmTest(t, node, 5*time.Second)
+	t.Cleanup(func() { close(node.release) })
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-node.started; cancel() }()
+	if _, err := r.Search(ctx, warmQueries(2), 2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("first Search: %v, want context.Canceled", err)
+	}
+	if _, err := r.Search(context.Background(), warmQueries(8), 2); err != nil || knn.refused.Load() != 0 {
+		t.Errorf("second Search: %v, %d searches refused; want no error and 0", err, knn.refused.Load())
 	}
 }
