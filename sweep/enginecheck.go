@@ -22,19 +22,25 @@ type EngineHealth struct {
 	Nodes []engine.NodeHealth
 }
 
-// CheckEngines dials every engine retriever's cluster the way the run
-// will (engine.Ping: each URL's /_cluster/health with the configured
-// credentials, no retry, at most timeout per node; 0 means
-// engine.DefaultPingTimeout), once per distinct connection. It is the
-// only check of bench run --check that needs the network; cfg must have
-// passed Validate (credential variables set). The error names the config
-// file and line of the first retriever's urls, every retriever sharing the
-// connection, and each failing node; credentials are never part of it.
-func CheckEngines(ctx context.Context, cfg *Config, timeout time.Duration) ([]EngineHealth, error) {
-	var out []EngineHealth
-	var errs []error
+// EngineConnection is one distinct connection of a config's engine
+// retrievers: the same URLs, credential variables and CA file (the unit
+// bench run --check dials once, and --check --offline lists).
+type EngineConnection struct {
+	// URLs are the nodes' URLs as configured.
+	URLs []string
+	// Retrievers are the names of the retrievers on this connection, in
+	// config order.
+	Retrievers []string
+
+	first int // index in Config.Retrievers of the first of Retrievers
+}
+
+// EngineConnections are cfg's engine connections in the order of their
+// first retriever; none when cfg has no engine retriever. It makes no
+// request. It is the one grouping of engine retrievers into connections.
+func EngineConnections(cfg *Config) []EngineConnection {
+	var out []EngineConnection
 	seen := map[string]int{} // connection key → index in out
-	var firstIdx []int       // per out entry: the retriever whose urls line an error names
 	for i, r := range cfg.Retrievers {
 		if !isEngine(r.Type) {
 			continue
@@ -45,10 +51,27 @@ func CheckEngines(ctx context.Context, cfg *Config, timeout time.Duration) ([]En
 			continue
 		}
 		seen[key] = len(out)
-		firstIdx = append(firstIdx, i)
-		nodes, err := engine.Ping(ctx, r.engineConn(), timeout)
-		out = append(out, EngineHealth{Retrievers: []string{r.Name}, Nodes: nodes})
-		errs = append(errs, err) // nil for a healthy connection
+		out = append(out, EngineConnection{URLs: r.URLs, Retrievers: []string{r.Name}, first: i})
+	}
+	return out
+}
+
+// CheckEngines dials every engine retriever's cluster the way the run
+// will (engine.Ping: each URL's /_cluster/health with the configured
+// credentials, no retry, at most timeout per node; 0 means
+// engine.DefaultPingTimeout), once per distinct connection. It is the
+// only check of bench run --check that needs the network; cfg must have
+// passed Validate (credential variables set). The error names the config
+// file and line of the first retriever's urls, every retriever sharing the
+// connection, and each failing node; credentials are never part of it.
+func CheckEngines(ctx context.Context, cfg *Config, timeout time.Duration) ([]EngineHealth, error) {
+	conns := EngineConnections(cfg)
+	out := make([]EngineHealth, len(conns))
+	errs := make([]error, len(conns))
+	for j, c := range conns {
+		nodes, err := engine.Ping(ctx, cfg.Retrievers[c.first].engineConn(), timeout)
+		out[j] = EngineHealth{Retrievers: c.Retrievers, Nodes: nodes}
+		errs[j] = err // nil for a healthy connection
 	}
 	var bad []error
 	for j, err := range errs {
@@ -65,7 +88,7 @@ func CheckEngines(ctx context.Context, cfg *Config, timeout time.Duration) ([]En
 		}
 		// errors.Join puts one node per line; the config error is one line.
 		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
-		bad = append(bad, cfg.errf(fmt.Sprintf("retrievers.%d.urls", firstIdx[j]), "%s %s: %s", noun, strings.Join(names, ", "), msg))
+		bad = append(bad, cfg.errf(fmt.Sprintf("retrievers.%d.urls", conns[j].first), "%s %s: %s", noun, strings.Join(names, ", "), msg))
 	}
 	return out, errors.Join(bad...)
 }

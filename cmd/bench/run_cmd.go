@@ -216,19 +216,8 @@ func runCheck(ctx context.Context, stdout io.Writer, cfg *sweep.Config, cells []
 	}
 	// Last, as it is the one check that needs the network.
 	if offline {
-		var urls []string              // each cluster once, in config order
-		names := map[string][]string{} // its retrievers
-		for _, r := range cfg.Retrievers {
-			if len(r.URLs) > 0 {
-				u := strings.Join(r.URLs, ", ")
-				if names[u] == nil {
-					urls = append(urls, u)
-				}
-				names[u] = append(names[u], r.Name)
-			}
-		}
-		for _, u := range urls {
-			fmt.Fprintf(stdout, "engine      %s (%s): not contacted (--offline)\n", u, strings.Join(names[u], ", "))
+		for _, c := range sweep.EngineConnections(cfg) {
+			fmt.Fprintf(stdout, "engine      %s (%s): not contacted (--offline)\n", strings.Join(c.URLs, ", "), strings.Join(c.Retrievers, ", "))
 		}
 		return nil
 	}

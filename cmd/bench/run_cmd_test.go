@@ -245,3 +245,24 @@ func TestRunCheckFallbackWarning(t *testing.T) {
 		t.Errorf("exit %d, output lacks %q:\n%s%s", code, want, out.String(), errb.String())
 	}
 }
+
+// TestRunCheckOfflineConnections: --check --offline lists the engine
+// connections as --check dials them (sweep.EngineConnections: the same
+// URLs and the same credential variables), so two retrievers on one URL
+// with different credentials are two lines, as online, not one.
+func TestRunCheckOfflineConnections(t *testing.T) {
+	t.Setenv("RB_TEST_USER", "u")
+	t.Setenv("RB_TEST_PASS", "p")
+	dir := t.TempDir()
+	yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: es, type: elasticsearch, query: bm25, urls: [\"http://127.0.0.1:1\"]}\n  - {name: es-auth, type: elasticsearch, query: bm25, urls: [\"http://127.0.0.1:1\"], user_env: RB_TEST_USER, password_env: RB_TEST_PASS}\n  - {name: es2, type: elasticsearch, query: bm25, urls: [\"http://127.0.0.1:1\"]}\nk: [1]\n"
+	p := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run(&out, &errb, []string{"run", "--check", "--offline", "--no-history", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p})
+	want := "engine      http://127.0.0.1:1 (es, es2): not contacted (--offline)\nengine      http://127.0.0.1:1 (es-auth): not contacted (--offline)\n"
+	if code != 0 || !strings.HasSuffix(out.String(), want) {
+		t.Errorf("exit %d; output does not end with\n%s\ngot:\n%s%s", code, want, out.String(), errb.String())
+	}
+}
