@@ -753,7 +753,18 @@ func (c *Config) ModelRoots() []string { return c.modelRoots }
 // inferred from the graph's outputs as the encoder package does, without
 // ONNX Runtime). It does not read the dataset: CheckDataset does. Each
 // problem is reported with what to do about it.
-func (c *Config) Validate() error {
+func (c *Config) Validate() error { return c.validate(true) }
+
+// ValidateOffline is Validate for bench run --check --offline: the same
+// checks except that the engine retrievers' credential variables may be
+// unset (they are read only to dial the clusters, which an offline check
+// does not; the job validating configs has no secrets). The variables'
+// names are still checked by Load.
+func (c *Config) ValidateOffline() error { return c.validate(false) }
+
+// validate is Validate; credentials says whether the engine credential
+// variables must be set (enginePreflight).
+func (c *Config) validate(credentials bool) error {
 	var errs []error
 	need := func(field, p, what string) {
 		if _, err := os.Stat(p); err != nil {
@@ -827,7 +838,7 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
-	errs = append(errs, enginePreflight(c)...)
+	errs = append(errs, enginePreflight(c, credentials)...)
 	return errors.Join(errs...)
 }
 

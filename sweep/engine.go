@@ -289,15 +289,16 @@ func engineCacheable(rc RetrieverConfig) bool {
 
 // enginePreflight reports, before any work, an engine retriever whose
 // credential variables are unset, empty or hold a control character
-// (naming the variables, never their values) or whose CA file is missing.
-func enginePreflight(c *Config) []error {
+// (naming the variables, never their values; only when credentials) or
+// whose CA file is missing.
+func enginePreflight(c *Config, credentials bool) []error {
 	var errs []error
 	for i, r := range c.Retrievers {
 		if !isEngine(r.Type) {
 			continue
 		}
 		for _, v := range []struct{ field, name string }{{"user_env", r.UserEnv}, {"password_env", r.PasswordEnv}, {"api_key_env", r.APIKeyEnv}} {
-			if v.name == "" {
+			if v.name == "" || !credentials {
 				continue
 			}
 			if val := os.Getenv(v.name); val == "" {

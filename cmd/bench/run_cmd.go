@@ -48,7 +48,8 @@ elasticsearch and opensearch retrievers it also asks each node for
 GET /_cluster/health with the configured credentials (5 s per node, no
 retry): an unreachable node or refused credentials fail the check (exit 1);
 credentials are never printed. --check --offline skips that step (a config
-checked where its cluster is not reachable, e.g. a lint job) and says so.
+checked where its cluster is not reachable, e.g. a lint job) and says so;
+the credential variables need not be set then.
 
 Examples:
 
@@ -70,7 +71,7 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the models/ of the checkout holding the config, then of the one holding this binary, then <data root>/models)")
 		output    = fs.String("output", "", "output folder (default: the config's output, else results/<name> beside the config)")
 		cacheDir  = fs.String("cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
-		offline   = fs.Bool("offline", false, "with --check: do not dial the engine retrievers' clusters (the one step that needs the network)")
+		offline   = fs.Bool("offline", false, "with --check: do not dial the engine retrievers' clusters (the one step that needs the network); their credential variables need not be set")
 		check     = fs.Bool("check", false, "load and validate the config and every file it names (dataset read and checked, model kinds, output/cache/history writable), dial each engine retriever's nodes (/_cluster/health, credentials), print the cells, and stop")
 		histPath  = fs.String("history", "", "history CSV to append the run's row to (default: the config's history, else bench-history.csv beside the config)")
 		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
@@ -101,7 +102,11 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := cfg.Validate(); err != nil {
+	validate := cfg.Validate
+	if *offline {
+		validate = cfg.ValidateOffline
+	}
+	if err := validate(); err != nil {
 		return err
 	}
 	var base *gate.Run

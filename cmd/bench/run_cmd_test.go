@@ -266,3 +266,26 @@ func TestRunCheckOfflineConnections(t *testing.T) {
 		t.Errorf("exit %d; output does not end with\n%s\ngot:\n%s%s", code, want, out.String(), errb.String())
 	}
 }
+
+// TestRunCheckOfflineNoCredentials: --check --offline needs no credential
+// variables (they are read only to dial, which it does not; a lint job has
+// no secrets), while --check without --offline still names the unset one.
+func TestRunCheckOfflineNoCredentials(t *testing.T) {
+	t.Setenv("RB_TEST_UNSET_KEY", "")
+	dir := t.TempDir()
+	yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: es, type: elasticsearch, query: bm25, urls: [\"http://127.0.0.1:1\"], api_key_env: RB_TEST_UNSET_KEY}\nk: [1]\n"
+	p := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run", "--check", "--offline", "--no-history", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p}
+	var out, errb bytes.Buffer
+	if code := run(&out, &errb, args); code != 0 || !strings.Contains(out.String(), "(es): not contacted (--offline)") {
+		t.Errorf("--check --offline: exit %d; want 0 and the not-contacted line:\n%s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(&out, &errb, append([]string{"run", "--check"}, args[3:]...)); code != 1 || !strings.Contains(errb.String(), "c.yaml:5: retrievers[0].api_key_env") || !strings.Contains(errb.String(), "RB_TEST_UNSET_KEY is unset or empty") {
+		t.Errorf("--check: exit %d, stderr %q; want 1 naming the line, field and variable", code, errb.String())
+	}
+}
