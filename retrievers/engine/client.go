@@ -246,20 +246,8 @@ func (c *client) do(ctx context.Context, method, path string, body []byte, out a
 			if attempt > c.retries {
 				return nil, fmt.Errorf("%w (after %d retries)", last, c.retries)
 			}
-			wait := c.backoff << (attempt - 1)
-			if wait > 30*time.Second || wait < 0 {
-				wait = 30 * time.Second
-			}
-			var he *retryAfter
-			if errors.As(last, &he) && he.d > wait {
-				wait = he.d
-			}
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return nil, fmt.Errorf("%w (interrupted: %v)", last, ctx.Err())
-			case <-t.C:
+			if err := c.backoffWait(ctx, attempt, last); err != nil {
+				return nil, fmt.Errorf("%w (interrupted: %v)", last, err)
 			}
 		}
 		b, err := c.once(ctx, method, path, body)
@@ -280,6 +268,29 @@ func (c *client) do(ctx context.Context, method, path string, body []byte, out a
 			return nil, err
 		}
 		last = err
+	}
+}
+
+// backoffWait waits before retry attempt (≥ 1) after error last: the
+// Conn's backoff doubled per earlier retry, at most 30 s, or the engine's
+// Retry-After when last carries a longer one. Errors: ctx's, when it ends
+// first.
+func (c *client) backoffWait(ctx context.Context, attempt int, last error) error {
+	wait := c.backoff << (attempt - 1)
+	if wait > 30*time.Second || wait < 0 {
+		wait = 30 * time.Second
+	}
+	var he *retryAfter
+	if errors.As(last, &he) && he.d > wait {
+		wait = he.d
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

@@ -334,8 +334,11 @@ func (r *Retriever) enableWarmUp() {
 // searches on a freshly started node can find it empty and are refused
 // with HTTP 400 "unknown method parameter found [ef_search]" (CI saw this
 // once on a fresh node). One search alone per node fills it. A node that
-// answered, even with an HTTP error, is warm; one that did not answer
-// (down, timed out) is tried again by the next Search. Other errors are
+// answered 2xx or refused the query (4xx other than 429) is warm; one that
+// answered busy (429, 502, 503, 504, the statuses the client retries: it
+// ran no search) is asked again with the Conn's retries and backoff; one
+// that did not answer (down, timed out), answered another 5xx or stayed
+// busy is tried again by the next Search. Other errors are
 // ignored here: the real searches that follow report them. Errors: ctx's,
 // when it ends while waiting for another Search's warm-up or during this
 // one.
@@ -347,6 +350,7 @@ func (r *Retriever) warmUp(ctx context.Context, text string, vec []float32) erro
 	}
 	defer func() { <-r.warmLock }()
 	var body []byte
+	var last error // the node's previous warm-up answer
 	for ui := range r.cl.urls {
 		if r.warmed[ui] {
 			continue
@@ -360,13 +364,26 @@ func (r *Retriever) warmUp(ctx context.Context, text string, vec []float32) erro
 				return nil // the searches report it
 			}
 		}
-		_, err := r.cl.onceAt(ctx, ui, http.MethodPost, "/"+r.index+"/_search", body)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		var he *HTTPError
-		if err == nil || errors.As(err, &he) {
-			r.warmed[ui] = true
+		for attempt := 0; ; attempt++ {
+			if attempt > 0 {
+				if err := r.cl.backoffWait(ctx, attempt, last); err != nil {
+					return err
+				}
+			}
+			_, err := r.cl.onceAt(ctx, ui, http.MethodPost, "/"+r.index+"/_search", body)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			var he *HTTPError
+			if err == nil || errors.As(err, &he) && he.Status < 500 && he.Status != http.StatusTooManyRequests {
+				r.warmed[ui] = true // the node ran the search (or refused the query itself)
+				break
+			}
+			var busy *retryAfter // the statuses the client retries
+			if !errors.As(err, &busy) || attempt >= r.cl.retries {
+				break // down or timed out (now known down), a 5xx, or still busy: the next Search tries again
+			}
+			last = err // busy (429, 502, 503, 504): it ran no search, so try it again
 		}
 	}
 	return nil

@@ -195,3 +195,43 @@ func TestWarmUpRetriedAfterCancel(t *testing.T) {
 		t.Errorf("second Search: %v, %d searches refused; want no error and 0", err, knn.refused.Load())
 	}
 }
+
+// TestWarmUpRetriesBusyNode: a node answering its warm-up with 503 (as a
+// freshly started one can while its shards recover) ran no k-NN search,
+// so the warm-up retries it with the Conn's backoff before the concurrent
+// searches, which the fresh plugin would otherwise refuse.
+func TestWarmUpRetriesBusyNode(t *testing.T) {
+	knn := &knnRaceNode{}
+	var n atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/ix/_search" && n.Add(1) <= 2 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"error":{"type":"search_phase_execution_exception","reason":"all shards failed"},"status":503}`)
+			return
+		}
+		knn.ServeHTTP(w, r)
+	})
+	s := httptest.NewServer(h)
+	t.Cleanup(s.Close)
+	embed := func(_ context.Context, texts []string, _ bool) ([][]float32, error) {
+		out := make([][]float32, len(texts))
+		for i := range out {
+			out[i] = []float32{1, 0}
+		}
+		return out, nil
+	}
+	r, err := Open(context.Background(), Conn{URLs: []string{s.URL}, Concurrency: 4, Retries: 3, Backoff: time.Millisecond}, OpenSearch, Existing{
+		Index: "ix", IDField: "_id", Embed: embed,
+		Template: `{"query":{"knn":{"v":{"vector":"{{vector}}","k":"{{k}}","method_parameters":{"ef_search":100}}}}}`,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Search(context.Background(), warmQueries(8), 2); err != nil || knn.refused.Load() != 0 {
+		t.Errorf("Search: %v, %d searches refused; want no error and 0", err, knn.refused.Load())
+	}
+	// 2 refused warm-ups, the third answered, then the 8 queries.
+	if got := n.Load(); got != 11 {
+		t.Errorf("%d searches sent, want 11", got)
+	}
+}
