@@ -99,4 +99,11 @@ func TestMissingArgumentsOneLine(t *testing.T) {
 			t.Errorf("bench %s: exit %d, stdout %q, stderr %q; want exit 2 and one line with a --help pointer", name, code, out, errOut)
 		}
 	}
+	// bench model's subcommands: the same pointer, and "model" once.
+	for _, args := range [][]string{{"model", "check"}, {"model", "embed"}, {"model", "score", "a", "b", "c"}, {"model", "bogus"}} {
+		code, out, errOut := runBench(args...)
+		if code != 2 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.HasSuffix(errOut, "; see 'bench model --help'\n") || strings.Count(errOut, "model") != 2 {
+			t.Errorf("bench %s: exit %d, stdout %q, stderr %q; want exit 2 and one line ending with the --help pointer", strings.Join(args, " "), code, out, errOut)
+		}
+	}
 }

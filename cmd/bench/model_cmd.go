@@ -73,7 +73,7 @@ func parseModelFlags(stdout, stderr io.Writer, args []string) (*modelFlags, erro
 	switch mf.subcmd {
 	case "check", "embed", "score":
 	default:
-		return nil, usagef("model: unknown subcommand %q (want check, embed or score)", mf.subcmd)
+		return nil, usagef("unknown subcommand %q (want check, embed or score); see 'bench model --help'", mf.subcmd)
 	}
 	fs := flag.NewFlagSet("model "+mf.subcmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -92,7 +92,7 @@ func parseModelFlags(stdout, stderr io.Writer, args []string) (*modelFlags, erro
 				fmt.Fprint(stdout, modelUsage)
 				return nil, errHelp
 			}
-			return nil, usagef("model %s: %v", mf.subcmd, err)
+			return nil, usagef("%s: %v; see 'bench model --help'", mf.subcmd, err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -105,7 +105,7 @@ func parseModelFlags(stdout, stderr io.Writer, args []string) (*modelFlags, erro
 		maxPos = 1
 	}
 	if len(pos) == 0 || len(pos) > maxPos {
-		return nil, usagef("model %s: want DIR%s, got %d arguments (see bench model --help)", mf.subcmd, map[bool]string{true: "", false: " [FILE]"}[maxPos == 1], len(pos))
+		return nil, usagef("%s: want DIR%s, got %d argument(s); see 'bench model --help'", mf.subcmd, map[bool]string{true: "", false: " [FILE]"}[maxPos == 1], len(pos))
 	}
 	mf.dir = pos[0]
 	if len(pos) == 2 {
