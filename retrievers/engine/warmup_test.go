@@ -14,6 +14,19 @@ import (
 	"github.com/ragbench/ragbench/retrievers"
 )
 
+// knnTemplate is an OpenSearch kNN query with method_parameters.ef_search,
+// the parameter the k-NN plugin's first-use race refuses.
+const knnTemplate = `{"query":{"knn":{"v":{"vector":"{{vector}}","k":"{{k}}","method_parameters":{"ef_search":100}}}}}`
+
+// unitEmbed embeds every text as the 2-d vector (1, 0).
+func unitEmbed(_ context.Context, texts []string, _ bool) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, 0}
+	}
+	return out, nil
+}
+
 // knnRaceNode mimics OpenSearch k-NN's lazily filled method_parameters
 // table (MethodParameter.enumOf, unsynchronised): a search that reaches a
 // node while that node's first search is still running is refused with the
@@ -62,16 +75,8 @@ func TestOpenSearchVectorSearchWarmsEachNode(t *testing.T) {
 		t.Cleanup(s.Close)
 		urls = append(urls, s.URL)
 	}
-	embed := func(_ context.Context, texts []string, _ bool) ([][]float32, error) {
-		out := make([][]float32, len(texts))
-		for i := range out {
-			out[i] = []float32{1, 0}
-		}
-		return out, nil
-	}
 	r, err := Open(context.Background(), Conn{URLs: urls, Concurrency: 4}, OpenSearch, Existing{
-		Index: "ix", IDField: "_id", Embed: embed,
-		Template: `{"query":{"knn":{"v":{"vector":"{{vector}}","k":"{{k}}","method_parameters":{"ef_search":100}}}}}`,
+		Index: "ix", IDField: "_id", Embed: unitEmbed, Template: knnTemplate,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -135,16 +140,8 @@ func openWarmTest(t *testing.T, h http.Handler, timeout time.Duration) *Retrieve
 	t.Helper()
 	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)
-	embed := func(_ context.Context, texts []string, _ bool) ([][]float32, error) {
-		out := make([][]float32, len(texts))
-		for i := range out {
-			out[i] = []float32{1, 0}
-		}
-		return out, nil
-	}
 	r, err := Open(context.Background(), Conn{URLs: []string{s.URL}, Concurrency: 4, Timeout: timeout}, OpenSearch, Existing{
-		Index: "ix", IDField: "_id", Embed: embed,
-		Template: `{"query":{"knn":{"v":{"vector":"{{vector}}","k":"{{k}}","method_parameters":{"ef_search":100}}}}}`,
+		Index: "ix", IDField: "_id", Embed: unitEmbed, Template: knnTemplate,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -213,16 +210,8 @@ func TestWarmUpRetriesBusyNode(t *testing.T) {
 	})
 	s := httptest.NewServer(h)
 	t.Cleanup(s.Close)
-	embed := func(_ context.Context, texts []string, _ bool) ([][]float32, error) {
-		out := make([][]float32, len(texts))
-		for i := range out {
-			out[i] = []float32{1, 0}
-		}
-		return out, nil
-	}
 	r, err := Open(context.Background(), Conn{URLs: []string{s.URL}, Concurrency: 4, Retries: 3, Backoff: time.Millisecond}, OpenSearch, Existing{
-		Index: "ix", IDField: "_id", Embed: embed,
-		Template: `{"query":{"knn":{"v":{"vector":"{{vector}}","k":"{{k}}","method_parameters":{"ef_search":100}}}}}`,
+		Index: "ix", IDField: "_id", Embed: unitEmbed, Template: knnTemplate,
 	})
 	if err != nil {
 		t.Fatal(err)
