@@ -179,10 +179,7 @@ func TestRunCheckEngines(t *testing.T) {
 		{downURL, "engine      " + srv.URL + " (ok): cluster team, status green, 3 nodes\n", 1},
 	} {
 		yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: bm25, type: bm25}\n  - name: es\n    type: elasticsearch\n    query: bm25\n    urls: [" + c.url + "]\n  - {name: ok, type: elasticsearch, query: bm25, urls: [" + srv.URL + "]}\nk: [1, 3]\n"
-		p := filepath.Join(dir, "c.yaml")
-		if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		p := writeConfig(t, dir, yaml)
 		var out, errb bytes.Buffer
 		code := run(&out, &errb, []string{"run", "--check", "--no-history", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p})
 		if code != c.code || !strings.Contains(out.String()+errb.String(), c.want) {
@@ -200,10 +197,7 @@ func TestRunCheckOffline(t *testing.T) {
 	down.Close()
 	dir := t.TempDir()
 	yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: bm25, type: bm25}\n  - {name: es, type: elasticsearch, query: bm25, urls: [" + downURL + "]}\n  - {name: es2, type: elasticsearch, query: bm25, urls: [" + downURL + "]}\nk: [1, 3]\n"
-	p := filepath.Join(dir, "c.yaml")
-	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := writeConfig(t, dir, yaml)
 	args := []string{"run", "--check", "--offline", "--no-history", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p}
 	var out, errb bytes.Buffer
 	code := run(&out, &errb, args)
@@ -255,10 +249,7 @@ func TestRunCheckOfflineConnections(t *testing.T) {
 	t.Setenv("RB_TEST_PASS", "p")
 	dir := t.TempDir()
 	yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: es, type: elasticsearch, query: bm25, urls: [\"http://127.0.0.1:1\"]}\n  - {name: es-auth, type: elasticsearch, query: bm25, urls: [\"http://127.0.0.1:1\"], user_env: RB_TEST_USER, password_env: RB_TEST_PASS}\n  - {name: es2, type: elasticsearch, query: bm25, urls: [\"http://127.0.0.1:1\"]}\nk: [1]\n"
-	p := filepath.Join(dir, "c.yaml")
-	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := writeConfig(t, dir, yaml)
 	var out, errb bytes.Buffer
 	code := run(&out, &errb, []string{"run", "--check", "--offline", "--no-history", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p})
 	want := "engine      http://127.0.0.1:1 (es, es2): not contacted (--offline)\nengine      http://127.0.0.1:1 (es-auth): not contacted (--offline)\n"
@@ -274,10 +265,7 @@ func TestRunCheckOfflineNoCredentials(t *testing.T) {
 	t.Setenv("RB_TEST_UNSET_KEY", "")
 	dir := t.TempDir()
 	yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: es, type: elasticsearch, query: bm25, urls: [\"http://127.0.0.1:1\"], api_key_env: RB_TEST_UNSET_KEY}\nk: [1]\n"
-	p := filepath.Join(dir, "c.yaml")
-	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := writeConfig(t, dir, yaml)
 	args := []string{"run", "--check", "--offline", "--no-history", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p}
 	var out, errb bytes.Buffer
 	if code := run(&out, &errb, args); code != 0 || !strings.Contains(out.String(), "(es): not contacted (--offline)") {
@@ -288,4 +276,15 @@ func TestRunCheckOfflineNoCredentials(t *testing.T) {
 	if code := run(&out, &errb, append([]string{"run", "--check"}, args[3:]...)); code != 1 || !strings.Contains(errb.String(), "c.yaml:5: retrievers[0].api_key_env") || !strings.Contains(errb.String(), "RB_TEST_UNSET_KEY is unset or empty") {
 		t.Errorf("--check: exit %d, stderr %q; want 1 naming the line, field and variable", code, errb.String())
 	}
+}
+
+// writeConfig writes a test config as dir/c.yaml (the name the tests'
+// expected file:line errors use) and returns its path.
+func writeConfig(t *testing.T, dir, yaml string) string {
+	t.Helper()
+	p := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(p, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
