@@ -22,9 +22,9 @@ for dir in "${dirs[@]}"; do
 		# go's fuzzing coordinator can end a run with "context deadline
 		# exceeded" when -fuzztime runs out while it talks to its worker,
 		# with no failing input (golang/go#75804, fixed in Go 1.27; we are
-		# on 1.26.8). It came in 4 of 8 CI runs of 13 targets × 10 s, about
-		# 1 target-run in 25: that case, and only it, is run again, up to 3
-		# times (all 4 failing by chance: about 1 CI run in 30,000). A real
+		# on 1.26.8). It came in 5 of 9 CI runs of 13 targets × 10 s, about
+		# 1 target-run in 23: that case, and only it, is run again, up to 3
+		# times (all 4 failing by chance: about 1 CI run in 20,000). A real
 		# failure writes its input ("Failing input written to") and is never
 		# retried.
 		log="$(mktemp)"
