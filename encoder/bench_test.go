@@ -1,7 +1,6 @@
 package encoder
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -189,24 +188,7 @@ func BenchmarkEmbedSciFact(b *testing.B) {
 func sciFactPairs(b testing.TB) (queries, passages []string) {
 	b.Helper()
 	abstracts := testenv.SciFactAbstracts(b, benchAbstracts/2)
-	f, err := os.Open(filepath.Join(testenv.Shared(b, "datasets/scifact"), "queries.jsonl"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() && len(queries) < 2 {
-		var q struct{ Text string }
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			b.Fatal(err)
-		}
-		queries = append(queries, q.Text)
-	}
-	if len(queries) < 2 {
-		b.Fatal("queries.jsonl: fewer than 2 queries")
-	}
-	return queries, abstracts
+	return testenv.SciFactQueries(b, 2), abstracts
 }
 
 // BenchmarkScoreSciFact scores 200 (query, abstract) pairs with the

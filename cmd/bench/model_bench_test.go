@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -24,32 +22,8 @@ const modelBenchAbstracts = 200
 // query<TAB>passage) into a temporary folder and returns their paths.
 func writeBenchInputs(b *testing.B) (texts, pairs string) {
 	b.Helper()
-	dir := testenv.Shared(b, "datasets/scifact")
-	read := func(name string, n int, line func([]byte) string) []string {
-		f, err := os.Open(filepath.Join(dir, name))
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<24)
-		var out []string
-		for sc.Scan() && len(out) < n {
-			out = append(out, line(sc.Bytes()))
-		}
-		if len(out) < n {
-			b.Fatalf("%s: fewer than %d lines", name, n)
-		}
-		return out
-	}
 	abstracts := testenv.SciFactAbstracts(b, modelBenchAbstracts)
-	queries := read("queries.jsonl", 2, func(l []byte) string {
-		var q struct{ Text string }
-		if err := json.Unmarshal(l, &q); err != nil {
-			b.Fatal(err)
-		}
-		return q.Text
-	})
+	queries := testenv.SciFactQueries(b, 2)
 	var pl []string
 	for _, q := range queries {
 		for _, a := range abstracts[:modelBenchAbstracts/2] {
