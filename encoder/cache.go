@@ -117,18 +117,16 @@ func (c *CachedEmbedder) EmbedProgress(ctx context.Context, texts []string, quer
 		missIdx = append(missIdx, i)
 		missText = append(missText, t)
 	}
-	// Texts whose vector waits for the model: the misses and their
-	// duplicates.
+	// pending: texts whose vector waits for the model (the misses and
+	// their duplicates); dupes: per miss, its later duplicates.
 	pending := 0
-	for i := range texts {
-		if first[keys[i]] >= 0 {
-			pending++
-		}
-	}
-	dupes := make([]int, len(missIdx)) // per miss: its later duplicates
+	dupes := make([]int, len(missIdx))
 	for i, k := range keys {
-		if j := first[k]; j >= 0 && missIdx[j] != i {
-			dupes[j]++
+		if j := first[k]; j >= 0 {
+			pending++
+			if missIdx[j] != i {
+				dupes[j]++
+			}
 		}
 	}
 	report := func() {
