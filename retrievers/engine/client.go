@@ -240,6 +240,31 @@ func retryable(status int) bool {
 // the response body of a 2xx answer. out, when non-nil, receives the decoded
 // JSON. A 404 is returned as *HTTPError like any other status.
 func (c *client) do(ctx context.Context, method, path string, body []byte, out any) ([]byte, error) {
+	b, err := c.withRetries(ctx, func() ([]byte, error) { return c.once(ctx, method, path, body) }, func(err error) bool {
+		// A busy answer, or a node that did not answer: the next node
+		// (pick) is asked.
+		var ra *retryAfter
+		var ne *nodeError
+		return errors.As(err, &ra) || errors.As(err, &ne)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			return nil, fmt.Errorf("engine: %s %s: reading the answer: %v", method, path, err)
+		}
+	}
+	return b, nil
+}
+
+// withRetries calls send until it succeeds, fails with an error retry
+// does not accept (or after ctx ended), or the Conn's retries are spent,
+// waiting backoffWait before each retry: the retry loop of whole requests
+// (do, and Retriever.warmUp for one node). Errors: send's last, with
+// "(after N retries)" when they were spent or "(interrupted: …)" when ctx
+// ended during a wait.
+func (c *client) withRetries(ctx context.Context, send func() ([]byte, error), retry func(error) bool) ([]byte, error) {
 	var last error
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
@@ -250,30 +275,22 @@ func (c *client) do(ctx context.Context, method, path string, body []byte, out a
 				return nil, fmt.Errorf("%w (interrupted: %v)", last, err)
 			}
 		}
-		b, err := c.once(ctx, method, path, body)
+		b, err := send()
 		if err == nil {
-			if out != nil {
-				if err := json.Unmarshal(b, out); err != nil {
-					return nil, fmt.Errorf("engine: %s %s: reading the answer: %v", method, path, err)
-				}
-			}
 			return b, nil
 		}
-		if ctx.Err() != nil {
-			return nil, err
-		}
-		var ra *retryAfter
-		var ne *nodeError
-		if !errors.As(err, &ra) && !errors.As(err, &ne) {
+		if ctx.Err() != nil || !retry(err) {
 			return nil, err
 		}
 		last = err
 	}
 }
 
-// backoffWait waits before retry attempt (≥ 1) after error last: the
-// Conn's backoff doubled per earlier retry, at most 30 s, or the engine's
-// Retry-After when last carries a longer one. Errors: ctx's, when it ends
+// backoffWait waits before retry attempt (≥ 1) after error last (nil when
+// there is none to read): the Conn's backoff doubled per earlier retry, at
+// most 30 s, or the engine's Retry-After when last carries a longer one.
+// Every retry of the package waits through it (withRetries, a partial
+// search answer, rejected bulk items). Errors: ctx's, when it ends
 // first.
 func (c *client) backoffWait(ctx context.Context, attempt int, last error) error {
 	wait := c.backoff << (attempt - 1)

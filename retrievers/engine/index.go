@@ -397,13 +397,8 @@ func (ix *Index) bulk(ctx context.Context, chunks []corpus.Chunk, vectors [][]fl
 				if attempt > ix.cl.retries {
 					return fmt.Errorf("engine: bulk load into %s: %d documents still rejected with HTTP 429 after %d retries (the write queue is full; lower bulk_docs or raise retries)", ix.name, len(pending), ix.cl.retries)
 				}
-				wait := min(ix.cl.backoff<<(attempt-1), 30*time.Second)
-				t := time.NewTimer(wait)
-				select {
-				case <-ctx.Done():
-					t.Stop()
-					return ctx.Err()
-				case <-t.C:
+				if err := ix.cl.backoffWait(ctx, attempt, nil); err != nil {
+					return err
 				}
 			}
 			var buf bytes.Buffer

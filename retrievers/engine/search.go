@@ -75,14 +75,13 @@ type Retriever struct {
 
 	missOnError bool // a query failing after the retries is a miss, not an error (SetMissOnError)
 
-	// warm: an OpenSearch vector query, whose first searches on each node
-	// go one at a time (warmUp). warmLock (capacity 1) lets one Search warm
-	// at a time and is waited for with that Search's context, so a
-	// cancelled Search does not wait out another's warm-up; warmed[ui]
-	// (guarded by warmLock) is set once node ui answered a warm-up, so a
-	// warm-up cut short or a node down at the time is warmed by a later
-	// Search.
-	warm     bool
+	// warmLock, non-nil for an OpenSearch vector query (enableWarmUp),
+	// whose first searches on each node go one at a time (warmUp): with
+	// capacity 1, it lets one Search warm at a time and is waited for with
+	// that Search's context, so a cancelled Search does not wait out
+	// another's warm-up; warmed[ui] (guarded by warmLock) is set once node
+	// ui answered a warm-up, so a warm-up cut short or a node down at the
+	// time is warmed by a later Search.
 	warmLock chan struct{}
 	warmed   []bool
 
@@ -240,7 +239,7 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 			return nil, fmt.Errorf("engine: the embedder returned %d vectors for %d queries", len(vecs), len(queries))
 		}
 	}
-	if r.warm && len(queries) > 0 {
+	if r.warmLock != nil && len(queries) > 0 {
 		var vec []float32
 		if vecs != nil {
 			vec = vecs[0]
@@ -322,7 +321,6 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 
 // enableWarmUp makes r's Searches warm each node first (warmUp).
 func (r *Retriever) enableWarmUp() {
-	r.warm = true
 	r.warmLock = make(chan struct{}, 1)
 	r.warmed = make([]bool, len(r.cl.urls))
 }
@@ -350,7 +348,6 @@ func (r *Retriever) warmUp(ctx context.Context, text string, vec []float32) erro
 	}
 	defer func() { <-r.warmLock }()
 	var body []byte
-	var last error // the node's previous warm-up answer
 	for ui := range r.cl.urls {
 		if r.warmed[ui] {
 			continue
@@ -364,26 +361,18 @@ func (r *Retriever) warmUp(ctx context.Context, text string, vec []float32) erro
 				return nil // the searches report it
 			}
 		}
-		for attempt := 0; ; attempt++ {
-			if attempt > 0 {
-				if err := r.cl.backoffWait(ctx, attempt, last); err != nil {
-					return err
-				}
-			}
-			_, err := r.cl.onceAt(ctx, ui, http.MethodPost, "/"+r.index+"/_search", body)
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			var he *HTTPError
-			if err == nil || errors.As(err, &he) && he.Status < 500 && he.Status != http.StatusTooManyRequests {
-				r.warmed[ui] = true // the node ran the search (or refused the query itself)
-				break
-			}
-			var busy *retryAfter // the statuses the client retries
-			if !errors.As(err, &busy) || attempt >= r.cl.retries {
-				break // down or timed out (now known down), a 5xx, or still busy: the next Search tries again
-			}
-			last = err // busy (429, 502, 503, 504): it ran no search, so try it again
+		// Busy (429, 502, 503, 504) ran no search: ask the same node again.
+		// Down or timed out (now known down), another 5xx, or still busy
+		// after the retries: the next Search tries it again.
+		_, err := r.cl.withRetries(ctx, func() ([]byte, error) {
+			return r.cl.onceAt(ctx, ui, http.MethodPost, "/"+r.index+"/_search", body)
+		}, func(err error) bool { var busy *retryAfter; return errors.As(err, &busy) })
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		var he *HTTPError
+		if err == nil || errors.As(err, &he) && he.Status < 500 && he.Status != http.StatusTooManyRequests {
+			r.warmed[ui] = true // the node ran the search (or refused the query itself)
 		}
 	}
 	return nil
@@ -406,12 +395,8 @@ func (r *Retriever) one(ctx context.Context, text string, vec []float32, k int) 
 			}
 			return nil, err
 		}
-		t := time.NewTimer(min(r.cl.backoff<<attempt, 30*time.Second))
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if r.cl.backoffWait(ctx, attempt+1, nil) != nil {
 			return nil, err
-		case <-t.C:
 		}
 	}
 }
