@@ -399,9 +399,19 @@ func (c *client) onceAt(ctx context.Context, ui int, method, path string, body [
 				Type   string `json:"type"`
 				Reason string `json:"reason"`
 			} `json:"root_cause"`
+			CausedBy struct {
+				Type   string `json:"type"`
+				Reason string `json:"reason"`
+			} `json:"caused_by"`
 		}
 		if json.Unmarshal(eb.Error, &detail) == nil {
 			he.Type, he.Reason = detail.Type, detail.Reason
+			if he.Reason == "" && detail.CausedBy.Type != "" {
+				// A search phase failure with no reason of its own
+				// (OpenSearch when a node leaves mid-fetch) says what
+				// happened in caused_by.
+				he.Reason = strings.TrimSuffix(detail.CausedBy.Type+": "+detail.CausedBy.Reason, ": ")
+			}
 			if len(detail.RootCause) > 0 && detail.RootCause[0].Reason != "" && detail.RootCause[0].Reason != he.Reason {
 				he.Reason += " (root cause: " + detail.RootCause[0].Reason + ")"
 			}

@@ -189,6 +189,59 @@ func TestPartialShardsAreErrors(t *testing.T) {
 	}
 }
 
+// TestNodeLeftIsRetried: OpenSearch fails a search whose node stopped
+// mid-fetch with HTTP 500, no reason and caused_by
+// node_not_connected_exception (seen in the two-node e2e test). That is
+// asked again like a partial answer, and the error, when the retries run
+// out, names the cause; any other 500 is not retried.
+func TestNodeLeftIsRetried(t *testing.T) {
+	nodeLost := `{"error":{"root_cause":[],"type":"search_phase_execution_exception","reason":"","phase":"fetch","grouped":true,"failed_shards":[],"caused_by":{"type":"node_not_connected_exception","reason":"[n2][127.0.0.1:9310] Node not connected"}},"status":500}`
+	for _, tc := range []struct {
+		body     string
+		failures int32
+		requests int32
+		want     string // "" for success
+	}{
+		{nodeLost, 1, 2, ""},
+		{nodeLost, 5, 3, "node_not_connected_exception: [n2][127.0.0.1:9310] Node not connected (after 2 retries)"},
+		{`{"error":{"type":"illegal_state_exception","reason":"boom"},"status":500}`, 1, 1, "HTTP 500: illegal_state_exception: boom"},
+	} {
+		var n atomic.Int32
+		f := &fake{hits: func(int) string { return hitsJSON(3, func(i int) float64 { return float64(3 - i) }) }}
+		h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if n.Add(1) <= tc.failures {
+				w.WriteHeader(http.StatusInternalServerError)
+				io.WriteString(w, tc.body)
+				return
+			}
+			f.ServeHTTP(w, r)
+		})
+		mux := http.NewServeMux()
+		mux.HandleFunc("GET /ix/_mapping", func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, `{"ix":{"mappings":{"properties":{"text":{"type":"text"}}}}}`)
+		})
+		mux.HandleFunc("GET /ix/_stats/store", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) })
+		mux.Handle("POST /ix/_search", h)
+		s := httptest.NewServer(mux)
+		r, err := Open(context.Background(), Conn{URLs: []string{s.URL}, Retries: 2, Backoff: time.Millisecond}, OpenSearch,
+			Existing{Index: "ix", IDField: "_id", Template: `{"query":{"match":{"text":"{{query}}"}}}`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = r.Search(context.Background(), []retrievers.Query{{ID: "q", Text: "x"}}, 2)
+		s.Close()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%d node-left failures, 2 retries: %v", tc.failures, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%.40s… ×%d: got %v, want an error with %q", tc.body, tc.failures, err, tc.want)
+		}
+		if got := n.Load(); got != tc.requests {
+			t.Errorf("%.40s… ×%d: %d search requests, want %d", tc.body, tc.failures, got, tc.requests)
+		}
+	}
+}
+
 func TestTemplateAndFilters(t *testing.T) {
 	var got []byte
 	mux := http.NewServeMux()

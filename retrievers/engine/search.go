@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -379,9 +380,10 @@ func (r *Retriever) warmUp(ctx context.Context, text string, vec []float32) erro
 }
 
 // one searches one query, widening the size while a tie crosses the cut.
-// An answer from only some shards (a node left mid-search) is retried with
-// the Conn's backoff and retries, as the engine then answers from the
-// replicas; still partial after that, it is an error.
+// An answer from only some shards, or a 5xx saying a node left mid-search
+// (nodeLeft), is retried with the Conn's backoff and retries, as the
+// engine then answers from the replicas; still failing after that, it is
+// an error.
 func (r *Retriever) one(ctx context.Context, text string, vec []float32, k int) ([]eval.Result, error) {
 	for attempt := 0; ; attempt++ {
 		res, err := r.oneAttempt(ctx, text, vec, k)
@@ -399,6 +401,25 @@ func (r *Retriever) one(ctx context.Context, text string, vec []float32, k int) 
 			return nil, err
 		}
 	}
+}
+
+// nodeLeft reports whether err is a search the engine failed with a 5xx
+// because a node it was reading shards from left (node_not_connected,
+// node_disconnected or node_closed, in the reason or its caused_by): like a
+// partial answer, it is asked again, and the engine answers from the
+// replicas. OpenSearch answers so (HTTP 500, phase fetch) when a node
+// stops mid-search; Elasticsearch returns a partial answer instead.
+func nodeLeft(err error) bool {
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status < 500 {
+		return false
+	}
+	for _, t := range []string{"node_not_connected_exception", "node_disconnected_exception", "node_closed_exception"} {
+		if strings.Contains(he.Reason, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // partialError is a search answered by only some shards, or timed out.
@@ -437,6 +458,9 @@ func (r *Retriever) oneAttempt(ctx context.Context, text string, vec []float32, 
 			} `json:"hits"`
 		}
 		if _, err := r.cl.do(ctx, http.MethodPost, path, body, &resp); err != nil {
+			if nodeLeft(err) {
+				return nil, &partialError{err.Error()}
+			}
 			return nil, err
 		}
 		// A partial answer (a shard failed or timed out) would silently
