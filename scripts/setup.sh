@@ -44,6 +44,9 @@ fi
 if ! command -v mvn >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends maven >/dev/null
 fi
+# The test-only Python references (scipy, statsmodels, ir_measures, tiktoken,
+# LangChain and LlamaIndex reference pipelines) in third_party/python.
+./scripts/setup-python.sh || echo "setup: setup-python failed; tests against the Python references will be skipped (they fail under CI=true)" >&2
 if [[ -x ./scripts/fetch-models.sh ]]; then
   ./scripts/fetch-models.sh || echo "setup: fetch-models failed; dense tests with standard models will be skipped" >&2
 fi

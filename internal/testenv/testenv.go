@@ -72,3 +72,24 @@ func EmbeddingCache() string {
 	}
 	return filepath.Join(RepoRoot(), ".cache", "embeddings")
 }
+
+// Python returns the interpreter of the test-only Python environment that
+// scripts/setup-python.sh installs (scipy, statsmodels, ir_measures, tiktoken,
+// the reference LangChain and LlamaIndex pipelines): $RAGBENCH_PYTHON when
+// set, else third_party/python/bin/python under the repository root. When it
+// is absent the test is skipped, except under CI (CI=true), where it fails:
+// the set-up always installs it there, so a skip would hide a broken test.
+func Python(t testing.TB) string {
+	t.Helper()
+	p := os.Getenv("RAGBENCH_PYTHON")
+	if p == "" {
+		p = filepath.Join(RepoRoot(), "third_party", "python", "bin", "python")
+	}
+	if _, err := os.Stat(p); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("test Python environment missing under CI (scripts/setup-python.sh): %v", err)
+		}
+		t.Skipf("test Python environment not found (run scripts/setup-python.sh or set RAGBENCH_PYTHON): %v", err)
+	}
+	return p
+}
