@@ -122,6 +122,9 @@ func TestLoadErrors(t *testing.T) {
 		// encoding/json would read U+FFFD for these bytes: the doc id would
 		// no longer match the same id in TREC qrels (bytes kept exact).
 		{"utf8id.jsonl", `{"_id":"a","text":"x"}` + "\n" + "{\"_id\":\"d\xff\",\"text\":\"y\"}", `utf8id.jsonl:2: _id: invalid UTF-8 or a lone \u surrogate`},
+		// bleve's stored ids and the run files would hold "caf\ufffd" (a
+		// qrels line naming the file's id silently missed).
+		{"utf8id.tsv", "a\tb\ncaf\xe9\tx\n", `utf8id.tsv:2: id: doc id "caf\xe9" is not valid UTF-8 (byte 0xe9): indexes and runs would store it altered`},
 		{"surrogateid.jsonl", `{"id":"d\udc00","text":"y"}`, `surrogateid.jsonl:1: id: invalid UTF-8`},
 		// encoding/json keeps the last of two equal keys.
 		{"twice.jsonl", `{"_id":"a","text":"x","text":"y"}`, `twice.jsonl:1: text: key given twice in one object`},

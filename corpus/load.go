@@ -13,7 +13,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/internal/jsonkey"
 	"github.com/ragbench/ragbench/internal/srcpos"
@@ -161,11 +163,18 @@ func isTSVHeader(name string, line []byte) bool {
 		len(cols) == 2 && cols[1] == "text")
 }
 
-// checkDocID refuses an empty doc id and one holding white space, which no
-// TREC run or qrels line can hold (its fields are white-space separated).
+// checkDocID refuses an empty doc id, one holding white space, which no
+// TREC run or qrels line can hold (its fields are white-space separated),
+// and one that is not valid UTF-8, which the indexes (bleve's stored ids,
+// JSON) and the run files would write with U+FFFD in place of its bad
+// bytes: every judgement of it would silently miss.
 func checkDocID(file string, n int, field, id string) error {
 	if strings.TrimSpace(id) == "" {
 		return &LineError{File: file, Line: n, Field: field, Msg: "empty doc id"}
+	}
+	if !utf8.ValidString(id) {
+		return &LineError{File: file, Line: n, Field: field,
+			Msg: fmt.Sprintf("doc id %s is not valid UTF-8 (byte 0x%02x): indexes and runs would store it altered", strconv.Quote(id), id[firstInvalid(id)])}
 	}
 	if strings.ContainsAny(id, " \t\n\r\v\f") {
 		return &LineError{File: file, Line: n, Field: field,
