@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -69,7 +70,8 @@ type Conn struct {
 // http.Client.
 type client struct {
 	urls        []*url.URL
-	auth        string // Authorization header value, "" for none; never printed
+	auth        string   // Authorization header value, "" for none; never printed
+	secrets     []string // every form of the credentials that engine text is redacted of (secretForms)
 	http        *http.Client
 	retries     int
 	backoff     time.Duration
@@ -95,42 +97,39 @@ func (c *client) pick() int {
 	return first
 }
 
-// dial checks c, reads the credentials from the environment and returns a
-// client. It makes no request.
+// dial checks c (Conn.Validate, the one owner of its rules), reads the
+// credentials from the environment and returns a client. It makes no
+// request.
 func dial(c Conn) (*client, error) {
-	if len(c.URLs) == 0 {
-		return nil, errors.New("engine: no URL")
+	if err := c.Validate(); err != nil {
+		return nil, err
 	}
-	cl := &client{retries: c.Retries, backoff: c.Backoff, concurrency: c.Concurrency}
+	cl := &client{retries: c.Retries, backoff: c.Backoff, concurrency: cmp.Or(c.Concurrency, DefaultConcurrency)}
 	for _, raw := range c.URLs {
-		u, err := url.Parse(strings.TrimRight(raw, "/"))
-		if err != nil {
-			return nil, fmt.Errorf("engine: URL %q: not a URL", redactURL(raw))
-		}
-		if u.User != nil {
-			return nil, fmt.Errorf("engine: URL %s carries credentials; give them through environment variables (user_env/password_env or api_key_env)", redactURL(raw))
-		}
-		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-			return nil, fmt.Errorf("engine: URL %s: want http(s)://host:port[/path]", redactURL(raw))
-		}
+		u, _ := url.Parse(strings.TrimRight(raw, "/")) // checked by Validate
 		cl.urls = append(cl.urls, u)
 	}
 	cl.downUntil = make([]atomic.Int64, len(cl.urls))
-	switch {
-	case c.Timeout < 0:
-		return nil, fmt.Errorf("engine: timeout must be > 0, got %v", c.Timeout)
-	case c.Timeout == 0:
-		c.Timeout = DefaultTimeout
+	var err error
+	if cl.auth, cl.secrets, err = credentials(c); err != nil {
+		return nil, err
 	}
-	switch {
-	case c.Concurrency < 0:
-		return nil, fmt.Errorf("engine: concurrency must be > 0, got %d", c.Concurrency)
-	case c.Concurrency == 0:
-		cl.concurrency = DefaultConcurrency
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = cl.concurrency + 2
+	if c.CAFile != "" {
+		if tr.TLSClientConfig, err = caConfig(c.CAFile); err != nil {
+			return nil, err
+		}
 	}
-	if c.Retries < 0 || c.Backoff < 0 {
-		return nil, fmt.Errorf("engine: retries and backoff must be ≥ 0, got %d and %v", c.Retries, c.Backoff)
-	}
+	cl.http = &http.Client{Transport: tr, Timeout: cmp.Or(c.Timeout, DefaultTimeout)}
+	return cl, nil
+}
+
+// credentials reads c's credentials (checked by Conn.Validate) from the
+// environment: the Authorization header value ("" for none) and every form
+// of them engine text is redacted of (secretForms). Errors name the
+// variable, never show its value.
+func credentials(c Conn) (auth string, secrets []string, err error) {
 	env := func(name string) (string, error) {
 		v := os.Getenv(name)
 		if v == "" {
@@ -145,43 +144,38 @@ func dial(c Conn) (*client, error) {
 		return v, nil
 	}
 	switch {
-	case c.APIKeyEnv != "" && (c.UserEnv != "" || c.PasswordEnv != ""):
-		return nil, errors.New("engine: give basic auth (user_env, password_env) or an API key (api_key_env), not both")
 	case c.APIKeyEnv != "":
 		k, err := env(c.APIKeyEnv)
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
-		cl.auth = "ApiKey " + k
-	case c.UserEnv != "" || c.PasswordEnv != "":
-		if c.UserEnv == "" || c.PasswordEnv == "" {
-			return nil, errors.New("engine: basic auth needs both user_env and password_env")
-		}
+		return "ApiKey " + k, secretForms("", "", k), nil
+	case c.UserEnv != "":
 		user, err := env(c.UserEnv)
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
 		pass, err := env(c.PasswordEnv)
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
-		cl.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+		return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)), secretForms(user, pass, ""), nil
 	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = cl.concurrency + 2
-	if c.CAFile != "" {
-		pem, err := os.ReadFile(c.CAFile)
-		if err != nil {
-			return nil, fmt.Errorf("engine: CA file: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("engine: CA file %s: no PEM certificate in it", c.CAFile)
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	return "", nil, nil
+}
+
+// caConfig is a TLS configuration trusting the PEM certificates of file in
+// place of the system roots.
+func caConfig(file string) (*tls.Config, error) {
+	pem, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("engine: CA file: %w", err)
 	}
-	cl.http = &http.Client{Transport: tr, Timeout: c.Timeout}
-	return cl, nil
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("engine: CA file %s: no PEM certificate in it", file)
+	}
+	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
 }
 
 // redactURL returns raw with any userinfo, query, fragment or opaque part
@@ -228,6 +222,15 @@ func (e *HTTPError) Error() string {
 		msg += " (the credentials lack a privilege this request needs)"
 	}
 	return msg
+}
+
+// AuthFailure reports whether err is (or wraps) an *HTTPError with status
+// 401 (the credentials were refused) or 403 (they lack a privilege): an
+// error of the configuration, never a query's, so Search fails with it even
+// under SetMissOnError.
+func AuthFailure(err error) bool {
+	var he *HTTPError
+	return errors.As(err, &he) && (he.Status == http.StatusUnauthorized || he.Status == http.StatusForbidden)
 }
 
 func retryable(status int) bool {
@@ -344,30 +347,15 @@ func (c *client) once(ctx context.Context, method, path string, body []byte) ([]
 }
 
 // onceAt sends one request, without retry, to node ui (an index into
-// c.urls), with the auth header.
+// c.urls), with the auth header. Errors: a *nodeError when the node could
+// not be reached or its answer not read, an *HTTPError (a *retryAfter for
+// a retryable status) for a status ≥ 300.
 func (c *client) onceAt(ctx context.Context, ui int, method, path string, body []byte) ([]byte, error) {
 	u := c.urls[ui]
-	full := *u
-	p, q, _ := strings.Cut(path, "?")
-	full.Path = u.Path + p
-	full.RawQuery = q
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, full.String(), rd)
+	p, _, _ := strings.Cut(path, "?")
+	req, err := c.request(ctx, u, method, path, body)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %s %s: %v", method, p, err)
-	}
-	if body != nil {
-		if strings.HasSuffix(p, "_bulk") {
-			req.Header.Set("Content-Type", "application/x-ndjson")
-		} else {
-			req.Header.Set("Content-Type", "application/json")
-		}
-	}
-	if c.auth != "" {
-		req.Header.Set("Authorization", c.auth)
 	}
 	node := u.Scheme + "://" + u.Host
 	resp, err := c.http.Do(req)
@@ -388,6 +376,52 @@ func (c *client) onceAt(ctx context.Context, ui int, method, path string, body [
 		return b, nil
 	}
 	he := &HTTPError{Method: method, Path: p, Status: resp.StatusCode}
+	he.Type, he.Reason = c.errorReason(resp.StatusCode, b)
+	if retryable(resp.StatusCode) {
+		var d time.Duration
+		if s, err := time.ParseDuration(resp.Header.Get("Retry-After") + "s"); err == nil {
+			d = min(s, 30*time.Second)
+		}
+		return nil, &retryAfter{HTTPError: he, d: d}
+	}
+	return nil, he
+}
+
+// request is the HTTP request for method and path (with its query) on
+// node u, with body (JSON, or NDJSON for a path ending in "_bulk") and the
+// auth header.
+func (c *client) request(ctx context.Context, u *url.URL, method, path string, body []byte) (*http.Request, error) {
+	full := *u
+	p, q, _ := strings.Cut(path, "?")
+	full.Path = u.Path + p
+	full.RawQuery = q
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, full.String(), rd)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		if strings.HasSuffix(p, "_bulk") {
+			req.Header.Set("Content-Type", "application/x-ndjson")
+		} else {
+			req.Header.Set("Content-Type", "application/json")
+		}
+	}
+	if c.auth != "" {
+		req.Header.Set("Authorization", c.auth)
+	}
+	return req, nil
+}
+
+// errorReason reads the error type and reason of an answer with status
+// ≥ 300 from its body b: the engines' {"error": {"type", "reason",
+// "root_cause", "caused_by"}} or {"error": "…"}, else (but for a 404) the
+// first 200 bytes of the body as the reason. Both are redacted
+// (engineText): a proxy may echo the request's Authorization header.
+func (c *client) errorReason(status int, b []byte) (typ, reason string) {
 	var eb struct {
 		Error json.RawMessage `json:"error"`
 	}
@@ -405,34 +439,27 @@ func (c *client) onceAt(ctx context.Context, ui int, method, path string, body [
 			} `json:"caused_by"`
 		}
 		if json.Unmarshal(eb.Error, &detail) == nil {
-			he.Type, he.Reason = detail.Type, detail.Reason
-			if he.Reason == "" && detail.CausedBy.Type != "" {
+			typ, reason = detail.Type, detail.Reason
+			if reason == "" && detail.CausedBy.Type != "" {
 				// A search phase failure with no reason of its own
 				// (OpenSearch when a node leaves mid-fetch) says what
 				// happened in caused_by.
-				he.Reason = strings.TrimSuffix(detail.CausedBy.Type+": "+detail.CausedBy.Reason, ": ")
+				reason = strings.TrimSuffix(detail.CausedBy.Type+": "+detail.CausedBy.Reason, ": ")
 			}
-			if len(detail.RootCause) > 0 && detail.RootCause[0].Reason != "" && detail.RootCause[0].Reason != he.Reason {
-				he.Reason += " (root cause: " + detail.RootCause[0].Reason + ")"
+			if len(detail.RootCause) > 0 && detail.RootCause[0].Reason != "" && detail.RootCause[0].Reason != reason {
+				reason += " (root cause: " + detail.RootCause[0].Reason + ")"
 			}
 		} else {
 			var s string
 			if json.Unmarshal(eb.Error, &s) == nil {
-				he.Reason = s
+				reason = s
 			}
 		}
 	}
-	if he.Reason == "" && resp.StatusCode != http.StatusNotFound {
-		he.Reason = strings.TrimSpace(string(b[:min(len(b), 200)]))
+	if reason == "" && status != http.StatusNotFound {
+		return c.engineText(typ, 0), strings.TrimSpace(c.engineText(string(b), 200))
 	}
-	if retryable(resp.StatusCode) {
-		var d time.Duration
-		if s, err := time.ParseDuration(resp.Header.Get("Retry-After") + "s"); err == nil {
-			d = min(s, 30*time.Second)
-		}
-		return nil, &retryAfter{HTTPError: he, d: d}
-	}
-	return nil, he
+	return c.engineText(typ, 0), c.engineText(reason, 0)
 }
 
 // errorText is err's message without a *url.Error's URL.

@@ -54,7 +54,14 @@
 // (Conn names the variables: basic auth or an API key); a URL carrying
 // userinfo is refused, and no error, log line or Stats value holds a
 // credential: errors name the method, path and node host, never the
-// Authorization header or a URL's userinfo.
+// Authorization header or a URL's userinfo. Text the engine sends back (an
+// error's reason, a raw body, a shard failure, a rejected bulk item, a
+// health answer), which a proxy may fill with the request's headers, is
+// redacted before it enters an error (client.engineText, the one path):
+// the configured user, password and API key, as they are, JSON-escaped and
+// in their base64 Authorization forms, and any Authorization header value
+// become "[REDACTED]". HTTP 401 and 403 (AuthFailure) fail a Search even
+// under SetMissOnError: every query would fail alike.
 //
 // # Why net/http and not the official clients
 //

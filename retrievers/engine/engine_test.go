@@ -24,7 +24,7 @@ func TestDialRefusesBadConns(t *testing.T) {
 		conn Conn
 		want string
 	}{
-		{Conn{}, "no URL"},
+		{Conn{}, "urls: missing: at least one node URL"},
 		{Conn{URLs: []string{"http://u:hunter2@127.0.0.1:9200"}}, "carries credentials"},
 		{Conn{URLs: []string{"ftp://127.0.0.1"}}, "want http(s)"},
 		{Conn{URLs: []string{"http://127.0.0.1:9200/?api_key=hunter2"}}, "want http(s)"},
@@ -93,6 +93,14 @@ func hitsJSON(n int, score func(i int) float64) string {
 
 func openFake(t *testing.T, f *fake, conn Conn) *Retriever {
 	t.Helper()
+	return openSearchHandler(t, f, conn)
+}
+
+// openSearchHandler opens the existing index "ix" on a fake engine whose
+// _search is h (its _mapping and _stats answer as an index with a text
+// field).
+func openSearchHandler(t *testing.T, h http.Handler, conn Conn) *Retriever {
+	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ix/_mapping", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"ix":{"mappings":{"properties":{"text":{"type":"text"}}}}}`)
@@ -100,7 +108,7 @@ func openFake(t *testing.T, f *fake, conn Conn) *Retriever {
 	mux.HandleFunc("GET /ix/_stats/store", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, `{"_all":{"primaries":{"store":{"size_in_bytes":1234}}}}`)
 	})
-	mux.Handle("POST /ix/_search", f)
+	mux.Handle("POST /ix/_search", h)
 	s := httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	conn.URLs = []string{s.URL}
@@ -296,7 +304,7 @@ func TestLoadRefusesBadInput(t *testing.T) {
 		{nil, Managed{Shards: -1}, "shards"},
 		{nil, Managed{Replicas: -1}, "replicas"},
 		{nil, Managed{Prefix: "Bad"}, "prefix"},
-		{nil, Managed{BM25: &BM25{K1: 1, B: 2}}, "bm25"},
+		{nil, Managed{BM25: &BM25{K1: 1, B: 2}}, "engine: b: 2 must be in [0, 1]"},
 		{nil, Managed{HNSW: &HNSW{}}, "hnsw"},
 	} {
 		_, err := Load(context.Background(), conn, Elasticsearch, ch, tc.vecs, tc.opts)

@@ -66,33 +66,47 @@ func Open(ctx context.Context, conn Conn, dialect Dialect, e Existing) (*Retriev
 	if err != nil {
 		return nil, err
 	}
-	if e.Index == "" || strings.ContainsAny(e.Index, "/?#") {
-		return nil, fmt.Errorf("engine: existing index: index name %q: want a name, alias or comma-separated list", e.Index)
+	if err := e.Validate(); err != nil {
+		return nil, err
 	}
-	if e.IDField == "" {
-		return nil, errors.New("engine: existing index: no id field (\"_id\" for the document id)")
-	}
-	hasQ, hasV := strings.Contains(e.Template, PlaceholderQuery), strings.Contains(e.Template, PlaceholderVector)
-	if !hasQ && !hasV {
-		return nil, fmt.Errorf("engine: existing index: the template holds neither %s nor %s", PlaceholderQuery, PlaceholderVector)
-	}
-	if hasV && e.Embed == nil {
+	if e.NeedsEmbed() && e.Embed == nil {
 		return nil, fmt.Errorf("engine: existing index: the template holds %s but no query embedder was given", PlaceholderVector)
 	}
-	for i, f := range e.Filters {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(f, &m) != nil || len(m) == 0 {
-			return nil, fmt.Errorf("engine: existing index: filter %d is not a JSON object", i+1)
-		}
-	}
-	r := &Retriever{cl: cl, index: e.Index, dfs: !e.NoDFS, idField: e.IDField}
-	if hasV {
+	r := &Retriever{cl: cl, index: e.Index, dfs: !e.NoDFS, idField: e.IDField, render: e.renderer(dialect)}
+	if e.NeedsEmbed() {
 		r.embed = e.Embed
 		if dialect == OpenSearch {
 			r.enableWarmUp()
 		}
 	}
-	r.render = func(text string, vec []float32, size int) ([]byte, error) {
+	// Check the template renders before any query is sent.
+	probe, err := r.render("probe", nil, 10)
+	if err != nil {
+		return nil, fmt.Errorf("engine: existing index %s: %v", e.Index, err)
+	}
+	// Elasticsearch refuses search_type with a top-level knn section (its
+	// DFS phase runs by itself then).
+	var top map[string]json.RawMessage
+	if json.Unmarshal(probe, &top) == nil && dialect == Elasticsearch {
+		if _, ok := top["knn"]; ok {
+			r.dfs = false
+		}
+	}
+	if err := e.checkMapping(ctx, cl); err != nil {
+		return nil, err
+	}
+	if r.bytes, err = storeBytes(ctx, cl, e.Index, "_all"); err != nil {
+		return nil, fmt.Errorf("engine: existing index %s: %w", e.Index, err)
+	}
+	return r, nil
+}
+
+// renderer returns the function rendering e's template for a query text,
+// its vector (nil: none) and a size: the placeholders substituted, "size"
+// and "_source" set, the filters added (to "query" as bool filter clauses;
+// for Elasticsearch to the top-level "knn" section's filter too).
+func (e Existing) renderer(dialect Dialect) func(text string, vec []float32, size int) ([]byte, error) {
+	return func(text string, vec []float32, size int) ([]byte, error) {
 		q, _ := json.Marshal(text)
 		v := []byte("null")
 		if vec != nil {
@@ -113,75 +127,67 @@ func Open(ctx context.Context, conn Conn, dialect Dialect, e Existing) (*Retriev
 			body["_source"] = src
 		}
 		if len(e.Filters) > 0 {
-			filters, _ := json.Marshal(e.Filters)
-			if q, ok := body["query"]; ok {
-				body["query"], _ = json.Marshal(map[string]any{"bool": map[string]any{"must": []json.RawMessage{q}, "filter": json.RawMessage(filters)}})
-			}
-			if k, ok := body["knn"]; ok && dialect == Elasticsearch {
-				var knn map[string]json.RawMessage
-				if json.Unmarshal(k, &knn) != nil {
-					return nil, errors.New("the template's knn section is not one JSON object (filters need one)")
-				}
-				var all []json.RawMessage
-				if old, ok := knn["filter"]; ok {
-					if bytes.HasPrefix(bytes.TrimSpace(old), []byte("[")) {
-						if err := json.Unmarshal(old, &all); err != nil {
-							return nil, fmt.Errorf("the template's knn filter: %v", err)
-						}
-					} else {
-						all = append(all, old)
-					}
-				}
-				all = append(all, e.Filters...)
-				knn["filter"], _ = json.Marshal(all)
-				body["knn"], _ = json.Marshal(knn)
+			if err := e.addFilters(body, dialect); err != nil {
+				return nil, err
 			}
 		}
 		return json.Marshal(body)
 	}
-	// Check the template renders before any query is sent.
-	probe, err := r.render("probe", nil, 10)
-	if err != nil {
-		return nil, fmt.Errorf("engine: existing index %s: %v", e.Index, err)
+}
+
+// addFilters adds e.Filters to a rendered body: to its "query" as bool
+// filter clauses and, for Elasticsearch, to its top-level "knn" section's
+// filter (kept with any filter the template gave it).
+func (e Existing) addFilters(body map[string]json.RawMessage, dialect Dialect) error {
+	filters, _ := json.Marshal(e.Filters)
+	if q, ok := body["query"]; ok {
+		body["query"], _ = json.Marshal(map[string]any{"bool": map[string]any{"must": []json.RawMessage{q}, "filter": json.RawMessage(filters)}})
 	}
-	// Elasticsearch refuses search_type with a top-level knn section (its
-	// DFS phase runs by itself then).
-	var top map[string]json.RawMessage
-	if json.Unmarshal(probe, &top) == nil && dialect == Elasticsearch {
-		if _, ok := top["knn"]; ok {
-			r.dfs = false
+	k, ok := body["knn"]
+	if !ok || dialect != Elasticsearch {
+		return nil
+	}
+	var knn map[string]json.RawMessage
+	if json.Unmarshal(k, &knn) != nil {
+		return errors.New("the template's knn section is not one JSON object (filters need one)")
+	}
+	var all []json.RawMessage
+	if old, ok := knn["filter"]; ok {
+		if bytes.HasPrefix(bytes.TrimSpace(old), []byte("[")) {
+			if err := json.Unmarshal(old, &all); err != nil {
+				return fmt.Errorf("the template's knn filter: %v", err)
+			}
+		} else {
+			all = append(all, old)
 		}
 	}
+	all = append(all, e.Filters...)
+	knn["filter"], _ = json.Marshal(all)
+	body["knn"], _ = json.Marshal(knn)
+	return nil
+}
+
+// checkMapping checks that e.Index exists and that the mapping of every
+// index it names holds e.IDField (unless "_id").
+func (e Existing) checkMapping(ctx context.Context, cl *client) error {
 	var m map[string]struct {
 		Mappings json.RawMessage `json:"mappings"`
 	}
 	if _, err := cl.do(ctx, http.MethodGet, "/"+e.Index+"/_mapping", nil, &m); err != nil {
-		return nil, fmt.Errorf("engine: existing index %s: %w", e.Index, err)
+		return fmt.Errorf("engine: existing index %s: %w", e.Index, err)
 	}
 	if len(m) == 0 {
-		return nil, fmt.Errorf("engine: existing index %s: no such index", e.Index)
+		return fmt.Errorf("engine: existing index %s: no such index", e.Index)
 	}
-	if e.IDField != "_id" {
-		for name, ix := range m {
-			if !mappingHas(ix.Mappings, strings.Split(e.IDField, ".")) {
-				return nil, fmt.Errorf("engine: existing index %s: the mapping of index %s has no field %q (the id field); give the field holding the qrels' doc ids, or \"_id\"", e.Index, name, e.IDField)
-			}
+	if e.IDField == "_id" {
+		return nil
+	}
+	for name, ix := range m {
+		if !mappingHas(ix.Mappings, strings.Split(e.IDField, ".")) {
+			return fmt.Errorf("engine: existing index %s: the mapping of index %s has no field %q (the id field); give the field holding the qrels' doc ids, or \"_id\"", e.Index, name, e.IDField)
 		}
 	}
-	var st struct {
-		All struct {
-			Primaries struct {
-				Store struct {
-					Bytes int64 `json:"size_in_bytes"`
-				} `json:"store"`
-			} `json:"primaries"`
-		} `json:"_all"`
-	}
-	if _, err := cl.do(ctx, http.MethodGet, "/"+e.Index+"/_stats/store", nil, &st); err != nil {
-		return nil, fmt.Errorf("engine: existing index %s: %w", e.Index, err)
-	}
-	r.bytes = st.All.Primaries.Store.Bytes
-	return r, nil
+	return nil
 }
 
 // mappingHas reports whether a mapping ({"properties": {...}}) holds the

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -127,6 +128,7 @@ func (ix *Index) Bytes() int64 { return ix.bytes }
 // Docs is the number of documents (chunks) in the index.
 func (ix *Index) Docs() int { return ix.docs }
 
+// prefixRE is the rule of Managed.Prefix (checked by Managed.Validate).
 var prefixRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 
 // Load returns the managed index for chunks, creating and loading it unless
@@ -159,59 +161,84 @@ func Load(ctx context.Context, conn Conn, dialect Dialect, chunks []corpus.Chunk
 	if len(chunks) == 0 {
 		return nil, errors.New("engine: no chunks to index")
 	}
-	switch {
-	case opts.Shards < 0:
-		return nil, fmt.Errorf("engine: shards must be ≥ 1, got %d", opts.Shards)
-	case opts.Shards == 0:
-		opts.Shards = 1
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
-	if opts.Replicas < 0 {
-		return nil, fmt.Errorf("engine: replicas must be ≥ 0, got %d", opts.Replicas)
-	}
-	switch {
-	case opts.BulkDocs < 0:
-		return nil, fmt.Errorf("engine: bulk_docs must be > 0, got %d", opts.BulkDocs)
-	case opts.BulkDocs == 0:
-		opts.BulkDocs = DefaultBulkDocs
-	}
-	if opts.Prefix == "" {
-		opts.Prefix = DefaultPrefix
-	}
-	if !prefixRE.MatchString(opts.Prefix) {
-		return nil, fmt.Errorf("engine: index prefix %q: want lowercase letters, digits, '-' and '_', not starting with '-' or '_'", opts.Prefix)
-	}
-	if b := opts.BM25; b != nil && (b.K1 < 0 || b.B < 0 || b.B > 1 || math.IsNaN(b.K1) || math.IsInf(b.K1, 0)) {
-		return nil, fmt.Errorf("engine: bm25: want k1 ≥ 0 and 0 ≤ b ≤ 1, got k1 %v, b %v", b.K1, b.B)
-	}
-	if h := opts.HNSW; h != nil && (h.M <= 0 || h.EfConstruction <= 0) {
-		return nil, fmt.Errorf("engine: hnsw: want m > 0 and ef_construction > 0, got %d and %d", h.M, h.EfConstruction)
-	}
-	dims := 0
-	if vectors != nil {
-		if len(vectors) != len(chunks) {
-			return nil, fmt.Errorf("engine: %d vectors for %d chunks", len(vectors), len(chunks))
-		}
-		dims = len(vectors[0])
-		for i, v := range vectors {
-			if len(v) != dims || dims == 0 {
-				return nil, fmt.Errorf("engine: chunk %q: vector of dimension %d, want %d (as the first)", chunks[i].ID, len(v), dims)
-			}
-			var norm float64
-			for _, x := range v {
-				if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-					return nil, fmt.Errorf("engine: chunk %q: vector holds %v", chunks[i].ID, x)
-				}
-				norm += float64(x) * float64(x)
-			}
-			if norm == 0 {
-				return nil, fmt.Errorf("engine: chunk %q: zero vector (cosine is undefined)", chunks[i].ID)
-			}
-		}
+	opts = opts.withDefaults()
+	dims, err := checkVectors(chunks, vectors)
+	if err != nil {
+		return nil, err
 	}
 	body, err := createBody(dialect, opts, dims, "")
 	if err != nil {
 		return nil, err
 	}
+	hash := contentHash(dialect, body, chunks, vectors)
+	ix := &Index{cl: cl, dialect: dialect, name: opts.Prefix + "-" + hash[:16], docs: len(chunks), dims: dims}
+	complete, err := ix.complete(ctx, hash)
+	if err != nil {
+		return nil, err
+	}
+	if complete {
+		ix.reused = true
+	} else if err := ix.load(ctx, opts, hash, chunks, vectors); err != nil {
+		return nil, err
+	}
+	ix.build = time.Since(start)
+	if ix.bytes, err = storeBytes(ctx, cl, ix.name, ix.name); err != nil {
+		return nil, err
+	}
+	return ix, nil
+}
+
+// withDefaults is m with its zero Shards, BulkDocs and Prefix replaced by
+// their defaults (1, DefaultBulkDocs, DefaultPrefix).
+func (m Managed) withDefaults() Managed {
+	if m.Shards == 0 {
+		m.Shards = 1
+	}
+	if m.BulkDocs == 0 {
+		m.BulkDocs = DefaultBulkDocs
+	}
+	if m.Prefix == "" {
+		m.Prefix = DefaultPrefix
+	}
+	return m
+}
+
+// checkVectors checks Load's vectors against its chunks (nil, or one per
+// chunk, all of one dimension > 0, finite, non-zero) and returns their
+// dimension (0 for nil).
+func checkVectors(chunks []corpus.Chunk, vectors [][]float32) (int, error) {
+	if vectors == nil {
+		return 0, nil
+	}
+	if len(vectors) != len(chunks) {
+		return 0, fmt.Errorf("engine: %d vectors for %d chunks", len(vectors), len(chunks))
+	}
+	dims := len(vectors[0])
+	for i, v := range vectors {
+		if len(v) != dims || dims == 0 {
+			return 0, fmt.Errorf("engine: chunk %q: vector of dimension %d, want %d (as the first)", chunks[i].ID, len(v), dims)
+		}
+		var norm float64
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return 0, fmt.Errorf("engine: chunk %q: vector holds %v", chunks[i].ID, x)
+			}
+			norm += float64(x) * float64(x)
+		}
+		if norm == 0 {
+			return 0, fmt.Errorf("engine: chunk %q: zero vector (cosine is undefined)", chunks[i].ID)
+		}
+	}
+	return dims, nil
+}
+
+// contentHash is the sha256 (hex) naming a managed index: over the
+// dialect, the create body (without _meta), and every chunk's id and index
+// text and vector (float32 bits).
+func contentHash(dialect Dialect, body []byte, chunks []corpus.Chunk, vectors [][]float32) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "ragbench-engine-index-v1\x00%s\x00%s\x00%d\x00", dialect, body, len(chunks))
 	for i, c := range chunks {
@@ -224,58 +251,61 @@ func Load(ctx context.Context, conn Conn, dialect Dialect, chunks []corpus.Chunk
 			}
 		}
 	}
-	hash := hex.EncodeToString(h.Sum(nil))
-	ix := &Index{cl: cl, dialect: dialect, name: opts.Prefix + "-" + hash[:16], docs: len(chunks), dims: dims}
+	return hex.EncodeToString(h.Sum(nil))
+}
 
-	complete, err := ix.complete(ctx, hash)
+// load creates the index (its _meta marked incomplete), bulk-loads the
+// chunks, refreshes, checks the count and marks the index complete.
+func (ix *Index) load(ctx context.Context, opts Managed, hash string, chunks []corpus.Chunk, vectors [][]float32) error {
+	body, err := createBody(ix.dialect, opts, ix.dims, hash)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if complete {
-		ix.reused = true
-	} else {
-		body, err := createBody(dialect, opts, dims, hash)
-		if err != nil {
-			return nil, err
-		}
-		if err := ix.create(ctx, body); err != nil {
-			return nil, err
-		}
-		if err := ix.bulk(ctx, chunks, vectors, opts.BulkDocs); err != nil {
-			return nil, err
-		}
-		if _, err := cl.do(ctx, http.MethodPost, "/"+ix.name+"/_refresh", nil, nil); err != nil {
-			return nil, err
-		}
-		var cnt struct {
-			Count int `json:"count"`
-		}
-		if _, err := cl.do(ctx, http.MethodGet, "/"+ix.name+"/_count", nil, &cnt); err != nil {
-			return nil, err
-		}
-		if cnt.Count != len(chunks) {
-			return nil, fmt.Errorf("engine: index %s holds %d documents after loading %d chunks (duplicate chunk ids?)", ix.name, cnt.Count, len(chunks))
-		}
-		meta := fmt.Sprintf(`{"_meta":{"ragbench":{"hash":%q,"docs":%d,"complete":true}}}`, hash, len(chunks))
-		if _, err := cl.do(ctx, http.MethodPut, "/"+ix.name+"/_mapping", []byte(meta), nil); err != nil {
-			return nil, err
-		}
+	if err := ix.create(ctx, body); err != nil {
+		return err
 	}
-	ix.build = time.Since(start)
+	if err := ix.bulk(ctx, chunks, vectors, opts.BulkDocs); err != nil {
+		return err
+	}
+	if _, err := ix.cl.do(ctx, http.MethodPost, "/"+ix.name+"/_refresh", nil, nil); err != nil {
+		return err
+	}
+	var cnt struct {
+		Count int `json:"count"`
+	}
+	if _, err := ix.cl.do(ctx, http.MethodGet, "/"+ix.name+"/_count", nil, &cnt); err != nil {
+		return err
+	}
+	if cnt.Count != len(chunks) {
+		return fmt.Errorf("engine: index %s holds %d documents after loading %d chunks (duplicate chunk ids?)", ix.name, cnt.Count, len(chunks))
+	}
+	meta := fmt.Sprintf(`{"_meta":{"ragbench":{"hash":%q,"docs":%d,"complete":true}}}`, hash, len(chunks))
+	_, err = ix.cl.do(ctx, http.MethodPut, "/"+ix.name+"/_mapping", []byte(meta), nil)
+	return err
+}
+
+// storeBytes is the primaries' store size (bytes) of target (an index,
+// alias or list) from GET target/_stats/store, read from the entry key of
+// its "indices" (an index's own name) or "_all" when key is "_all".
+func storeBytes(ctx context.Context, cl *client, target, key string) (int64, error) {
+	type store struct {
+		Primaries struct {
+			Store struct {
+				Bytes int64 `json:"size_in_bytes"`
+			} `json:"store"`
+		} `json:"primaries"`
+	}
 	var st struct {
-		Indices map[string]struct {
-			Primaries struct {
-				Store struct {
-					Bytes int64 `json:"size_in_bytes"`
-				} `json:"store"`
-			} `json:"primaries"`
-		} `json:"indices"`
+		All     store            `json:"_all"`
+		Indices map[string]store `json:"indices"`
 	}
-	if _, err := cl.do(ctx, http.MethodGet, "/"+ix.name+"/_stats/store", nil, &st); err != nil {
-		return nil, err
+	if _, err := cl.do(ctx, http.MethodGet, "/"+target+"/_stats/store", nil, &st); err != nil {
+		return 0, err
 	}
-	ix.bytes = st.Indices[ix.name].Primaries.Store.Bytes
-	return ix, nil
+	if key == "_all" {
+		return st.All.Primaries.Store.Bytes, nil
+	}
+	return st.Indices[key].Primaries.Store.Bytes, nil
 }
 
 // complete reports whether the index exists, made by Load for this hash,
@@ -338,7 +368,7 @@ func createBody(d Dialect, o Managed, dims int, hash string) ([]byte, error) {
 		}
 		index["analysis"] = o.Analysis
 	}
-	text := map[string]any{"type": "text", "analyzer": cmpOr(o.Analyzer, "standard")}
+	text := map[string]any{"type": "text", "analyzer": cmp.Or(o.Analyzer, "standard")}
 	if o.BM25 != nil {
 		text["similarity"] = "ragbench_bm25"
 	}
@@ -367,13 +397,6 @@ func createBody(d Dialect, o Managed, dims int, hash string) ([]byte, error) {
 		mappings["_meta"] = map[string]any{"ragbench": map[string]any{"hash": hash, "complete": false}}
 	}
 	return json.Marshal(map[string]any{"settings": map[string]any{"index": index}, "mappings": mappings})
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 func (ix *Index) create(ctx context.Context, body []byte) error {
@@ -440,7 +463,7 @@ func (ix *Index) bulk(ctx context.Context, chunks []corpus.Chunk, vectors [][]fl
 						again = append(again, pending[j])
 					default:
 						return fmt.Errorf("engine: bulk load into %s: chunk %q rejected: HTTP %d: %s", ix.name, chunks[pending[j]].ID, r.Status,
-							strings.TrimPrefix(r.Error.Type+": "+r.Error.Reason, ": "))
+							ix.cl.engineText(strings.TrimPrefix(r.Error.Type+": "+r.Error.Reason, ": "), 0))
 					}
 				}
 			}

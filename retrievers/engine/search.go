@@ -1,11 +1,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -102,8 +102,10 @@ type QueryFailure struct {
 // still fails after the Conn's retries (a miss: it scores 0 on every
 // measure) instead of failing the whole search; Failed lists such queries.
 // This is the explicit "counted miss" policy: by default (without this
-// call) one failed query fails the Search. An interrupted Search, a bad k
-// or a failed query embedding still fail it. Call before the first Search.
+// call) one failed query fails the Search. An interrupted Search, a bad k,
+// a failed query embedding and an authentication failure (HTTP 401 or 403,
+// AuthFailure: every query would fail alike and the cell would score 0
+// without a word) still fail it. Call before the first Search.
 func (r *Retriever) SetMissOnError() { r.missOnError = true }
 
 // Failed returns the queries Search turned into misses so far (with
@@ -118,19 +120,14 @@ func (r *Retriever) Failed() []QueryFailure {
 var _ retrievers.Retriever = (*Retriever)(nil)
 
 // Retriever returns a retriever that queries the index per q. Errors name the
-// bad option.
+// bad option (QueryOptions.Validate), or a vector query on an index without
+// vectors or without an embedder.
 func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
 	r := &Retriever{cl: ix.cl, index: ix.name, dfs: !q.NoDFS, idField: "_id", build: ix.build, bytes: ix.bytes}
-	if q.K < 0 || q.NumCandidates < 0 {
-		return nil, fmt.Errorf("engine: knn k and num_candidates must be > 0, got %d and %d", q.K, q.NumCandidates)
-	}
-	nc := q.NumCandidates
-	if nc == 0 {
-		nc = DefaultNumCandidates
-	}
-	switch q.Kind {
-	case KindBM25:
-	case KindKNN, KindHybrid:
+	if q.Kind != KindBM25 {
 		if ix.dims == 0 {
 			return nil, fmt.Errorf("engine: %s query: index %s has no vector field (Load was given no vectors)", q.Kind, ix.name)
 		}
@@ -141,11 +138,6 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 		if ix.dialect == OpenSearch {
 			r.enableWarmUp()
 		}
-		if q.Kind == KindHybrid && (!(q.BM25Boost > 0) || !(q.KNNBoost > 0) || math.IsInf(q.BM25Boost, 0) || math.IsInf(q.KNNBoost, 0)) {
-			return nil, fmt.Errorf("engine: hybrid query: bm25_boost and knn_boost must both be finite and > 0, got %v and %v", q.BM25Boost, q.KNNBoost)
-		}
-	default:
-		return nil, fmt.Errorf("engine: query kind %q: want %q, %q or %q", q.Kind, KindBM25, KindKNN, KindHybrid)
 	}
 	// Elasticsearch refuses search_type with a top-level knn section: it
 	// runs the kNN search in its DFS phase, which also gathers global term
@@ -153,15 +145,20 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 	if ix.dialect == Elasticsearch && q.Kind != KindBM25 {
 		r.dfs = false
 	}
-	dims, dialect, kind := ix.dims, ix.dialect, q.Kind
-	r.render = func(text string, vec []float32, size int) ([]byte, error) {
+	r.render = ix.renderer(q)
+	return r, nil
+}
+
+// renderer returns the function writing the search body of q for a query
+// text, its vector (nil for KindBM25) and a size, in ix's dialect.
+func (ix *Index) renderer(q QueryOptions) func(text string, vec []float32, size int) ([]byte, error) {
+	nc := cmp.Or(q.NumCandidates, DefaultNumCandidates)
+	dims, dialect, kind, name := ix.dims, ix.dialect, q.Kind, ix.name
+	return func(text string, vec []float32, size int) ([]byte, error) {
 		if vec != nil && len(vec) != dims {
-			return nil, fmt.Errorf("engine: query vector of dimension %d, index %s has %d", len(vec), ix.name, dims)
+			return nil, fmt.Errorf("engine: query vector of dimension %d, index %s has %d", len(vec), name, dims)
 		}
-		k := q.K
-		if k == 0 {
-			k = size
-		}
+		k := cmp.Or(q.K, size)
 		match := func(boost float64) map[string]any {
 			m := map[string]any{"query": text}
 			if boost != 0 {
@@ -170,16 +167,17 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 			return map[string]any{"match": map[string]any{fieldText: m}}
 		}
 		knn := func(boost float64) map[string]any {
+			var m map[string]any
 			if dialect == Elasticsearch {
-				m := map[string]any{"field": fieldVector, "query_vector": vec, "k": k, "num_candidates": max(nc, k)}
-				if boost != 0 {
-					m["boost"] = boost
-				}
-				return m
+				m = map[string]any{"field": fieldVector, "query_vector": vec, "k": k, "num_candidates": max(nc, k)}
+			} else {
+				m = map[string]any{"vector": vec, "k": k, "method_parameters": map[string]any{"ef_search": max(nc, k)}}
 			}
-			m := map[string]any{"vector": vec, "k": k, "method_parameters": map[string]any{"ef_search": max(nc, k)}}
 			if boost != 0 {
 				m["boost"] = boost
+			}
+			if dialect == Elasticsearch {
+				return m
 			}
 			return map[string]any{"knn": map[string]any{fieldVector: m}}
 		}
@@ -199,7 +197,6 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 		}
 		return json.Marshal(body)
 	}
-	return r, nil
 }
 
 // Search implements retrievers.Retriever: each query's top k by the engine's
@@ -211,7 +208,8 @@ func (ix *Index) Retriever(q QueryOptions) (*Retriever, error) {
 // one that still fails after the Conn's retries fails the whole Search with
 // the query id and the engine's error (never an empty list in its place),
 // unless SetMissOnError was called: then it gets an empty list, counted in
-// Failed.
+// Failed (but for an authentication failure, HTTP 401 or 403, which fails
+// the Search: AuthFailure).
 // Latency per query is the engine round trip(s), excluding query embedding.
 // A Search of an OpenSearch retriever with vectors first sends its first
 // query alone to each node that has not yet answered such a warm-up and is
@@ -226,19 +224,9 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	if k > maxWindow {
 		return nil, fmt.Errorf("engine: k must be ≤ %d (the engines' max_result_window), got %d", maxWindow, k)
 	}
-	var vecs [][]float32
-	if r.embed != nil && len(queries) > 0 {
-		texts := make([]string, len(queries))
-		for i, q := range queries {
-			texts[i] = q.Text
-		}
-		var err error
-		if vecs, err = r.embed(ctx, texts, true); err != nil {
-			return nil, fmt.Errorf("engine: embedding queries: %w", err)
-		}
-		if len(vecs) != len(queries) {
-			return nil, fmt.Errorf("engine: the embedder returned %d vectors for %d queries", len(vecs), len(queries))
-		}
+	vecs, err := r.embedQueries(ctx, queries)
+	if err != nil {
+		return nil, err
 	}
 	if r.warmLock != nil && len(queries) > 0 {
 		var vec []float32
@@ -249,57 +237,9 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 			return nil, fmt.Errorf("engine: search on index %s interrupted: %w", r.index, err)
 		}
 	}
-	results := make([][]eval.Result, len(queries))
-	lat := make([]time.Duration, len(queries))
-	parent := ctx
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		errMu    sync.Mutex // guards firstErr
-		firstErr error      // the first query to fail; the rest are cancelled
-	)
-	failed := make([]error, len(queries)) // with missOnError: per query, its error
-	sem := make(chan struct{}, r.cl.concurrency)
-	var wg sync.WaitGroup
-	for i, q := range queries {
-		sem <- struct{}{}
-		if ctx.Err() != nil {
-			<-sem
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			var vec []float32
-			if vecs != nil {
-				vec = vecs[i]
-			}
-			t := time.Now()
-			res, err := r.one(ctx, q.Text, vec, k)
-			lat[i] = time.Since(t)
-			if err != nil {
-				err = fmt.Errorf("engine: query %q on index %s: %w", q.ID, r.index, err)
-				if r.missOnError && parent.Err() == nil {
-					failed[i] = err
-					return
-				}
-				errMu.Lock()
-				if firstErr == nil {
-					firstErr = err
-				}
-				errMu.Unlock()
-				cancel()
-				return
-			}
-			results[i] = res
-		}()
-	}
-	wg.Wait()
-	if err := parent.Err(); err != nil {
-		return nil, fmt.Errorf("engine: search on index %s interrupted: %w", r.index, err)
-	}
-	if firstErr != nil {
-		return nil, firstErr
+	results, failed, lat, err := r.searchAll(ctx, queries, vecs, k)
+	if err != nil {
+		return nil, err
 	}
 	run := make(eval.Run, len(queries))
 	var misses []QueryFailure
@@ -318,6 +258,87 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	r.failed = append(r.failed, misses...)
 	r.mu.Unlock()
 	return run, nil
+}
+
+// embedQueries embeds the query texts when r has an embedder (nil
+// otherwise): one vector per query.
+func (r *Retriever) embedQueries(ctx context.Context, queries []retrievers.Query) ([][]float32, error) {
+	if r.embed == nil || len(queries) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, len(queries))
+	for i, q := range queries {
+		texts[i] = q.Text
+	}
+	vecs, err := r.embed(ctx, texts, true)
+	if err != nil {
+		return nil, fmt.Errorf("engine: embedding queries: %w", err)
+	}
+	if len(vecs) != len(queries) {
+		return nil, fmt.Errorf("engine: the embedder returned %d vectors for %d queries", len(vecs), len(queries))
+	}
+	return vecs, nil
+}
+
+// searchAll searches the queries Conn.Concurrency at a time: per query its
+// results, its error when SetMissOnError turned it into a miss (nil
+// otherwise) and its latency. The first query to fail otherwise (an
+// authentication failure always: AuthFailure) cancels the rest and is the
+// error; so is ctx's end.
+func (r *Retriever) searchAll(ctx context.Context, queries []retrievers.Query, vecs [][]float32, k int) ([][]eval.Result, []error, []time.Duration, error) {
+	results := make([][]eval.Result, len(queries))
+	lat := make([]time.Duration, len(queries))
+	failed := make([]error, len(queries))
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		errMu    sync.Mutex // guards firstErr
+		firstErr error      // the first query to fail; the rest are cancelled
+	)
+	sem := make(chan struct{}, r.cl.concurrency)
+	var wg sync.WaitGroup
+	for i, q := range queries {
+		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var vec []float32
+			if vecs != nil {
+				vec = vecs[i]
+			}
+			t := time.Now()
+			res, err := r.one(ctx, q.Text, vec, k)
+			lat[i] = time.Since(t)
+			if err == nil {
+				results[i] = res
+				return
+			}
+			err = fmt.Errorf("engine: query %q on index %s: %w", q.ID, r.index, err)
+			if r.missOnError && parent.Err() == nil {
+				if !AuthFailure(err) {
+					failed[i] = err
+					return
+				}
+				err = fmt.Errorf("%w; not counted as a miss: every query would fail the same way", err)
+			}
+			errMu.Lock()
+			if firstErr == nil {
+				firstErr = err
+			}
+			errMu.Unlock()
+			cancel()
+		}()
+	}
+	wg.Wait()
+	if err := parent.Err(); err != nil {
+		return nil, nil, nil, fmt.Errorf("engine: search on index %s interrupted: %w", r.index, err)
+	}
+	return results, failed, lat, firstErr
 }
 
 // enableWarmUp makes r's Searches warm each node first (warmUp).
@@ -471,7 +492,7 @@ func (r *Retriever) oneAttempt(ctx context.Context, text string, vec []float32, 
 		if resp.Shards.Failed > 0 || resp.Shards.Successful < resp.Shards.Total {
 			msg := fmt.Sprintf("%d of %d shards failed", resp.Shards.Total-resp.Shards.Successful, resp.Shards.Total)
 			if len(resp.Shards.Failures) > 0 {
-				msg += ": " + resp.Shards.Failures[0].Reason.Type + ": " + resp.Shards.Failures[0].Reason.Reason
+				msg += ": " + r.cl.engineText(resp.Shards.Failures[0].Reason.Type+": "+resp.Shards.Failures[0].Reason.Reason, 0)
 			}
 			return nil, &partialError{msg}
 		}
@@ -484,7 +505,7 @@ func (r *Retriever) oneAttempt(ctx context.Context, text string, vec []float32, 
 			if r.idField != "_id" {
 				var err error
 				if id, err = sourceID(h.Source, r.idField); err != nil {
-					return nil, fmt.Errorf("hit %q: %w", h.ID, err)
+					return nil, fmt.Errorf("hit %q: %s", r.cl.engineText(h.ID, 0), r.cl.engineText(err.Error(), 0))
 				}
 			}
 			res = append(res, eval.Result{DocID: id, Score: *h.Score})

@@ -50,6 +50,14 @@ func (f *fieldErrs) add(field, format string, a ...any) {
 	*f = append(*f, &FieldError{Field: field, Msg: fmt.Sprintf(format, a...)})
 }
 
+// check adds "v must be want" for field when bad (a number out of its
+// range: "-1 must be ≥ 0").
+func (f *fieldErrs) check(field string, bad bool, v any, want string) {
+	if bad {
+		f.add(field, "%v must be %s", v, want)
+	}
+}
+
 // Validate checks c without the network and without reading the
 // environment (Dial reads the named variables): URLs (at least one,
 // http(s), no userinfo, query or fragment), the credential variables'
@@ -88,18 +96,10 @@ func (c Conn) Validate() error {
 	case c.UserEnv == "" && c.PasswordEnv != "":
 		errs.add("user_env", "missing: basic auth needs both user_env and password_env")
 	}
-	if c.Timeout < 0 {
-		errs.add("timeout", "%v must be > 0", c.Timeout)
-	}
-	if c.Concurrency < 0 {
-		errs.add("concurrency", "%d must be > 0", c.Concurrency)
-	}
-	if c.Retries < 0 {
-		errs.add("retries", "%d must be ≥ 0", c.Retries)
-	}
-	if c.Backoff < 0 {
-		errs.add("backoff", "%v must be ≥ 0", c.Backoff)
-	}
+	errs.check("timeout", c.Timeout < 0, c.Timeout, "> 0")
+	errs.check("concurrency", c.Concurrency < 0, c.Concurrency, "> 0")
+	errs.check("retries", c.Retries < 0, c.Retries, "≥ 0")
+	errs.check("backoff", c.Backoff < 0, c.Backoff, "≥ 0")
 	return errors.Join(errs...)
 }
 
@@ -107,15 +107,9 @@ func (c Conn) Validate() error {
 // bulk_docs, prefix, k1 and b, the HNSW parameters and the analysis JSON.
 func (m Managed) Validate() error {
 	var errs fieldErrs
-	if m.Shards < 0 {
-		errs.add("shards", "%d must be ≥ 1", m.Shards)
-	}
-	if m.Replicas < 0 {
-		errs.add("replicas", "%d must be ≥ 0", m.Replicas)
-	}
-	if m.BulkDocs < 0 {
-		errs.add("bulk_docs", "%d must be > 0", m.BulkDocs)
-	}
+	errs.check("shards", m.Shards < 0, m.Shards, "≥ 1")
+	errs.check("replicas", m.Replicas < 0, m.Replicas, "≥ 0")
+	errs.check("bulk_docs", m.BulkDocs < 0, m.BulkDocs, "> 0")
 	if m.Prefix != "" && !prefixRE.MatchString(m.Prefix) {
 		errs.add("prefix", "%q: want lowercase letters, digits, '-' and '_', not starting with '-' or '_'", m.Prefix)
 	}
@@ -153,12 +147,8 @@ func (q QueryOptions) Validate() error {
 	default:
 		errs.add("query", "unknown query %q: %s, %s or %s", q.Kind, KindBM25, KindKNN, KindHybrid)
 	}
-	if q.K < 0 {
-		errs.add("k", "%d must be > 0", q.K)
-	}
-	if q.NumCandidates < 0 {
-		errs.add("num_candidates", "%d must be > 0", q.NumCandidates)
-	}
+	errs.check("k", q.K < 0, q.K, "> 0")
+	errs.check("num_candidates", q.NumCandidates < 0, q.NumCandidates, "> 0")
 	if q.Kind == KindHybrid {
 		for _, b := range []struct {
 			field string
