@@ -76,10 +76,12 @@ const (
 	// Harmonic is OpenSearch's harmonic_mean combination (neural-search
 	// HarmonicMeanScoreCombinationTechnique): score(d) = Σᵢ wᵢ / Σᵢ (wᵢ / vᵢ)
 	// over the inputs with a normalised score vᵢ(d) > 0; 0 when there is none.
+	// Its Norm is one of MeanNorms (non-negative values).
 	Harmonic Method = "harmonic"
 	// Geometric is OpenSearch's geometric_mean combination (neural-search
 	// GeometricMeanScoreCombinationTechnique): score(d) =
 	// exp(Σᵢ wᵢ ln vᵢ / Σᵢ wᵢ) over the inputs with vᵢ(d) > 0; 0 when none.
+	// Its Norm is one of MeanNorms (non-negative values).
 	Geometric Method = "geometric"
 )
 
@@ -93,9 +95,10 @@ type Normalization string
 
 const (
 	// MinMax maps s to (s − min) / (max − min) over the query's list, into
-	// [0, 1]; when max = min every score becomes 0. ranx divides by
-	// max(max − min, 1e-9) instead, which differs only when 0 < max − min <
-	// 1e-9.
+	// [0, 1]; when max = min (one result, or equal scores) every score
+	// becomes 0, a flat list that FuseWithNotes counts (Notes). ranx divides
+	// by max(max − min, 1e-9) instead, which differs only when 0 < max − min
+	// < 1e-9.
 	MinMax Normalization = "minmax"
 	// ZScore (ranx's zmuv) maps s to (s − mean) / σ with σ the population
 	// standard deviation (ddof = 0, numpy's default); when σ = 0 every score
@@ -160,7 +163,8 @@ type Options struct {
 	// only; other methods ignore it.
 	K float64
 	// Norm is the normalisation for CombSUM, CombMNZ, Harmonic and Geometric
-	// (required for them); RRF and DBSF take none and reject one.
+	// (required for them; Harmonic and Geometric take MeanNorms only); RRF
+	// and DBSF take none and reject one.
 	Norm Normalization
 	// Missing is the policy for a document missing from an input; "" means
 	// DefaultMissing(Norm). Validate rejects a policy the method cannot apply.
@@ -201,7 +205,8 @@ func DefaultMissing(n Normalization) Missing {
 
 // Validate checks o for fusing inputs runs (≥ 1). Errors name the field:
 // an unknown or empty method, normalisation or missing policy; a Norm given
-// to RRF or DBSF, or none to the other methods; a policy the method cannot
+// to RRF or DBSF, or none to the other methods; a Norm outside MeanNorms
+// for Harmonic or Geometric (naming the allowed ones); a policy the method cannot
 // apply; K negative or not finite (RRF); Depth < 1; a weight count other
 // than inputs, a weight negative or not finite, or every weight 0.
 func (o Options) Validate(inputs int) error {
@@ -228,6 +233,9 @@ func (o Options) resolve(n int) (Options, error) {
 		}
 		if !slices.Contains(Normalizations, o.Norm) {
 			return o, fmt.Errorf("hybrid: norm: unknown normalization %q (want %s)", o.Norm, list(Normalizations))
+		}
+		if err := meanNorm(o.Method, o.Norm); err != nil {
+			return o, err
 		}
 	}
 	if o.Missing == "" {
@@ -278,6 +286,28 @@ func (o Options) resolve(n int) (Options, error) {
 	return o, nil
 }
 
+// MeanNorms are the normalisations Harmonic and Geometric accept: those
+// whose values are never negative (min-max and sum into [0, 1], rank and
+// Borda into (0, 1]). Both means are defined on positive values only —
+// OpenSearch's normalization-processor combines harmonic_mean and
+// geometric_mean with min_max or l2 (non-negative) scores, and z_score with
+// arithmetic_mean only — and skip a score ≤ 0, as OpenSearch does its
+// min-max floor; over z-scores, raw scores or s/max of negative scores a
+// list's negative tail would all become 0 and its order reverse (d1 −1,
+// d2 −2, d3 −3 fused alone by geometric without normalisation gave d3, d2,
+// d1).
+var MeanNorms = []Normalization{MinMax, Sum, Rank, Borda}
+
+// meanNorm refuses a normalisation Harmonic and Geometric cannot take
+// (MeanNorms); nil for other methods.
+func meanNorm(m Method, n Normalization) error {
+	if (m != Harmonic && m != Geometric) || slices.Contains(MeanNorms, n) {
+		return nil
+	}
+	return fmt.Errorf("hybrid: norm: %s takes a non-negative normalization (%s), not %s: it skips scores ≤ 0, which would reverse the order of a list's negative scores (OpenSearch defines %s_mean on min_max and l2 scores only)",
+		m, list(MeanNorms), n, m)
+}
+
 // list joins names as "a, b or c".
 func list[T ~string](names []T) string {
 	s := ""
@@ -307,17 +337,26 @@ func list[T ~string](names []T) string {
 // fused score overflows (*OverflowError, naming query, doc and inputs).
 // The inputs are not modified.
 func Fuse(runs []eval.Run, opts Options) (eval.Run, error) {
+	run, _, err := FuseWithNotes(runs, opts)
+	return run, err
+}
+
+// FuseWithNotes is Fuse that also returns the fusion's Notes: the lists a
+// normalisation found flat (one result, or every score equal), which it
+// maps to one constant (min-max: 0, as ranx does), counted per input for
+// the caller to report (Notes.Lines).
+func FuseWithNotes(runs []eval.Run, opts Options) (eval.Run, Notes, error) {
 	if len(runs) == 0 {
-		return nil, errors.New("hybrid: no runs to fuse")
+		return nil, Notes{}, errors.New("hybrid: no runs to fuse")
 	}
 	if _, err := opts.resolve(len(runs)); err != nil {
-		return nil, err
+		return nil, Notes{}, err
 	}
 	r, err := RankRuns(runs)
 	if err != nil {
-		return nil, err
+		return nil, Notes{}, err
 	}
-	return r.Fuse(opts)
+	return r.FuseWithNotes(opts)
 }
 
 // Ranked is a set of runs checked and put in rank order once, to be fused
@@ -400,31 +439,40 @@ func (e *OverflowError) Error() string {
 // score under Max normalisation, naming the query and input (*InputError);
 // a fused score that overflows (*OverflowError).
 func (r *Ranked) Fuse(opts Options) (eval.Run, error) {
+	run, _, err := r.FuseWithNotes(opts)
+	return run, err
+}
+
+// FuseWithNotes is Fuse that also returns the fusion's Notes (its flat
+// lists), for the caller to report.
+func (r *Ranked) FuseWithNotes(opts Options) (eval.Run, Notes, error) {
 	o, err := opts.resolve(r.inputs)
 	if err != nil {
-		return nil, err
+		return nil, Notes{}, err
 	}
 	out := make(eval.Run, len(r.qids))
+	notes := newNotes(o, r.inputs)
 	cut := make([][]eval.Result, r.inputs)
 	for k, q := range r.qids {
 		for i, l := range r.lists[k] {
 			cut[i] = l[:min(len(l), o.Depth)]
 		}
-		f, err := fuseQuery(cut, o)
+		f, flat, err := fuseQuery(cut, o)
 		if err != nil {
 			if ie, ok := err.(*InputError); ok {
 				ie.Query = q
-				return nil, ie
+				return nil, Notes{}, ie
 			}
 			if oe, ok := err.(*OverflowError); ok {
 				oe.Query = q
-				return nil, oe
+				return nil, Notes{}, oe
 			}
-			return nil, fmt.Errorf("hybrid: query %q: %w", q, err)
+			return nil, Notes{}, fmt.Errorf("hybrid: query %q: %w", q, err)
 		}
+		notes.add(q, flat)
 		out[q] = f
 	}
-	return out, nil
+	return out, notes, nil
 }
 
 // rankOrder returns a copy of l in rank order (eval.Sort, TieDocIDDesc) cut
@@ -449,94 +497,115 @@ func rankOrder(l []eval.Result, depth int) ([]eval.Result, error) {
 }
 
 // fuseQuery fuses one query's rank-ordered, depth-cut lists with resolved
-// options.
-func fuseQuery(lists [][]eval.Result, o Options) ([]eval.Result, error) {
-	// Candidates in first-seen order (input, then rank): a map-independent
-	// summation order.
-	// An input of weight 0 takes no part (Options.Weights): its documents
-	// are no candidates and its list is not read.
-	index := map[string]int{}
-	var order []string
-	active := 0
+// options. flat[i] reports that input i's list was flat (normalized).
+func fuseQuery(lists [][]eval.Result, o Options) (fused []eval.Result, flat []bool, err error) {
+	a := newAccum(lists, o)
+	flat = make([]bool, len(lists))
 	for i, l := range lists {
 		if o.Weights[i] == 0 {
 			continue
 		}
-		active++
-		for _, r := range l {
-			if _, ok := index[r.DocID]; !ok {
-				index[r.DocID] = len(order)
-				order = append(order, r.DocID)
-			}
+		if flat[i], err = a.add(l, o.Weights[i], o); err != nil {
+			return nil, nil, &InputError{Input: i, Err: err}
 		}
 	}
-	n := len(order)
-	score := make([]float64, n)
-	hits := make([]int, n)
-	present := make([]bool, n)
-	// Harmonic and Geometric accumulate a second sum (weights of the terms).
-	wsum := make([]float64, n)
+	fused, err = a.results(lists, o)
+	return fused, flat, err
+}
+
+// accum holds one query's fusion in progress: the candidates (every
+// document of an input of weight > 0) in first-seen order (input, then
+// rank), a map-independent summation order, and per candidate its sums.
+type accum struct {
+	index   map[string]int // doc id → candidate
+	order   []string       // candidates' doc ids
+	active  int            // inputs of weight > 0
+	score   []float64      // the weighted sum (Harmonic: Σ w/v; Geometric: Σ w ln v)
+	wsum    []float64      // Harmonic and Geometric: Σ w of the terms in score
+	hits    []int          // inputs whose list holds the candidate
+	present []bool         // scratch: the candidate is in the input being added
+}
+
+// newAccum collects the candidates of lists: an input of weight 0 takes no
+// part (Options.Weights), its documents are no candidates.
+func newAccum(lists [][]eval.Result, o Options) *accum {
+	a := &accum{index: map[string]int{}}
 	for i, l := range lists {
-		w := o.Weights[i]
-		if w == 0 {
+		if o.Weights[i] == 0 {
 			continue
 		}
-		clear(present)
-		var v []float64
-		var miss float64
-		if o.Method == RRF {
-			miss = 0
-			if o.Missing == MissingRank {
-				miss = 1 / (o.K + float64(o.Depth) + 1)
-			}
-		} else {
-			var err error
-			v, miss, err = normalized(l, o, n)
-			if err != nil {
-				return nil, &InputError{Input: i, Err: err}
-			}
-		}
-		for j, r := range l {
-			k := index[r.DocID]
-			present[k] = true
-			hits[k]++
-			var x float64
-			if o.Method == RRF {
-				x = 1 / (o.K + float64(j+1))
-			} else {
-				x = v[j]
-			}
-			combine(o.Method, &score[k], &wsum[k], w, x)
-		}
-		if miss == 0 && o.Method != Harmonic && o.Method != Geometric {
-			continue // a zero term changes no sum
-		}
-		for k := range order {
-			if !present[k] {
-				combine(o.Method, &score[k], &wsum[k], w, miss)
+		a.active++
+		for _, r := range l {
+			if _, ok := a.index[r.DocID]; !ok {
+				a.index[r.DocID] = len(a.order)
+				a.order = append(a.order, r.DocID)
 			}
 		}
 	}
-	out := make([]eval.Result, n)
-	for k, id := range order {
-		s := score[k]
+	n := len(a.order)
+	a.score, a.wsum, a.hits, a.present = make([]float64, n), make([]float64, n), make([]int, n), make([]bool, n)
+	return a
+}
+
+// add adds the terms of one input's list l, of weight w > 0: each listed
+// document's (its RRF term or normalised score), then the missing value
+// for every other candidate. flat: the list was flat (normalized).
+func (a *accum) add(l []eval.Result, w float64, o Options) (flat bool, err error) {
+	clear(a.present)
+	var v []float64
+	var miss float64
+	if o.Method != RRF {
+		if v, miss, flat, err = normalized(l, o, len(a.order)); err != nil {
+			return false, err
+		}
+	} else if o.Missing == MissingRank {
+		miss = 1 / (o.K + float64(o.Depth) + 1)
+	}
+	for j, r := range l {
+		k := a.index[r.DocID]
+		a.present[k] = true
+		a.hits[k]++
+		if o.Method == RRF {
+			combine(o.Method, &a.score[k], &a.wsum[k], w, 1/(o.K+float64(j+1)))
+		} else {
+			combine(o.Method, &a.score[k], &a.wsum[k], w, v[j])
+		}
+	}
+	if miss == 0 && o.Method != Harmonic && o.Method != Geometric {
+		return flat, nil // a zero term changes no sum
+	}
+	for k := range a.order {
+		if !a.present[k] {
+			combine(o.Method, &a.score[k], &a.wsum[k], w, miss)
+		}
+	}
+	return flat, nil
+}
+
+// results is the fused list: each candidate's final score (CombMNZ's
+// product, Harmonic's and Geometric's means), in eval.Sort order. Errors: a
+// non-finite fused score (*OverflowError, Query left to the caller).
+func (a *accum) results(lists [][]eval.Result, o Options) ([]eval.Result, error) {
+	out := make([]eval.Result, len(a.order))
+	for k, id := range a.order {
+		s := a.score[k]
 		if math.IsInf(s, 0) || math.IsNaN(s) {
 			return nil, overflow(lists, o, id, s)
 		}
 		switch o.Method {
 		case CombMNZ:
 			if o.Missing == MissingBorda {
-				s *= float64(active) // every input awarded d points (ranx)
+				s *= float64(a.active) // every input awarded d points (ranx)
 			} else {
-				s *= float64(hits[k])
+				s *= float64(a.hits[k])
 			}
 		case Harmonic:
 			if s > 0 {
-				s = wsum[k] / s
+				s = a.wsum[k] / s
 			}
 		case Geometric:
-			if wsum[k] > 0 {
-				s = math.Exp(s / wsum[k])
+			if a.wsum[k] > 0 {
+				s = math.Exp(s / a.wsum[k])
 			} else {
 				s = 0
 			}

@@ -31,81 +31,36 @@ type Grid struct {
 // Expand returns the grid's settings for fusing inputs runs, each valid
 // (Options.Validate), without duplicates, in a fixed order: methods, then
 // normalisations, missing policies, weights, K and depths, each in the
-// order given. Errors: an empty Methods list; more than MaxGridSettings
-// settings; an invalid value, named by axis and index ("weights[2][1]:
-// must be finite and ≥ 0, got -1": weight 1 of the grid's weights 2;
-// "k[1]: RRF rank constant must be …"); a policy valid for none of the
-// methods.
+// order given. Norms apply to Harmonic and Geometric only where they are
+// non-negative (MeanNorms). Errors: an empty Methods list; more than
+// MaxGridSettings settings; an invalid value, named by axis and index
+// ("weights[2][1]: must be finite and ≥ 0, got -1": weight 1 of the grid's
+// weights 2; "k[1]: RRF rank constant must be …"); a harmonic or geometric
+// method none of the grid's normalisations applies to; a policy valid for
+// none of the methods.
 func (g Grid) Expand(inputs int) ([]Options, error) {
 	if len(g.Methods) == 0 {
 		return nil, fmt.Errorf("hybrid: grid: no methods")
 	}
-	d := DefaultOptions()
-	norms := orDefault(g.Norms, MinMax)
-	ks := orDefault(g.K, d.K)
-	depths := orDefault(g.Depths, d.Depth)
-	weights := g.Weights
-	if len(weights) == 0 {
-		weights = [][]float64{nil}
-	}
-	// Check each value once, by axis and index, before combining.
-	for i, w := range weights {
-		if err := (Options{Method: RRF, K: d.K, Depth: d.Depth, Weights: w}).Validate(inputs); err != nil {
-			return nil, fmt.Errorf("hybrid: grid: %s", axisErr("weights", i, err))
-		}
-	}
-	for i, k := range ks {
-		if err := (Options{Method: RRF, K: k, Depth: d.Depth}).Validate(inputs); err != nil {
-			return nil, fmt.Errorf("hybrid: grid: %s", axisErr("k", i, err))
-		}
-	}
-	for i, dp := range depths {
-		if dp < 1 {
-			return nil, fmt.Errorf("hybrid: grid: depths[%d]: must be ≥ 1, got %d", i, dp)
-		}
+	ax, err := g.axes(inputs)
+	if err != nil {
+		return nil, err
 	}
 	var out []Options
 	seen := map[string]bool{}
 	add := func(o Options) error {
-		key := o.String()
-		if seen[key] {
-			return nil
+		if key := o.String(); !seen[key] {
+			seen[key] = true
+			out = append(out, o)
 		}
-		seen[key] = true
-		out = append(out, o)
 		if len(out) > MaxGridSettings {
 			return fmt.Errorf("hybrid: grid: more than %d settings (MaxGridSettings); narrow the grid", MaxGridSettings)
 		}
 		return nil
 	}
 	for i, m := range g.Methods {
-		if !slices.Contains(Methods, m) {
-			return nil, fmt.Errorf("hybrid: grid: methods[%d]: unknown fusion method %q (want %s)", i, m, list(Methods))
-		}
-		mNorms := norms
-		if m == RRF || m == DBSF {
-			mNorms = []Normalization{""}
-		}
-		mKs := ks
-		if m != RRF {
-			mKs = []float64{d.K}
-		}
-		for _, n := range mNorms {
-			for _, mi := range missingFor(g.Missing, m, n) {
-				for _, w := range weights {
-					for _, k := range mKs {
-						for _, dp := range depths {
-							o := Options{Method: m, Norm: n, Missing: mi, Weights: slices.Clone(w), K: k, Depth: dp}
-							if err := o.Validate(inputs); err != nil {
-								return nil, fmt.Errorf("hybrid: grid: %s: %w", o, trim(err))
-							}
-							if err := add(o); err != nil {
-								return nil, err
-							}
-						}
-					}
-				}
-			}
+		if err := ax.settings(i, m, g.Missing, inputs, add); err != nil {
+			return nil, err
 		}
 	}
 	for i, mi := range g.Missing {
@@ -118,6 +73,80 @@ func (g Grid) Expand(inputs int) ([]Options, error) {
 		}
 	}
 	return out, nil
+}
+
+// gridAxes are a Grid's value axes with their defaults filled in, each
+// value checked on its own.
+type gridAxes struct {
+	norms   []Normalization
+	weights [][]float64
+	ks      []float64
+	depths  []int
+}
+
+// axes fills g's empty axes with DefaultOptions' values (Norms: MinMax)
+// and checks each weight list, K and depth by axis and index before they
+// are combined.
+func (g Grid) axes(inputs int) (gridAxes, error) {
+	d := DefaultOptions()
+	ax := gridAxes{norms: orDefault(g.Norms, MinMax), weights: g.Weights, ks: orDefault(g.K, d.K), depths: orDefault(g.Depths, d.Depth)}
+	if len(ax.weights) == 0 {
+		ax.weights = [][]float64{nil}
+	}
+	for i, w := range ax.weights {
+		if err := (Options{Method: RRF, K: d.K, Depth: d.Depth, Weights: w}).Validate(inputs); err != nil {
+			return ax, fmt.Errorf("hybrid: grid: %s", axisErr("weights", i, err))
+		}
+	}
+	for i, k := range ax.ks {
+		if err := (Options{Method: RRF, K: k, Depth: d.Depth}).Validate(inputs); err != nil {
+			return ax, fmt.Errorf("hybrid: grid: %s", axisErr("k", i, err))
+		}
+	}
+	for i, dp := range ax.depths {
+		if dp < 1 {
+			return ax, fmt.Errorf("hybrid: grid: depths[%d]: must be ≥ 1, got %d", i, dp)
+		}
+	}
+	return ax, nil
+}
+
+// settings passes to add, in the grid's order, each setting of method m
+// (the grid's methods[i]) over the axes that apply to it, validated; it
+// stops at add's first error.
+func (ax gridAxes) settings(i int, m Method, missing []Missing, inputs int, add func(Options) error) error {
+	if !slices.Contains(Methods, m) {
+		return fmt.Errorf("hybrid: grid: methods[%d]: unknown fusion method %q (want %s)", i, m, list(Methods))
+	}
+	norms := []Normalization{""}
+	if m != RRF && m != DBSF {
+		norms = slices.DeleteFunc(slices.Clone(ax.norms), func(n Normalization) bool { return meanNorm(m, n) != nil })
+		if len(norms) == 0 {
+			return fmt.Errorf("hybrid: grid: methods[%d]: none of the grid's normalizations (%s) applies to %s, which takes %s", i, list(ax.norms), m, list(MeanNorms))
+		}
+	}
+	ks := ax.ks
+	if m != RRF {
+		ks = []float64{DefaultK}
+	}
+	for _, n := range norms {
+		for _, mi := range missingFor(missing, m, n) {
+			for _, w := range ax.weights {
+				for _, k := range ks {
+					for _, dp := range ax.depths {
+						o := Options{Method: m, Norm: n, Missing: mi, Weights: slices.Clone(w), K: k, Depth: dp}
+						if err := o.Validate(inputs); err != nil {
+							return fmt.Errorf("hybrid: grid: %s: %w", o, trim(err))
+						}
+						if err := add(o); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // missingFor returns the policies of ps that method m with normalisation n
@@ -142,8 +171,6 @@ func orDefault[T any](v []T, d T) []T {
 	return v
 }
 
-// trim drops the "hybrid: " prefix of an error from Validate (the caller
-// adds its own).
 // axisErr names Options.Validate's error about one value of a grid axis by
 // the axis and index, merging the axis name Validate already starts with:
 // "weights[1]: must be …" of entry 2 is "weights[2][1]: must be …",
@@ -160,6 +187,8 @@ func axisErr(axis string, i int, err error) string {
 	return at + ": " + msg
 }
 
+// trim drops the "hybrid: " prefix of an error from Validate (the caller
+// adds its own).
 func trim(err error) error {
 	return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "hybrid: "))
 }

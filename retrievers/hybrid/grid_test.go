@@ -37,6 +37,22 @@ func TestGridExpand(t *testing.T) {
 			},
 		},
 		{
+			// Norms apply to harmonic and geometric only where they are
+			// non-negative (MeanNorms): zscore and none to combsum alone.
+			"mean norms",
+			Grid{Methods: []Method{CombSUM, Harmonic, Geometric}, Norms: []Normalization{ZScore, MinMax, None, Rank}},
+			[]string{
+				"combsum norm=zscore missing=zero depth=100",
+				"combsum norm=minmax missing=zero depth=100",
+				"combsum norm=none missing=zero depth=100",
+				"combsum norm=rank missing=zero depth=100",
+				"harmonic norm=minmax missing=zero depth=100",
+				"harmonic norm=rank missing=zero depth=100",
+				"geometric norm=minmax missing=zero depth=100",
+				"geometric norm=rank missing=zero depth=100",
+			},
+		},
+		{
 			// Policies apply where valid: borda only with Borda, rank only with RRF.
 			"policies",
 			Grid{Methods: []Method{RRF, CombSUM}, Norms: []Normalization{Borda}, Missing: []Missing{MissingZero, MissingRank, MissingBorda}},
@@ -86,6 +102,8 @@ func TestGridErrors(t *testing.T) {
 		{"k", Grid{Methods: []Method{RRF}, K: []float64{60, -1}}, "k[1]: RRF rank constant"},
 		{"depth", Grid{Methods: []Method{RRF}, Depths: []int{100, 0}}, "depths[1]: must be ≥ 1"},
 		{"norm", Grid{Methods: []Method{CombSUM}, Norms: []Normalization{"l2"}}, `unknown normalization "l2"`},
+		{"no mean norm", Grid{Methods: []Method{CombSUM, Geometric}, Norms: []Normalization{ZScore, None}},
+			"methods[1]: none of the grid's normalizations (zscore or none) applies to geometric, which takes minmax, sum, rank or borda"},
 		{"unused policy", Grid{Methods: []Method{CombSUM}, Missing: []Missing{MissingRank}}, `missing[0]: policy "rank" applies to none`},
 		{"too many", Grid{Methods: []Method{RRF}, K: many}, "more than 1000 settings"},
 	} {

@@ -9,18 +9,19 @@ import (
 )
 
 // normalized returns the normalised scores of one input's rank-ordered list
-// l (DBSF's distribution normalisation for DBSF, else o.Norm) and the value a
-// document missing from l gets under o.Missing. candidates is the number of
-// distinct documents in all inputs' lists for the query (Borda's c).
-func normalized(l []eval.Result, o Options, candidates int) (v []float64, miss float64, err error) {
+// l (DBSF's distribution normalisation for DBSF, else o.Norm), the value a
+// document missing from l gets under o.Missing, and whether l was flat
+// (flatList). candidates is the number of distinct documents in all inputs'
+// lists for the query (Borda's c).
+func normalized(l []eval.Result, o Options, candidates int) (v []float64, miss float64, flat bool, err error) {
 	v = make([]float64, len(l))
 	for i, r := range l {
 		v[i] = r.Score
 	}
 	if o.Method == DBSF {
-		distribution(v)
-	} else if err := normalize(v, o.Norm, candidates); err != nil {
-		return nil, 0, err
+		flat = distribution(v)
+	} else if flat, err = normalize(v, o.Norm, candidates); err != nil {
+		return nil, 0, false, err
 	}
 	switch o.Missing {
 	case MissingMin:
@@ -32,14 +33,16 @@ func normalized(l []eval.Result, o Options, candidates int) (v []float64, miss f
 			miss = (c - float64(len(v)) + 1) / (2 * c)
 		}
 	}
-	return v, miss, nil
+	return v, miss, flat, nil
 }
 
 // normalize replaces v, the scores of one rank-ordered list, by their
-// normalisation n (see Normalization's constants for each definition).
-func normalize(v []float64, n Normalization, candidates int) error {
+// normalisation n (see Normalization's constants for each definition). flat
+// reports a non-empty list that n maps to one constant because its scores
+// are all equal (or it holds one): 0 under MinMax, ZScore and Sum.
+func normalize(v []float64, n Normalization, candidates int) (flat bool, err error) {
 	if len(v) == 0 {
-		return nil
+		return false, nil
 	}
 	if n != None {
 		rescale(v)
@@ -54,12 +57,13 @@ func normalize(v []float64, n Normalization, candidates int) error {
 				v[i] = 0
 			}
 		}
+		return !(hi > lo), nil
 	case ZScore:
-		ZScores(v)
+		return ZScores(v), nil
 	case Max:
 		hi := slices.Max(v)
 		if !(hi > 0) {
-			return fmt.Errorf("max normalization needs a top score > 0, got %v", hi)
+			return false, fmt.Errorf("max normalization needs a top score > 0, got %v", hi)
 		}
 		for i := range v {
 			v[i] /= hi
@@ -77,6 +81,7 @@ func normalize(v []float64, n Normalization, candidates int) error {
 				v[i] = 0
 			}
 		}
+		return !(sum > 0), nil
 	case Rank:
 		for i := range v {
 			v[i] = 1 - float64(i)/float64(len(v))
@@ -88,21 +93,21 @@ func normalize(v []float64, n Normalization, candidates int) error {
 		}
 	case None:
 	}
-	return nil
+	return false, nil
 }
 
 // distribution applies Qdrant's DBSF normalisation to v in place: s ↦
 // (s − (μ − 3σ)) / 6σ with μ and σ the mean and sample standard deviation
-// (n − 1) of v, not clipped; 0.5 for a list of one or when σ = 0. Mean and
-// variance are computed in float64 with Welford's method, as Qdrant does (in
-// float32).
-func distribution(v []float64) {
+// (n − 1) of v, not clipped; 0.5 for a list of one or when σ = 0 (then it
+// reports flat, for a non-empty v). Mean and variance are computed in
+// float64 with Welford's method, as Qdrant does (in float32).
+func distribution(v []float64) (flat bool) {
 	rescale(v)
 	if len(v) < 2 {
 		for i := range v {
 			v[i] = 0.5
 		}
-		return
+		return len(v) == 1
 	}
 	var mean, agg float64
 	for k, x := range v {
@@ -119,14 +124,16 @@ func distribution(v []float64) {
 			v[i] = 0.5
 		}
 	}
+	return !(hi > lo)
 }
 
 // ZScores replaces v's values by their z-scores (x − mean) / σ, with σ the
 // population standard deviation (ddof = 0, numpy's default); when σ = 0 (or v
-// has one value) every value becomes 0. Sums run in index order.
-func ZScores(v []float64) {
+// has one value) every value becomes 0 and flat is true (false for an empty
+// v). Sums run in index order.
+func ZScores(v []float64) (flat bool) {
 	if len(v) == 0 {
-		return
+		return false
 	}
 	rescale(v)
 	var sum float64
@@ -146,6 +153,7 @@ func ZScores(v []float64) {
 			v[i] = 0
 		}
 	}
+	return !(sd > 0)
 }
 
 // rescale divides v in place by a power of two when its largest magnitude

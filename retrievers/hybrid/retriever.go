@@ -18,9 +18,10 @@ type Retriever struct {
 	inputs []retrievers.Retriever
 	opts   Options
 
-	mu      sync.Mutex      // guards fusion
+	mu      sync.Mutex      // guards fusion, queries and notes
 	fusion  []time.Duration // per-query fusion time, in search order
 	queries int
+	notes   Notes // over every Search so far
 }
 
 // New returns a Retriever fusing inputs (at least one, none nil) with opts.
@@ -39,7 +40,15 @@ func New(inputs []retrievers.Retriever, opts Options) (*Retriever, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Retriever{inputs: slices.Clone(inputs), opts: o}, nil
+	return &Retriever{inputs: slices.Clone(inputs), opts: o, notes: newNotes(o, len(inputs))}, nil
+}
+
+// Notes returns the fusion's Notes over every Search so far (the flat lists
+// of each input, Notes.Lines words them).
+func (r *Retriever) Notes() Notes {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.notes.clone()
 }
 
 // Search implements retrievers.Retriever: at most k fused results per query,
@@ -61,6 +70,7 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	out := make(eval.Run, len(queries))
 	times := make([]time.Duration, 0, len(queries))
 	lists := make([][]eval.Result, len(runs))
+	notes := newNotes(r.opts, len(runs))
 	for _, q := range queries {
 		start := time.Now()
 		for i, run := range runs {
@@ -70,10 +80,11 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 			}
 			lists[i] = l
 		}
-		fused, err := fuseQuery(lists, r.opts)
+		fused, flat, err := fuseQuery(lists, r.opts)
 		if err != nil {
 			return nil, fmt.Errorf("hybrid: query %q: %w", q.ID, err)
 		}
+		notes.add(q.ID, flat)
 		if len(fused) > k {
 			fused = fused[:k:k]
 		}
@@ -83,6 +94,7 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	r.mu.Lock()
 	r.fusion = append(r.fusion, times...)
 	r.queries += len(queries)
+	r.notes.merge(notes)
 	r.mu.Unlock()
 	return out, nil
 }
