@@ -22,7 +22,7 @@ in byte order, each list by fused score descending, ties by doc id descending
 (trec_eval's order).
 
 RUN is a TREC run or ranx JSON file (see 'bench eval --help'; gzip is
-decompressed). Each run's lists are ranked the same way and cut to --depth
+decompressed); "-" reads one run from stdin (not gzip). Each run's lists are ranked the same way and cut to --depth
 before fusing (ranx fuses whole lists: give --depth at least the longest
 list to match it; a note on stderr says when lists were cut); a query
 missing from a run counts as an empty list there.
@@ -36,6 +36,10 @@ Methods (--method):
   geometric  OpenSearch's weighted geometric mean of normalised scores
 Normalisations (--norm, required for combsum, combmnz, harmonic, geometric):
   minmax zscore max sum rank borda none (ranx's min-max zmuv max sum rank borda)
+  harmonic and geometric take minmax, sum, rank or borda only (non-negative,
+  as OpenSearch defines them). A list of one result or equal scores is flat:
+  minmax, zscore and sum give its documents 0 (as ranx), dbsf 0.5; a note on
+  stderr counts such lists per run.
 Missing-document policy (--missing; default: borda for --norm borda, else zero):
   zero   a doc a run did not return counts 0 there (ranx, Fox & Shaw)
   min    it gets that run's lowest normalised score (score methods)
@@ -48,6 +52,7 @@ Examples:
   bench fuse --method rrf --rrf-k 20 --weights 1,2 --depth 50 bm25.trec dense.trec > rrf.trec
   bench fuse --method combsum --norm minmax --weights 0.3,0.7 bm25.trec dense.json > wsum.trec
   bench fuse --method combmnz --norm zscore --tag mnz a.trec b.trec c.trec.gz > mnz.trec
+  other-engine-export | bench fuse --method rrf bm25.trec - > rrf.trec
 
 Flags:
 `
@@ -76,6 +81,9 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 	}
 	if len(paths) < 2 {
 		return usagef("need at least two runs to fuse, got %d; see 'bench fuse --help'", len(paths))
+	}
+	if i := slices.Index(paths, "-"); i >= 0 && slices.Contains(paths[i+1:], "-") {
+		return usagef(`"-" (stdin) given twice: stdin holds one run`)
 	}
 	o := hybrid.Options{
 		Method:  hybrid.Method(*method),
@@ -106,36 +114,50 @@ func cmdFuse(stdout, stderr io.Writer, args []string) error {
 		return usagef("--tag %q: must contain no white space", *tag)
 	}
 
-	runs, err := readFuseRuns(stderr, paths, o.Depth)
+	runs, names, err := readFuseRuns(stderr, paths, o.Depth)
 	if err != nil {
 		return err
 	}
-	fused, err := hybrid.Fuse(runs, o)
+	fused, notes, err := hybrid.FuseWithNotes(runs, o)
 	if err != nil {
-		return fuseError(err, paths, *method, *norm)
+		return fuseError(err, names, *method, *norm)
+	}
+	for _, line := range notes.Lines(names) {
+		fmt.Fprintf(stderr, "note: %s\n", line)
 	}
 	return eval.WriteRunTREC(stdout, fused, *tag)
 }
 
-// readFuseRuns reads the runs to fuse, warning on stderr of what is
-// suspect in each file (eval.RunInfo.Warnings), of queries some runs lack
-// (noteMissingQueries) and of runs cut to depth (noteDepthCut). Errors:
-// a run that cannot be read, naming the file.
-func readFuseRuns(stderr io.Writer, paths []string, depth int) ([]eval.Run, error) {
+// readFuseRuns reads the runs to fuse ("-": stdin, as bench eval reads its
+// run, named "stdin" in messages) and returns them with the names messages
+// give them, warning on stderr of what is suspect in each file
+// (eval.RunInfo.Warnings), of queries some runs lack (noteMissingQueries)
+// and of runs cut to depth (noteDepthCut). Errors: a run that cannot be
+// read, naming the file.
+func readFuseRuns(stderr io.Writer, paths []string, depth int) ([]eval.Run, []string, error) {
 	runs := make([]eval.Run, len(paths))
+	names := slices.Clone(paths)
 	for i, p := range paths {
-		run, info, err := eval.ReadRunInfo(p)
+		var run eval.Run
+		var info eval.RunInfo
+		var err error
+		if p == "-" {
+			names[i] = "stdin"
+			run, info, err = eval.ParseRun(stdin, names[i])
+		} else {
+			run, info, err = eval.ReadRunInfo(p)
+		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, w := range info.Warnings() {
-			fmt.Fprintf(stderr, "warning: %s: %s\n", p, w)
+			fmt.Fprintf(stderr, "warning: %s: %s\n", names[i], w)
 		}
 		runs[i] = run
 	}
-	noteMissingQueries(stderr, paths, runs)
-	noteDepthCut(stderr, paths, runs, depth)
-	return runs, nil
+	noteMissingQueries(stderr, names, runs)
+	noteDepthCut(stderr, names, runs, depth)
+	return runs, names, nil
 }
 
 // fuseError is hybrid.Fuse's error err with the run files named: an

@@ -80,6 +80,11 @@ func TestFuseErrorsCLI(t *testing.T) {
 		{[]string{"--method", "rrf", a, "testdata/fuse/none.trec"}, 1, "none.trec"},
 		{[]string{"--method", "combsum", "--norm", "max", a, filepath.Join("testdata", "fuse", "negative.trec")}, 1, `bench fuse: ` + filepath.Join("testdata", "fuse", "negative.trec") + `: query "q1": max normalization needs a top score > 0, got -0.5`},
 		{[]string{"--method", "rrf", "--weights", "0,0", a, b}, 2, "weights: every weight is 0"},
+		// Issue 26: geometric over raw scores reversed a list's negative
+		// tail (exit 0); harmonic and geometric take non-negative norms.
+		{[]string{"--method", "geometric", "--norm", "none", a, b}, 2, "bench fuse: norm: geometric takes a non-negative normalization (minmax, sum, rank or borda), not none"},
+		{[]string{"--method", "harmonic", "--norm", "zscore", a, b}, 2, "norm: harmonic takes a non-negative normalization (minmax, sum, rank or borda), not zscore"},
+		{[]string{"--method", "rrf", "-", a, "-"}, 2, `"-" (stdin) given twice`},
 	} {
 		code, stdout, stderr := runBench(append([]string{"fuse"}, c.args...)...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
@@ -88,6 +93,49 @@ func TestFuseErrorsCLI(t *testing.T) {
 		if stdout != "" {
 			t.Errorf("%v: stdout %q, want nothing on an error", c.args, stdout)
 		}
+	}
+}
+
+// TestFuseStdin: "-" reads a run from stdin, as bench eval does (it was
+// opened as a file named "-": exit 1); messages call it "stdin". The fused
+// run equals the one of the file itself (rrf.golden).
+func TestFuseStdin(t *testing.T) {
+	a, b := filepath.Join("testdata", "fuse", "a.trec"), filepath.Join("testdata", "fuse", "b.json")
+	f, err := os.Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	old := stdin
+	stdin = f
+	defer func() { stdin = old }()
+	code, stdout, stderr := runBench("fuse", "--method", "rrf", "-", b)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	checkDiagGolden(t, "fuse/rrf.golden", stdout)
+	if !strings.Contains(stderr, "note: stdin lacks 1 queries of the other runs") {
+		t.Errorf("stderr %q, want the note naming stdin", stderr)
+	}
+}
+
+// TestFuseFlatNotes: min-max gives every document of a flat list (one
+// result, or equal scores) 0, as ranx does; bench fuse said nothing of it.
+// It now notes, per run, how many of the queries' lists were flat: a.trec's
+// q2 (x 1, y 1) and b.json's q3 (z alone) in the fixture.
+func TestFuseFlatNotes(t *testing.T) {
+	a, b := filepath.Join("testdata", "fuse", "a.trec"), filepath.Join("testdata", "fuse", "b.json")
+	code, _, stderr := runBench("fuse", "--method", "combsum", "--norm", "minmax", a, b)
+	for _, want := range []string{
+		"note: " + a + ": 1 of 3 queries' lists are flat (a single result, or equal scores): minmax gives each of their documents 0, as ranx does (e.g. query q2)\n",
+		"note: " + b + ": 1 of 3 queries' lists are flat (a single result, or equal scores): minmax gives each of their documents 0, as ranx does (e.g. query q3)\n",
+	} {
+		if code != 0 || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr %q; want %q", code, stderr, want)
+		}
+	}
+	if _, _, stderr := runBench("fuse", "--method", "rrf", a, b); strings.Contains(stderr, "flat") {
+		t.Errorf("rrf: stderr %q, want no flat note (ranks only)", stderr)
 	}
 }
 
