@@ -137,44 +137,80 @@ func (l Line) SVG(w io.Writer) (err error) {
 	p.Add(plotter.NewGrid())
 	legend := plot.NewLegend()
 	styleLegend(&legend)
-	finite := 0
 	for i, s := range l.Series {
-		col := s.Color
-		if col == nil {
-			col = Color(i)
-		}
-		style := draw.LineStyle{Color: col, Width: vg.Points(1.6)}
-		if s.Dashed {
-			style.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-		}
-		for _, seg := range segments(s.Points) {
-			finite += len(seg)
-			if len(seg) > 1 {
-				ln, err := plotter.NewLine(seg)
-				if err != nil {
-					return fmt.Errorf("chart %q: %s: %w", l.Title, s.Name, err)
-				}
-				ln.LineStyle = style
-				p.Add(ln)
-			}
-			if !s.NoMarkers || len(seg) == 1 {
-				sc, err := plotter.NewScatter(seg)
-				if err != nil {
-					return fmt.Errorf("chart %q: %s: %w", l.Title, s.Name, err)
-				}
-				sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
-				p.Add(sc)
-			}
-		}
-		if s.Name != "" {
-			thumb, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}})
-			thumb.LineStyle = style
-			legend.Add(s.Name, thumb)
+		if err := l.addSeries(p, &legend, i, s); err != nil {
+			return err
 		}
 	}
-	if finite == 0 {
+	if finite := countFinite(l.Series); finite == 0 {
 		return fmt.Errorf("chart %q: no finite point", l.Title)
 	}
+	l.fixRanges(p)
+	if err := l.addMarkers(p); err != nil {
+		return err
+	}
+	width, height := l.Width, l.Height
+	if width <= 0 {
+		width = 540
+	}
+	if height <= 0 {
+		height = 270
+	}
+	return render(w, p, &legend, l.Title, width, height)
+}
+
+// addSeries draws series s, the i-th of l: a line per run of finite points
+// (segments), a dot per point unless NoMarkers (a lone point always), and
+// its legend entry.
+func (l Line) addSeries(p *plot.Plot, legend *plot.Legend, i int, s Series) error {
+	col := s.Color
+	if col == nil {
+		col = Color(i)
+	}
+	style := draw.LineStyle{Color: col, Width: vg.Points(1.6)}
+	if s.Dashed {
+		style.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+	}
+	for _, seg := range segments(s.Points) {
+		if len(seg) > 1 {
+			ln, err := plotter.NewLine(seg)
+			if err != nil {
+				return fmt.Errorf("chart %q: %s: %w", l.Title, s.Name, err)
+			}
+			ln.LineStyle = style
+			p.Add(ln)
+		}
+		if !s.NoMarkers || len(seg) == 1 {
+			sc, err := plotter.NewScatter(seg)
+			if err != nil {
+				return fmt.Errorf("chart %q: %s: %w", l.Title, s.Name, err)
+			}
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
+			p.Add(sc)
+		}
+	}
+	if s.Name != "" {
+		thumb, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}})
+		thumb.LineStyle = style
+		legend.Add(s.Name, thumb)
+	}
+	return nil
+}
+
+// countFinite is the number of points of series drawn (segments).
+func countFinite(series []Series) int {
+	n := 0
+	for _, s := range series {
+		for _, seg := range segments(s.Points) {
+			n += len(seg)
+		}
+	}
+	return n
+}
+
+// fixRanges sets p's ranges where gonum's would not do: a log x axis over
+// one x value, l's fixed y range, or a y range of one value.
+func (l Line) fixRanges(p *plot.Plot) {
 	if l.LogX && p.X.Min > 0 && p.X.Max-p.X.Min < 1e-9*p.X.Max {
 		// One x value only (a sweep with a single k): gonum would pad the
 		// range by ±1, below 0 for x ≤ 1, which a log axis cannot draw.
@@ -191,6 +227,11 @@ func (l Line) SVG(w io.Writer) (err error) {
 		}
 		p.Y.Min, p.Y.Max = p.Y.Max-d, p.Y.Max+d
 	}
+}
+
+// addMarkers draws l's markers over p's final y range: a dashed grey
+// vertical line each, with its label above it.
+func (l Line) addMarkers(p *plot.Plot) error {
 	for _, m := range l.Markers {
 		ln, err := plotter.NewLine(plotter.XYs{{X: m.X, Y: p.Y.Min}, {X: m.X, Y: p.Y.Max}})
 		if err != nil {
@@ -198,26 +239,21 @@ func (l Line) SVG(w io.Writer) (err error) {
 		}
 		ln.LineStyle = draw.LineStyle{Color: rgb(0x999999), Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
 		p.Add(ln)
-		if m.Label != "" {
-			lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: m.X, Y: p.Y.Max}}, Labels: []string{m.Label}})
-			if err == nil {
-				for i := range lb.TextStyle {
-					lb.TextStyle[i].Font = sans(8)
-					lb.TextStyle[i].Color = rgb(0x666666)
-					lb.TextStyle[i].XAlign = draw.XCenter
-				}
-				p.Add(lb)
-			}
+		if m.Label == "" {
+			continue
 		}
+		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: m.X, Y: p.Y.Max}}, Labels: []string{m.Label}})
+		if err != nil {
+			continue
+		}
+		for i := range lb.TextStyle {
+			lb.TextStyle[i].Font = sans(8)
+			lb.TextStyle[i].Color = rgb(0x666666)
+			lb.TextStyle[i].XAlign = draw.XCenter
+		}
+		p.Add(lb)
 	}
-	width, height := l.Width, l.Height
-	if width <= 0 {
-		width = 540
-	}
-	if height <= 0 {
-		height = 270
-	}
-	return render(w, p, &legend, l.Title, width, height)
+	return nil
 }
 
 // SVG writes the chart as a standalone SVG document.
