@@ -44,6 +44,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/internal/srcpos"
@@ -148,7 +149,8 @@ func Append(path string, row Row) error {
 // error wrapping os.ErrNotExist; an empty file holds no runs.
 //
 // Errors name the file, the line and the field ("file:line: field:
-// message"): a header other than Header, a line with a different number of
+// message"): a file that is not a history CSV (binary data in its first
+// line: "not a history CSV"), a header other than Header, a line with a different number of
 // fields, a run number that is not a positive integer, a time that is not
 // RFC 3339, a value that is not a finite number, a (cell, metric) repeated
 // within a run, lines of one run that are not contiguous or disagree on
@@ -161,6 +163,9 @@ func Read(path string) ([]Row, error) {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 		return nil, fmt.Errorf("history: %s: %w", path, err)
+	}
+	if err := checkHeader(data, path); err != nil {
+		return nil, err
 	}
 	if err := checkEnd(data, path); err != nil {
 		return nil, err
@@ -240,16 +245,14 @@ func records(row Row) [][]string {
 	return out
 }
 
+// parse reads a history CSV whose header checkHeader accepted: the first
+// record is skipped, every other is checked and added to its run.
 func parse(r io.Reader, file string) ([]Row, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
-	var rows []Row
-	seen := map[int]bool{}
-	first := true
-	var prevTime time.Time
-	prevTimeText := ""
-	for {
+	p := parser{file: file, seen: map[int]bool{}}
+	for first := true; ; first = false {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -261,86 +264,147 @@ func parse(r io.Reader, file string) ([]Row, error) {
 			}
 			return nil, fmt.Errorf("history: %s: %w", file, err)
 		}
-		line, _ := cr.FieldPos(0) // only valid after a record (it panics after an error)
 		if first {
-			first = false
-			h := strings.Join(rec, ",")
-			h = strings.TrimPrefix(h, "\ufeff")
-			if h != strings.Join(Header, ",") {
-				return nil, &SyntaxError{File: file, Line: line, Msg: fmt.Sprintf("header is %q, want %q (not a ragbench history file)", h, strings.Join(Header, ","))}
-			}
-			continue
+			continue // the header
 		}
-		if len(rec) != len(Header) {
-			return nil, &SyntaxError{File: file, Line: line, Msg: fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(Header), strings.Join(Header, ","))}
+		line, _ := cr.FieldPos(0) // only valid after a record (it panics after an error)
+		if err := p.record(rec, line); err != nil {
+			return nil, err
 		}
-		serr := func(i int, format string, a ...any) error {
-			return &SyntaxError{File: file, Line: line, Field: Header[i], Msg: fmt.Sprintf(format, a...)}
-		}
-		run, err := strconv.Atoi(rec[0])
-		if err != nil || run < 1 {
-			return nil, serr(0, "%q is not a positive integer", rec[0])
-		}
-		ts := prevTime
-		if rec[1] != prevTimeText { // lines of a run share their time: parse it once
-			if ts, err = time.Parse(time.RFC3339Nano, rec[1]); err != nil {
-				return nil, serr(1, "%q is not an RFC 3339 time", rec[1])
-			}
-			prevTime, prevTimeText = ts, rec[1]
-		}
-		for i := 2; i <= 5; i++ { // what Append refuses to write (validate)
-			if strings.ContainsAny(rec[i], "\r\n") {
-				return nil, serr(i, "%q contains a line break", rec[i])
-			}
-		}
-		cell, metric, vs := rec[4], rec[5], rec[6]
-		var cur *Row
-		if n := len(rows); n > 0 && rows[n-1].Run == run {
-			cur = &rows[n-1]
-			if !cur.Time.Equal(ts) {
-				return nil, serr(1, "run %d has time %s on an earlier line", run, cur.Time.Format(time.RFC3339Nano))
-			}
-			if cur.ConfigHash != rec[2] {
-				return nil, serr(2, "run %d has config_hash %q on an earlier line", run, cur.ConfigHash)
-			}
-			if cur.DatasetHash != rec[3] {
-				return nil, serr(3, "run %d has dataset_hash %q on an earlier line", run, cur.DatasetHash)
-			}
-		} else {
-			if seen[run] {
-				return nil, serr(0, "run %d appears again after other runs (lines of a run must be contiguous)", run)
-			}
-			seen[run] = true
-			rows = append(rows, Row{Run: run, Time: ts.UTC(), ConfigHash: rec[2], DatasetHash: rec[3], Metrics: map[string]map[string]float64{}})
-			cur = &rows[len(rows)-1]
-		}
-		if cell == "" && metric == "" && vs == "" {
-			continue // a run without metrics
-		}
-		if strings.TrimSpace(cell) == "" {
-			return nil, serr(4, "empty cell name")
-		}
-		if strings.TrimSpace(metric) == "" {
-			return nil, serr(5, "empty metric name")
-		}
-		v, err := strconv.ParseFloat(vs, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, serr(6, "%q is not a finite number", vs)
-		}
-		if !decimalRE.MatchString(vs) { // strconv also reads "0_5" (5) and hex
-			return nil, serr(6, "%q is not a decimal number", vs)
-		}
-		ms := cur.Metrics[cell]
-		if ms == nil {
-			ms = map[string]float64{}
-			cur.Metrics[cell] = ms
-		}
-		if _, dup := ms[metric]; dup {
-			return nil, serr(5, "run %d: cell %q: metric %q repeated", run, cell, metric)
-		}
-		ms[metric] = v
 	}
-	return rows, nil
+	return p.rows, nil
+}
+
+// parser is parse's state: the runs read so far, the run numbers seen, and
+// the last time text parsed (the lines of a run share it: parsed once).
+type parser struct {
+	file         string
+	rows         []Row
+	seen         map[int]bool
+	prevTime     time.Time
+	prevTimeText string
+}
+
+// record adds one data record, on line line, to its run: a new run, or the
+// run of the line before (contiguous, same time and hashes).
+func (p *parser) record(rec []string, line int) error {
+	if len(rec) != len(Header) {
+		return &SyntaxError{File: p.file, Line: line, Msg: fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(Header), strings.Join(Header, ","))}
+	}
+	serr := func(i int, format string, a ...any) error {
+		return &SyntaxError{File: p.file, Line: line, Field: Header[i], Msg: fmt.Sprintf(format, a...)}
+	}
+	run, err := strconv.Atoi(rec[0])
+	if err != nil || run < 1 {
+		return serr(0, "%q is not a positive integer", rec[0])
+	}
+	ts := p.prevTime
+	if rec[1] != p.prevTimeText {
+		if ts, err = time.Parse(time.RFC3339Nano, rec[1]); err != nil {
+			return serr(1, "%q is not an RFC 3339 time", rec[1])
+		}
+		p.prevTime, p.prevTimeText = ts, rec[1]
+	}
+	for i := 2; i <= 5; i++ { // what Append refuses to write (validate)
+		if strings.ContainsAny(rec[i], "\r\n") {
+			return serr(i, "%q contains a line break", rec[i])
+		}
+	}
+	var cur *Row
+	if n := len(p.rows); n > 0 && p.rows[n-1].Run == run {
+		cur = &p.rows[n-1]
+		switch {
+		case !cur.Time.Equal(ts):
+			return serr(1, "run %d has time %s on an earlier line", run, cur.Time.Format(time.RFC3339Nano))
+		case cur.ConfigHash != rec[2]:
+			return serr(2, "run %d has config_hash %q on an earlier line", run, cur.ConfigHash)
+		case cur.DatasetHash != rec[3]:
+			return serr(3, "run %d has dataset_hash %q on an earlier line", run, cur.DatasetHash)
+		}
+	} else {
+		if p.seen[run] {
+			return serr(0, "run %d appears again after other runs (lines of a run must be contiguous)", run)
+		}
+		p.seen[run] = true
+		p.rows = append(p.rows, Row{Run: run, Time: ts.UTC(), ConfigHash: rec[2], DatasetHash: rec[3], Metrics: map[string]map[string]float64{}})
+		cur = &p.rows[len(p.rows)-1]
+	}
+	return addValue(cur, rec[4], rec[5], rec[6], serr)
+}
+
+// addValue adds metric's value vs in cell to run r; empty cell, metric and
+// value are a run without metrics. serr makes the error of a column.
+func addValue(r *Row, cell, metric, vs string, serr func(i int, format string, a ...any) error) error {
+	if cell == "" && metric == "" && vs == "" {
+		return nil // a run without metrics
+	}
+	if strings.TrimSpace(cell) == "" {
+		return serr(4, "empty cell name")
+	}
+	if strings.TrimSpace(metric) == "" {
+		return serr(5, "empty metric name")
+	}
+	v, err := strconv.ParseFloat(vs, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return serr(6, "%q is not a finite number", vs)
+	}
+	if !decimalRE.MatchString(vs) { // strconv also reads "0_5" (5) and hex
+		return serr(6, "%q is not a decimal number", vs)
+	}
+	ms := r.Metrics[cell]
+	if ms == nil {
+		ms = map[string]float64{}
+		r.Metrics[cell] = ms
+	}
+	if _, dup := ms[metric]; dup {
+		return serr(5, "run %d: cell %q: metric %q repeated", r.Run, cell, metric)
+	}
+	ms[metric] = v
+	return nil
+}
+
+// checkHeader refuses content that is not a history CSV before any other
+// check reads its lines (a binary file was called a history "probably cut
+// short"): binary data (a first line holding a NUL byte or bytes that are
+// not UTF-8), or a first line other than Header (after a byte order mark and
+// a carriage return; CSV quoting allowed). Empty content passes (no runs).
+func checkHeader(data []byte, file string) error {
+	if len(data) == 0 {
+		return nil
+	}
+	head, _, more := bytes.Cut(data, []byte("\n"))
+	off := bytes.IndexByte(head, 0)
+	if off < 0 && !utf8.Valid(head) {
+		off = invalidUTF8(head)
+	}
+	if off >= 0 {
+		return &SyntaxError{File: file, Msg: fmt.Sprintf("not a history CSV: it holds binary data (byte 0x%02x at offset %d); bench history reads the CSV file that bench run appends a line per (run, cell, metric) to, bench-history.csv by default", data[off], off)}
+	}
+	head = bytes.TrimSuffix(bytes.TrimPrefix(head, []byte("\ufeff")), []byte("\r"))
+	want := strings.Join(Header, ",")
+	if !more && strings.HasPrefix(want, string(head)) {
+		return nil // a header cut short (the content's one line): checkEnd says so
+	}
+	if rec, err := csv.NewReader(bytes.NewReader(head)).Read(); err != nil || strings.Join(rec, ",") != want {
+		if len(head) > 80 {
+			head = append(bytes.Clone(head[:77]), "..."...)
+		}
+		return &SyntaxError{File: file, Line: 1, Msg: fmt.Sprintf("header is %q, want %q (not a ragbench history file)", head, want)}
+	}
+	return nil
+}
+
+// invalidUTF8 is the offset of b's first byte that is not (part of) valid
+// UTF-8, or -1.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
 }
 
 // lastRun returns the run number on the last non-blank line of a history
@@ -350,15 +414,13 @@ func lastRun(data []byte, file string) (int, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return 0, nil
 	}
+	if err := checkHeader(data, file); err != nil {
+		return 0, err
+	}
 	if err := checkEnd(data, file); err != nil {
 		return 0, err
 	}
-	head, _, _ := bytes.Cut(data, []byte("\n"))
-	head = bytes.TrimSuffix(bytes.TrimPrefix(head, []byte("\ufeff")), []byte("\r"))
 	want := strings.Join(Header, ",")
-	if string(head) != want {
-		return 0, &SyntaxError{File: file, Line: 1, Msg: fmt.Sprintf("header is %q, want %q (not a ragbench history file)", head, want)}
-	}
 	body := bytes.TrimRight(data, " \t\r\n")
 	i := bytes.LastIndexByte(body, '\n')
 	if i < 0 {

@@ -260,3 +260,25 @@ func TestTruncatedLastLine(t *testing.T) {
 		}
 	}
 }
+
+// TestNotAHistoryCSV: a binary file (or any file whose first line is not
+// the header) without a final line feed was called a history "probably cut
+// short"; it is now refused as not a history CSV, by Read and by Append,
+// before any line is read. A header cut short is still "cut short".
+func TestNotAHistoryCSV(t *testing.T) {
+	for _, c := range []struct{ name, data, want string }{
+		{"gzip", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xffrun", "h.csv: not a history CSV: it holds binary data (byte 0x00 at offset 3)"},
+		{"latin-1", "caf\xe9 au lait", "h.csv: not a history CSV: it holds binary data (byte 0xe9 at offset 3)"},
+		{"qrels", "q1 0 d1 1\nq1 0 d2 0", `h.csv:1: header is "q1 0 d1 1", want "run,time,config_hash,dataset_hash,cell,metric,value" (not a ragbench history file)`},
+	} {
+		path := filepath.Join(t.TempDir(), "h.csv")
+		os.WriteFile(path, []byte(c.data), 0o644)
+		_, err := Read(path)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "cut short") {
+			t.Errorf("%s: Read: %v; want an error containing %q", c.name, err, c.want)
+		}
+		if err := Append(path, Row{Metrics: map[string]map[string]float64{"c": {"m": 1}}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Append: %v; want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
