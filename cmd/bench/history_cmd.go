@@ -179,16 +179,31 @@ func (e withoutPrefix) Unwrap() error { return e.err }
 
 // checkChartPath refuses a --chart path that cannot become the SVG file,
 // before anything is read or printed: a folder (the atomic write would
-// report a rename of its temporary file) or a path whose folder is missing.
+// report a rename of its temporary file), a path whose folder is missing,
+// or one under a file ("d/qrels.txt/x.svg": d/qrels.txt is a file, which was
+// reported as a folder that does not exist).
 func checkChartPath(path string) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return usagef("--chart %s: is a folder; give the SVG file to write, e.g. %s", path, filepath.Join(path, "history.svg"))
 	}
 	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usagef("--chart %s: folder %s does not exist", path, dir)
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return nil
 	}
-	return nil
+	// The nearest existing ancestor says why: a file where a folder
+	// should be, or nothing there.
+	for d := dir; ; d = filepath.Dir(d) {
+		if st, err := os.Stat(d); err == nil {
+			if !st.IsDir() {
+				return usagef("--chart %s: %s is a file, not a folder", path, d)
+			}
+			break
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	return usagef("--chart %s: folder %s does not exist", path, dir)
 }
 
 // historyTable is the history's table body, a line per (run, cell) of the

@@ -180,15 +180,39 @@ func TestHistoryErrorPrefix(t *testing.T) {
 	}
 }
 
+// TestHistoryBinaryFile: a binary file given to bench history was called a
+// history "probably cut short"; it is not a history CSV, and bench history
+// says so (exit 1, nothing on stdout).
+func TestHistoryBinaryFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "runs.trec.gz")
+	if err := os.WriteFile(p, []byte("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff\x01\x02"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run(&stdout, &stderr, []string{"history", p})
+	want := "bench history: " + p + ": not a history CSV: it holds binary data (byte 0x00 at offset 3); bench history reads the CSV file that bench run appends a line per (run, cell, metric) to, bench-history.csv by default\n"
+	if code != 1 || stderr.String() != want || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout.String(), stderr.String(), want)
+	}
+}
+
 // TestHistoryChartPathIsFolder: --chart DIR, DIR a folder, is refused
 // before the table is printed, saying it is a folder (before the fix the
 // table was printed, then a temporary file's rename failed); a missing
-// parent folder likewise. Both are usage errors (exit 2).
+// parent folder likewise; a path under a file (d/qrels.txt/x.svg) says
+// that it is a file (it said "folder d/qrels.txt does not exist"). All are
+// usage errors (exit 2).
 func TestHistoryChartPathIsFolder(t *testing.T) {
 	dir := t.TempDir()
+	qrels := filepath.Join(dir, "qrels.txt")
+	if err := os.WriteFile(qrels, []byte("q1 0 d1 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ path, want string }{
 		{dir, "--chart " + dir + ": is a folder; give the SVG file to write, e.g. " + filepath.Join(dir, "history.svg")},
 		{filepath.Join(dir, "no", "c.svg"), "--chart " + filepath.Join(dir, "no", "c.svg") + ": folder " + filepath.Join(dir, "no") + " does not exist"},
+		{filepath.Join(qrels, "x.svg"), "--chart " + filepath.Join(qrels, "x.svg") + ": " + qrels + " is a file, not a folder"},
+		{filepath.Join(qrels, "sub", "x.svg"), "--chart " + filepath.Join(qrels, "sub", "x.svg") + ": " + qrels + " is a file, not a folder"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(&stdout, &stderr, []string{"history", "--chart", c.path, "testdata/history/bench-history.csv"})
