@@ -101,14 +101,7 @@ func TestFuseErrorsCLI(t *testing.T) {
 // run equals the one of the file itself (rrf.golden).
 func TestFuseStdin(t *testing.T) {
 	a, b := filepath.Join("testdata", "fuse", "a.trec"), filepath.Join("testdata", "fuse", "b.json")
-	f, err := os.Open(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	old := stdin
-	stdin = f
-	defer func() { stdin = old }()
+	stdinFrom(t, a)
 	code, stdout, stderr := runBench("fuse", "--method", "rrf", "-", b)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -117,6 +110,18 @@ func TestFuseStdin(t *testing.T) {
 	if !strings.Contains(stderr, "note: stdin lacks 1 queries of the other runs") {
 		t.Errorf("stderr %q, want the note naming stdin", stderr)
 	}
+}
+
+// stdinFrom makes the file at path the commands' stdin until t ends.
+func stdinFrom(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := stdin
+	stdin = f
+	t.Cleanup(func() { stdin = old; f.Close() })
 }
 
 // TestFuseFlatNotes: min-max gives every document of a flat list (one
