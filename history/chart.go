@@ -3,7 +3,9 @@ package history
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,11 +58,7 @@ func Chart(rows []Row, metric string, opt ChartOptions) (chart.Line, error) {
 	if len(cellSet) == 0 {
 		return chart.Line{}, fmt.Errorf("history: no run has metric %q (metrics present: %s)", metric, strings.Join(Metrics(rows), ", "))
 	}
-	cells := make([]string, 0, len(cellSet))
-	for c := range cellSet {
-		cells = append(cells, c)
-	}
-	sort.Strings(cells)
+	cells := slices.Sorted(maps.Keys(cellSet))
 	line := chart.Line{Title: title, XLabel: "run", YLabel: metric, Width: float64(opt.Width), Height: float64(opt.Height)}
 	for _, c := range cells {
 		// One point per run, NaN where the cell is missing: a gap.
@@ -97,10 +95,5 @@ func Metrics(rows []Row) []string {
 			}
 		}
 	}
-	out := make([]string, 0, len(set))
-	for m := range set {
-		out = append(out, m)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }

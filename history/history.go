@@ -37,10 +37,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,12 +72,7 @@ type Row struct {
 
 // Cells returns the row's cell names, sorted.
 func (r Row) Cells() []string {
-	cells := make([]string, 0, len(r.Metrics))
-	for c := range r.Metrics {
-		cells = append(cells, c)
-	}
-	sort.Strings(cells)
-	return cells
+	return slices.Sorted(maps.Keys(r.Metrics))
 }
 
 // Value returns the value of metric in cell and whether the row has it.
@@ -229,12 +225,7 @@ func records(row Row) [][]string {
 	var out [][]string
 	for _, cell := range row.Cells() {
 		ms := row.Metrics[cell]
-		names := make([]string, 0, len(ms))
-		for m := range ms {
-			names = append(names, m)
-		}
-		sort.Strings(names)
-		for _, m := range names {
+		for _, m := range slices.Sorted(maps.Keys(ms)) {
 			out = append(out, []string{run, ts, row.ConfigHash, row.DatasetHash, cell, m,
 				strconv.FormatFloat(ms[m], 'g', -1, 64)})
 		}
