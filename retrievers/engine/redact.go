@@ -18,12 +18,15 @@ const redacted = "[REDACTED]"
 // "user:password" in standard, URL-safe and unpadded base64; an API key's
 // "id:key" decoded from it). user and password are "" without basic auth,
 // apiKey "" without an API key. Longest first, so that "user:password" is
-// replaced before "user".
+// replaced before "password".
 func secretForms(user, password, apiKey string) []string {
 	var raw []string
 	if user != "" || password != "" {
 		pair := user + ":" + password
-		raw = append(raw, user, password, pair,
+		// The user name alone is not a secret and is often a word of the
+		// engine's own text ("elastic" in "elasticsearch"): only the
+		// password and the pair are removed.
+		raw = append(raw, password, pair,
 			base64.StdEncoding.EncodeToString([]byte(pair)), base64.RawStdEncoding.EncodeToString([]byte(pair)),
 			base64.URLEncoding.EncodeToString([]byte(pair)), base64.RawURLEncoding.EncodeToString([]byte(pair)))
 	}
