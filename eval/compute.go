@@ -711,18 +711,18 @@ func (r *ranking) g(m Measure) float64 {
 
 // rbp is rank-biased precision (Moffat & Zobel, TOIS 2008) as trec_eval
 // m_rbp.c: (1−p) Σ gain_i p^(i−1), persistence p = 0.9 by default, gains
-// from the gain table rescaled to [0, 1] when any lies outside it.
+// from the gain table rescaled to [0, 1] by (gain − min)/(max − min) when
+// any lies outside it. min and max are those of trec_eval's whole table
+// (gainRange), which has a row for every level from 0 to the highest judged
+// one, judged or not: with grades 2 and 3 only, min is level 0's gain 0, not
+// 2.
 func (r *ranking) rbp(m Measure) float64 {
 	t := r.gainTable(m)
 	p := 0.9
 	if m.params != nil && m.params.p > 0 {
 		p = m.params.p
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, e := range t {
-		lo = math.Min(lo, e.gain)
-		hi = math.Max(hi, e.gain)
-	}
+	lo, hi := r.gainRange(m, t)
 	scale := lo < 0 || hi > 1
 	sum, cur := 0.0, 1.0
 	for _, grade := range r.grades {
@@ -743,6 +743,40 @@ func (r *ranking) rbp(m Measure) float64 {
 		cur *= p
 	}
 	return (1 - p) * sum
+}
+
+// gainRange returns the smallest and largest gain of trec_eval's full gain
+// table (setup_gains): the custom gains, and gain = level for every level
+// from 0 to the highest judged grade that no custom gain names. gainTable
+// leaves out the unjudged levels (t holds only judged and custom rows), so
+// they are added here from the ends of the level range: the smallest and
+// largest levels no custom gain names, found in at most len(custom)+1 steps
+// each. (±Inf, −Inf) for an empty table.
+func (r *ranking) gainRange(m Measure, t []gainEntry) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, e := range t {
+		lo, hi = math.Min(lo, e.gain), math.Max(hi, e.gain)
+	}
+	if len(r.levels) == 0 {
+		return lo, hi
+	}
+	named := func(level int) bool {
+		return m.params != nil && slices.ContainsFunc(m.params.gains, func(g levelGain) bool { return g.level == level })
+	}
+	top := r.levels[len(r.levels)-1].level
+	for l := 0; l <= top; l++ {
+		if !named(l) {
+			lo = math.Min(lo, float64(l))
+			break
+		}
+	}
+	for l := top; l >= 0; l-- {
+		if !named(l) {
+			hi = math.Max(hi, float64(l))
+			break
+		}
+	}
+	return lo, hi
 }
 
 // relString returns trec_eval's relstring: the grades of the top k results,
