@@ -115,7 +115,8 @@ func synthetic(m, n int, step float64, seed uint64) Input {
 	return in
 }
 
-// TestDeterminism: the same seed gives byte-identical JSON whatever
+// TestDeterminism: the same seed gives byte-identical JSON — p-values and
+// every comparison's bootstrap interval (ci_low, ci_high) — whatever
 // GOMAXPROCS and the number of workers; another seed changes Monte Carlo p.
 func TestDeterminism(t *testing.T) {
 	in := synthetic(5, 120, 0.01, 7)
@@ -252,7 +253,8 @@ func TestMissingQueriesCountedAgainstQueries(t *testing.T) {
 	if r.Queries[0] != 3 || math.Abs(r.Means[0][0]-2.0/3) > 1e-15 || math.Abs(r.Means[1][0]-1.0/3) > 1e-15 {
 		t.Errorf("with -c: queries %d, means %v; want 3, 2/3 and 1/3", r.Queries[0], r.Means)
 	}
-	wantW := []string{`system "a", metric "p@1": 1 of 3 queries missing, scored 0`, `system "b", metric "p@1": 2 of 3 queries missing, scored 0`}
+	wantW := []string{`system "a", metric "p@1": 1 of 3 queries missing, scored 0`, `system "b", metric "p@1": 2 of 3 queries missing, scored 0`,
+		`p@1: only 3 queries (fewer than 20): indicative only`}
 	if !slices.Equal(r.Warnings, wantW) {
 		t.Errorf("warnings %q, want %q", r.Warnings, wantW)
 	}
@@ -310,7 +312,7 @@ func TestFormats(t *testing.T) {
 	var b bytes.Buffer
 	r.Write(&b, Table)
 	txt := b.String()
-	for _, want := range []string{"ᵃᵇ", "Holm–Bonferroni over 6 comparisons", "With 60 queries, the minimum detectable difference in ndcg@10 at 80% power", "80% power"} {
+	for _, want := range []string{"ᵃᵇ", "Holm–Bonferroni over the 6 counted comparisons", "What 60 queries can show in ndcg@10 (α/m = 0.05/6 = 0.008333, 80% power, paired t approximation): minimum detectable difference", "Plan: all pairs: 3 comparisons × 2 metrics = 6.", "paired bootstrap BCa"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("table output lacks %q:\n%s", want, txt)
 		}
