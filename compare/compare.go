@@ -161,7 +161,8 @@ const (
 	Better Verdict = "better"
 	// Worse: significant after the correction, the interval below 0.
 	Worse Verdict = "worse"
-	// Equivalent: within ±Options.Equivalence by TOST after the correction.
+	// Equivalent: within ±Options.Equivalence: the corrected TOST rejects
+	// and the interval lies inside [−δ, δ].
 	Equivalent Verdict = "equivalent"
 	// NoEvidence: neither a difference nor (without a margin, or not
 	// shown) equivalence.
@@ -589,7 +590,9 @@ func (r *Report) correct(tasks []task) error {
 // test is significant and the interval lies on the same side of 0 (a
 // significant test whose interval covers 0 — the two methods disagreeing
 // at the edge — is no evidence, with a warning); Equivalent when the
-// corrected TOST shows it; else NoEvidence.
+// corrected TOST shows it and the interval lies within ±δ (so that the
+// verdict never contradicts the interval printed beside it); else
+// NoEvidence.
 func (r *Report) verdict(p *Pair) Verdict {
 	switch {
 	case p.Identical:
@@ -601,7 +604,7 @@ func (r *Report) verdict(p *Pair) Verdict {
 	case p.Significant:
 		p.Warnings = append(p.Warnings, "the corrected test is significant but the bootstrap interval covers 0: no verdict")
 	}
-	if r.Options.Equivalence > 0 && p.PEquivalenceAdjusted <= r.Options.Alpha {
+	if d := r.Options.Equivalence; d > 0 && p.PEquivalenceAdjusted <= r.Options.Alpha && p.CI.Defined && -d <= p.CI.Low && p.CI.High <= d {
 		return Equivalent
 	}
 	return NoEvidence

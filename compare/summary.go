@@ -20,7 +20,7 @@ func (r *Report) Summary() []string {
 	out = append(out, fmt.Sprintf("Intervals: %s %s, %s resamples, seed %d. Verdict better/worse: the corrected test is significant and the interval excludes 0.",
 		percent(stats.DefaultConfidence), o.Interval.Description(), thousands(o.Resamples), o.Seed))
 	if o.Equivalence > 0 {
-		out = append(out, fmt.Sprintf("Equivalence: two one-sided paired t-tests (TOST) within ±%g, corrected as the tests; \"equivalent\" when both reject.", o.Equivalence))
+		out = append(out, fmt.Sprintf("Equivalence: two one-sided paired t-tests (TOST) within ±%g, corrected as the tests; \"equivalent\" when both reject and the interval lies within ±%g.", o.Equivalence, o.Equivalence))
 	}
 	out = append(out, r.labelSentence())
 	for m, tie := range r.Ties {
