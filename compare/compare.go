@@ -84,8 +84,9 @@ type Options struct {
 	// against this one (A the baseline, B the other); otherwise every pair
 	// is compared. Deprecated: set Plan{Kind: VsBaseline, Baseline: ...}.
 	Baseline string
-	// Interval is the method of each comparison's paired bootstrap
-	// confidence interval (Pair.CI); default stats.BCa.
+	// Interval is the method of each comparison's confidence interval
+	// (Pair.CI): stats.BCa (default), stats.Percentile (paired bootstrap)
+	// or stats.StudentT. The zero Plan always uses stats.StudentT.
 	Interval stats.IntervalMethod
 	// Equivalence is the margin δ > 0 of the equivalence tests (TOST): a
 	// comparison is "equivalent within ±δ" when both one-sided tests
@@ -196,9 +197,9 @@ type Pair struct {
 	// Effect holds mean difference, its t-interval, d_z, wins/ties/losses
 	// and the MDD at the uncorrected α (stats.Effect).
 	Effect stats.Effect
-	// CI is the paired bootstrap confidence interval of A − B
-	// (Options.Interval, Options.Resamples resamples, seeded per
-	// comparison): the interval the report shows.
+	// CI is the confidence interval of A − B the report shows: the paired
+	// bootstrap interval (Options.Interval, Options.Resamples resamples,
+	// seeded per comparison), or the Student-t one (stats.StudentT).
 	CI stats.Interval
 	// Identical reports that A and B score the same on every query; such a
 	// comparison is not Counted (except under the zero Plan).
@@ -387,8 +388,10 @@ func checkInput(in Input) error {
 // report-wide warnings.
 func newReport(in Input, opt Options) (*Report, [][]string, [][][]float64, error) {
 	r := &Report{Systems: in.Systems, Metrics: in.Metrics, Options: opt, Letters: Labels(len(in.Systems)), Plan: opt.Plan}
-	if r.Plan.Kind == "" && opt.Baseline != "" {
-		r.Plan = Plan{Baseline: opt.Baseline}
+	if r.Plan.Kind == "" {
+		// Before plans: the sweep's report, which shows no interval yet,
+		// needs no resampling.
+		r.Plan.Baseline, r.Options.Interval = opt.Baseline, stats.StudentT
 	}
 	if len(in.Systems) == 1 {
 		r.Warnings = append(r.Warnings, "only one system: nothing to compare")
@@ -508,9 +511,14 @@ func (r *Report) comparePair(t task, sample stats.Sample, sopt stats.Options, hs
 		Exact: res.Exact, Samples: res.Samples, Effect: res.Effect, Warnings: res.Warnings,
 		Identical: res.N > 0 && res.Effect.Ties == res.N,
 	}
-	o.Stream = stats.Stream(opt.Seed, "interval", a, b, metric)
-	if p.CI, err = stats.BootstrapInterval(sample, opt.Interval, o); err != nil {
-		return Pair{}, wrap(err)
+	switch {
+	case opt.Interval == stats.StudentT:
+		p.CI = stats.TInterval(res.Effect, stats.DefaultConfidence)
+	default:
+		o.Stream = stats.Stream(opt.Seed, "interval", a, b, metric)
+		if p.CI, err = stats.BootstrapInterval(sample, opt.Interval, o); err != nil {
+			return Pair{}, wrap(err)
+		}
 	}
 	p.PEquivalenceAdjusted = 1
 	if opt.Equivalence > 0 {

@@ -305,7 +305,7 @@ func TestEdgeReports(t *testing.T) {
 
 func TestFormats(t *testing.T) {
 	in := synthetic(3, 60, 0.15, 5)
-	r, err := Compare(in, Options{Permutations: 999, Seed: 1})
+	r, err := Compare(in, Options{Plan: Plan{Kind: AllPairs}, Permutations: 999, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

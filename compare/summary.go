@@ -17,8 +17,11 @@ func (r *Report) Summary() []string {
 	out := []string{r.PlanSentence(), r.testSentence()}
 	out = append(out, fmt.Sprintf("Correction: %s over the %d counted comparison%s; significant when the adjusted p ≤ %g.",
 		o.Correction.Description(), r.Comparisons, plural(r.Comparisons), o.Alpha))
-	out = append(out, fmt.Sprintf("Intervals: %s %s, %s resamples, seed %d. Verdict better/worse: the corrected test is significant and the interval excludes 0.",
-		percent(stats.DefaultConfidence), o.Interval.Description(), thousands(o.Resamples), o.Seed))
+	iv := fmt.Sprintf("Intervals: %s %s", percent(stats.DefaultConfidence), o.Interval.Description())
+	if o.Interval != stats.StudentT {
+		iv += fmt.Sprintf(", %s resamples, seed %d", thousands(o.Resamples), o.Seed)
+	}
+	out = append(out, iv+". Verdict better/worse: the corrected test is significant and the interval excludes 0.")
 	if o.Equivalence > 0 {
 		out = append(out, fmt.Sprintf("Equivalence: two one-sided paired t-tests (TOST) within ±%g, corrected as the tests; \"equivalent\" when both reject and the interval lies within ±%g.", o.Equivalence, o.Equivalence))
 	}

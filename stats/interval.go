@@ -3,6 +3,8 @@ package stats
 import (
 	"fmt"
 	"math"
+	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -26,16 +28,26 @@ const (
 	// 1993, §13.3): the (1−c)/2 and (1+c)/2 quantiles of the resampled
 	// means.
 	Percentile IntervalMethod = "percentile"
+	// StudentT is the Student-t interval mean ± t_{(1+c)/2, n−1}·sd/√n of
+	// Effect (no resampling): exact under normal differences, quick for
+	// large reports.
+	StudentT IntervalMethod = "t"
 )
 
-// ParseIntervalMethod returns the IntervalMethod named s ("bca" or
-// "percentile", case-insensitive), or an error naming the valid ones.
+// TInterval returns e's Student-t interval as an Interval at level.
+func TInterval(e Effect, level float64) Interval {
+	return Interval{Low: e.CILow, High: e.CIHigh, Defined: e.CIDefined, Level: level, Method: StudentT}
+}
+
+// ParseIntervalMethod returns the IntervalMethod named s ("bca",
+// "percentile" or "t", case-insensitive), or an error naming the valid
+// ones.
 func ParseIntervalMethod(s string) (IntervalMethod, error) {
 	switch m := IntervalMethod(strings.ToLower(strings.TrimSpace(s))); m {
-	case BCa, Percentile:
+	case BCa, Percentile, StudentT:
 		return m, nil
 	}
-	return "", fmt.Errorf("unknown interval method %q (want bca or percentile)", s)
+	return "", fmt.Errorf("unknown interval method %q (want bca, percentile or t)", s)
 }
 
 // Description is the method's name in reports ("paired bootstrap BCa").
@@ -45,6 +57,8 @@ func (m IntervalMethod) Description() string {
 		return "paired bootstrap BCa"
 	case Percentile:
 		return "paired bootstrap percentile"
+	case StudentT:
+		return "paired Student t"
 	}
 	return string(m)
 }
@@ -99,7 +113,7 @@ func BootstrapInterval(s Sample, method IntervalMethod, opt Options) (Interval, 
 		iv.Low, iv.High, iv.Defined = m, m, true
 		return iv, nil
 	}
-	means := resampleMeans(d, opt)
+	means := fastResampleMeans(d, opt)
 	if err := opt.contextErr(); err != nil {
 		return Interval{}, err
 	}
@@ -128,6 +142,31 @@ func resampleMeans(d []float64, opt Options) []float64 {
 		s := 0.0
 		for range n {
 			s += d[rng.IntN(n)]
+		}
+		means[k] = s / float64(n)
+	}
+	return means
+}
+
+// fastResampleMeans is resampleMeans for intervals, about 3× faster: the
+// PCG generator is called directly (no interface) and an index is the high
+// word of a 64-bit draw times n (Lemire 2019, without the rejection step:
+// its bias, below n/2^64, is far under any Monte Carlo error). The
+// bootstrap test keeps resampleMeans, so that its p-values are those of
+// earlier versions.
+func fastResampleMeans(d []float64, opt Options) []float64 {
+	n := uint64(len(d))
+	pcg := rand.NewPCG(opt.Seed, opt.Stream)
+	means := make([]float64, opt.Resamples)
+	every := cancelEvery(len(d))
+	for k := range means {
+		if k%every == 0 && opt.cancelled() {
+			return means
+		}
+		s := 0.0
+		for range n {
+			hi, _ := bits.Mul64(pcg.Uint64(), n)
+			s += d[hi]
 		}
 		means[k] = s / float64(n)
 	}
