@@ -525,18 +525,9 @@ func (ev *evaluator) chunk(seq int, data []byte, runTag []byte) chunkOut {
 		if nf == 0 || isRunComment(ln) {
 			continue
 		}
-		if nf < 6 {
-			out.err, out.errLine, out.errField = fmt.Errorf("TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d%s", nf, qrelsLineHint(ln, nf)), line, "line"
-			return out
-		}
-		score := ln[sp[4].start:sp[4].end]
-		sc, err := parseScore(score)
+		sc, field, err := runLineScore(ln, sp[:], nf)
 		if err != nil {
-			out.err, out.errLine, out.errField = fmt.Errorf("not a number: %q", string(score)), line, "score"
-			return out
-		}
-		if math.IsNaN(sc) || math.IsInf(sc, 0) {
-			out.err, out.errLine, out.errField = fmt.Errorf("not finite: %q", string(score)), line, "score"
+			out.err, out.errLine, out.errField = err, line, field
 			return out
 		}
 		tag := ln[sp[5].start:sp[5].end]
@@ -573,22 +564,47 @@ func (ev *evaluator) chunk(seq int, data []byte, runTag []byte) chunkOut {
 	}
 	out.first, out.last = blocks[0], blocks[len(blocks)-1]
 	if len(blocks) > 2 {
-		for _, b := range blocks[1 : len(blocks)-1] {
-			out.interiorQ = append(out.interiorQ, b.qid)
-			judg, ok := ev.s.qrels[string(b.qid)]
-			if !ok {
-				out.notInQrels = append(out.notInQrels, b.qid)
-				continue
-			}
-			row, errLine, err := ev.evaluate(string(b.qid), judg, b.recs, b.data)
-			if err != nil {
-				out.err, out.errLine, out.errField = err, errLine, "doc id"
-				return out
-			}
-			out.interior = append(out.interior, row)
-		}
+		ev.interior(&out, blocks[1:len(blocks)-1])
 	}
 	return out
+}
+
+// runLineScore checks that a run line split into nf fields (sp) has the 6
+// of a TREC run line and a finite score, and returns the score; otherwise
+// the error and its field ("line" or "score").
+func runLineScore(ln []byte, sp []span, nf int) (float64, string, error) {
+	if nf < 6 {
+		return 0, "line", fmt.Errorf("TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d%s", nf, qrelsLineHint(ln, nf))
+	}
+	score := ln[sp[4].start:sp[4].end]
+	sc, err := parseScore(score)
+	if err != nil {
+		return 0, "score", fmt.Errorf("not a number: %q", string(score))
+	}
+	if math.IsNaN(sc) || math.IsInf(sc, 0) {
+		return 0, "score", fmt.Errorf("not finite: %q", string(score))
+	}
+	return sc, "", nil
+}
+
+// interior evaluates the blocks wholly inside a chunk into out (the
+// queries without judgements noted apart); the first failure is out's
+// error.
+func (ev *evaluator) interior(out *chunkOut, blocks []*block) {
+	for _, b := range blocks {
+		out.interiorQ = append(out.interiorQ, b.qid)
+		judg, ok := ev.s.qrels[string(b.qid)]
+		if !ok {
+			out.notInQrels = append(out.notInQrels, b.qid)
+			continue
+		}
+		row, errLine, err := ev.evaluate(string(b.qid), judg, b.recs, b.data)
+		if err != nil {
+			out.err, out.errLine, out.errField = err, errLine, "doc id"
+			return
+		}
+		out.interior = append(out.interior, row)
+	}
 }
 
 // evaluate scores one query's records (in file order) as Evaluate does. It
