@@ -115,13 +115,9 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	if len(runArgs) == 0 {
 		return usagef("no runs given; see 'bench compare --help'")
 	}
-	test, err := stats.ParseTest(*testName)
+	test, corr, err := parseCompareTest(*testName, *corrName)
 	if err != nil {
-		return usagef("--test: %v", err)
-	}
-	corr, err := stats.ParseCorrection(*corrName)
-	if err != nil {
-		return usagef("--correction: %v", err)
+		return err
 	}
 	f, err := compare.ParseFormat(*format)
 	if err != nil {
@@ -153,11 +149,31 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		return compareGate(stdout, in, *baseline, texts, gf, gate.Options{Test: test, Correction: corr, Alpha: *alpha,
 			Permutations: *permutations, Resamples: *resamples, Seed: *seed})
 	}
-	rep, err := compare.Compare(in, compare.Options{
+	return writeCompareReport(stdout, f, in, evalWarnings, compare.Options{
 		Test: test, Correction: corr, Alpha: *alpha, Permutations: *permutations, Resamples: *resamples,
 		Seed: *seed, Plan: plan, Interval: ivMethod, Equivalence: *equivalence, Detect: *detect,
 		MissingAsZero: *complete, Workers: *workers,
 	})
+}
+
+// parseCompareTest parses --test and --correction. Errors: usage errors
+// naming the flag.
+func parseCompareTest(testName, corrName string) (stats.Test, stats.Correction, error) {
+	test, err := stats.ParseTest(testName)
+	if err != nil {
+		return "", "", usagef("--test: %v", err)
+	}
+	corr, err := stats.ParseCorrection(corrName)
+	if err != nil {
+		return "", "", usagef("--correction: %v", err)
+	}
+	return test, corr, nil
+}
+
+// writeCompareReport runs the comparison and writes its report in format
+// f, the evaluations' warnings added to the report's.
+func writeCompareReport(stdout io.Writer, f compare.Format, in compare.Input, evalWarnings []string, opt compare.Options) error {
+	rep, err := compare.Compare(in, opt)
 	if err != nil {
 		return err
 	}
