@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ragbench/ragbench/internal/jsonnum"
 	"github.com/ragbench/ragbench/internal/texttab"
 	"github.com/ragbench/ragbench/stats"
 )
@@ -313,43 +314,39 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 	for _, p := range r.Pairs {
 		pairs.AddRow(append(pairCells(p), r.VerdictText(p))...)
 	}
+	// The two layouts differ only in spacing: Markdown separates paragraphs
+	// and list items by blank lines, text indents its list.
+	sep, item, warnHead := "\n", "  - ", "\nWarnings:\n"
 	if md {
+		sep, item, warnHead = "\n\n", "- ", "Warnings:\n\n"
 		systems.Align = make([]texttab.Align, len(systems.Header))
 		for i := 2; i < len(systems.Align); i++ {
 			systems.Align[i] = texttab.Right
 		}
 		systems.WriteMarkdown(&buf)
-		buf.WriteString("\n")
-		for _, n := range r.Summary() {
-			buf.WriteString(n + "\n\n")
-		}
-		if ws := r.allWarnings(); len(ws) > 0 {
-			buf.WriteString("Warnings:\n\n")
-			for _, x := range ws {
-				buf.WriteString("- " + x + "\n")
-			}
-			buf.WriteString("\n")
-		}
-		if len(r.Pairs) > 0 {
-			R, L := texttab.Right, texttab.Left
-			pairs.Align = []texttab.Align{L, L, L, R, R, R, L, R, L, R, R, L, L}
-			pairs.WriteMarkdown(&buf)
-		}
-		_, err := w.Write(buf.Bytes())
-		return err
+	} else {
+		systems.WriteText(&buf)
 	}
-	systems.WriteText(&buf)
 	buf.WriteString("\n")
 	for _, n := range r.Summary() {
-		buf.WriteString(n + "\n")
+		buf.WriteString(n + sep)
 	}
 	if ws := r.allWarnings(); len(ws) > 0 {
-		buf.WriteString("\nWarnings:\n")
+		buf.WriteString(warnHead)
 		for _, x := range ws {
-			buf.WriteString("  - " + x + "\n")
+			buf.WriteString(item + x + "\n")
+		}
+		if md {
+			buf.WriteString("\n")
 		}
 	}
-	if len(r.Pairs) > 0 {
+	switch {
+	case len(r.Pairs) == 0:
+	case md:
+		R, L := texttab.Right, texttab.Left
+		pairs.Align = []texttab.Align{L, L, L, R, R, R, L, R, L, R, R, L, L}
+		pairs.WriteMarkdown(&buf)
+	default:
 		buf.WriteString("\n")
 		pairs.WriteText(&buf)
 	}
@@ -456,12 +453,8 @@ type jsonPair struct {
 	Warnings    []string `json:"warnings,omitempty"`
 }
 
-func num(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
+// num is a number for JSON: null when NaN or infinite (jsonnum.Finite).
+func num(v float64) *float64 { return jsonnum.Finite(v) }
 
 // toJSONPair is p's JSON form: the interval is the comparison's bootstrap
 // interval (null when undefined), mdd the plan-level MDD (null when

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/jsonnum"
 )
 
 // Table is the 2×2 table of retrieval × answer for a set of answerable
@@ -143,7 +143,7 @@ func (t Table) MarshalJSON() ([]byte, error) {
 		PCorrMissed      *float64 `json:"p_correct_given_missed"`
 		Dominant         string   `json:"dominant_failure"`
 	}{t.N(), t.RetrievedCorrect, t.RetrievedWrong, t.MissedCorrect, t.MissedWrong,
-		jsonNum(t.HitRate()), jsonNum(t.Accuracy()), jsonNum(t.PCorrectGivenRetrieved()), jsonNum(t.PCorrectGivenMissed()),
+		jsonnum.Finite(t.HitRate()), jsonnum.Finite(t.Accuracy()), jsonnum.Finite(t.PCorrectGivenRetrieved()), jsonnum.Finite(t.PCorrectGivenMissed()),
 		t.Dominant().String()})
 }
 
@@ -410,13 +410,6 @@ func pct(num, den int) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(num)/float64(den))
-}
-
-func jsonNum(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
 }
 
 // checkCommonQuery refuses a non-empty run that shares no query id with

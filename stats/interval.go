@@ -93,14 +93,10 @@ func (iv Interval) Contains(x float64) bool { return iv.Defined && iv.Low <= x &
 // Errors: as Paired's sample and option errors, an unknown method, or
 // opt.Context's error.
 func BootstrapInterval(s Sample, method IntervalMethod, opt Options) (Interval, error) {
-	opt.SetDefaults()
-	if err := opt.validate(); err != nil {
-		return Interval{}, err
-	}
 	if method != BCa && method != Percentile {
 		return Interval{}, fmt.Errorf("unknown interval method %q", method)
 	}
-	d, err := s.diffs()
+	d, err := prepare(s, &opt)
 	if err != nil {
 		return Interval{}, err
 	}

@@ -14,11 +14,7 @@ import (
 // invalid options, an unknown test, or opt.Context's error when it was
 // cancelled.
 func Paired(t Test, s Sample, opt Options) (Result, error) {
-	opt.SetDefaults()
-	if err := opt.validate(); err != nil {
-		return Result{}, err
-	}
-	d, err := s.diffs()
+	d, err := prepare(s, &opt)
 	if err != nil {
 		return Result{}, err
 	}
@@ -53,15 +49,21 @@ func Paired(t Test, s Sample, opt Options) (Result, error) {
 // MeanA, MeanB, Effect and the n = 1 / all-zero warnings), with P = 1 and
 // Test empty. Errors as for Paired.
 func Describe(s Sample, opt Options) (Result, error) {
-	opt.SetDefaults()
-	if err := opt.validate(); err != nil {
-		return Result{}, err
-	}
-	d, err := s.diffs()
+	d, err := prepare(s, &opt)
 	if err != nil {
 		return Result{}, err
 	}
 	return describe(s, d, opt), nil
+}
+
+// prepare fills the zero fields of opt with the defaults, validates them
+// and returns the differences of s (errors: see Paired).
+func prepare(s Sample, opt *Options) ([]float64, error) {
+	opt.SetDefaults()
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	return s.diffs()
 }
 
 func describe(s Sample, d []float64, opt Options) Result {
