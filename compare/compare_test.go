@@ -124,7 +124,7 @@ func TestDeterminism(t *testing.T) {
 	for _, tc := range []struct{ procs, workers int }{{1, 1}, {4, 8}, {2, 3}} {
 		prev := runtime.GOMAXPROCS(tc.procs)
 		for _, test := range []stats.Test{stats.Randomization, stats.Bootstrap, stats.Tukey} {
-			r, err := Compare(in, Options{Test: test, Permutations: 500, Resamples: 500, Seed: 9, Workers: tc.workers})
+			r, err := Compare(in, Options{Test: test, Plan: Plan{Kind: AllPairs}, Permutations: 500, Resamples: 500, Seed: 9, Workers: tc.workers})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,6 +140,9 @@ func TestDeterminism(t *testing.T) {
 		if outs[i] != outs[i%3] {
 			t.Fatalf("output %d differs from output %d with another GOMAXPROCS/workers", i, i%3)
 		}
+	}
+	if !strings.Contains(outs[0], `"ci_method": "bca"`) {
+		t.Fatalf("no bootstrap interval in the compared output:\n%s", outs[0])
 	}
 	r1, _ := Compare(in, Options{Permutations: 500, Seed: 9})
 	r2, _ := Compare(in, Options{Permutations: 500, Seed: 10})
