@@ -73,8 +73,15 @@ func (r *Report) powerSentence(p PowerSummary) string {
 	if p.Alpha != o.Alpha {
 		level = fmt.Sprintf("α/m = %g/%d = %.4g", o.Alpha, r.Comparisons, p.Alpha)
 	}
-	head := fmt.Sprintf("What %d queries can show in %s (%s, 80%% power, paired t approximation): ", p.N, p.Metric, level)
-	if p.Counted == 0 || p.Counted == p.Flat || p.N < 2 {
+	q := "queries"
+	if p.N == 1 {
+		q = "query"
+	}
+	head := fmt.Sprintf("What %d %s can show in %s (%s, 80%% power, paired t approximation): ", p.N, q, p.Metric, level)
+	switch {
+	case p.N < 2:
+		return head + "nothing to estimate (a spread needs at least 2 queries)."
+	case p.Counted == 0 || p.Counted == p.Flat:
 		return head + "nothing to estimate (no counted comparison with per-query variance)."
 	}
 	s := head + fmt.Sprintf("minimum detectable difference %.3f", p.MDD)
