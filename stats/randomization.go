@@ -237,8 +237,9 @@ func TukeyHSD(systems, queryIDs []string, scores [][]float64, opt Options) (*HSD
 	if n > 0 {
 		ranges = permutationRanges(scores, n, opt)
 		if err := opt.contextErr(); err != nil {
-			return nil, err
+			return nil, err // before sorting millions of ranges
 		}
+		slices.Sort(ranges)
 	}
 	h.P = hsdPValues(h.Means, ranges, 1e-10*sumAbs/math.Max(1, float64(n)))
 	switch n {
@@ -270,7 +271,7 @@ func checkHSDInput(systems, queryIDs []string, scores [][]float64) error {
 	return nil
 }
 
-// permutationRanges returns the sorted ranges (max − min) of the system
+// permutationRanges returns the ranges (max − min) of the system
 // means over opt.Permutations permutations of each query's scores among the
 // systems. The permutations are split into tukeyChunks fixed chunks, each
 // with its own generator stream, and run on up to opt.Workers goroutines:
@@ -327,7 +328,6 @@ func permutationRanges(scores [][]float64, n int, opt Options) []float64 {
 		}()
 	}
 	wg.Wait()
-	slices.Sort(ranges)
 	return ranges
 }
 
