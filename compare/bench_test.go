@@ -29,6 +29,25 @@ func BenchmarkCompare20x1000(b *testing.B) {
 	}
 }
 
+// BenchmarkIntervals20x1000: the same 190 pairs under an explicit plan,
+// each with its 95% paired bootstrap BCa interval (10,000 resamples of
+// 1,000 queries) beside the t-test.
+//
+//	go test -run '^$' -bench Intervals20x1000 -benchtime 3x ./compare
+func BenchmarkIntervals20x1000(b *testing.B) {
+	in := synthetic(20, 1000, 0.002, 11)
+	in.Metrics = in.Metrics[:1]
+	for _, plan := range []PlanKind{AllPairs, VsBest} {
+		b.Run(string(plan), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Compare(in, Options{Test: stats.TTest, Plan: Plan{Kind: plan}, Seed: 1}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkTukey20x1000: randomized Tukey HSD over 20 systems × 1,000
 // queries with 10,000 permutations.
 //

@@ -115,7 +115,8 @@ func synthetic(m, n int, step float64, seed uint64) Input {
 	return in
 }
 
-// TestDeterminism: the same seed gives byte-identical JSON whatever
+// TestDeterminism: the same seed gives byte-identical JSON — p-values and
+// every comparison's bootstrap interval (ci_low, ci_high) — whatever
 // GOMAXPROCS and the number of workers; another seed changes Monte Carlo p.
 func TestDeterminism(t *testing.T) {
 	in := synthetic(5, 120, 0.01, 7)
@@ -123,7 +124,7 @@ func TestDeterminism(t *testing.T) {
 	for _, tc := range []struct{ procs, workers int }{{1, 1}, {4, 8}, {2, 3}} {
 		prev := runtime.GOMAXPROCS(tc.procs)
 		for _, test := range []stats.Test{stats.Randomization, stats.Bootstrap, stats.Tukey} {
-			r, err := Compare(in, Options{Test: test, Permutations: 500, Resamples: 500, Seed: 9, Workers: tc.workers})
+			r, err := Compare(in, Options{Test: test, Plan: Plan{Kind: AllPairs}, Permutations: 500, Resamples: 500, Seed: 9, Workers: tc.workers})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -139,6 +140,9 @@ func TestDeterminism(t *testing.T) {
 		if outs[i] != outs[i%3] {
 			t.Fatalf("output %d differs from output %d with another GOMAXPROCS/workers", i, i%3)
 		}
+	}
+	if !strings.Contains(outs[0], `"ci_method": "bca"`) {
+		t.Fatalf("no bootstrap interval in the compared output:\n%s", outs[0])
 	}
 	r1, _ := Compare(in, Options{Permutations: 500, Seed: 9})
 	r2, _ := Compare(in, Options{Permutations: 500, Seed: 10})
@@ -252,7 +256,8 @@ func TestMissingQueriesCountedAgainstQueries(t *testing.T) {
 	if r.Queries[0] != 3 || math.Abs(r.Means[0][0]-2.0/3) > 1e-15 || math.Abs(r.Means[1][0]-1.0/3) > 1e-15 {
 		t.Errorf("with -c: queries %d, means %v; want 3, 2/3 and 1/3", r.Queries[0], r.Means)
 	}
-	wantW := []string{`system "a", metric "p@1": 1 of 3 queries missing, scored 0`, `system "b", metric "p@1": 2 of 3 queries missing, scored 0`}
+	wantW := []string{`system "a", metric "p@1": 1 of 3 queries missing, scored 0`, `system "b", metric "p@1": 2 of 3 queries missing, scored 0`,
+		`p@1: only 3 queries (fewer than 20): indicative only`}
 	if !slices.Equal(r.Warnings, wantW) {
 		t.Errorf("warnings %q, want %q", r.Warnings, wantW)
 	}
@@ -303,14 +308,14 @@ func TestEdgeReports(t *testing.T) {
 
 func TestFormats(t *testing.T) {
 	in := synthetic(3, 60, 0.15, 5)
-	r, err := Compare(in, Options{Permutations: 999, Seed: 1})
+	r, err := Compare(in, Options{Plan: Plan{Kind: AllPairs}, Permutations: 999, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
 	r.Write(&b, Table)
 	txt := b.String()
-	for _, want := range []string{"ᵃᵇ", "Holm–Bonferroni over 6 comparisons", "With 60 queries, the minimum detectable difference in ndcg@10 at 80% power", "80% power"} {
+	for _, want := range []string{"ᵃᵇ", "Holm–Bonferroni over the 6 counted comparisons", "What 60 queries can show in ndcg@10 (α/m = 0.05/6 = 0.008333, 80% power, paired t approximation): minimum detectable difference", "Plan: all pairs: 3 comparisons × 2 metrics = 6.", "paired bootstrap BCa"} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("table output lacks %q:\n%s", want, txt)
 		}

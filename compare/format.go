@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ragbench/ragbench/internal/jsonnum"
 	"github.com/ragbench/ragbench/internal/texttab"
 	"github.com/ragbench/ragbench/stats"
 )
@@ -77,11 +78,14 @@ var superscripts = map[rune]string{
 	'a': "ᵃ", 'b': "ᵇ", 'c': "ᶜ", 'd': "ᵈ", 'e': "ᵉ", 'f': "ᶠ", 'g': "ᵍ", 'h': "ʰ", 'i': "ⁱ",
 	'j': "ʲ", 'k': "ᵏ", 'l': "ˡ", 'm': "ᵐ", 'n': "ⁿ", 'o': "ᵒ", 'p': "ᵖ", 'r': "ʳ", 's': "ˢ",
 	't': "ᵗ", 'u': "ᵘ", 'v': "ᵛ", 'w': "ʷ", 'x': "ˣ", 'y': "ʸ", 'z': "ᶻ",
+	'0': "⁰", '1': "¹", '2': "²", '3': "³", '4': "⁴", '5': "⁵", '6': "⁶", '7': "⁷", '8': "⁸", '9': "⁹",
+	',': "·",
 }
 
-// beatLetters returns the letters of the systems that system s beats on
-// metric m, joined ("ab") or comma-separated when a label is longer than
-// one character.
+// beatLetters returns the labels of the systems that system s beats on
+// metric m, joined ("ab") when every label is one letter, else
+// comma-separated ("1,12"; "¹·¹²" as superscript), so that a label is never
+// read as two.
 func (r *Report) beatLetters(s, m int) string {
 	var ls []string
 	long := false
@@ -155,25 +159,15 @@ func thousands(n int) string {
 	return s
 }
 
-// Notes returns the report's explanatory sentences: the test, the
-// correction and how many comparisons it covered, how to read the letters,
-// one minimum-detectable-difference sentence per metric, then warnings.
+// Notes returns the explanatory sentences of a report made with the zero
+// Plan, as before plans: the test, the correction and how many comparisons
+// it covered, how to read the letters, one minimum-detectable-difference
+// sentence per metric at the uncorrected α. The sweep's report shows them
+// until it states a plan. Deprecated: use Summary, which states the plan,
+// the intervals and what the set can show under the plan.
 func (r *Report) Notes() []string {
 	o := r.Options
-	var notes []string
-	test := "Test: " + o.Test.Description()
-	switch o.Test {
-	case stats.Randomization:
-		test += fmt.Sprintf(", exact enumeration when ≤ 20 queries differ, else %s random sign flips (p = (b+1)/(B+1))", thousands(o.Permutations))
-	case stats.Tukey:
-		test += fmt.Sprintf(", %s permutations", thousands(o.Permutations))
-	case stats.Bootstrap:
-		test += fmt.Sprintf(", %s resamples", thousands(o.Resamples))
-	}
-	if o.Test == stats.Randomization || o.Test == stats.Tukey || o.Test == stats.Bootstrap {
-		test += fmt.Sprintf(", seed %d", o.Seed)
-	}
-	notes = append(notes, test+".")
+	notes := []string{r.testSentence()}
 	mode := "all pairs"
 	if o.Baseline != "" {
 		mode = "each system against baseline " + o.Baseline
@@ -184,7 +178,7 @@ func (r *Report) Notes() []string {
 	}
 	notes = append(notes, fmt.Sprintf("Correction: %s over %d comparison%s (%s: %d pair%s × %d metric%s); significant when the adjusted p ≤ %g.",
 		o.Correction.Description(), r.Comparisons, plural(r.Comparisons), mode, pairs, plural(pairs), len(r.Metrics), plural(len(r.Metrics)), o.Alpha))
-	notes = append(notes, "A superscript letter marks a system that is significantly better than the system with that letter.")
+	notes = append(notes, r.labelSentence())
 	for _, m := range r.MDD {
 		if m.Pairs == 0 {
 			continue
@@ -192,6 +186,32 @@ func (r *Report) Notes() []string {
 		notes = append(notes, r.mddNote(m))
 	}
 	return notes
+}
+
+// testSentence names the test, its samples and seed.
+func (r *Report) testSentence() string {
+	o := r.Options
+	test := "Test: " + o.Test.Description()
+	switch o.Test {
+	case stats.Randomization:
+		test += fmt.Sprintf(", exact enumeration when ≤ %d queries differ, else %s random sign flips (p = (b+1)/(B+1))", stats.DefaultExactMaxN, thousands(o.Permutations))
+	case stats.Tukey:
+		test += fmt.Sprintf(", %s permutations", thousands(o.Permutations))
+	case stats.Bootstrap:
+		test += fmt.Sprintf(", %s resamples", thousands(o.Resamples))
+	}
+	if o.Test == stats.Randomization || o.Test == stats.Tukey || o.Test == stats.Bootstrap {
+		test += fmt.Sprintf(", seed %d", o.Seed)
+	}
+	return test + "."
+}
+
+// labelSentence says how to read the superscripts.
+func (r *Report) labelSentence() string {
+	if len(r.Systems) > 26 {
+		return "A superscript number marks a system that is significantly better than the system with that number (numbers separated by commas, · in plain text)."
+	}
+	return "A superscript letter marks a system that is significantly better than the system with that letter."
 }
 
 // mddNote is the minimum-detectable-difference sentence of one metric.
@@ -204,12 +224,11 @@ func (r *Report) Notes() []string {
 // else the median and range are over the other pairs and the rest are
 // counted.
 func (r *Report) mddNote(m MDDSummary) string {
-	const flatSD = 1e-12
 	var v []float64
 	flat := 0
 	for _, p := range r.Pairs {
 		switch {
-		case p.Metric != m.Metric || math.IsNaN(p.Effect.MDD):
+		case p.Metric != m.Metric || p.N < 2:
 		case p.Effect.MDD == 0 || p.Effect.SD <= flatSD:
 			flat++
 		default:
@@ -291,47 +310,43 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 		}
 		systems.AddRow(row...)
 	}
-	pairs := &texttab.Table{Header: []string{"Metric", "A", "B", "Mean A", "Mean B", "A − B", "95% CI", "d_z", "W/T/L", "p", "p adj.", "Sig."}}
+	pairs := &texttab.Table{Header: []string{"Metric", "A", "B", "Mean A", "Mean B", "A − B", "95% CI", "d_z", "W/T/L", "p", "p adj.", "Sig.", "Verdict"}}
 	for _, p := range r.Pairs {
-		pairs.AddRow(pairCells(p)...)
+		pairs.AddRow(append(pairCells(p), r.VerdictText(p))...)
 	}
+	// The two layouts differ only in spacing: Markdown separates paragraphs
+	// and list items by blank lines, text indents its list.
+	sep, item, warnHead := "\n", "  - ", "\nWarnings:\n"
 	if md {
+		sep, item, warnHead = "\n\n", "- ", "Warnings:\n\n"
 		systems.Align = make([]texttab.Align, len(systems.Header))
 		for i := 2; i < len(systems.Align); i++ {
 			systems.Align[i] = texttab.Right
 		}
 		systems.WriteMarkdown(&buf)
-		buf.WriteString("\n")
-		for _, n := range r.Notes() {
-			buf.WriteString(n + "\n\n")
-		}
-		if ws := r.allWarnings(); len(ws) > 0 {
-			buf.WriteString("Warnings:\n\n")
-			for _, x := range ws {
-				buf.WriteString("- " + x + "\n")
-			}
-			buf.WriteString("\n")
-		}
-		if len(r.Pairs) > 0 {
-			R, L := texttab.Right, texttab.Left
-			pairs.Align = []texttab.Align{L, L, L, R, R, R, L, R, L, R, R, L}
-			pairs.WriteMarkdown(&buf)
-		}
-		_, err := w.Write(buf.Bytes())
-		return err
+	} else {
+		systems.WriteText(&buf)
 	}
-	systems.WriteText(&buf)
 	buf.WriteString("\n")
-	for _, n := range r.Notes() {
-		buf.WriteString(n + "\n")
+	for _, n := range r.Summary() {
+		buf.WriteString(n + sep)
 	}
 	if ws := r.allWarnings(); len(ws) > 0 {
-		buf.WriteString("\nWarnings:\n")
+		buf.WriteString(warnHead)
 		for _, x := range ws {
-			buf.WriteString("  - " + x + "\n")
+			buf.WriteString(item + x + "\n")
+		}
+		if md {
+			buf.WriteString("\n")
 		}
 	}
-	if len(r.Pairs) > 0 {
+	switch {
+	case len(r.Pairs) == 0:
+	case md:
+		R, L := texttab.Right, texttab.Left
+		pairs.Align = []texttab.Align{L, L, L, R, R, R, L, R, L, R, R, L, L}
+		pairs.WriteMarkdown(&buf)
+	default:
 		buf.WriteString("\n")
 		pairs.WriteText(&buf)
 	}
@@ -347,9 +362,18 @@ func pairCells(p Pair) []string {
 	}
 	return []string{
 		p.Metric, p.A, p.B, fmtF(p.MeanA, 4), fmtF(p.MeanB, 4), fmtSigned(e.MeanDiff),
-		"[" + fmtSigned(e.CILow) + ", " + fmtSigned(e.CIHigh) + "]", fmtF(e.DZ, 2),
+		fmtInterval(p.CI), dz(e),
 		fmt.Sprintf("%d/%d/%d", e.Wins, e.Ties, e.Losses), fmtP(p.P), fmtP(p.PAdjusted), sig,
 	}
+}
+
+// fmtInterval formats an interval as "[low, high]", "[–, –]" when it is
+// undefined.
+func fmtInterval(iv stats.Interval) string {
+	if !iv.Defined {
+		return "[–, –]"
+	}
+	return "[" + fmtSigned(iv.Low) + ", " + fmtSigned(iv.High) + "]"
 }
 
 func fmtSigned(v float64) string {
@@ -366,7 +390,7 @@ func latexEscape(s string) string {
 
 func (r *Report) writeLaTeX(w io.Writer) error {
 	var b bytes.Buffer
-	for _, n := range r.Notes() {
+	for _, n := range r.Summary() {
 		b.WriteString("% " + n + "\n")
 	}
 	for _, x := range r.allWarnings() {
@@ -420,25 +444,47 @@ type jsonPair struct {
 	MDD         *float64 `json:"mdd"`
 	Exact       bool     `json:"exact"`
 	Samples     int      `json:"samples"`
+	Verdict     string   `json:"verdict"`
+	Identical   bool     `json:"identical"`
+	Counted     bool     `json:"counted"`
+	PEquiv      *float64 `json:"p_equivalence"`
+	PEquivAdj   *float64 `json:"p_equivalence_adjusted"`
+	Needed      *int     `json:"queries_needed"`
 	Warnings    []string `json:"warnings,omitempty"`
 }
 
-func num(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
+// num is a number for JSON: null when NaN or infinite (jsonnum.Finite).
+func num(v float64) *float64 { return jsonnum.Finite(v) }
 
-func toJSONPair(p Pair) jsonPair {
+// toJSONPair is p's JSON form: the interval is the comparison's bootstrap
+// interval (null when undefined), mdd the plan-level MDD (null when
+// undefined), p_equivalence null without a margin, queries_needed null
+// when not computed.
+func (r *Report) toJSONPair(p Pair) jsonPair {
 	e := p.Effect
-	return jsonPair{
+	j := jsonPair{
 		A: p.A, B: p.B, Metric: p.Metric, N: p.N, MeanA: num(p.MeanA), MeanB: num(p.MeanB),
 		MeanDiff: num(e.MeanDiff), Statistic: num(p.Statistic), P: num(p.P), PAdjusted: num(p.PAdjusted),
-		Significant: p.Significant, CILow: num(e.CILow), CIHigh: num(e.CIHigh), CIMethod: e.CIMethod,
-		DZ: num(e.DZ), Wins: e.Wins, Ties: e.Ties, Losses: e.Losses, MDD: num(e.MDD),
-		Exact: p.Exact, Samples: p.Samples, Warnings: p.Warnings,
+		Significant: p.Significant, CIMethod: string(p.CI.Method), Wins: e.Wins, Ties: e.Ties, Losses: e.Losses,
+		Exact: p.Exact, Samples: p.Samples, Verdict: r.VerdictText(p), Identical: p.Identical, Counted: p.Counted,
+		Warnings: p.Warnings,
 	}
+	if p.CI.Defined {
+		j.CILow, j.CIHigh = num(p.CI.Low), num(p.CI.High)
+	}
+	if e.DZDefined {
+		j.DZ = num(e.DZ)
+	}
+	if p.N >= 2 && e.SD > flatSD {
+		j.MDD = num(p.MDD)
+	}
+	if r.Options.Equivalence > 0 {
+		j.PEquiv, j.PEquivAdj = num(p.Equivalence.P), num(p.PEquivalenceAdjusted)
+	}
+	if p.Needed > 0 {
+		j.Needed = &p.Needed
+	}
+	return j
 }
 
 func (r *Report) writeJSON(w io.Writer) error {
@@ -449,25 +495,47 @@ func (r *Report) writeJSON(w io.Writer) error {
 		Beats  map[string][]string `json:"beats"`
 	}
 	doc := struct {
-		Test         stats.Test       `json:"test"`
-		Correction   stats.Correction `json:"correction"`
-		Alpha        float64          `json:"alpha"`
-		Permutations int              `json:"permutations"`
-		Resamples    int              `json:"resamples"`
-		Seed         uint64           `json:"seed"`
-		Baseline     string           `json:"baseline,omitempty"`
-		Comparisons  int              `json:"comparisons"`
-		Metrics      []string         `json:"metrics"`
-		Queries      map[string]int   `json:"queries"`
-		Systems      []system         `json:"systems"`
-		Pairs        []jsonPair       `json:"pairs"`
-		Notes        []string         `json:"notes"`
-		Warnings     []string         `json:"warnings"`
+		Test         stats.Test          `json:"test"`
+		Correction   stats.Correction    `json:"correction"`
+		Alpha        float64             `json:"alpha"`
+		Permutations int                 `json:"permutations"`
+		Resamples    int                 `json:"resamples"`
+		Seed         uint64              `json:"seed"`
+		Plan         PlanKind            `json:"plan"`
+		Baseline     string              `json:"baseline,omitempty"`
+		Reference    map[string]string   `json:"reference,omitempty"`
+		Interval     string              `json:"interval"`
+		Equivalence  float64             `json:"equivalence_margin"`
+		Detect       float64             `json:"detect"`
+		Comparisons  int                 `json:"comparisons"`
+		Identical    int                 `json:"identical"`
+		Ties         map[string][]string `json:"ties_for_best"`
+		Metrics      []string            `json:"metrics"`
+		Queries      map[string]int      `json:"queries"`
+		Systems      []system            `json:"systems"`
+		Pairs        []jsonPair          `json:"pairs"`
+		Notes        []string            `json:"notes"`
+		Warnings     []string            `json:"warnings"`
 	}{
 		Test: r.Options.Test, Correction: r.Options.Correction, Alpha: r.Options.Alpha,
 		Permutations: r.Options.Permutations, Resamples: r.Options.Resamples, Seed: r.Options.Seed,
-		Baseline: r.Options.Baseline, Comparisons: r.Comparisons, Metrics: r.Metrics,
-		Queries: map[string]int{}, Pairs: []jsonPair{}, Notes: r.Notes(), Warnings: r.allWarnings(),
+		Plan: r.Plan.Kind, Baseline: r.Plan.Baseline, Interval: string(r.Options.Interval), Equivalence: r.Options.Equivalence,
+		Detect: r.Options.Detect, Comparisons: r.Comparisons, Identical: r.Identical, Metrics: r.Metrics,
+		Queries: map[string]int{}, Ties: map[string][]string{}, Pairs: []jsonPair{}, Notes: r.Summary(), Warnings: r.allWarnings(),
+	}
+	if doc.Plan == "" {
+		doc.Plan = AllPairs
+	}
+	for m, ref := range r.Reference {
+		if ref >= 0 {
+			if doc.Reference == nil {
+				doc.Reference = map[string]string{}
+			}
+			doc.Reference[r.Metrics[m]] = r.Systems[ref]
+		}
+		for _, s := range r.Ties[m] {
+			doc.Ties[r.Metrics[m]] = append(doc.Ties[r.Metrics[m]], r.Systems[s])
+		}
 	}
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}
@@ -488,7 +556,7 @@ func (r *Report) writeJSON(w io.Writer) error {
 		doc.Systems = append(doc.Systems, sys)
 	}
 	for _, p := range r.Pairs {
-		doc.Pairs = append(doc.Pairs, toJSONPair(p))
+		doc.Pairs = append(doc.Pairs, r.toJSONPair(p))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -497,7 +565,8 @@ func (r *Report) writeJSON(w io.Writer) error {
 
 // csvHeader lists the CSV columns, named as the JSON pair fields.
 var csvHeader = []string{"a", "b", "metric", "n", "mean_a", "mean_b", "mean_diff", "statistic", "p", "p_adjusted",
-	"significant", "ci_low", "ci_high", "ci_method", "d_z", "wins", "ties", "losses", "mdd", "exact", "samples", "test", "correction", "warnings"}
+	"significant", "ci_low", "ci_high", "ci_method", "d_z", "wins", "ties", "losses", "mdd", "exact", "samples", "test", "correction", "warnings",
+	"verdict", "identical", "counted", "p_equivalence", "p_equivalence_adjusted", "queries_needed"}
 
 func (r *Report) writeCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
@@ -511,15 +580,33 @@ func (r *Report) writeCSV(w io.Writer) error {
 		return strconv.FormatFloat(*v, 'g', -1, 64)
 	}
 	for _, p := range r.Pairs {
-		j := toJSONPair(p)
+		j := r.toJSONPair(p)
 		rec := []string{j.A, j.B, j.Metric, strconv.Itoa(j.N), f(j.MeanA), f(j.MeanB), f(j.MeanDiff), f(j.Statistic),
 			f(j.P), f(j.PAdjusted), strconv.FormatBool(j.Significant), f(j.CILow), f(j.CIHigh), j.CIMethod, f(j.DZ),
 			strconv.Itoa(j.Wins), strconv.Itoa(j.Ties), strconv.Itoa(j.Losses), f(j.MDD), strconv.FormatBool(j.Exact),
-			strconv.Itoa(j.Samples), string(r.Options.Test), string(r.Options.Correction), strings.Join(j.Warnings, "; ")}
+			strconv.Itoa(j.Samples), string(r.Options.Test), string(r.Options.Correction), strings.Join(j.Warnings, "; "),
+			j.Verdict, strconv.FormatBool(j.Identical), strconv.FormatBool(j.Counted), f(j.PEquiv), f(j.PEquivAdj), needed(j.Needed)}
 		if err := cw.Write(rec); err != nil {
 			return err
 		}
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// dz formats Cohen's d_z, "–" when it is undefined (n < 2, or constant
+// non-zero differences).
+func dz(e stats.Effect) string {
+	if !e.DZDefined {
+		return "–"
+	}
+	return fmtF(e.DZ, 2)
+}
+
+// needed formats an optional query count for CSV ("" when nil).
+func needed(n *int) string {
+	if n == nil {
+		return ""
+	}
+	return strconv.Itoa(*n)
 }

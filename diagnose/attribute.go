@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/jsonnum"
 )
 
 // Table is the 2×2 table of retrieval × answer for a set of answerable
@@ -143,7 +143,7 @@ func (t Table) MarshalJSON() ([]byte, error) {
 		PCorrMissed      *float64 `json:"p_correct_given_missed"`
 		Dominant         string   `json:"dominant_failure"`
 	}{t.N(), t.RetrievedCorrect, t.RetrievedWrong, t.MissedCorrect, t.MissedWrong,
-		jsonNum(t.HitRate()), jsonNum(t.Accuracy()), jsonNum(t.PCorrectGivenRetrieved()), jsonNum(t.PCorrectGivenMissed()),
+		jsonnum.Finite(t.HitRate()), jsonnum.Finite(t.Accuracy()), jsonnum.Finite(t.PCorrectGivenRetrieved()), jsonnum.Finite(t.PCorrectGivenMissed()),
 		t.Dominant().String()})
 }
 
@@ -242,105 +242,133 @@ func Attribute(in AttributeInput, opt AttributeOptions) (*Attribution, error) {
 	if err := checkCommonQuery(in.Run, in.Qrels); err != nil {
 		return nil, err
 	}
-	file := in.VerdictsFile
-	if file == "" {
-		file = "verdicts"
+	at := &attributor{in: in, depth: depth, file: in.VerdictsFile, bySlice: map[string]*SliceAttribution{}, seen: map[string]int{},
+		a: &Attribution{Depth: depth, NotInRun: []string{}, NotInQrels: []string{}, NoVerdict: []string{}, Warnings: []string{}}}
+	if at.file == "" {
+		at.file = "verdicts"
 	}
-	a := &Attribution{Depth: depth, NotInRun: []string{}, NotInQrels: []string{}, NoVerdict: []string{}, Warnings: []string{}}
-	useSlices := false
 	for _, s := range in.Slices {
-		if s != "" {
-			useSlices = true
-			break
-		}
+		at.useSlices = at.useSlices || s != ""
 	}
-	bySlice := map[string]*SliceAttribution{}
-	slice := func(q string) *SliceAttribution {
-		if !useSlices {
-			return &SliceAttribution{} // discarded
-		}
-		name := in.Slices[q]
-		if name == "" {
-			name = NoSlice
-		}
-		s := bySlice[name]
-		if s == nil {
-			s = &SliceAttribution{Slice: name}
-			bySlice[name] = s
-		}
-		return s
-	}
-	seen := map[string]int{}
-	judgedInTop := 0                        // top-depth results that are judged (any grade)
-	retrievedAny, chunkLike := false, false // any top-depth result; any id like "doc#3"
 	for _, v := range in.Verdicts {
-		if prev, dup := seen[v.QueryID]; dup {
-			return nil, &VerdictError{File: file, Line: v.Line, Field: "qid", Msg: fmt.Sprintf("duplicate verdict for query %q (first on line %d)", v.QueryID, prev)}
-		}
-		seen[v.QueryID] = v.Line
-		judged, inQrels := in.Qrels[v.QueryID]
-		results, inRun := in.Run[v.QueryID]
-		if !inQrels && !inRun {
-			return nil, &VerdictError{File: file, Line: v.Line, Field: "qid", Msg: fmt.Sprintf("unknown query id %q: not in the qrels nor in the run", v.QueryID)}
-		}
-		if !inQrels {
-			a.NotInQrels = append(a.NotInQrels, v.QueryID)
-			continue
-		}
-		if err := checkScores(v.QueryID, results); err != nil {
-			return nil, fmt.Errorf("diagnose: %w", err)
-		}
-		s := slice(v.QueryID)
-		if !hasGold(judged) {
-			if v.Correct {
-				a.Unanswerable.Correct++
-				s.Unanswerable.Correct++
-			} else {
-				a.Unanswerable.Wrong++
-				s.Unanswerable.Wrong++
-			}
-			continue
-		}
-		if !inRun {
-			a.NotInRun = append(a.NotInRun, v.QueryID)
-		}
-		list := top(results, depth)
-		hit := goldInTop(list, judged, depth)
-		for _, r := range list {
-			if _, ok := judged[r.DocID]; ok {
-				judgedInTop++
-			}
-			if strings.Contains(r.DocID, "#") {
-				chunkLike = true
-			}
-			retrievedAny = true
-		}
-		for _, t := range []*Table{&a.Overall, &s.Table} {
-			switch {
-			case hit && v.Correct:
-				t.RetrievedCorrect++
-			case hit:
-				t.RetrievedWrong++
-			case v.Correct:
-				t.MissedCorrect++
-			default:
-				t.MissedWrong++
-			}
+		if err := at.add(v); err != nil {
+			return nil, err
 		}
 	}
-	for _, q := range sortedKeys(in.Qrels) {
-		if _, ok := seen[q]; !ok {
+	return at.finish(), nil
+}
+
+// attributor is the state of one Attribute call.
+type attributor struct {
+	in        AttributeInput
+	a         *Attribution
+	depth     int
+	file      string // the verdicts file named in errors
+	useSlices bool
+	bySlice   map[string]*SliceAttribution
+	seen      map[string]int // query id → its verdict's line
+	// Facts for the id-mismatch warning: top-depth results that are judged
+	// (any grade); any top-depth result; any id like "doc#3".
+	judgedInTop             int
+	retrievedAny, chunkLike bool
+}
+
+// slice returns the per-slice tally of query q (a discarded one when no
+// query has a slice).
+func (at *attributor) slice(q string) *SliceAttribution {
+	if !at.useSlices {
+		return &SliceAttribution{} // discarded
+	}
+	name := at.in.Slices[q]
+	if name == "" {
+		name = NoSlice
+	}
+	s := at.bySlice[name]
+	if s == nil {
+		s = &SliceAttribution{Slice: name}
+		at.bySlice[name] = s
+	}
+	return s
+}
+
+// add counts one verdict in its cell of the 2×2 (or as unanswerable, or
+// left out when not in the qrels). Errors: a duplicate or unknown query id,
+// a NaN or infinite score.
+func (at *attributor) add(v Verdict) error {
+	a := at.a
+	if prev, dup := at.seen[v.QueryID]; dup {
+		return &VerdictError{File: at.file, Line: v.Line, Field: "qid", Msg: fmt.Sprintf("duplicate verdict for query %q (first on line %d)", v.QueryID, prev)}
+	}
+	at.seen[v.QueryID] = v.Line
+	judged, inQrels := at.in.Qrels[v.QueryID]
+	results, inRun := at.in.Run[v.QueryID]
+	if !inQrels && !inRun {
+		return &VerdictError{File: at.file, Line: v.Line, Field: "qid", Msg: fmt.Sprintf("unknown query id %q: not in the qrels nor in the run", v.QueryID)}
+	}
+	if !inQrels {
+		a.NotInQrels = append(a.NotInQrels, v.QueryID)
+		return nil
+	}
+	if err := checkScores(v.QueryID, results); err != nil {
+		return fmt.Errorf("diagnose: %w", err)
+	}
+	s := at.slice(v.QueryID)
+	if !hasGold(judged) {
+		if v.Correct {
+			a.Unanswerable.Correct++
+			s.Unanswerable.Correct++
+		} else {
+			a.Unanswerable.Wrong++
+			s.Unanswerable.Wrong++
+		}
+		return nil
+	}
+	if !inRun {
+		a.NotInRun = append(a.NotInRun, v.QueryID)
+	}
+	list := top(results, at.depth)
+	hit := goldInTop(list, judged, at.depth)
+	for _, r := range list {
+		if _, ok := judged[r.DocID]; ok {
+			at.judgedInTop++
+		}
+		if strings.Contains(r.DocID, "#") {
+			at.chunkLike = true
+		}
+		at.retrievedAny = true
+	}
+	for _, t := range []*Table{&a.Overall, &s.Table} {
+		switch {
+		case hit && v.Correct:
+			t.RetrievedCorrect++
+		case hit:
+			t.RetrievedWrong++
+		case v.Correct:
+			t.MissedCorrect++
+		default:
+			t.MissedWrong++
+		}
+	}
+	return nil
+}
+
+// finish lists the qrels queries without a verdict, sorts the lists, adds
+// the slices, the warnings and the advice.
+func (at *attributor) finish() *Attribution {
+	a, depth := at.a, at.depth
+	for _, q := range sortedKeys(at.in.Qrels) {
+		if _, ok := at.seen[q]; !ok {
 			a.NoVerdict = append(a.NoVerdict, q)
 		}
 	}
 	sort.Strings(a.NotInRun)
 	sort.Strings(a.NotInQrels)
-	for _, name := range sortedKeys(bySlice) {
-		a.Slices = append(a.Slices, *bySlice[name])
+	for _, name := range sortedKeys(at.bySlice) {
+		a.Slices = append(a.Slices, *at.bySlice[name])
 	}
-	if retrievedAny && judgedInTop == 0 {
+	if at.retrievedAny && at.judgedInTop == 0 {
 		msg := fmt.Sprintf("none of the run's top-%d doc ids is judged in the qrels: do the run and the qrels use the same ids?", depth)
-		if chunkLike {
+		if at.chunkLike {
 			msg += ` The run's ids look like chunk ids ("docid#i"): map them to documents first (bench attribute --maxp).`
 		}
 		a.Warnings = append(a.Warnings, msg)
@@ -358,7 +386,7 @@ func Attribute(in AttributeInput, opt AttributeOptions) (*Attribution, error) {
 			n, plural(n, "query has", "queries have"), plural(n, "is", "are"), list(a.NoVerdict)))
 	}
 	a.Advice = a.Overall.Advice(depth)
-	return a, nil
+	return a
 }
 
 // list shows up to 10 ids, then how many more.
@@ -382,13 +410,6 @@ func pct(num, den int) string {
 		return "n/a"
 	}
 	return fmt.Sprintf("%.1f%%", 100*float64(num)/float64(den))
-}
-
-func jsonNum(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
 }
 
 // checkCommonQuery refuses a non-empty run that shares no query id with

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/ragbench/ragbench/internal/jsonnum"
 	"github.com/ragbench/ragbench/internal/texttab"
 )
 
@@ -158,7 +159,7 @@ func (s ScoreSummary) MarshalJSON() ([]byte, error) {
 		P75     *float64 `json:"p75"`
 		P90     *float64 `json:"p90"`
 		Max     *float64 `json:"max"`
-	}{s.Queries, s.Scored, jsonNum(s.Min), jsonNum(s.P10), jsonNum(s.P25), jsonNum(s.Median), jsonNum(s.P75), jsonNum(s.P90), jsonNum(s.Max)})
+	}{s.Queries, s.Scored, jsonnum.Finite(s.Min), jsonnum.Finite(s.P10), jsonnum.Finite(s.P25), jsonnum.Finite(s.Median), jsonnum.Finite(s.P75), jsonnum.Finite(s.P90), jsonnum.Finite(s.Max)})
 }
 
 // MarshalJSON writes the point with null for undefined shares.
@@ -169,7 +170,7 @@ func (p ThresholdPoint) MarshalJSON() ([]byte, error) {
 		AnswerableLostGold    *float64 `json:"answerable_lost_gold"`
 		AnswerableAbstained   *float64 `json:"answerable_abstained"`
 		J                     *float64 `json:"youden_j"`
-	}{p.Threshold, jsonNum(p.UnanswerableAbstained), jsonNum(p.AnswerableLostGold), jsonNum(p.AnswerableAbstained), jsonNum(p.J)})
+	}{p.Threshold, jsonnum.Finite(p.UnanswerableAbstained), jsonnum.Finite(p.AnswerableLostGold), jsonnum.Finite(p.AnswerableAbstained), jsonnum.Finite(p.J)})
 }
 
 // writeTable writes an aligned text table or a Markdown table (texttab):

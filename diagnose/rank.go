@@ -2,8 +2,9 @@ package diagnose
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 
 	"github.com/ragbench/ragbench/eval"
 )
@@ -84,14 +85,7 @@ func checkScores(q string, results []eval.Result) error {
 }
 
 // sortedKeys returns the keys of m in ascending order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // ratio returns num/den, or NaN when den is 0.
 func ratio(num, den int) float64 {

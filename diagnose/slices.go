@@ -63,50 +63,19 @@ func ReadSlices(path, field string) (map[string]string, error) {
 		if key := jsonkey.Repeated(text, false); key != "" {
 			return nil, fmt.Errorf("%s:%d: %s: key given twice in one object", path, line, key)
 		}
-		id, idKey := "", ""
-		for _, k := range []string{"id", "qid", "_id"} {
-			if raw, ok := obj[k]; ok {
-				v, err := scalar(raw)
-				if err != nil || v == "" {
-					return nil, fmt.Errorf("%s:%d: %s: want a non-empty string or number, got %s", path, line, k, raw)
-				}
-				if id != "" && v != id {
-					return nil, fmt.Errorf("%s:%d: %s: %q differs from %s %q", path, line, k, v, idKey, id)
-				}
-				if id == "" {
-					id, idKey = v, k
-				}
-			}
-		}
-		if id == "" {
-			return nil, fmt.Errorf("%s:%d: query id: none of \"id\", \"qid\", \"_id\" present", path, line)
+		id, err := sliceQueryID(obj)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
 		if _, dup := out[id]; dup {
 			return nil, fmt.Errorf("%s:%d: query id: %q given twice", path, line, id)
 		}
-		for k := range obj {
-			seen[k] = true
+		label, err := sliceLabel(obj, field, seen)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		raw, ok := obj[field]
-		where := field
-		if !ok {
-			var meta map[string]json.RawMessage
-			if m, has := obj["metadata"]; has && json.Unmarshal(m, &meta) == nil {
-				for k := range meta {
-					seen["metadata."+k] = true
-				}
-				raw, ok = meta[field]
-				where = "metadata." + field
-			}
-		}
-		label := ""
-		if ok && string(raw) != "null" {
-			if label, err = scalar(raw); err != nil {
-				return nil, fmt.Errorf("%s:%d: %s: want a string, number or boolean, got %s", path, line, where, raw)
-			}
-			if label != "" {
-				labelled++
-			}
+		if label != "" {
+			labelled++
 		}
 		out[id] = label
 	}
@@ -122,6 +91,61 @@ func ReadSlices(path, field string) (map[string]string, error) {
 		return nil, fmt.Errorf("%s: %s: %w (keys seen: %s)", path, field, ErrNoSliceField, strings.Join(keys, ", "))
 	}
 	return out, nil
+}
+
+// sliceQueryID returns a line's query id: "id", "qid" or "_id" (a
+// non-empty string or number), which must agree when several are given.
+// Errors name the key.
+func sliceQueryID(obj map[string]json.RawMessage) (string, error) {
+	id, idKey := "", ""
+	for _, k := range []string{"id", "qid", "_id"} {
+		if raw, ok := obj[k]; ok {
+			v, err := scalar(raw)
+			if err != nil || v == "" {
+				return "", fmt.Errorf("%s: want a non-empty string or number, got %s", k, raw)
+			}
+			if id != "" && v != id {
+				return "", fmt.Errorf("%s: %q differs from %s %q", k, v, idKey, id)
+			}
+			if id == "" {
+				id, idKey = v, k
+			}
+		}
+	}
+	if id == "" {
+		return "", fmt.Errorf("query id: none of \"id\", \"qid\", \"_id\" present")
+	}
+	return id, nil
+}
+
+// sliceLabel returns a line's label of field (or of metadata.field when
+// the line has no field; "" for none or null), noting every key and
+// metadata key in seen. Error: a label that is not a string, number or
+// boolean, naming the key.
+func sliceLabel(obj map[string]json.RawMessage, field string, seen map[string]bool) (string, error) {
+	for k := range obj {
+		seen[k] = true
+	}
+	raw, ok := obj[field]
+	where := field
+	if !ok {
+		var meta map[string]json.RawMessage
+		if m, has := obj["metadata"]; has && json.Unmarshal(m, &meta) == nil {
+			for k := range meta {
+				seen["metadata."+k] = true
+			}
+			raw, ok = meta[field]
+			where = "metadata." + field
+		}
+	}
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	label, err := scalar(raw)
+	if err != nil {
+		return "", fmt.Errorf("%s: want a string, number or boolean, got %s", where, raw)
+	}
+	return label, nil
 }
 
 // scalar renders a JSON string, number or boolean as text.

@@ -125,32 +125,63 @@ func Threshold(run eval.Run, qrels eval.Qrels, opt ThresholdOptions) (*Threshold
 		}
 	}
 	rep := &ThresholdReport{Depth: depth, Curve: []ThresholdPoint{}, Warnings: []string{}}
-	type query struct {
-		top        float64 // top-1 score; valid when scored
-		scored     bool
-		answerable bool
-		goldInTop  bool
+	qs := thresholdQueries(run, qrels, depth, rep)
+	summarize(&rep.Answerable)
+	summarize(&rep.Unanswerable)
+	scored := rep.curve(qs)
+	nA, nU := rep.Answerable.Queries, rep.Unanswerable.Queries
+	switch {
+	case nU == 0:
+		rep.Warnings = append(rep.Warnings, "no unanswerable query in the qrels (every query has a gold doc): no threshold suggested")
+	case nA == 0:
+		rep.Warnings = append(rep.Warnings, "no answerable query in the qrels: no threshold suggested")
+	case scored == 0:
+		rep.Warnings = append(rep.Warnings, "no query has any result: no threshold suggested")
+	default:
+		best := 0
+		for i, p := range rep.Curve {
+			if p.J > rep.Curve[best].J { // strict: ties keep the lower threshold
+				best = i
+			}
+		}
+		s := rep.Curve[best]
+		rep.Suggested = &s
 	}
-	var qs []query
+	if rep.NotInQrels > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d run %s not in the qrels and left out", rep.NotInQrels, plural(rep.NotInQrels, "query is", "queries are")))
+	}
+	rep.Histogram = histogram(rep.Answerable.topScores, rep.Unanswerable.topScores, bins)
+	return rep, nil
+}
+
+// thresholdQuery is one qrels query as Threshold sees it.
+type thresholdQuery struct {
+	top        float64 // top-1 score; valid when scored
+	scored     bool
+	answerable bool
+	goldInTop  bool
+}
+
+// thresholdQueries returns the qrels queries in id order with their top-1
+// scores, counting them and their scores into rep's groups, and counts the
+// run queries not in the qrels.
+func thresholdQueries(run eval.Run, qrels eval.Qrels, depth int, rep *ThresholdReport) []thresholdQuery {
+	var qs []thresholdQuery
 	for _, q := range sortedKeys(qrels) {
 		judged := qrels[q]
 		list := top(run[q], depth)
-		e := query{answerable: hasGold(judged)}
+		e := thresholdQuery{answerable: hasGold(judged)}
 		if len(list) > 0 {
 			e.top, e.scored = list[0].Score, true
 		}
+		g := &rep.Unanswerable
 		if e.answerable {
 			e.goldInTop = goldInTop(list, judged, depth)
-			rep.Answerable.Queries++
-		} else {
-			rep.Unanswerable.Queries++
+			g = &rep.Answerable
 		}
+		g.Queries++
 		if e.scored {
-			if e.answerable {
-				rep.Answerable.topScores = append(rep.Answerable.topScores, e.top)
-			} else {
-				rep.Unanswerable.topScores = append(rep.Unanswerable.topScores, e.top)
-			}
+			g.topScores = append(g.topScores, e.top)
 		}
 		qs = append(qs, e)
 	}
@@ -159,16 +190,18 @@ func Threshold(run eval.Run, qrels eval.Qrels, opt ThresholdOptions) (*Threshold
 			rep.NotInQrels++
 		}
 	}
-	summarize(&rep.Answerable)
-	summarize(&rep.Unanswerable)
+	return qs
+}
 
-	// Candidate thresholds: the distinct observed top-1 scores, ascending.
-	// Sweeping them in order over the queries sorted by top-1 score, the
-	// queries silenced at t (no result, or top-1 < t) are a growing prefix:
-	// O(n log n) in all.
-	byTop := make([]query, 0, len(qs))
+// curve fills rep.Curve, one point per candidate threshold, and returns
+// the number of queries with a result. The candidates are the distinct
+// observed top-1 scores, ascending. Sweeping them in order over the
+// queries sorted by top-1 score, the queries silenced at t (no result, or
+// top-1 < t) are a growing prefix: O(n log n) in all.
+func (rep *ThresholdReport) curve(qs []thresholdQuery) int {
+	byTop := make([]thresholdQuery, 0, len(qs))
 	var uAb, aAb, aLost int // silenced so far
-	count := func(e query) {
+	count := func(e thresholdQuery) {
 		switch {
 		case !e.answerable:
 			uAb++
@@ -202,28 +235,7 @@ func Threshold(run eval.Run, qrels eval.Qrels, opt ThresholdOptions) (*Threshold
 			count(byTop[i]) // silenced from the next candidate on
 		}
 	}
-	switch {
-	case nU == 0:
-		rep.Warnings = append(rep.Warnings, "no unanswerable query in the qrels (every query has a gold doc): no threshold suggested")
-	case nA == 0:
-		rep.Warnings = append(rep.Warnings, "no answerable query in the qrels: no threshold suggested")
-	case len(byTop) == 0:
-		rep.Warnings = append(rep.Warnings, "no query has any result: no threshold suggested")
-	default:
-		best := 0
-		for i, p := range rep.Curve {
-			if p.J > rep.Curve[best].J { // strict: ties keep the lower threshold
-				best = i
-			}
-		}
-		s := rep.Curve[best]
-		rep.Suggested = &s
-	}
-	if rep.NotInQrels > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d run %s not in the qrels and left out", rep.NotInQrels, plural(rep.NotInQrels, "query is", "queries are")))
-	}
-	rep.Histogram = histogram(rep.Answerable.topScores, rep.Unanswerable.topScores, bins)
-	return rep, nil
+	return len(byTop)
 }
 
 // WithQueries returns qrels plus an empty judgement map for each id of ids

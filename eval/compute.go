@@ -180,19 +180,130 @@ const infAPEpsilon = 0.00001
 // value computes measure m on r (runid and relstring have no numeric value:
 // 0).
 func (r *ranking) value(m Measure) float64 {
-	n := len(r.grades)
+	switch m.Kind {
+	case NumQ, NumRet, NumRel, NumRelRet, NumNonrelJudgedRet, SetP, SetRelativeP, SetRecall, SetMAP, SetF, Utility:
+		return r.setValue(m)
+	case P, Recall, RelativeP, Success, RecipRank, Unjudged, Judged, RPrec, RPrecMult, IPrecAtRecall, ElevenPtAvg:
+		return r.cutoffValue(m)
+	}
+	return r.gainValue(m)
+}
+
+// setValue computes the counts and the set measures (trec_eval's set_*,
+// utility), which ignore the order of the results.
+func (r *ranking) setValue(m Measure) float64 {
+	n := float64(len(r.grades))
 	R := float64(r.numRel)
+	relRet := float64(r.numRelRet)
 	switch m.Kind {
 	case NumQ:
 		return 1
 	case NumRet:
-		return float64(n)
+		return n
 	case NumRel:
 		return R
 	case NumRelRet:
-		return float64(r.numRelRet)
-	case AP, GMAP, MAPCut:
+		return relRet
+	case NumNonrelJudgedRet:
+		c := 0
+		for _, g := range r.grades {
+			if g >= 0 && g < r.level {
+				c++
+			}
+		}
+		return float64(c)
+	case SetP:
+		return div(relRet, n)
+	case SetRelativeP:
+		return div(relRet, math.Min(n, R))
+	case SetRecall:
+		return div(relRet, R)
+	case SetMAP:
+		return div(relRet, n) * div(relRet, R)
+	case SetF:
+		p, rc := div(relRet, n), div(relRet, R)
+		return div(2*p*rc, p+rc)
+	case Utility:
+		c := [4]float64{1, -1, 0, 0}
+		if m.params != nil {
+			c = m.params.coef
+		}
+		// trec_eval m_utility.c; the collection size (-N) is taken as 0.
+		return c[0]*relRet + c[1]*(n-relRet) + c[2]*(R-relRet) + c[3]*(relRet-n-R)
+	}
+	return 0
+}
+
+// cutoffValue computes the measures of the top k results or of recall
+// levels: P, recall, relative_P, success, recip_rank, judged/unj, Rprec,
+// Rprec_mult, iprec_at_recall, 11pt_avg.
+func (r *ranking) cutoffValue(m Measure) float64 {
+	n := len(r.grades)
+	R := float64(r.numRel)
+	switch m.Kind {
+	case P:
+		return float64(r.relInTop(m.K)) / float64(m.K)
+	case Recall:
+		return div(float64(r.relInTop(m.K)), R)
+	case RelativeP:
+		return div(float64(r.relInTop(m.K)), math.Min(float64(m.K), R))
+	case Success:
+		if r.relInTop(m.K) > 0 {
+			return 1
+		}
+		return 0
+	case RecipRank:
 		k := n
+		if m.K > 0 && m.K < k {
+			k = m.K
+		}
+		for i := 0; i < k; i++ {
+			if r.isRel(r.grades[i]) {
+				return 1 / float64(i+1)
+			}
+		}
+		return 0
+	case Unjudged, Judged:
+		c := 0
+		for i := 0; i < m.K && i < n; i++ {
+			if r.grades[i] < 0 {
+				c++
+			}
+		}
+		if m.Kind == Judged {
+			c = min(m.K, n) - c
+		}
+		return float64(c) / float64(m.K)
+	case RPrec:
+		return div(float64(r.relInTop(r.numRel)), R)
+	case RPrecMult:
+		// trec_eval m_Rprec_mult.c: cutoff (long)(X·R + 0.9).
+		c := int(m.X*R + 0.9)
+		return div(float64(r.relInTop(c)), float64(c))
+	case IPrecAtRecall:
+		return r.iprec(m.X)
+	case ElevenPtAvg:
+		levels := defaultIPrec
+		if m.params != nil && len(m.params.levels) > 0 {
+			levels = m.params.levels
+		}
+		s := 0.0
+		for _, x := range levels {
+			s += r.iprec(x)
+		}
+		return s / float64(len(levels))
+	}
+	return 0
+}
+
+// gainValue computes the measures of the whole ranking: AP and its
+// variants, bpref, the gain measures (nDCG family, G, binG), infAP, rbp,
+// rbp_resid.
+func (r *ranking) gainValue(m Measure) float64 {
+	R := float64(r.numRel)
+	switch m.Kind {
+	case AP, GMAP, MAPCut:
+		k := len(r.grades)
 		if m.Kind == MAPCut && m.K < k {
 			k = m.K
 		}
@@ -208,52 +319,12 @@ func (r *ranking) value(m Measure) float64 {
 			return math.Max(ap, minGeoMean)
 		}
 		return ap
-	case RPrec:
-		return div(float64(r.relInTop(r.numRel)), R)
-	case RPrecMult:
-		// trec_eval m_Rprec_mult.c: cutoff (long)(X·R + 0.9).
-		c := int(m.X*R + 0.9)
-		return div(float64(r.relInTop(c)), float64(c))
 	case Bpref, GMBpref:
 		v := r.bpref()
 		if m.Kind == GMBpref {
 			return math.Max(v, minGeoMean)
 		}
 		return v
-	case RecipRank:
-		k := n
-		if m.K > 0 && m.K < k {
-			k = m.K
-		}
-		for i := 0; i < k; i++ {
-			if r.isRel(r.grades[i]) {
-				return 1 / float64(i+1)
-			}
-		}
-		return 0
-	case IPrecAtRecall:
-		return r.iprec(m.X)
-	case ElevenPtAvg:
-		levels := defaultIPrec
-		if m.params != nil && len(m.params.levels) > 0 {
-			levels = m.params.levels
-		}
-		s := 0.0
-		for _, x := range levels {
-			s += r.iprec(x)
-		}
-		return s / float64(len(levels))
-	case P:
-		return float64(r.relInTop(m.K)) / float64(m.K)
-	case Recall:
-		return div(float64(r.relInTop(m.K)), R)
-	case RelativeP:
-		return div(float64(r.relInTop(m.K)), math.Min(float64(m.K), R))
-	case Success:
-		if r.relInTop(m.K) > 0 {
-			return 1
-		}
-		return 0
 	case NDCG:
 		return r.ndcg(m)
 	case NDCGExp:
@@ -278,59 +349,26 @@ func (r *ranking) value(m Measure) float64 {
 	case RBP:
 		return r.rbp(m)
 	case RBPResid:
-		p, cur, sum, unj := 0.9, 1.0, 0.0, 0
-		for _, g := range r.grades {
-			if g < 0 {
-				unj++
-				sum += cur
-			}
-			cur *= p
-		}
-		if unj == 0 {
-			return 0
-		}
-		return cur + (1-p)*sum
-	case Unjudged, Judged:
-		c := 0
-		for i := 0; i < m.K && i < n; i++ {
-			if r.grades[i] < 0 {
-				c++
-			}
-		}
-		if m.Kind == Judged {
-			c = min(m.K, n) - c
-		}
-		return float64(c) / float64(m.K)
-	case SetP:
-		return div(float64(r.numRelRet), float64(n))
-	case SetRelativeP:
-		return div(float64(r.numRelRet), math.Min(float64(n), R))
-	case SetRecall:
-		return div(float64(r.numRelRet), R)
-	case SetMAP:
-		return div(float64(r.numRelRet), float64(n)) * div(float64(r.numRelRet), R)
-	case SetF:
-		p := div(float64(r.numRelRet), float64(n))
-		rc := div(float64(r.numRelRet), R)
-		return div(2*p*rc, p+rc)
-	case Utility:
-		c := [4]float64{1, -1, 0, 0}
-		if m.params != nil {
-			c = m.params.coef
-		}
-		// trec_eval m_utility.c; the collection size (-N) is taken as 0.
-		relRet := float64(r.numRelRet)
-		return c[0]*relRet + c[1]*(float64(n)-relRet) + c[2]*(R-relRet) + c[3]*(relRet-float64(n)-R)
-	case NumNonrelJudgedRet:
-		c := 0
-		for _, g := range r.grades {
-			if g >= 0 && g < r.level {
-				c++
-			}
-		}
-		return float64(c)
+		return r.rbpResid()
 	}
 	return 0
+}
+
+// rbpResid is trec_eval's rbp_resid (m_rbp_resid.c, p = 0.9): the residual
+// of rbp if every unjudged retrieved doc were relevant, 0 without one.
+func (r *ranking) rbpResid() float64 {
+	p, cur, sum, unj := 0.9, 1.0, 0.0, 0
+	for _, g := range r.grades {
+		if g < 0 {
+			unj++
+			sum += cur
+		}
+		cur *= p
+	}
+	if unj == 0 {
+		return 0
+	}
+	return cur + (1-p)*sum
 }
 
 // bpref follows trec_eval m_bpref.c.
@@ -711,18 +749,18 @@ func (r *ranking) g(m Measure) float64 {
 
 // rbp is rank-biased precision (Moffat & Zobel, TOIS 2008) as trec_eval
 // m_rbp.c: (1−p) Σ gain_i p^(i−1), persistence p = 0.9 by default, gains
-// from the gain table rescaled to [0, 1] when any lies outside it.
+// from the gain table rescaled to [0, 1] by (gain − min)/(max − min) when
+// any lies outside it. min and max are those of trec_eval's whole table
+// (gainRange), which has a row for every level from 0 to the highest judged
+// one, judged or not: with grades 2 and 3 only, min is level 0's gain 0, not
+// 2.
 func (r *ranking) rbp(m Measure) float64 {
 	t := r.gainTable(m)
 	p := 0.9
 	if m.params != nil && m.params.p > 0 {
 		p = m.params.p
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, e := range t {
-		lo = math.Min(lo, e.gain)
-		hi = math.Max(hi, e.gain)
-	}
+	lo, hi := r.gainRange(m, t)
 	scale := lo < 0 || hi > 1
 	sum, cur := 0.0, 1.0
 	for _, grade := range r.grades {
@@ -743,6 +781,40 @@ func (r *ranking) rbp(m Measure) float64 {
 		cur *= p
 	}
 	return (1 - p) * sum
+}
+
+// gainRange returns the smallest and largest gain of trec_eval's full gain
+// table (setup_gains): the custom gains, and gain = level for every level
+// from 0 to the highest judged grade that no custom gain names. gainTable
+// leaves out the unjudged levels (t holds only judged and custom rows), so
+// they are added here from the ends of the level range: the smallest and
+// largest levels no custom gain names, found in at most len(custom)+1 steps
+// each. (±Inf, −Inf) for an empty table.
+func (r *ranking) gainRange(m Measure, t []gainEntry) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, e := range t {
+		lo, hi = math.Min(lo, e.gain), math.Max(hi, e.gain)
+	}
+	if len(r.levels) == 0 {
+		return lo, hi
+	}
+	named := func(level int) bool {
+		return m.params != nil && slices.ContainsFunc(m.params.gains, func(g levelGain) bool { return g.level == level })
+	}
+	top := r.levels[len(r.levels)-1].level
+	for l := 0; l <= top; l++ {
+		if !named(l) {
+			lo = math.Min(lo, float64(l))
+			break
+		}
+	}
+	for l := top; l >= 0; l-- {
+		if !named(l) {
+			hi = math.Max(hi, float64(l))
+			break
+		}
+	}
+	return lo, hi
 }
 
 // relString returns trec_eval's relstring: the grades of the top k results,

@@ -280,6 +280,59 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 	if err := checkGrades(qrels, measures); err != nil {
 		return nil, err
 	}
+	e, err := newEvaluation(qrels, run, measures, opts)
+	if err != nil {
+		return nil, err
+	}
+	relStringLen := relStringLength(measures)
+	rows := make([]queryRow, len(e.Queries))
+	errs := make([]error, len(e.Queries))
+	flat := make([]float64, len(e.Queries)*len(measures))
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(e.Queries)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var r ranking
+			var buf []Result
+			seen := map[string]struct{}{}
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(e.Queries) || (opts.Context != nil && opts.Context.Err() != nil) {
+					return
+				}
+				q := e.Queries[i]
+				if errs[i] = checkResults(q, run[q], seen); errs[i] != nil {
+					continue
+				}
+				buf = append(buf[:0], run[q]...)
+				rows[i] = evaluateQuery(&r, q, qrels[q], run[q], buf, measures, flat[i*len(measures):(i+1)*len(measures)], relStringLen, opts)
+			}
+		}()
+	}
+	wg.Wait()
+	if opts.Context != nil && opts.Context.Err() != nil {
+		return nil, opts.Context.Err()
+	}
+	for _, err := range errs { // the first bad query in id order
+		if err != nil {
+			return nil, err
+		}
+	}
+	e.finish(rows, relStringLen > 0)
+	return e, nil
+}
+
+// newEvaluation starts Evaluate's Evaluation: the queries to evaluate (run
+// queries in the qrels, and the qrels queries missing from the run under
+// CompleteQueries) and those in only one of the two, sorted. Errors: a
+// non-empty run sharing no query with the qrels, no query to evaluate.
+func newEvaluation(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluation, error) {
 	e := &Evaluation{Measures: measures, Options: opts}
 	for q := range run {
 		if _, ok := qrels[q]; ok {
@@ -305,58 +358,22 @@ func Evaluate(qrels Qrels, run Run, measures []Measure, opts Options) (*Evaluati
 	if len(e.Queries) == 0 {
 		return nil, fmt.Errorf("no query has both qrels and results (run queries not in qrels: %d)", len(e.NotInQrels))
 	}
-	relStringLen := relStringLength(measures)
-	rows := make([]queryRow, len(e.Queries))
-	errs := make([]error, len(e.Queries))
-	flat := make([]float64, len(e.Queries)*len(measures))
-	workers := opts.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, len(e.Queries))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var r ranking
-			var buf []Result
-			seen := map[string]struct{}{}
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(e.Queries) || (opts.Context != nil && opts.Context.Err() != nil) {
-					return
-				}
-				q := e.Queries[i]
-				if err := checkResults(q, run[q], seen); err != nil {
-					errs[i] = err
-					continue
-				}
-				buf = append(buf[:0], run[q]...)
-				Sort(buf, opts.TieBreak)
-				reordered := opts.TieBreak == TieDocIDDesc && tiesReordered(run[q], buf)
-				if opts.MaxResults > 0 && len(buf) > opts.MaxResults {
-					buf = buf[:opts.MaxResults]
-				}
-				r.judgedOnly = opts.JudgedOnly
-				r.prepare(qrels[q], buf, opts.RelevanceLevel)
-				rows[i] = r.row(q, measures, flat[i*len(measures):(i+1)*len(measures)], relStringLen)
-				rows[i].tieReordered = reordered
-			}
-		}()
-	}
-	wg.Wait()
-	if opts.Context != nil && opts.Context.Err() != nil {
-		return nil, opts.Context.Err()
-	}
-	for _, err := range errs { // the first bad query in id order
-		if err != nil {
-			return nil, err
-		}
-	}
-	e.finish(rows, relStringLen > 0)
 	return e, nil
+}
+
+// evaluateQuery scores query q: its results (a copy in buf) sorted with
+// opts.TieBreak and cut at opts.MaxResults, the measures written into vals.
+func evaluateQuery(r *ranking, q string, judg map[string]int, results, buf []Result, measures []Measure, vals []float64, relStringLen int, opts Options) queryRow {
+	Sort(buf, opts.TieBreak)
+	reordered := opts.TieBreak == TieDocIDDesc && tiesReordered(results, buf)
+	if opts.MaxResults > 0 && len(buf) > opts.MaxResults {
+		buf = buf[:opts.MaxResults]
+	}
+	r.judgedOnly = opts.JudgedOnly
+	r.prepare(judg, buf, opts.RelevanceLevel)
+	row := r.row(q, measures, vals, relStringLen)
+	row.tieReordered = reordered
+	return row
 }
 
 // noCommonQuery is the error of a run that shares no query id with its

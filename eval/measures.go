@@ -271,141 +271,167 @@ func parseMeasure(name string, lax *[]string) ([]Measure, error) {
 	case "r-precision", "r_precision", "rprec":
 		return one("Rprec", RPrec, 0, 0), nil
 	}
-	simple := map[string]Kind{
+	if k, ok := simpleMeasures[base]; ok {
+		if hasParams {
+			return nil, fmt.Errorf("measure %q: %s takes no parameter", name, base)
+		}
+		return one(base, k, 0, 0), nil
+	}
+	if k, ok := namedParamMeasures[base]; ok {
+		return parseNamedParams(name, base, params, hasParams, k)
+	}
+	if k, ok := cutoffMeasures[base]; ok {
+		return parseCutoffMeasure(name, base, params, hasParams, k, lax)
+	}
+	if k, ok := levelMeasures[base]; ok {
+		return parseLevelMeasure(name, base, params, hasParams, k)
+	}
+	return nil, fmt.Errorf("unknown measure %q (see 'bench eval --help' for the names)", name)
+}
+
+// The trec_eval measure families by how their parameters are read.
+var (
+	// simpleMeasures take no parameter.
+	simpleMeasures = map[string]Kind{
 		"runid": RunID, "num_q": NumQ, "num_ret": NumRet, "num_rel": NumRel, "num_rel_ret": NumRelRet,
 		"map": AP, "gm_map": GMAP, "Rprec": RPrec, "bpref": Bpref, "gm_bpref": GMBpref,
 		"recip_rank": RecipRank, "infAP": InfAP, "binG": BinG, "rbp_resid": RBPResid,
 		"ndcg_exp": NDCGExp, "set_P": SetP, "set_relative_P": SetRelativeP, "set_recall": SetRecall,
 		"set_map": SetMAP, "set_F": SetF, "num_nonrel_judged_ret": NumNonrelJudgedRet,
 	}
-	if k, ok := simple[base]; ok {
-		if hasParams {
-			return nil, fmt.Errorf("measure %q: %s takes no parameter", name, base)
-		}
-		return one(base, k, 0, 0), nil
-	}
-	// Measures whose parameters (if any) become part of the name verbatim,
-	// as trec_eval prints them.
-	withParams := map[string]Kind{
+	// namedParamMeasures' parameters (if any) become part of the name
+	// verbatim, as trec_eval prints them.
+	namedParamMeasures = map[string]Kind{
 		"relstring": RelString, "utility": Utility, "11pt_avg": ElevenPtAvg,
 		"ndcg": NDCG, "ndcg_rel": NDCGRel, "Rndcg": RNDCG, "G": G, "rbp": RBP,
 	}
-	if k, ok := withParams[base]; ok {
-		m := Measure{Name: base, Kind: k}
-		if k == RelString {
-			m.K = 10
-		}
-		if !hasParams {
-			return []Measure{m}, nil
-		}
-		m.Name = base + "_" + params
-		mp := &measureParams{}
-		bad := func(why string) ([]Measure, error) {
-			return nil, fmt.Errorf("measure %q: %s", name, why)
-		}
-		switch k {
-		case RelString:
-			c, err := strconv.Atoi(params)
-			if err != nil || c <= 0 {
-				return bad("length must be a positive integer")
-			}
-			m.K = c
-			mp = nil
-		case Utility:
-			f := strings.Split(params, ",")
-			if len(f) != 4 {
-				return bad("want 4 coefficients a,b,c,d")
-			}
-			for i, x := range f {
-				v, err := strconv.ParseFloat(x, 64)
-				if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-					return bad(fmt.Sprintf("coefficient %q is not a number", x))
-				}
-				mp.coef[i] = v
-			}
-		case ElevenPtAvg:
-			for _, x := range strings.Split(params, ",") {
-				v, err := strconv.ParseFloat(x, 64)
-				if err != nil || v < 0 || v > 1 {
-					return bad(fmt.Sprintf("recall level %q must be a number in [0, 1]", x))
-				}
-				mp.levels = append(mp.levels, v)
-			}
-		case RBP:
-			for _, pair := range strings.Split(params, ",") {
-				key, val, ok := strings.Cut(pair, "=")
-				v, err := strconv.ParseFloat(val, 64)
-				if !ok || key != "p" || err != nil || v <= 0 || v >= 1 {
-					return bad("want p=X with 0 < X < 1 (custom gains are not supported for rbp)")
-				}
-				mp.p = v
-			}
-		default: // gains "level=gain,..."
-			for _, pair := range strings.Split(params, ",") {
-				key, val, ok := strings.Cut(pair, "=")
-				lv, err1 := strconv.Atoi(key)
-				g, err2 := strconv.ParseFloat(val, 64)
-				if !ok || err1 != nil || err2 != nil || lv < 0 || math.IsNaN(g) || math.IsInf(g, 0) {
-					return bad(fmt.Sprintf("gain %q: want level=gain with an integer level ≥ 0", pair))
-				}
-				mp.gains = append(mp.gains, levelGain{lv, g})
-			}
-		}
-		m.params = mp
-		return []Measure{m}, nil
-	}
-	cutoff := map[string]Kind{
+	// cutoffMeasures give one measure per cutoff k.
+	cutoffMeasures = map[string]Kind{
 		"P": P, "recall": Recall, "ndcg_cut": NDCG, "map_cut": MAPCut, "relative_P": RelativeP,
 		"success": Success, "recip_rank_cut": RecipRank, "ndcg_exp_cut": NDCGExp, "judged": Judged,
 		"unj": Unjudged,
 	}
-	if k, ok := cutoff[base]; ok {
-		ks := defaultCutoffs
-		switch base {
-		case "success":
-			ks = defaultSuccess
-		case "judged", "unj":
-			ks = defaultJudged
-		case "recip_rank_cut", "ndcg_exp_cut":
-			ks = []int{10}
-		}
-		if hasParams {
-			var err error
-			if ks, err = parseCutoffs(name, params, lax); err != nil {
-				return nil, err
-			}
-		}
-		var out []Measure
-		for _, c := range ks {
-			out = append(out, Measure{Name: fmt.Sprintf("%s_%d", base, c), Kind: k, K: c})
-		}
-		return out, nil
+	// levelMeasures give one measure per real-valued level.
+	levelMeasures = map[string]Kind{"iprec_at_recall": IPrecAtRecall, "Rprec_mult": RPrecMult}
+)
+
+// parseNamedParams parses a measure of namedParamMeasures: relstring's
+// length, utility's four coefficients, 11pt_avg's recall levels, rbp's
+// p=X, and the gain measures' level=gain pairs.
+func parseNamedParams(name, base, params string, hasParams bool, k Kind) ([]Measure, error) {
+	m := Measure{Name: base, Kind: k}
+	if k == RelString {
+		m.K = 10
 	}
-	real := map[string]Kind{"iprec_at_recall": IPrecAtRecall, "Rprec_mult": RPrecMult}
-	if k, ok := real[base]; ok {
-		xs := defaultIPrec
-		if k == RPrecMult {
-			xs = defaultRPrecMult
-		}
-		if hasParams {
-			xs = nil
-			for _, p := range strings.Split(params, ",") {
-				x, err := strconv.ParseFloat(p, 64)
-				if err != nil || x < 0 || (k == IPrecAtRecall && x > 1) {
-					return nil, fmt.Errorf("measure %q: bad parameter %q", name, p)
-				}
-				xs = append(xs, x)
-			}
-			slices.Sort(xs) // as trec_eval
-			xs = slices.Compact(xs)
-		}
-		var out []Measure
-		for _, x := range xs {
-			out = append(out, Measure{Name: fmt.Sprintf("%s_%.2f", base, x), Kind: k, X: x})
-		}
-		return out, nil
+	if !hasParams {
+		return []Measure{m}, nil
 	}
-	return nil, fmt.Errorf("unknown measure %q (see 'bench eval --help' for the names)", name)
+	m.Name = base + "_" + params
+	mp := &measureParams{}
+	bad := func(why string) ([]Measure, error) {
+		return nil, fmt.Errorf("measure %q: %s", name, why)
+	}
+	switch k {
+	case RelString:
+		c, err := strconv.Atoi(params)
+		if err != nil || c <= 0 {
+			return bad("length must be a positive integer")
+		}
+		m.K = c
+		mp = nil
+	case Utility:
+		f := strings.Split(params, ",")
+		if len(f) != 4 {
+			return bad("want 4 coefficients a,b,c,d")
+		}
+		for i, x := range f {
+			v, err := strconv.ParseFloat(x, 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+				return bad(fmt.Sprintf("coefficient %q is not a number", x))
+			}
+			mp.coef[i] = v
+		}
+	case ElevenPtAvg:
+		for _, x := range strings.Split(params, ",") {
+			v, err := strconv.ParseFloat(x, 64)
+			if err != nil || v < 0 || v > 1 {
+				return bad(fmt.Sprintf("recall level %q must be a number in [0, 1]", x))
+			}
+			mp.levels = append(mp.levels, v)
+		}
+	case RBP:
+		for _, pair := range strings.Split(params, ",") {
+			key, val, ok := strings.Cut(pair, "=")
+			v, err := strconv.ParseFloat(val, 64)
+			if !ok || key != "p" || err != nil || v <= 0 || v >= 1 {
+				return bad("want p=X with 0 < X < 1 (custom gains are not supported for rbp)")
+			}
+			mp.p = v
+		}
+	default: // gains "level=gain,..."
+		for _, pair := range strings.Split(params, ",") {
+			key, val, ok := strings.Cut(pair, "=")
+			lv, err1 := strconv.Atoi(key)
+			g, err2 := strconv.ParseFloat(val, 64)
+			if !ok || err1 != nil || err2 != nil || lv < 0 || math.IsNaN(g) || math.IsInf(g, 0) {
+				return bad(fmt.Sprintf("gain %q: want level=gain with an integer level ≥ 0", pair))
+			}
+			mp.gains = append(mp.gains, levelGain{lv, g})
+		}
+	}
+	m.params = mp
+	return []Measure{m}, nil
+}
+
+// parseCutoffMeasure parses a measure of cutoffMeasures: its cutoffs, or
+// the family's defaults.
+func parseCutoffMeasure(name, base, params string, hasParams bool, k Kind, lax *[]string) ([]Measure, error) {
+	ks := defaultCutoffs
+	switch base {
+	case "success":
+		ks = defaultSuccess
+	case "judged", "unj":
+		ks = defaultJudged
+	case "recip_rank_cut", "ndcg_exp_cut":
+		ks = []int{10}
+	}
+	if hasParams {
+		var err error
+		if ks, err = parseCutoffs(name, params, lax); err != nil {
+			return nil, err
+		}
+	}
+	var out []Measure
+	for _, c := range ks {
+		out = append(out, Measure{Name: fmt.Sprintf("%s_%d", base, c), Kind: k, K: c})
+	}
+	return out, nil
+}
+
+// parseLevelMeasure parses a measure of levelMeasures: its levels (sorted,
+// without duplicates, as trec_eval), or the family's defaults.
+func parseLevelMeasure(name, base, params string, hasParams bool, k Kind) ([]Measure, error) {
+	xs := defaultIPrec
+	if k == RPrecMult {
+		xs = defaultRPrecMult
+	}
+	if hasParams {
+		xs = nil
+		for _, p := range strings.Split(params, ",") {
+			x, err := strconv.ParseFloat(p, 64)
+			if err != nil || x < 0 || (k == IPrecAtRecall && x > 1) {
+				return nil, fmt.Errorf("measure %q: bad parameter %q", name, p)
+			}
+			xs = append(xs, x)
+		}
+		slices.Sort(xs) // as trec_eval
+		xs = slices.Compact(xs)
+	}
+	var out []Measure
+	for _, x := range xs {
+		out = append(out, Measure{Name: fmt.Sprintf("%s_%.2f", base, x), Kind: k, X: x})
+	}
+	return out, nil
 }
 
 // singleValued reports whether m's family yields one measure whose

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -212,79 +213,16 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	type chunkIn struct {
-		seq  int
-		data []byte
-		tag  []byte // the run tag of the file's first result line (nil until met)
-	}
-	in := make(chan chunkIn, workers)
+	rd := &chunkReader{r: r, name: name, in: make(chan chunkIn, workers), stop: make(chan struct{}), done: make(chan error, 1)}
+	go rd.run()
 	out := make(chan chunkOut, workers)
-	readErr := make(chan error, 1)
-	stop := make(chan struct{})
-	// Written by the reader before it sends on readErr: whether the file's
-	// last byte is a line feed.
-	var lastByte byte
-	var readBytes int64
-	go func() {
-		defer close(in)
-		var carry []byte
-		var tag []byte
-		seq := 0
-		first := true
-		for {
-			buf := getBuf(chunkSize + len(carry))[:len(carry)]
-			copy(buf, carry)
-			n, err := io.ReadFull(r, buf[len(carry):cap(buf)])
-			buf = buf[:len(carry)+n]
-			if n > 0 { // before the BOM is trimmed: buf may hold nothing else
-				lastByte = buf[len(buf)-1]
-				readBytes += int64(n)
-			}
-			if first {
-				buf = bytes.TrimPrefix(buf, []byte("\xef\xbb\xbf"))
-				first = false
-			}
-			eof := err == io.EOF || err == io.ErrUnexpectedEOF
-			if err != nil && !eof {
-				readErr <- &SyntaxError{File: name, Msg: err.Error()}
-				return
-			}
-			if !eof {
-				cut := bytes.LastIndexByte(buf, '\n')
-				if cut < 0 { // a line longer than the chunk: grow
-					carry = buf
-					continue
-				}
-				carry = append([]byte(nil), buf[cut+1:]...)
-				buf = buf[:cut+1]
-			} else {
-				carry = nil
-			}
-			if len(buf) > 0 {
-				if tag == nil {
-					tag = firstTag(buf)
-				}
-				select {
-				case in <- chunkIn{seq, buf, tag}:
-				case <-stop:
-					readErr <- nil
-					return
-				}
-				seq++
-			}
-			if eof {
-				readErr <- nil
-				return
-			}
-		}
-	}()
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			ev := &evaluator{s: st}
-			for c := range in {
+			for c := range rd.in {
 				out <- ev.chunk(c.seq, c.data, c.tag)
 			}
 		}()
@@ -293,154 +231,264 @@ func streamTREC(qrels Qrels, r io.Reader, name string, measures []Measure, opts 
 		wg.Wait()
 		close(out)
 	}()
+	col := &collector{qrels: qrels, name: name, stop: rd.stop, pending: map[int]chunkOut{}, info: RunInfo{Format: "trec"},
+		seen: map[string]bool{}, ev: &evaluator{s: st}}
+	for c := range out {
+		col.add(c)
+	}
+	if col.failure == nil {
+		col.closeOpen()
+	}
+	if err := <-rd.done; err != nil && col.failure == nil {
+		col.failure = err
+	}
+	col.info.NoFinalNewline = rd.readBytes > 0 && rd.lastByte != '\n'
+	if col.failure != nil {
+		return nil, col.info, col.failure
+	}
+	return col.finish(st, measures, opts)
+}
 
-	// Collect chunks in file order, joining the blocks that straddle chunk
-	// boundaries.
-	var (
-		pending    = map[int]chunkOut{}
-		next       = 0
-		lineBase   = 0
-		info       = RunInfo{Format: "trec"}
-		rows       []queryRow
-		seen       = map[string]bool{}
-		notInQrels []string
-		open       *block // the query being continued across chunks
-		ev         = &evaluator{s: st}
-		failure    error
-		gotTag     bool
-	)
-	fail := func(err error) {
-		if failure == nil {
-			failure = err
-			close(stop)
+// chunkIn is one chunk of whole lines handed to the workers.
+type chunkIn struct {
+	seq  int
+	data []byte
+	tag  []byte // the run tag of the file's first result line (nil until met)
+}
+
+// chunkReader reads a run file in chunks of whole lines (chunkSize bytes,
+// more for a longer line) into in, in file order, and sends its outcome on
+// done: nil at the end of the file or when stop is closed, else a read
+// error.
+type chunkReader struct {
+	r    io.Reader
+	name string
+	in   chan chunkIn
+	stop chan struct{}
+	done chan error
+	// Written before the outcome is sent on done: whether the file's last
+	// byte is a line feed, and how many bytes were read.
+	lastByte  byte
+	readBytes int64
+}
+
+// run is the reader goroutine.
+func (rd *chunkReader) run() {
+	defer close(rd.in)
+	var carry, tag []byte
+	seq := 0
+	first := true
+	for {
+		buf := getBuf(chunkSize + len(carry))[:len(carry)]
+		copy(buf, carry)
+		n, err := io.ReadFull(rd.r, buf[len(carry):cap(buf)])
+		buf = buf[:len(carry)+n]
+		if n > 0 { // before the BOM is trimmed: buf may hold nothing else
+			rd.lastByte = buf[len(buf)-1]
+			rd.readBytes += int64(n)
 		}
-	}
-	addQuery := func(qid string) bool {
-		if seen[qid] {
-			fail(errNotContiguous)
-			return false
+		if first {
+			buf = bytes.TrimPrefix(buf, []byte("\xef\xbb\xbf"))
+			first = false
 		}
-		seen[qid] = true
-		return true
-	}
-	closeOpen := func() {
-		if open == nil || failure != nil {
+		eof := err == io.EOF || err == io.ErrUnexpectedEOF
+		if err != nil && !eof {
+			rd.done <- &SyntaxError{File: rd.name, Msg: err.Error()}
 			return
 		}
-		qid := string(open.qid)
-		if addQuery(qid) {
-			if judg, ok := qrels[qid]; ok {
-				row, line, err := ev.evaluate(qid, judg, open.recs, open.data)
-				if err != nil {
-					fail(&SyntaxError{File: name, Line: line, Field: "doc id", Msg: err.Error()})
-				}
-				rows = append(rows, row)
-			} else {
-				notInQrels = append(notInQrels, qid)
+		if !eof {
+			cut := bytes.LastIndexByte(buf, '\n')
+			if cut < 0 { // a line longer than the chunk: grow
+				carry = buf
+				continue
 			}
+			carry = append([]byte(nil), buf[cut+1:]...)
+			buf = buf[:cut+1]
+		} else {
+			carry = nil
 		}
-		open = nil
-	}
-	for c := range out {
-		if failure != nil {
-			continue // drain
+		if len(buf) > 0 {
+			if tag == nil {
+				tag = firstTag(buf)
+			}
+			select {
+			case rd.in <- chunkIn{seq, buf, tag}:
+			case <-rd.stop:
+				rd.done <- nil
+				return
+			}
+			seq++
 		}
-		pending[c.seq] = c
-		for {
-			c, ok := pending[next]
-			if !ok || failure != nil {
-				break
-			}
-			delete(pending, next)
-			next++
-			if c.err != nil {
-				fail(&SyntaxError{File: name, Line: lineBase + c.errLine, Field: c.errField, Msg: c.err.Error()})
-				break
-			}
-			if !gotTag && c.tag != nil {
-				info.Tag, gotTag = string(c.tag), true
-			}
-			info.Results += c.results
-			if c.otherTags > 0 && info.OtherTags == 0 {
-				info.OtherTagLine, info.OtherTag = lineBase+c.otherTagLine, c.otherTag
-			}
-			info.OtherTags += c.otherTags
-			if c.lastResult > 0 {
-				info.LastLine = lineBase + c.lastResult
-			}
-			if c.first != nil {
-				if open != nil && bytes.Equal(open.qid, c.first.qid) {
-					open.appendShifted(c.first, lineBase)
-				} else {
-					closeOpen()
-					open = &block{qid: bytes.Clone(c.first.qid)}
-					open.appendShifted(c.first, lineBase)
-				}
-				if len(open.data) > math.MaxInt32 {
-					fail(&SyntaxError{File: name, Msg: fmt.Sprintf("query %q: more than 2 GiB of doc ids", open.qid)})
-					break
-				}
-				if c.last != c.first {
-					closeOpen()
-					for _, q := range c.interiorQ {
-						addQuery(string(q))
-					}
-					for _, q := range c.notInQrels {
-						notInQrels = append(notInQrels, string(q))
-					}
-					rows = append(rows, c.interior...)
-					open = &block{qid: bytes.Clone(c.last.qid)}
-					open.appendShifted(c.last, lineBase)
-				}
-			}
-			lineBase += c.lines
-			// Nothing refers to the chunk's bytes or records any more: the
-			// open block and the query ids have been copied.
-			putBuf(c.data)
-			putSlab(c.slab)
+		if eof {
+			rd.done <- nil
+			return
 		}
 	}
-	if failure == nil {
-		closeOpen()
+}
+
+// collector takes the workers' chunks in file order, joining the blocks
+// that straddle chunk boundaries, and gathers the query rows and the run's
+// facts (RunInfo).
+type collector struct {
+	qrels      Qrels
+	name       string
+	stop       chan struct{} // closed on the first failure: the reader stops
+	pending    map[int]chunkOut
+	next       int
+	lineBase   int
+	info       RunInfo
+	rows       []queryRow
+	seen       map[string]bool
+	notInQrels []string
+	open       *block // the query being continued across chunks
+	ev         *evaluator
+	failure    error
+	gotTag     bool
+}
+
+// fail records the first failure and stops the reader.
+func (c *collector) fail(err error) {
+	if c.failure == nil {
+		c.failure = err
+		close(c.stop)
 	}
-	if err := <-readErr; err != nil && failure == nil {
-		failure = err
+}
+
+// addQuery marks qid seen; a query met twice (not contiguous) fails.
+func (c *collector) addQuery(qid string) bool {
+	if c.seen[qid] {
+		c.fail(errNotContiguous)
+		return false
 	}
-	info.NoFinalNewline = readBytes > 0 && lastByte != '\n'
-	if failure != nil {
-		return nil, info, failure
+	c.seen[qid] = true
+	return true
+}
+
+// closeOpen evaluates the open block's query (or notes it not in the
+// qrels) and closes it.
+func (c *collector) closeOpen() {
+	if c.open == nil || c.failure != nil {
+		return
 	}
+	qid := string(c.open.qid)
+	if c.addQuery(qid) {
+		if judg, ok := c.qrels[qid]; ok {
+			row, line, err := c.ev.evaluate(qid, judg, c.open.recs, c.open.data)
+			if err != nil {
+				c.fail(&SyntaxError{File: c.name, Line: line, Field: "doc id", Msg: err.Error()})
+			}
+			c.rows = append(c.rows, row)
+		} else {
+			c.notInQrels = append(c.notInQrels, qid)
+		}
+	}
+	c.open = nil
+}
+
+// add takes one worker's chunk and processes every chunk now next in file
+// order (draining without work after a failure).
+func (c *collector) add(ch chunkOut) {
+	if c.failure != nil {
+		return // drain
+	}
+	c.pending[ch.seq] = ch
+	for c.failure == nil {
+		ch, ok := c.pending[c.next]
+		if !ok {
+			return
+		}
+		delete(c.pending, c.next)
+		c.next++
+		if ch.err != nil {
+			c.fail(&SyntaxError{File: c.name, Line: c.lineBase + ch.errLine, Field: ch.errField, Msg: ch.err.Error()})
+			return
+		}
+		c.note(ch)
+		if ch.first != nil && !c.join(ch) {
+			return
+		}
+		c.lineBase += ch.lines
+		// Nothing refers to the chunk's bytes or records any more: the open
+		// block and the query ids have been copied.
+		putBuf(ch.data)
+		putSlab(ch.slab)
+	}
+}
+
+// note adds a chunk's tag, result and line counts to the run's facts.
+func (c *collector) note(ch chunkOut) {
+	if !c.gotTag && ch.tag != nil {
+		c.info.Tag, c.gotTag = string(ch.tag), true
+	}
+	c.info.Results += ch.results
+	if ch.otherTags > 0 && c.info.OtherTags == 0 {
+		c.info.OtherTagLine, c.info.OtherTag = c.lineBase+ch.otherTagLine, ch.otherTag
+	}
+	c.info.OtherTags += ch.otherTags
+	if ch.lastResult > 0 {
+		c.info.LastLine = c.lineBase + ch.lastResult
+	}
+}
+
+// join continues the open block with the chunk's first block (or closes
+// it and opens the first), takes the chunk's interior rows, and opens its
+// last block. It reports false after a failure.
+func (c *collector) join(ch chunkOut) bool {
+	if c.open != nil && bytes.Equal(c.open.qid, ch.first.qid) {
+		c.open.appendShifted(ch.first, c.lineBase)
+	} else {
+		c.closeOpen()
+		c.open = &block{qid: bytes.Clone(ch.first.qid)}
+		c.open.appendShifted(ch.first, c.lineBase)
+	}
+	if len(c.open.data) > math.MaxInt32 {
+		c.fail(&SyntaxError{File: c.name, Msg: fmt.Sprintf("query %q: more than 2 GiB of doc ids", c.open.qid)})
+		return false
+	}
+	if ch.last != ch.first {
+		c.closeOpen()
+		for _, q := range ch.interiorQ {
+			c.addQuery(string(q))
+		}
+		for _, q := range ch.notInQrels {
+			c.notInQrels = append(c.notInQrels, string(q))
+		}
+		c.rows = append(c.rows, ch.interior...)
+		c.open = &block{qid: bytes.Clone(ch.last.qid)}
+		c.open.appendShifted(ch.last, c.lineBase)
+	}
+	return true
+}
+
+// finish builds the Evaluation from the collected rows: the qrels queries
+// missing from the run (scored under CompleteQueries), the queries not in
+// the qrels, the means.
+func (c *collector) finish(st *streamer, measures []Measure, opts Options) (*Evaluation, RunInfo, error) {
+	info := c.info
 	if info.Results == 0 {
-		return nil, info, &SyntaxError{File: name, Msg: "no results found (empty run file)"}
+		return nil, info, &SyntaxError{File: c.name, Msg: "no results found (empty run file)"}
 	}
 	e := &Evaluation{Measures: measures, Options: opts}
-	for q := range qrels {
-		if !seen[q] {
+	rows := c.rows
+	for q := range c.qrels {
+		if !c.seen[q] {
 			e.NotInRun = append(e.NotInRun, q)
 			if opts.CompleteQueries {
-				row, _, _ := ev.evaluate(q, qrels[q], nil, nil)
+				row, _, _ := c.ev.evaluate(q, c.qrels[q], nil, nil)
 				rows = append(rows, row)
 			}
 		}
 	}
 	sort.Strings(e.NotInRun)
-	sort.Strings(notInQrels)
-	e.NotInQrels = notInQrels
-	if len(notInQrels) > 0 && len(notInQrels) == len(seen) {
-		return nil, info, &SyntaxError{File: name, Msg: noCommonQuery(notInQrels, e.NotInRun).Error()}
+	sort.Strings(c.notInQrels)
+	e.NotInQrels = c.notInQrels
+	if len(c.notInQrels) > 0 && len(c.notInQrels) == len(c.seen) {
+		return nil, info, &SyntaxError{File: c.name, Msg: noCommonQuery(c.notInQrels, e.NotInRun).Error()}
 	}
 	if len(rows) == 0 {
-		return nil, info, fmt.Errorf("no query has both qrels and results (run queries not in qrels: %d)", len(notInQrels))
+		return nil, info, fmt.Errorf("no query has both qrels and results (run queries not in qrels: %d)", len(c.notInQrels))
 	}
-	slices.SortFunc(rows, func(a, b queryRow) int {
-		switch {
-		case a.qid < b.qid:
-			return -1
-		case a.qid > b.qid:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(rows, func(a, b queryRow) int { return strings.Compare(a.qid, b.qid) })
 	e.finish(rows, st.relLen > 0)
 	if e.Options.RunTag == "" {
 		e.Options.RunTag = info.Tag
@@ -477,18 +525,9 @@ func (ev *evaluator) chunk(seq int, data []byte, runTag []byte) chunkOut {
 		if nf == 0 || isRunComment(ln) {
 			continue
 		}
-		if nf < 6 {
-			out.err, out.errLine, out.errField = fmt.Errorf("TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d%s", nf, qrelsLineHint(ln, nf)), line, "line"
-			return out
-		}
-		score := ln[sp[4].start:sp[4].end]
-		sc, err := parseScore(score)
+		sc, field, err := runLineScore(ln, sp[:], nf)
 		if err != nil {
-			out.err, out.errLine, out.errField = fmt.Errorf("not a number: %q", string(score)), line, "score"
-			return out
-		}
-		if math.IsNaN(sc) || math.IsInf(sc, 0) {
-			out.err, out.errLine, out.errField = fmt.Errorf("not finite: %q", string(score)), line, "score"
+			out.err, out.errLine, out.errField = err, line, field
 			return out
 		}
 		tag := ln[sp[5].start:sp[5].end]
@@ -525,22 +564,47 @@ func (ev *evaluator) chunk(seq int, data []byte, runTag []byte) chunkOut {
 	}
 	out.first, out.last = blocks[0], blocks[len(blocks)-1]
 	if len(blocks) > 2 {
-		for _, b := range blocks[1 : len(blocks)-1] {
-			out.interiorQ = append(out.interiorQ, b.qid)
-			judg, ok := ev.s.qrels[string(b.qid)]
-			if !ok {
-				out.notInQrels = append(out.notInQrels, b.qid)
-				continue
-			}
-			row, errLine, err := ev.evaluate(string(b.qid), judg, b.recs, b.data)
-			if err != nil {
-				out.err, out.errLine, out.errField = err, errLine, "doc id"
-				return out
-			}
-			out.interior = append(out.interior, row)
-		}
+		ev.interior(&out, blocks[1:len(blocks)-1])
 	}
 	return out
+}
+
+// runLineScore checks that a run line split into nf fields (sp) has the 6
+// of a TREC run line and a finite score, and returns the score; otherwise
+// the error and its field ("line" or "score").
+func runLineScore(ln []byte, sp []span, nf int) (float64, string, error) {
+	if nf < 6 {
+		return 0, "line", fmt.Errorf("TREC run line needs 6 fields (qid Q0 docid rank score tag), got %d%s", nf, qrelsLineHint(ln, nf))
+	}
+	score := ln[sp[4].start:sp[4].end]
+	sc, err := parseScore(score)
+	if err != nil {
+		return 0, "score", fmt.Errorf("not a number: %q", string(score))
+	}
+	if math.IsNaN(sc) || math.IsInf(sc, 0) {
+		return 0, "score", fmt.Errorf("not finite: %q", string(score))
+	}
+	return sc, "", nil
+}
+
+// interior evaluates the blocks wholly inside a chunk into out (the
+// queries without judgements noted apart); the first failure is out's
+// error.
+func (ev *evaluator) interior(out *chunkOut, blocks []*block) {
+	for _, b := range blocks {
+		out.interiorQ = append(out.interiorQ, b.qid)
+		judg, ok := ev.s.qrels[string(b.qid)]
+		if !ok {
+			out.notInQrels = append(out.notInQrels, b.qid)
+			continue
+		}
+		row, errLine, err := ev.evaluate(string(b.qid), judg, b.recs, b.data)
+		if err != nil {
+			out.err, out.errLine, out.errField = err, errLine, "doc id"
+			return
+		}
+		out.interior = append(out.interior, row)
+	}
 }
 
 // evaluate scores one query's records (in file order) as Evaluate does. It

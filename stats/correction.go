@@ -40,7 +40,7 @@ func ParseCorrection(s string) (Correction, error) {
 	case "none", "":
 		return None, nil
 	}
-	return "", fmt.Errorf("unknown correction %q (want one of holm, bonferroni, bh, none)", s)
+	return "", fmt.Errorf("unknown correction %q (want one of %s)", s, strings.Join(CorrectionNames(), ", "))
 }
 
 // Description returns a short human name for reports, such as

@@ -35,12 +35,34 @@
 // its 95% t-interval, Cohen's d_z, wins/ties/losses, the minimum detectable
 // difference at 80% power) come with every Result.
 //
+// Beyond p-values, for deciding on small sets (30–50 questions):
+//
+//   - BootstrapInterval: the paired bootstrap confidence interval of the
+//     mean difference, BCa (default) or percentile, as
+//     scipy.stats.bootstrap(paired=True) defines them; seeded.
+//   - TOST: equivalence within ±δ by two one-sided paired t-tests
+//     (statsmodels ttost_paired), so that "no change" can be shown rather
+//     than only "no significant change".
+//   - Power, MDD and SampleSize: the paired t approximation (statsmodels
+//     TTestPower) of the power of a test, the minimum detectable difference
+//     at a power, and the number of queries needed to detect a difference,
+//     from the observed per-query standard deviation; PlanAlpha gives the
+//     per-comparison level of a plan of m corrected comparisons.
+//   - SmallSampleWarning flags estimates resting on fewer than SmallSample
+//     (20) queries.
+//
+// The defaults (DefaultTest, DefaultPermutations, DefaultAlpha, ...) and
+// the table of tests (TestSpecs, TestNames, Corrections) are owned here;
+// callers validate and document names and defaults through them.
+//
 // Determinism: Monte Carlo tests draw from a PCG generator seeded with
 // Options.Seed and Options.Stream; derive the stream of one comparison from
 // its names with Stream, so results do not depend on scheduling or
 // GOMAXPROCS.
 //
 // Bad input never panics: NaN or infinite scores are an error naming the
-// query id; degenerate samples (n = 1, all differences zero) give p = 1 with
-// a warning carried in Result.Warnings.
+// query id; degenerate samples (no query, n = 1, all differences zero) give
+// p = 1 with a warning carried in Result.Warnings, and no interval
+// (Effect.CIDefined, Interval.Defined false). No result of this package
+// holds a NaN or an infinity, so every one can be written as JSON.
 package stats

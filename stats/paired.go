@@ -14,11 +14,7 @@ import (
 // invalid options, an unknown test, or opt.Context's error when it was
 // cancelled.
 func Paired(t Test, s Sample, opt Options) (Result, error) {
-	opt.SetDefaults()
-	if err := opt.validate(); err != nil {
-		return Result{}, err
-	}
-	d, err := s.diffs()
+	d, err := prepare(s, &opt)
 	if err != nil {
 		return Result{}, err
 	}
@@ -53,97 +49,77 @@ func Paired(t Test, s Sample, opt Options) (Result, error) {
 // MeanA, MeanB, Effect and the n = 1 / all-zero warnings), with P = 1 and
 // Test empty. Errors as for Paired.
 func Describe(s Sample, opt Options) (Result, error) {
-	opt.SetDefaults()
-	if err := opt.validate(); err != nil {
-		return Result{}, err
-	}
-	d, err := s.diffs()
+	d, err := prepare(s, &opt)
 	if err != nil {
 		return Result{}, err
 	}
 	return describe(s, d, opt), nil
 }
 
+// prepare fills the zero fields of opt with the defaults, validates them
+// and returns the differences of s (errors: see Paired).
+func prepare(s Sample, opt *Options) ([]float64, error) {
+	opt.SetDefaults()
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	return s.diffs()
+}
+
 func describe(s Sample, d []float64, opt Options) Result {
 	n := len(d)
-	r := Result{N: n, MeanA: mean(s.A), MeanB: mean(s.B), P: 1, Exact: true}
+	r := Result{N: n, P: 1, Exact: true}
 	e := &r.Effect
-	e.MeanDiff = mean(d)
 	e.CIMethod = "t"
-	for _, v := range d {
-		switch {
-		case v > 0:
-			e.Wins++
-		case v < 0:
-			e.Losses++
-		default:
-			e.Ties++
-		}
-	}
-	e.CILow, e.CIHigh = e.MeanDiff, e.MeanDiff
-	e.SD, e.DZ, e.MDD = math.NaN(), math.NaN(), math.NaN()
-	if n == 1 {
+	e.Wins, e.Ties, e.Losses = signs(d)
+	switch n {
+	case 0:
+		r.Warnings = append(r.Warnings, "n = 0: no query to compare; p set to 1, no interval")
+		return r
+	case 1:
 		// One difference says nothing about its spread: the t interval has
 		// 0 degrees of freedom and is unbounded, not [d, d].
-		e.CILow, e.CIHigh = math.NaN(), math.NaN()
-		r.Warnings = append(r.Warnings, "n = 1: one query cannot show a significant difference; p set to 1")
+		r.MeanA, r.MeanB, e.MeanDiff = s.A[0], s.B[0], d[0]
+		r.Warnings = append(r.Warnings, "n = 1: one query cannot show a significant difference; p set to 1, no interval")
 		return r
 	}
+	r.MeanA, r.MeanB, e.MeanDiff = mean(s.A), mean(s.B), mean(d)
 	e.SD = stdDev(d, e.MeanDiff)
+	e.CILow, e.CIHigh, e.CIDefined = e.MeanDiff, e.MeanDiff, true
 	switch {
 	case e.SD > 0:
-		e.DZ = e.MeanDiff / e.SD
+		e.DZ, e.DZDefined = e.MeanDiff/e.SD, true
 		se := e.SD / math.Sqrt(float64(n))
-		tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Quantile(1 - (1-opt.Confidence)/2)
+		tq := studentT(n - 1).Quantile(1 - (1-opt.Confidence)/2)
 		e.CILow, e.CIHigh = e.MeanDiff-tq*se, e.MeanDiff+tq*se
 	case e.MeanDiff == 0:
-		e.DZ = 0
-	default:
-		e.DZ = math.Copysign(math.Inf(1), e.MeanDiff)
+		e.DZDefined = true
 	}
-	e.MDD = mdd(n, e.SD, opt.Alpha, opt.Power)
+	e.MDD = MDD(n, e.SD, opt.Alpha, opt.Power)
 	if e.Ties == n {
 		r.Warnings = append(r.Warnings, "all per-query differences are zero (identical scores): p set to 1")
 	}
 	return r
 }
 
-// mdd returns the smallest |mean difference| a two-sided paired t-test at
-// level alpha detects with the given power, for n pairs with difference
-// standard deviation sd: λ·sd/√n where λ solves
-// P(|T'| > t_{1−α/2,n−1}) = power for T' noncentral t(n−1, λ).
-func mdd(n int, sd, alpha, power float64) float64 {
-	if n < 2 || math.IsNaN(sd) {
-		return math.NaN()
-	}
-	if sd == 0 {
-		return 0
-	}
-	df := float64(n - 1)
-	tc := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - alpha/2)
-	pw := func(ncp float64) float64 {
-		nt := distuv.NoncentralT{Nu: df, Mu: ncp}
-		return 1 - nt.CDF(tc) + nt.CDF(-tc)
-	}
-	lo, hi := 0.0, 1.0
-	for pw(hi) < power {
-		lo, hi = hi, 2*hi
-		if hi > 1e6 {
-			return math.NaN()
+// signs counts the positive, zero and negative values of d.
+func signs(d []float64) (pos, zero, neg int) {
+	for _, v := range d {
+		switch {
+		case v > 0:
+			pos++
+		case v < 0:
+			neg++
+		default:
+			zero++
 		}
 	}
-	for range 100 {
-		mid := (lo + hi) / 2
-		if pw(mid) < power {
-			lo = mid
-		} else {
-			hi = mid
-		}
-		if hi-lo < 1e-12*hi {
-			break
-		}
-	}
-	return (lo + hi) / 2 * sd / math.Sqrt(float64(n))
+	return pos, zero, neg
+}
+
+// studentT is Student's t distribution with df degrees of freedom.
+func studentT(df int) distuv.StudentsT {
+	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(df)}
 }
 
 func mean(x []float64) float64 {
@@ -172,14 +148,16 @@ func tTest(d []float64, r *Result) {
 	}
 	sd := r.Effect.SD
 	if sd == 0 {
-		r.Statistic = math.Copysign(math.Inf(1), r.Effect.MeanDiff)
+		// scipy's t = ±inf, written as the largest float so that the
+		// Result stays finite (JSON has no infinity).
+		r.Statistic = math.Copysign(math.MaxFloat64, r.Effect.MeanDiff)
 		r.P = 0
 		r.Warnings = append(r.Warnings, "all per-query differences are equal and non-zero: t is infinite, p = 0")
 		return
 	}
 	t := r.Effect.MeanDiff / (sd / math.Sqrt(float64(n)))
 	r.Statistic = t
-	r.P = math.Min(1, 2*distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}.Survival(math.Abs(t)))
+	r.P = math.Min(1, 2*studentT(n-1).Survival(math.Abs(t)))
 }
 
 // wilcoxon follows scipy 1.10.1 scipy.stats.wilcoxon(x, y) with

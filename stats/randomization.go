@@ -159,28 +159,21 @@ func bootstrap(d []float64, opt Options, r *Result) {
 		r.P, r.Exact, r.Samples = 1, true, 0
 		return
 	}
-	rng := newRand(opt)
-	means := make([]float64, opt.Resamples)
+	means := resampleMeans(d, opt)
+	if opt.cancelled() {
+		return // Paired returns the context's error
+	}
 	thr := math.Abs(m) - tieTolerance(d)/float64(n)
 	b := 0
-	every := cancelEvery(n)
-	for k := range means {
-		if k%every == 0 && opt.cancelled() {
-			return // Paired returns the context's error
-		}
-		s := 0.0
-		for range n {
-			s += d[rng.IntN(n)]
-		}
-		means[k] = s / float64(n)
-		if math.Abs(means[k]-m) >= thr {
+	for _, v := range means {
+		if math.Abs(v-m) >= thr {
 			b++
 		}
 	}
 	r.P = float64(b+1) / float64(opt.Resamples+1)
 	slices.Sort(means)
 	a := (1 - opt.Confidence) / 2
-	r.Effect.CILow, r.Effect.CIHigh = quantile7(means, a), quantile7(means, 1-a)
+	r.Effect.CILow, r.Effect.CIHigh, r.Effect.CIDefined = quantile7(means, a), quantile7(means, 1-a), true
 }
 
 // quantile7 is the linear-interpolation quantile of sorted x (Hyndman & Fan
@@ -216,32 +209,19 @@ type HSD struct {
 // Sakai 2018, §4.5): for each of Options.Permutations permutations it
 // shuffles, independently for every query, the m systems' scores among the
 // systems, and records the range (max − min) of the resulting system means.
-// scores[s][q] is the score of systems[s] on queryIDs[q]. Errors: fewer than
-// two systems, ragged rows, NaN or infinite scores (naming system and query),
-// or opt.Context's error when it was cancelled.
+// scores[s][q] is the score of systems[s] on queryIDs[q]. No query (n = 0)
+// gives p = 1 for every pair and a warning, as does n = 1 (a warning).
+// Errors: fewer than two systems, ragged rows, NaN or infinite scores
+// (naming system and query), or opt.Context's error when it was cancelled.
 func TukeyHSD(systems, queryIDs []string, scores [][]float64, opt Options) (*HSD, error) {
 	opt.SetDefaults()
 	if err := opt.validate(); err != nil {
 		return nil, err
 	}
-	m := len(systems)
-	if m < 2 || len(scores) != m {
-		return nil, fmt.Errorf("tukey HSD: need ≥ 2 systems with one score row each, got %d names and %d rows", m, len(scores))
+	if err := checkHSDInput(systems, queryIDs, scores); err != nil {
+		return nil, err
 	}
-	n := len(queryIDs)
-	if n == 0 {
-		return nil, fmt.Errorf("tukey HSD: no queries")
-	}
-	for s, row := range scores {
-		if len(row) != n {
-			return nil, fmt.Errorf("tukey HSD: system %q has %d scores for %d queries", systems[s], len(row), n)
-		}
-		for q, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("query %q: score of system %q is %v", queryIDs[q], systems[s], v)
-			}
-		}
-	}
+	m, n := len(systems), len(queryIDs)
 	h := &HSD{Systems: systems, N: n, Means: make([]float64, m), Samples: opt.Permutations}
 	sumAbs := 0.0
 	for s, row := range scores {
@@ -249,18 +229,62 @@ func TukeyHSD(systems, queryIDs []string, scores [][]float64, opt Options) (*HSD
 			h.Means[s] += v
 			sumAbs += math.Abs(v)
 		}
-		h.Means[s] /= float64(n)
+		if n > 0 {
+			h.Means[s] /= float64(n)
+		}
 	}
-	// Column-major copy: cols[q*m+s].
-	cols := make([]float64, n*m)
+	var ranges []float64
+	if n > 0 {
+		ranges = permutationRanges(scores, n, opt)
+		if err := opt.contextErr(); err != nil {
+			return nil, err // before sorting millions of ranges
+		}
+		slices.Sort(ranges)
+	}
+	h.P = hsdPValues(h.Means, ranges, 1e-10*sumAbs/math.Max(1, float64(n)))
+	switch n {
+	case 0:
+		h.Samples = 0
+		h.Warnings = append(h.Warnings, "n = 0: no query to compare; p set to 1")
+	case 1:
+		h.Warnings = append(h.Warnings, "n = 1: one query cannot show a significant difference")
+	}
+	return h, nil
+}
+
+// checkHSDInput checks TukeyHSD's systems and score rows.
+func checkHSDInput(systems, queryIDs []string, scores [][]float64) error {
+	m, n := len(systems), len(queryIDs)
+	if m < 2 || len(scores) != m {
+		return fmt.Errorf("tukey HSD: need ≥ 2 systems with one score row each, got %d names and %d rows", m, len(scores))
+	}
+	for s, row := range scores {
+		if len(row) != n {
+			return fmt.Errorf("tukey HSD: system %q has %d scores for %d queries", systems[s], len(row), n)
+		}
+		for q, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("query %q: score of system %q is %v", queryIDs[q], systems[s], v)
+			}
+		}
+	}
+	return nil
+}
+
+// permutationRanges returns the ranges (max − min) of the system
+// means over opt.Permutations permutations of each query's scores among the
+// systems. The permutations are split into tukeyChunks fixed chunks, each
+// with its own generator stream, and run on up to opt.Workers goroutines:
+// the result depends on the seed only, not on the number of workers. It
+// stops early (a meaningless result) when opt.Context is done.
+func permutationRanges(scores [][]float64, n int, opt Options) []float64 {
+	m := len(scores)
+	cols := make([]float64, n*m) // column-major: cols[q*m+s]
 	for s, row := range scores {
 		for q, v := range row {
 			cols[q*m+s] = v
 		}
 	}
-	// The permutations are split into tukeyChunks fixed chunks, each with its
-	// own generator stream, and run on up to opt.Workers goroutines: the
-	// result depends on the seed only, not on the number of workers.
 	ranges := make([]float64, opt.Permutations)
 	chunk := (opt.Permutations + tukeyChunks - 1) / tukeyChunks
 	workers := opt.Workers
@@ -274,8 +298,7 @@ func TukeyHSD(systems, queryIDs []string, scores [][]float64, opt Options) (*HSD
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sums := make([]float64, m)
-			perm := make([]float64, m)
+			sums, perm := make([]float64, m), make([]float64, m)
 			for {
 				c := int(next.Add(1)) - 1
 				if c >= tukeyChunks {
@@ -305,32 +328,29 @@ func TukeyHSD(systems, queryIDs []string, scores [][]float64, opt Options) (*HSD
 		}()
 	}
 	wg.Wait()
-	if err := opt.contextErr(); err != nil {
-		return nil, err
-	}
-	slices.Sort(ranges)
-	tol := 1e-10 * sumAbs / float64(n)
-	h.P = make([][]float64, m)
-	for i := range h.P {
-		h.P[i] = make([]float64, m)
-		h.P[i][i] = 1
+	return ranges
+}
+
+// hsdPValues returns the symmetric matrix of Tukey HSD p-values of the
+// systems with means means: (b+1)/(B+1), b counting the sorted ranges that
+// reach |mean_i − mean_j| − tol; 1 on the diagonal, for equal means and
+// when there are no ranges (n = 0).
+func hsdPValues(means, ranges []float64, tol float64) [][]float64 {
+	m := len(means)
+	p := make([][]float64, m)
+	for i := range p {
+		p[i] = make([]float64, m)
+		p[i][i] = 1
 	}
 	for i := range m {
 		for j := i + 1; j < m; j++ {
-			diff := math.Abs(h.Means[i] - h.Means[j])
-			var p float64
-			if diff == 0 {
-				p = 1
-			} else {
+			v := 1.0
+			if diff := math.Abs(means[i] - means[j]); diff != 0 && len(ranges) > 0 {
 				idx, _ := slices.BinarySearch(ranges, diff-tol)
-				b := len(ranges) - idx
-				p = float64(b+1) / float64(len(ranges)+1)
+				v = float64(len(ranges)-idx+1) / float64(len(ranges)+1)
 			}
-			h.P[i][j], h.P[j][i] = p, p
+			p[i][j], p[j][i] = v, v
 		}
 	}
-	if n == 1 {
-		h.Warnings = append(h.Warnings, "n = 1: one query cannot show a significant difference")
-	}
-	return h, nil
+	return p
 }

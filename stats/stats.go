@@ -2,11 +2,9 @@ package stats
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/fnv"
 	"math"
-	"strings"
 )
 
 // Test names a paired significance test; the string values are the ones
@@ -23,56 +21,14 @@ const (
 	Tukey         Test = "tukey"
 )
 
-// Tests lists every Test in the order shown in help texts.
-var Tests = []Test{Randomization, TTest, Bootstrap, Wilcoxon, Sign, Tukey}
-
-// ParseTest returns the Test named s (case-insensitive; "ttest", "t-test"
-// and "fisher" are accepted as aliases), or an error listing the valid names.
-func ParseTest(s string) (Test, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "t", "ttest", "t-test", "student":
-		return TTest, nil
-	case "randomization", "permutation", "fisher":
-		return Randomization, nil
-	case "bootstrap":
-		return Bootstrap, nil
-	case "wilcoxon":
-		return Wilcoxon, nil
-	case "sign":
-		return Sign, nil
-	case "tukey", "tukey-hsd", "hsd":
-		return Tukey, nil
-	}
-	return "", fmt.Errorf("unknown test %q (want one of t, randomization, bootstrap, wilcoxon, sign, tukey)", s)
-}
-
-// Description returns a one-line human description of t for reports, such
-// as "paired randomization test (sign flips, statistic = mean difference)".
-func (t Test) Description() string {
-	switch t {
-	case TTest:
-		return "paired Student t-test (two-sided)"
-	case Randomization:
-		return "paired randomization test (sign flips of per-query differences, statistic = mean difference, two-sided)"
-	case Bootstrap:
-		return "paired bootstrap test (shift method, statistic = mean difference, two-sided)"
-	case Wilcoxon:
-		return "Wilcoxon signed-rank test (scipy 1.10 defaults, two-sided)"
-	case Sign:
-		return "sign test (two-sided binomial test on wins vs losses)"
-	case Tukey:
-		return "randomized Tukey HSD (all systems at once, two-sided)"
-	}
-	return string(t)
-}
-
 // Options configures the tests. The zero value is usable: SetDefaults fills
 // unset fields, and every test calls it on its own copy.
 type Options struct {
 	// Permutations is the number B of Monte Carlo sign-flip (or, for Tukey,
-	// row-permutation) samples; default 10,000.
+	// row-permutation) samples; default DefaultPermutations (10,000).
 	Permutations int
-	// Resamples is the number B of bootstrap resamples; default 10,000.
+	// Resamples is the number B of bootstrap resamples (the bootstrap test
+	// and BootstrapInterval); default DefaultResamples (10,000).
 	Resamples int
 	// ExactMaxN is the largest n for which the randomization test enumerates
 	// all 2^n sign vectors exactly; default 20, at most 30.
@@ -127,22 +83,22 @@ func (o Options) contextErr() error {
 // each field.
 func (o *Options) SetDefaults() {
 	if o.Permutations == 0 {
-		o.Permutations = 10000
+		o.Permutations = DefaultPermutations
 	}
 	if o.Resamples == 0 {
-		o.Resamples = 10000
+		o.Resamples = DefaultResamples
 	}
 	if o.ExactMaxN == 0 {
-		o.ExactMaxN = 20
+		o.ExactMaxN = DefaultExactMaxN
 	}
 	if o.Alpha == 0 {
-		o.Alpha = 0.05
+		o.Alpha = DefaultAlpha
 	}
 	if o.Power == 0 {
-		o.Power = 0.8
+		o.Power = DefaultPower
 	}
 	if o.Confidence == 0 {
-		o.Confidence = 0.95
+		o.Confidence = DefaultConfidence
 	}
 }
 
@@ -197,17 +153,16 @@ func (s Sample) id(i int) string {
 	return fmt.Sprintf("query #%d", i+1)
 }
 
-// diffs validates s and returns d_i = A[i] − B[i]. Errors: length mismatch,
-// no queries, and NaN or ±Inf scores (naming the query id and the system).
+// diffs validates s and returns d_i = A[i] − B[i] (empty for no queries,
+// which every statistic accepts: p = 1, no interval, a warning). Errors:
+// length mismatch, and NaN or ±Inf scores (naming the query id and the
+// system).
 func (s Sample) diffs() ([]float64, error) {
 	if len(s.A) != len(s.B) {
 		return nil, fmt.Errorf("paired sample: A has %d scores, B has %d", len(s.A), len(s.B))
 	}
 	if s.QueryIDs != nil && len(s.QueryIDs) != len(s.A) {
 		return nil, fmt.Errorf("paired sample: %d query ids for %d scores", len(s.QueryIDs), len(s.A))
-	}
-	if len(s.A) == 0 {
-		return nil, errors.New("paired sample: no queries")
 	}
 	d := make([]float64, len(s.A))
 	for i := range s.A {
@@ -222,20 +177,27 @@ func (s Sample) diffs() ([]float64, error) {
 	return d, nil
 }
 
-// Result is the outcome of one paired test of A against B.
+// Result is the outcome of one paired test of A against B. Every number in
+// it is finite whatever the sample (n = 0 and n = 1 included), so that a
+// Result can always be written as JSON; what cannot be computed is marked
+// by a flag (Effect.CIDefined, Effect.DZDefined, N < 2) and explained in
+// Warnings.
 type Result struct {
 	// Test is the test that produced P.
 	Test Test
 	// N is the number of queries (pairs), including zero differences.
 	N int
-	// MeanA and MeanB are the mean scores of A and B over the N queries.
+	// MeanA and MeanB are the mean scores of A and B over the N queries (0
+	// when N = 0).
 	MeanA, MeanB float64
-	// Statistic is the test statistic: t for TTest; mean(d) for
-	// Randomization, Bootstrap and Tukey; scipy's min(R+, R−) for Wilcoxon;
-	// the number of wins (d > 0) for Sign.
+	// Statistic is the test statistic: t for TTest (±math.MaxFloat64 stands
+	// for scipy's ±inf when all differences are equal and non-zero); mean(d)
+	// for Randomization, Bootstrap and Tukey; scipy's min(R+, R−) for
+	// Wilcoxon; the number of wins (d > 0) for Sign.
 	Statistic float64
 	// P is the two-sided p-value in (0, 1] (it is 0 only for the t-test when
-	// all differences are equal and non-zero, as in scipy).
+	// all differences are equal and non-zero, as in scipy; it is 1 when
+	// N < 2).
 	P float64
 	// Exact reports whether P comes from an exact distribution (exact
 	// enumeration, exact Wilcoxon or binomial distribution) rather than
@@ -246,35 +208,45 @@ type Result struct {
 	Samples int
 	// Effect holds the effect sizes of A − B.
 	Effect Effect
-	// Warnings lists statistical caveats (n = 1, all differences zero,
-	// normal approximation with small n, ...). They do not make P invalid
-	// but should be shown with it.
+	// Warnings lists statistical caveats (n < 2, all differences zero,
+	// fewer than SmallSample queries, normal approximation with small n,
+	// ...). They do not make P invalid but should be shown with it.
 	Warnings []string
 }
 
 // Effect describes the size of the difference A − B over paired queries.
+// All fields are finite; the flags say which are defined.
 type Effect struct {
-	// MeanDiff is mean(d) = MeanA − MeanB, in the metric's units.
+	// MeanDiff is mean(d) = MeanA − MeanB, in the metric's units (0 when
+	// n = 0).
 	MeanDiff float64
 	// CILow and CIHigh bound the Options.Confidence (95%) confidence
 	// interval of MeanDiff: the Student-t interval mean ± t·sd/√n, or the
 	// bootstrap percentile interval when the test is Bootstrap (CIMethod
-	// says which). Both equal MeanDiff when sd = 0; both are NaN
-	// (undefined: the t interval has 0 degrees of freedom) when n = 1.
+	// says which). Both equal MeanDiff when sd = 0. When CIDefined is false
+	// (n < 2: one difference says nothing of its spread, the t interval has
+	// 0 degrees of freedom) both are 0 and the interval is shown as
+	// "[–, –]".
 	CILow, CIHigh float64
+	// CIDefined reports whether CILow and CIHigh bound an interval (n ≥ 2).
+	CIDefined bool
 	// CIMethod is "t" or "bootstrap percentile".
 	CIMethod string
 	// DZ is Cohen's d_z = mean(d)/sd(d) (sd with n−1; Cohen 1988, Lakens
-	// 2013). 0 when all differences are zero, ±Inf when they are constant
-	// and non-zero, NaN when n = 1.
-	DZ float64
+	// 2013); 0 when all differences are zero. DZDefined is false (and DZ 0)
+	// when n < 2 or the differences are constant and non-zero (d_z would be
+	// infinite).
+	DZ        float64
+	DZDefined bool
 	// Wins, Ties and Losses count queries with d > 0, d = 0 and d < 0.
 	Wins, Ties, Losses int
-	// SD is the sample standard deviation of d (n−1 denominator; NaN for n = 1).
+	// SD is the sample standard deviation of d (n−1 denominator; 0 when
+	// n < 2, where it is undefined).
 	SD float64
 	// MDD is the minimum detectable difference: the smallest |mean(d)| that
 	// a two-sided paired t-test at level Options.Alpha detects with
 	// probability Options.Power (default 80%) given n and the observed
-	// SD, from the noncentral t distribution. NaN when n < 2.
+	// SD, from the noncentral t distribution (see MDD). 0 when SD = 0, and
+	// undefined (0) when n < 2.
 	MDD float64
 }

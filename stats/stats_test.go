@@ -58,11 +58,11 @@ func TestMDD(t *testing.T) {
 		n    int
 		want float64
 	}{{5, 1.6819969659555574}, {50, 0.4041830017583123}, {300, 0.1622712364859304}, {1000, 0.08867907559426375}} {
-		if got := mdd(c.n, 1, 0.05, 0.8); math.Abs(got-c.want) > 1e-6*c.want {
+		if got := MDD(c.n, 1, 0.05, 0.8); math.Abs(got-c.want) > 1e-6*c.want {
 			t.Errorf("n = %d: MDD = %.10g, scipy %.10g", c.n, got, c.want)
 		}
 		// Scales linearly with sd.
-		if got := mdd(c.n, 0.25, 0.05, 0.8); math.Abs(got-c.want/4) > 1e-6*c.want {
+		if got := MDD(c.n, 0.25, 0.05, 0.8); math.Abs(got-c.want/4) > 1e-6*c.want {
 			t.Errorf("n = %d, sd = 0.25: MDD = %.10g, want %.10g", c.n, got, c.want/4)
 		}
 	}
@@ -125,8 +125,8 @@ func TestEdgeCases(t *testing.T) {
 		}
 		// One query gives no interval (t with 0 degrees of freedom), not the
 		// zero-width [0.5, 0.5] shown before.
-		if !math.IsNaN(r.Effect.CILow) || !math.IsNaN(r.Effect.CIHigh) {
-			t.Errorf("%s n = 1: CI [%v, %v], want undefined (NaN)", test, r.Effect.CILow, r.Effect.CIHigh)
+		if r.Effect.CIDefined || r.Effect.CILow != 0 || r.Effect.CIHigh != 0 {
+			t.Errorf("%s n = 1: CI [%v, %v] defined %v, want undefined (0, 0, false)", test, r.Effect.CILow, r.Effect.CIHigh, r.Effect.CIDefined)
 		}
 		_, err = Paired(test, Sample{QueryIDs: []string{"q1", "q2"}, A: []float64{0.5, math.NaN()}, B: []float64{0.2, 0.1}}, Options{})
 		if err == nil || !strings.Contains(err.Error(), `"q2"`) {
@@ -134,16 +134,17 @@ func TestEdgeCases(t *testing.T) {
 		}
 	}
 	// n = 1 exact randomization: both sign vectors reach |d|, p = 2/2.
-	// Constant non-zero differences: scipy's ttest_rel gives t = inf, p = 0.
+	// Constant non-zero differences: scipy's ttest_rel gives t = inf, p = 0
+	// (inf written as the largest float, so that JSON can hold it).
 	r, _ := Paired(TTest, Sample{A: []float64{0.5, 0.6, 0.7}, B: []float64{0.4, 0.5, 0.6}}, Options{})
-	if !math.IsInf(r.Statistic, 1) || r.P != 0 {
-		t.Errorf("constant differences: t = %v p = %v, want +Inf and 0", r.Statistic, r.P)
+	if r.Statistic != math.MaxFloat64 || r.P != 0 || r.Effect.DZDefined {
+		t.Errorf("constant differences: t = %v p = %v d_z defined %v, want MaxFloat64, 0, false", r.Statistic, r.P, r.Effect.DZDefined)
 	}
 	if _, err := Paired(TTest, Sample{A: []float64{1}, B: []float64{1, 2}}, Options{}); err == nil {
 		t.Error("length mismatch: want error")
 	}
-	if _, err := Paired(TTest, Sample{}, Options{}); err == nil {
-		t.Error("empty sample: want error")
+	if r, err := Paired(TTest, Sample{}, Options{}); err != nil || r.P != 1 || r.N != 0 || len(r.Warnings) == 0 {
+		t.Errorf("empty sample: %+v, %v; want p = 1, n = 0 and a warning", r, err)
 	}
 	if _, err := Paired(Randomization, Sample{A: same, B: same}, Options{Permutations: -1}); err == nil {
 		t.Error("negative permutations: want error")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,12 +20,24 @@ const compareUsage = `usage: bench compare --qrels QRELS [flags] RUN...
 
 Compare retrieval runs on the same queries with paired significance tests and
 print a ranx-style table: a row per run, a column per measure, and superscript
-letters marking the runs that a run beats significantly after correcting for
-multiple comparisons (Holm by default, over every comparison in the report).
-Below the table: the test, the correction and how many comparisons it
-covered, the minimum detectable difference at 80% power per measure, and one
-row per comparison (mean difference with 95% CI, Cohen's d_z, wins/ties/losses,
-p, adjusted p).
+labels marking the runs that a run beats significantly after correcting for
+multiple comparisons (Holm by default, over every counted comparison).
+Below the table: the plan and its number of comparisons, the test, the
+correction, the intervals, what the set can show (per measure the minimum
+detectable difference at 80% power under the plan, and the questions needed
+to detect --detect), then one row per comparison: the difference with its
+95% paired bootstrap interval (BCa by default), Cohen's d_z,
+wins/ties/losses, p, adjusted p and a verdict in words (better, worse,
+equivalent within ±δ, no evidence either way, unchanged (identical)).
+
+Plans (--plan): baseline (each run against --baseline: m − 1 comparisons;
+the default with --baseline), best (each run against the best run of each
+measure) or all-pairs (m(m − 1)/2; the default without --baseline). Runs whose
+per-query scores equal the baseline's on every query are reported
+"unchanged (identical)" and not counted in the correction. --equivalence δ
+adds two one-sided paired t-tests (TOST): a run within ±δ is "equivalent".
+Fewer than 20 queries per measure gives a warning: read such numbers as
+indicative.
 
 RUN is a TREC run or ranx JSON file (see 'bench eval --help'); its name is
 its file name, or NAME when given as NAME=PATH (an existing file whose path
@@ -54,6 +67,9 @@ fall, or one larger than --max-drop), 0 otherwise: an improvement never fails.
 
 Examples:
   bench compare --qrels qrels.test bm25.trec dense.trec hybrid.trec
+  bench compare --qrels qrels.tsv --baseline bm25 --equivalence 0.02 \
+      bm25=runs/bm25.trec hybrid=runs/hybrid.trec
+  bench compare --qrels qrels.tsv --plan best --detect 0.05 runs/*.trec
   bench compare --qrels qrels.tsv -m ndcg@10 -m recall@100 --baseline bm25 \
       bm25=runs/bm25.trec hybrid=runs/hybrid.trec rerank=runs/rerank.trec
   bench compare --qrels qrels.tsv --test t --correction bh --format md a.trec b.trec
@@ -69,13 +85,17 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	var measures measureList
 	var (
 		qrelsPath    = fs.String("qrels", "", "qrels `file` (TREC, BEIR TSV or JSONL; required)")
-		testName     = fs.String("test", "randomization", "significance `test`: randomization, t, bootstrap, tukey, wilcoxon or sign")
-		corrName     = fs.String("correction", "holm", "multiple-comparison `correction`: holm, bonferroni, bh or none")
-		alpha        = fs.Float64("alpha", 0.05, "significance level: significant when the adjusted p ≤ `alpha`")
-		permutations = fs.Int("permutations", 10000, "Monte Carlo permutations (randomization, tukey)")
-		resamples    = fs.Int("resamples", 10000, "bootstrap resamples")
-		seed         = fs.Uint64("seed", 42, "random seed (results depend only on it, not on CPUs)")
-		baseline     = fs.String("baseline", "", "compare every run against this run `name` only (default: all pairs)")
+		testName     = fs.String("test", string(stats.DefaultTest), "significance `test`: "+strings.Join(stats.TestNames(false), ", "))
+		corrName     = fs.String("correction", string(stats.DefaultCorrection), "multiple-comparison `correction`: "+strings.Join(stats.CorrectionNames(), ", "))
+		alpha        = fs.Float64("alpha", stats.DefaultAlpha, "significance level: significant when the adjusted p ≤ `alpha`")
+		permutations = fs.Int("permutations", stats.DefaultPermutations, "Monte Carlo permutations (randomization, tukey)")
+		resamples    = fs.Int("resamples", stats.DefaultResamples, "bootstrap resamples (bootstrap test and every interval)")
+		seed         = fs.Uint64("seed", stats.DefaultSeed, "random seed (results depend only on it, not on CPUs)")
+		baseline     = fs.String("baseline", "", "compare every run against this run `name` (the baseline plan; default: all pairs)")
+		planName     = fs.String("plan", "", "comparison `plan`: baseline (each run against --baseline), best (each run against the best run of each measure) or all-pairs; default baseline with --baseline, else all-pairs")
+		equivalence  = fs.Float64("equivalence", 0, "equivalence margin `δ`: TOST shows a difference within ±δ as \"equivalent\" (0: no equivalence test)")
+		detect       = fs.Float64("detect", 0.05, "report the questions needed to detect a true difference of `Δ` (0: none)")
+		interval     = fs.String("interval", string(stats.BCa), "interval `method`: bca or percentile (paired bootstrap), or t (Student t)")
 		complete     = fs.Bool("c", false, "score 0 for qrels queries missing from a run instead of failing")
 		level        = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l; 0: grade 0 too)")
 		format       = fs.String("format", "table", "output `format`: table, md, latex, csv or json")
@@ -95,19 +115,19 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	if len(runArgs) == 0 {
 		return usagef("no runs given; see 'bench compare --help'")
 	}
-	test, err := stats.ParseTest(*testName)
+	test, corr, err := parseCompareTest(*testName, *corrName)
 	if err != nil {
-		return usagef("--test: %v", err)
-	}
-	corr, err := stats.ParseCorrection(*corrName)
-	if err != nil {
-		return usagef("--correction: %v", err)
+		return err
 	}
 	f, err := compare.ParseFormat(*format)
 	if err != nil {
 		return usagef("--format: %v", err)
 	}
 	if err := checkCompareNumbers(*alpha, *permutations, *resamples, *level); err != nil {
+		return err
+	}
+	plan, ivMethod, err := comparePlan(*planName, *baseline, *interval, *equivalence, *detect)
+	if err != nil {
 		return err
 	}
 	labels, ms, err := compareMeasures(measures)
@@ -129,10 +149,31 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		return compareGate(stdout, in, *baseline, texts, gf, gate.Options{Test: test, Correction: corr, Alpha: *alpha,
 			Permutations: *permutations, Resamples: *resamples, Seed: *seed})
 	}
-	rep, err := compare.Compare(in, compare.Options{
+	return writeCompareReport(stdout, f, in, evalWarnings, compare.Options{
 		Test: test, Correction: corr, Alpha: *alpha, Permutations: *permutations, Resamples: *resamples,
-		Seed: *seed, Baseline: *baseline, MissingAsZero: *complete, Workers: *workers,
+		Seed: *seed, Plan: plan, Interval: ivMethod, Equivalence: *equivalence, Detect: *detect,
+		MissingAsZero: *complete, Workers: *workers,
 	})
+}
+
+// parseCompareTest parses --test and --correction. Errors: usage errors
+// naming the flag.
+func parseCompareTest(testName, corrName string) (stats.Test, stats.Correction, error) {
+	test, err := stats.ParseTest(testName)
+	if err != nil {
+		return "", "", usagef("--test: %v", err)
+	}
+	corr, err := stats.ParseCorrection(corrName)
+	if err != nil {
+		return "", "", usagef("--correction: %v", err)
+	}
+	return test, corr, nil
+}
+
+// writeCompareReport runs the comparison and writes its report in format
+// f, the evaluations' warnings added to the report's.
+func writeCompareReport(stdout io.Writer, f compare.Format, in compare.Input, evalWarnings []string, opt compare.Options) error {
+	rep, err := compare.Compare(in, opt)
 	if err != nil {
 		return err
 	}
@@ -154,6 +195,40 @@ func checkCompareNumbers(alpha float64, permutations, resamples, level int) erro
 		return usagef("-l: %v", err)
 	}
 	return nil
+}
+
+// comparePlan builds the comparison plan of --plan and --baseline and
+// checks the interval, equivalence and detect flags. Errors: usage errors
+// naming the flag (an unknown plan or method, --plan baseline without
+// --baseline, --baseline with another plan, a negative or non-finite δ or
+// Δ).
+func comparePlan(planName, baseline, interval string, equivalence, detect float64) (compare.Plan, stats.IntervalMethod, error) {
+	method, err := stats.ParseIntervalMethod(interval)
+	if err != nil {
+		return compare.Plan{}, "", usagef("--interval: %v", err)
+	}
+	if !(equivalence >= 0) || math.IsInf(equivalence, 0) {
+		return compare.Plan{}, "", usagef("--equivalence %v: must be a finite number ≥ 0", equivalence)
+	}
+	if !(detect >= 0) || math.IsInf(detect, 0) {
+		return compare.Plan{}, "", usagef("--detect %v: must be a finite number ≥ 0", detect)
+	}
+	kind := compare.AllPairs
+	if baseline != "" {
+		kind = compare.VsBaseline
+	}
+	if planName != "" {
+		if kind, err = compare.ParsePlanKind(planName); err != nil {
+			return compare.Plan{}, "", usagef("--plan: %v", err)
+		}
+	}
+	switch {
+	case kind == compare.VsBaseline && baseline == "":
+		return compare.Plan{}, "", usagef("--plan baseline needs --baseline NAME")
+	case kind != compare.VsBaseline && baseline != "":
+		return compare.Plan{}, "", usagef("--baseline %s applies to --plan baseline, not --plan %s", baseline, kind)
+	}
+	return compare.Plan{Kind: kind, Baseline: baseline}, method, nil
 }
 
 // checkCompareBaseline checks --baseline and --gate against the runs: the

@@ -287,14 +287,49 @@ func TestCompareRunNotes(t *testing.T) {
 func TestCompareGolden(t *testing.T) {
 	args := []string{"compare", "--qrels", "testdata/compare/qrels.txt", "-m", "success@1", "-m", "ndcg@10",
 		"good=testdata/compare/good.trec", "bm25|rm3=testdata/compare/mid.trec", "bad=testdata/compare/bad.trec"}
-	for _, c := range []struct{ golden, format string }{
-		{"compare/report.table.golden", "table"},
-		{"compare/report.md.golden", "md"},
+	for _, c := range []struct {
+		golden string
+		flags  []string
+	}{
+		{"compare/report.table.golden", []string{"--format", "table"}},
+		{"compare/report.md.golden", []string{"--format", "md"}},
+		// The baseline plan: two comparisons per metric, bad − bm25|rm3 and
+		// good − bm25|rm3, TOST within ±0.1; the p-values of the all-pairs
+		// report above, Holm over the 4 comparisons: 4·0.03125 = 0.125 for
+		// bad on nDCG@10, max(0.125, 3·0.25, …) = 0.75 for the others.
+		{"compare/baseline.table.golden", []string{"--baseline", "bm25|rm3", "--equivalence", "0.1", "--format", "table"}},
+		{"compare/baseline.md.golden", []string{"--baseline", "bm25|rm3", "--equivalence", "0.1", "--format", "md"}},
 	} {
-		code, out, errOut := runBench(append(args, "--format", c.format)...)
+		code, out, errOut := runBench(append(args, c.flags...)...)
 		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", c.format, code, errOut)
+			t.Fatalf("%s: exit %d: %s", c.golden, code, errOut)
 		}
 		checkDiagGolden(t, c.golden, out)
+	}
+}
+
+// TestComparePlanFlags: the plan, equivalence, detect and interval flags'
+// usage errors, each naming its flag (exit 2).
+func TestComparePlanFlags(t *testing.T) {
+	runs := []string{"--qrels", "testdata/compare/qrels.txt", "good=testdata/compare/good.trec", "bad=testdata/compare/bad.trec"}
+	for _, c := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--plan", "baseline"}, "--plan baseline needs --baseline NAME"},
+		{[]string{"--plan", "best", "--baseline", "good"}, "--baseline good applies to --plan baseline"},
+		{[]string{"--plan", "some"}, `--plan: unknown plan "some"`},
+		{[]string{"--equivalence", "-0.1"}, "--equivalence -0.1: must be a finite number ≥ 0"},
+		{[]string{"--detect", "NaN"}, "--detect NaN: must be a finite number ≥ 0"},
+		{[]string{"--interval", "student"}, `--interval: unknown interval method "student"`},
+	} {
+		code, _, errOut := runBench(append(append([]string{"compare"}, c.flags...), runs...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.flags, code, errOut, c.want)
+		}
+	}
+	code, out, errOut := runBench(append([]string{"compare", "--plan", "best", "--format", "json"}, runs...)...)
+	if code != 0 || !strings.Contains(out, `"plan": "best"`) || !strings.Contains(out, `"reference": {`) {
+		t.Errorf("--plan best: exit %d, %s %s", code, out, errOut)
 	}
 }

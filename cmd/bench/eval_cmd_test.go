@@ -440,3 +440,27 @@ func TestEvalCommaMeasureList(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalRBPGradesWithoutZero: rbp rescales its gains by the smallest and
+// largest gain of trec_eval's whole gain table, whose rows run from level 0
+// to the highest judged grade whether or not a doc holds them. Qrels
+// without a grade-0 judgement gave 0.0900 (grades 2, 3 or 1, 2) and NaN
+// (grade 2 alone: min = max) instead of trec_eval 10's values, quoted from
+// issue 26 and checked against trec_eval 10.0 itself.
+func TestEvalRBPGradesWithoutZero(t *testing.T) {
+	dir := t.TempDir()
+	run := filepath.Join(dir, "run")
+	os.WriteFile(run, []byte("q1 Q0 d1 1 2.0 s\nq1 Q0 d2 2 1.0 s\n"), 0o644)
+	for qrels, want := range map[string]string{
+		"q1 0 d1 2\nq1 0 d2 3\n": "0.1567",
+		"q1 0 d1 1\nq1 0 d2 2\n": "0.1400",
+		"q1 0 d1 2\n":            "0.1000",
+	} {
+		qp := filepath.Join(dir, "qrels")
+		os.WriteFile(qp, []byte(qrels), 0o644)
+		out, errOut, code := runEval(t, "--format", "trec", "-m", "rbp", qp, run)
+		if code != 0 || out != "rbp                   \tall\t"+want+"\n" {
+			t.Errorf("qrels %q: exit %d, stdout %q, stderr %q; want rbp %s", qrels, code, out, errOut, want)
+		}
+	}
+}
