@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/ragbench/ragbench/corpus"
@@ -46,12 +47,14 @@ func Detect(path string) (string, error) {
 			}
 			return "", nil
 		}
-		cols := map[string]bool{}
+		// A header naming any of the columns, in any case, is meant as
+		// Chroma's CSV: ParseChromaCSV then names a missing or misspelt
+		// column (a TREC or BEIR reader would call it a bad qrels line).
 		for _, c := range strings.Split(string(line), ",") {
-			cols[strings.Trim(strings.TrimSpace(c), `"`)] = true
-		}
-		if cols["question"] && cols["references"] && cols["corpus_id"] {
-			return FormatChromaCSV, nil
+			c = strings.ToLower(strings.Trim(strings.TrimSpace(c), `"`))
+			if slices.Contains(chromaWant, c) {
+				return FormatChromaCSV, nil
+			}
 		}
 		return "", nil
 	}

@@ -1,13 +1,11 @@
 package spans
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // Span is one gold passage: the characters [Start, End) of document Doc.
@@ -46,10 +43,10 @@ type Query struct {
 	Line  int
 }
 
-// Units of a span's offsets in the JSONL "unit" key.
+// Units of a span's offsets in the JSONL "unit" key (eval.LabelSpan).
 const (
-	CodePoints = "code_points" // the default: Python's str indexing
-	Bytes      = "bytes"       // UTF-8 bytes: Go's, Rust's and most C tools' indexing
+	CodePoints = eval.UnitCodePoints // the default: Python's str indexing
+	Bytes      = eval.UnitBytes      // UTF-8 bytes: Go's, Rust's and most C tools' indexing
 )
 
 // docIndex is the corpus as the checks need it.
@@ -151,9 +148,6 @@ func clip(s string) string {
 	return s
 }
 
-// spanKeys are the keys of a "gold_spans" item.
-var spanKeys = []string{"doc", "start", "end", "grade", "text", "unit"}
-
 // ReadJSONL reads span labels from a labelled-query JSONL file (see
 // ParseJSONL) and checks them against docs.
 func ReadJSONL(path string, docs []corpus.Document) ([]Query, error) {
@@ -171,231 +165,101 @@ func ReadJSONL(path string, docs []corpus.Document) ([]Query, error) {
 //	    {"doc": "tenancy-act", "start": 1204, "end": 1388, "grade": 2, "text": "..."},
 //	    {"doc": "faq", "text": "the exact passage"}], "kind": "multi"}
 //
-// "id" (or "qid"; a string or an integer) names the query; "question" (or
-// "text") and "kind" (or "slice") are optional; other keys are ignored.
-// Each gold span gives "doc" and either "start" and "end" (offsets in Unicode
-// code points, 0 ≤ start < end ≤ the document's length; "unit": "bytes" for
-// UTF-8 byte offsets on character boundaries) or "text" alone, which must
-// occur exactly once in the document; "text" beside offsets must equal the
-// document there. "grade" is an integer ≥ 1 (default 1). "gold_spans": []
-// is an unanswerable query. Blank lines are skipped; the file is UTF-8.
+// The rows are read by eval.ReadLabelRows (the one parser of labelled-query
+// rows: ids, keys, question and slice as there; see eval.LabelSpan for a
+// passage's keys). Each gold span gives "doc" and either "start" and "end"
+// (offsets in Unicode code points, 0 ≤ start < end ≤ the document's length;
+// "unit": "bytes" for UTF-8 byte offsets on character boundaries) or "text"
+// alone, which must occur exactly once in the document; "text" beside
+// offsets must equal the document there. "gold_spans": [] is an
+// unanswerable query.
 //
 // Every label is checked against docs before anything is returned. Errors
-// are *eval.SyntaxError naming file, line, field, query and doc: malformed
-// JSON, a missing id or gold_spans, a query given twice, a span with no
-// document, outside its document, whose text differs from the document at its
-// offsets or is found zero or several times, the same span twice in a query,
-// an unknown key in a span, "gold" beside "gold_spans", and a file with no
+// are *eval.SyntaxError naming file, line, field, query and doc: a row
+// eval.ReadLabelRows refuses, a span with no document, outside its
+// document, whose text differs from the document at its offsets or is found
+// zero or several times, the same span twice in a query, and a file with no
 // query.
 func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, error) {
-	ix := newDocIndex(docs)
-	var out []Query
-	seen := map[string]int{}
-	data, err := io.ReadAll(r)
+	rows, err := eval.ReadLabelRows(r, name, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, firstError(err)
 	}
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
-	for n, line := range bytes.Split(data, []byte("\n")) {
-		lineNo := n + 1
-		line = bytes.TrimRight(line, "\r")
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
+	ix := newDocIndex(docs)
+	out := make([]Query, 0, len(rows))
+	for _, row := range rows {
+		q := Query{ID: row.ID, Text: row.Meta.Text, Slice: row.Meta.Slice, Line: row.Line}
 		fail := func(field, format string, a ...any) error {
-			return &eval.SyntaxError{File: name, Line: lineNo, Field: field, Msg: fmt.Sprintf(format, a...)}
+			return &eval.SyntaxError{File: name, Line: row.Line, Field: field, Msg: fmt.Sprintf(format, a...)}
 		}
-		var row struct {
-			ID        json.RawMessage   `json:"id"`
-			QID       json.RawMessage   `json:"qid"`
-			Question  *string           `json:"question"`
-			Text      *string           `json:"text"`
-			Kind      *string           `json:"kind"`
-			Slice     *string           `json:"slice"`
-			Gold      json.RawMessage   `json:"gold"`
-			GoldSpans []json.RawMessage `json:"gold_spans"`
-		}
-		if off := jsonkey.Rewritten(line); off >= 0 {
-			what := fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", line[off])
-			if line[off] == '\\' {
-				what = fmt.Sprintf("a lone UTF-16 surrogate %s", line[off:min(off+6, len(line))])
+		for _, ls := range row.Spans {
+			if ls.Group != 0 {
+				return nil, fail(ls.Field, "query %q: groups of alternatives are not supported yet", q.ID)
 			}
-			return nil, fail("json", "column %d: %s: JSON text must be UTF-8, and decoding would replace it by U+FFFD (ids and quotes would silently change)", off+1, what)
-		}
-		var keys map[string]json.RawMessage
-		if err := json.Unmarshal(line, &keys); err != nil {
-			return nil, fail("json", "invalid JSON object: %v", err)
-		}
-		for k := range keys {
-			for _, want := range []string{"id", "qid", "question", "text", "kind", "slice", "gold", "gold_spans"} {
-				if k != want && strings.EqualFold(k, want) {
-					return nil, fail(k, "unknown key: keys are case-sensitive, did you mean %q?", want)
-				}
+			if ls.Grade < 1 {
+				return nil, fail(ls.Field+".grade", "query %q: doc %q: grade must be ≥ 1 (a gold span is relevant), got %d", q.ID, ls.Doc, ls.Grade)
 			}
-		}
-		if key := jsonkey.Repeated(line, false); key != "" {
-			return nil, fail(key, "key given twice in one object")
-		}
-		for _, k := range []string{"question", "text", "kind", "slice"} {
-			if v, ok := keys[k]; ok && !isJSONString(v) {
-				return nil, fail(k, "must be a string, got %s", clip(string(v)))
+			var start, end *int
+			if ls.HasOffsets {
+				start, end = &ls.Start, &ls.End
 			}
-		}
-		if v, ok := keys["gold_spans"]; ok && (len(v) == 0 || v[0] != '[') {
-			return nil, fail("gold_spans", "must be a list of spans [{\"doc\", \"start\", \"end\"}, …], got %s", clip(string(v)))
-		}
-		if err := json.Unmarshal(line, &row); err != nil {
-			return nil, fail("json", "%s", err)
-		}
-		q := Query{Line: lineNo}
-		field := "id"
-		raw := row.ID
-		if raw == nil {
-			field, raw = "qid", row.QID
-		}
-		id, ok := jsonID(raw)
-		if !ok {
-			return nil, fail(field, "missing or not a non-empty string or integer (need \"id\" or \"qid\")")
-		}
-		if other, ok := jsonID(row.QID); row.ID != nil && row.QID != nil && (!ok || other != id) {
-			return nil, fail("qid", "\"id\" and \"qid\" both given and different")
-		}
-		q.ID = id
-		if prev, dup := seen[id]; dup {
-			return nil, fail(field, "query %q given twice (first at line %d)", id, prev)
-		}
-		seen[id] = lineNo
-		if row.Question != nil && row.Text != nil && *row.Question != *row.Text {
-			return nil, fail("question", "query %q: \"question\" and \"text\" both given and different", id)
-		}
-		if row.Question != nil {
-			q.Text = *row.Question
-		} else if row.Text != nil {
-			q.Text = *row.Text
-		}
-		if row.Kind != nil && row.Slice != nil && *row.Kind != *row.Slice {
-			return nil, fail("kind", "query %q: \"kind\" and \"slice\" both given and different", id)
-		}
-		if row.Kind != nil {
-			q.Slice = *row.Kind
-		} else if row.Slice != nil {
-			q.Slice = *row.Slice
-		}
-		if row.Gold != nil {
-			if _, ok := keys["gold_spans"]; ok {
-				return nil, fail("gold", "query %q: give \"gold\" (chunk or doc ids) or \"gold_spans\", not both", id)
-			}
-			return nil, fail("gold", "query %q: a row with \"gold\" ids in a file of span labels: give every query as \"gold_spans\"", id)
-		}
-		if _, ok := keys["gold_spans"]; !ok || row.GoldSpans == nil && string(keys["gold_spans"]) != "[]" {
-			return nil, fail("gold_spans", "query %q: missing (use [] for an unanswerable query)", id)
-		}
-		for i, item := range row.GoldSpans {
-			f := fmt.Sprintf("gold_spans[%d]", i)
-			var obj map[string]json.RawMessage
-			if err := json.Unmarshal(item, &obj); err != nil {
-				return nil, fail(f, "query %q: want an object {\"doc\", \"start\", \"end\"} or {\"doc\", \"text\"}, got %s", id, clip(string(item)))
-			}
-			for _, k := range slices.Sorted(maps.Keys(obj)) {
-				if !slices.Contains(spanKeys, k) {
-					return nil, fail(f, "query %q: unknown key %q (want %s)", id, k, strings.Join(spanKeys, ", "))
-				}
-			}
-			for k, want := range map[string]string{"doc": "a string", "text": "a string", "unit": "a string",
-				"start": "an integer", "end": "an integer", "grade": "an integer"} {
-				v, ok := obj[k]
-				if !ok {
-					continue
-				}
-				if want == "a string" && !isJSONString(v) || want == "an integer" && !isJSONInt(v) {
-					return nil, fail(f+"."+k, "query %q: must be %s, got %s", id, want, clip(string(v)))
-				}
-			}
-			var it struct {
-				Doc   *string `json:"doc"`
-				Start *int    `json:"start"`
-				End   *int    `json:"end"`
-				Grade *int    `json:"grade"`
-				Text  *string `json:"text"`
-				Unit  *string `json:"unit"`
-			}
-			if err := json.Unmarshal(item, &it); err != nil {
-				return nil, fail(f, "query %q: %s", id, err)
-			}
-			if it.Doc == nil || *it.Doc == "" {
-				return nil, fail(f+".doc", "query %q: missing doc id", id)
-			}
-			if (it.Start == nil) != (it.End == nil) {
-				return nil, fail(f, "query %q: doc %q: give both start and end, or neither (text alone)", id, *it.Doc)
-			}
-			unit := CodePoints
-			if it.Unit != nil {
-				if *it.Unit != CodePoints && *it.Unit != Bytes {
-					return nil, fail(f+".unit", "query %q: want %q (the default) or %q, got %q", id, CodePoints, Bytes, *it.Unit)
-				}
-				unit = *it.Unit
-			}
-			grade := 1
-			if it.Grade != nil {
-				if *it.Grade < 1 {
-					return nil, fail(f+".grade", "query %q: doc %q: grade must be ≥ 1 (a gold span is relevant), got %d", id, *it.Doc, *it.Grade)
-				}
-				grade = *it.Grade
-			}
-			text := ""
-			if it.Text != nil {
-				text = *it.Text
-			}
-			sp, msg := ix.place(*it.Doc, it.Start, it.End, unit, text, grade)
+			sp, msg := ix.place(ls.Doc, start, end, ls.Unit, ls.Text, ls.Grade)
 			if msg != "" {
-				return nil, fail(f, "query %q: %s", id, msg)
+				return nil, fail(ls.Field, "query %q: %s", q.ID, msg)
 			}
 			for _, g := range q.Gold {
 				if g.Doc == sp.Doc && g.Start == sp.Start && g.End == sp.End {
-					return nil, fail(f, "query %q: doc %q: span [%d, %d) given twice", id, sp.Doc, sp.Start, sp.End)
+					return nil, fail(ls.Field, "query %q: doc %q: span [%d, %d) given twice", q.ID, sp.Doc, sp.Start, sp.End)
 				}
 			}
 			q.Gold = append(q.Gold, sp)
 		}
 		out = append(out, q)
 	}
-	if len(out) == 0 {
-		return nil, &eval.SyntaxError{File: name, Msg: "no queries found (empty labels file)"}
-	}
 	return out, nil
 }
 
-func isJSONString(v json.RawMessage) bool {
-	var s string
-	return json.Unmarshal(v, &s) == nil
+// firstError is the first of errors joined by errors.Join, or err itself.
+func firstError(err error) error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 0 {
+		return j.Unwrap()[0]
+	}
+	return err
 }
 
-// isJSONInt is true for a JSON number that is an integer in int's range.
-func isJSONInt(v json.RawMessage) bool {
-	var n json.Number
-	if json.Unmarshal(v, &n) != nil {
-		return false
-	}
-	_, err := strconv.Atoi(n.String())
-	return err == nil
-}
+// chromaWant are the columns of Chroma's questions.csv that ParseChromaCSV
+// reads.
+var chromaWant = []string{"question", "references", "corpus_id"}
 
-// jsonID reads a query id: a non-empty string or an integer.
-func jsonID(raw json.RawMessage) (string, bool) {
-	if raw == nil {
-		return "", false
-	}
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s, s != ""
-	}
-	var n json.Number
-	if json.Unmarshal(raw, &n) == nil {
-		if _, err := strconv.ParseInt(n.String(), 10, 64); err == nil {
-			return n.String(), true
+// chromaColumns maps the columns of a questions.csv header to their
+// indices. A wanted column given twice, or missing, is an error naming the
+// header found (and the column spelt in another case, when it is).
+func chromaColumns(header []string, name string) (map[string]int, error) {
+	col := map[string]int{}
+	for i, h := range header {
+		h = strings.TrimPrefix(h, "\ufeff")
+		if j, dup := col[h]; dup {
+			if slices.Contains(chromaWant, h) {
+				return nil, &eval.SyntaxError{File: name, Line: 1, Field: h, Msg: fmt.Sprintf("column given twice (columns %d and %d)", j+1, i+1)}
+			}
+			continue
 		}
+		col[h] = i
 	}
-	return "", false
+	var errs []error
+	for _, want := range chromaWant {
+		if _, ok := col[want]; ok {
+			continue
+		}
+		msg := fmt.Sprintf("missing column: Chroma's questions.csv has the header %s, this file's header is %q", strings.Join(chromaWant, ","), strings.Join(header, ","))
+		for h := range col {
+			if strings.EqualFold(strings.TrimSpace(h), want) {
+				msg = fmt.Sprintf("missing column: found %q (column names are case-sensitive: rename it %q)", h, want)
+			}
+		}
+		errs = append(errs, &eval.SyntaxError{File: name, Line: 1, Field: want, Msg: msg})
+	}
+	return col, errors.Join(errs...)
 }
 
 // ReadChromaCSV reads Chroma's questions.csv (see ParseChromaCSV) and checks
@@ -433,21 +297,9 @@ func ParseChromaCSV(r io.Reader, name string, docs []corpus.Document) ([]Query, 
 		}
 		return nil, &eval.SyntaxError{File: name, Line: 1, Msg: err.Error()}
 	}
-	col := map[string]int{}
-	for i, h := range header {
-		h = strings.TrimPrefix(h, "\ufeff")
-		if j, dup := col[h]; dup {
-			if h == "question" || h == "references" || h == "corpus_id" {
-				return nil, &eval.SyntaxError{File: name, Line: 1, Field: h, Msg: fmt.Sprintf("column given twice (columns %d and %d)", j+1, i+1)}
-			}
-			continue
-		}
-		col[h] = i
-	}
-	for _, want := range []string{"question", "references", "corpus_id"} {
-		if _, ok := col[want]; !ok {
-			return nil, &eval.SyntaxError{File: name, Line: 1, Field: want, Msg: "missing column (want a header question,references,corpus_id)"}
-		}
+	col, err := chromaColumns(header, name)
+	if err != nil {
+		return nil, err
 	}
 	var out []Query
 	for row := 0; ; row++ {
