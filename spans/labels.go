@@ -19,28 +19,36 @@ import (
 // Start and End count Unicode code points (Python's str indexing, Chroma's
 // unit); ByteStart and ByteEnd are the same range in UTF-8 bytes
 // (Go's string indexing, corpus.Chunk's unit). Text is the document's text
-// in that range; Grade (≥ 1) is the relevance grade a chunk covering the
-// span takes (Judgements).
+// in that range; Grade is the relevance grade a chunk covering the span
+// takes (Judgements): ≥ 1 for a gold passage, 0 for a passage judged not
+// relevant. Group is 0 for a required gold passage, or g ≥ 1 for a member
+// of the query's g-th group of alternatives (any one of which answers the
+// query; see Passages).
 type Span struct {
 	Doc                string
 	Start, End         int
 	ByteStart, ByteEnd int
 	Grade              int
 	Text               string
+	Group              int
 }
 
 // Len is the span's length in code points.
 func (s Span) Len() int { return s.End - s.Start }
 
-// Query is a span-labelled query. Gold holds its gold passages in the order
-// given (none for an unanswerable query). Line is the line of the labels
-// file it was read from, for messages.
+// Query is a span-labelled query. Gold holds its gold passages (grade ≥ 1)
+// in the order given, the members of groups of alternatives among them
+// (Span.Group; Passages groups them); none for an unanswerable query.
+// NonRelevant holds the passages judged not relevant (grade 0: "looked at,
+// not relevant"): kept and reported, never scored as gold. Line is the line
+// of the labels file it was read from, for messages.
 type Query struct {
-	ID    string
-	Text  string // the question
-	Slice string // "kind" or "slice" of the JSONL row; corpus_id for Chroma's CSV
-	Gold  []Span
-	Line  int
+	ID          string
+	Text        string // the question
+	Slice       string // "kind" or "slice" of the JSONL row; corpus_id for Chroma's CSV
+	Gold        []Span
+	NonRelevant []Span
+	Line        int
 }
 
 // Units of a span's offsets in the JSONL "unit" key (eval.LabelSpan).
@@ -48,105 +56,6 @@ const (
 	CodePoints = eval.UnitCodePoints // the default: Python's str indexing
 	Bytes      = eval.UnitBytes      // UTF-8 bytes: Go's, Rust's and most C tools' indexing
 )
-
-// docIndex is the corpus as the checks need it.
-type docIndex struct {
-	text  map[string]string
-	runes map[string]*corpus.RuneIndex
-}
-
-func newDocIndex(docs []corpus.Document) *docIndex {
-	ix := &docIndex{text: make(map[string]string, len(docs)), runes: map[string]*corpus.RuneIndex{}}
-	for _, d := range docs {
-		ix.text[d.ID] = d.Text
-	}
-	return ix
-}
-
-func (ix *docIndex) runeIndex(doc string) *corpus.RuneIndex {
-	x, ok := ix.runes[doc]
-	if !ok {
-		x = corpus.NewRuneIndex(ix.text[doc])
-		ix.runes[doc] = x
-	}
-	return x
-}
-
-// place resolves a span against the corpus: doc must exist; with offsets
-// (in unit), they must lie in the document (and on character boundaries
-// for bytes), and text, when given, must equal the document there; without
-// offsets, text must occur exactly once. It returns the span in both units
-// or an error message naming the doc.
-func (ix *docIndex) place(doc string, start, end *int, unit, text string, grade int) (Span, string) {
-	dt, ok := ix.text[doc]
-	if !ok {
-		return Span{}, fmt.Sprintf("doc %q: no such document in the corpus", doc)
-	}
-	x := ix.runeIndex(doc)
-	sp := Span{Doc: doc, Grade: grade}
-	if start == nil {
-		if text == "" {
-			return Span{}, fmt.Sprintf("doc %q: give start and end, or the passage's text", doc)
-		}
-		i := strings.Index(dt, text)
-		if i < 0 {
-			return Span{}, fmt.Sprintf("doc %q: text %q not found in the document", doc, clip(text))
-		}
-		if j := strings.Index(dt[i+1:], text); j >= 0 {
-			a, _ := x.RuneOffset(i)
-			b, _ := x.RuneOffset(i + 1 + j)
-			return Span{}, fmt.Sprintf("doc %q: text %q found more than once (at code points %d and %d): give start and end", doc, clip(text), a, b)
-		}
-		sp.ByteStart, sp.ByteEnd = i, i+len(text)
-		sp.Start, _ = x.RuneOffset(sp.ByteStart)
-		sp.End, _ = x.RuneOffset(sp.ByteEnd)
-		sp.Text = text
-		return sp, ""
-	}
-	s, e := *start, *end
-	length := x.Runes()
-	if unit == Bytes {
-		length = x.Bytes()
-	}
-	if s < 0 || e <= s || e > length {
-		return Span{}, fmt.Sprintf("doc %q: span [%d, %d) outside the document (0 to %d %s), or empty", doc, s, e, length, unitWord(unit))
-	}
-	var err error
-	if unit == Bytes {
-		sp.ByteStart, sp.ByteEnd = s, e
-		if sp.Start, err = x.RuneOffset(s); err == nil {
-			sp.End, err = x.RuneOffset(e)
-		}
-	} else {
-		sp.Start, sp.End = s, e
-		if sp.ByteStart, err = x.ByteOffset(s); err == nil {
-			sp.ByteEnd, err = x.ByteOffset(e)
-		}
-	}
-	if err != nil {
-		return Span{}, fmt.Sprintf("doc %q: span [%d, %d): %v", doc, s, e, err)
-	}
-	sp.Text = dt[sp.ByteStart:sp.ByteEnd]
-	if text != "" && text != sp.Text {
-		return Span{}, fmt.Sprintf("doc %q: text differs from the document at [%d, %d) %s (the corpus changed since labelling?): label %q, document %q",
-			doc, s, e, unitWord(unit), clip(text), clip(sp.Text))
-	}
-	return sp, ""
-}
-
-func unitWord(unit string) string {
-	if unit == Bytes {
-		return "bytes"
-	}
-	return "code points"
-}
-
-func clip(s string) string {
-	if r := []rune(s); len(r) > 60 {
-		return string(r[:60]) + "…"
-	}
-	return s
-}
 
 // ReadJSONL reads span labels from a labelled-query JSONL file (see
 // ParseJSONL) and checks them against docs.
@@ -170,61 +79,28 @@ func ReadJSONL(path string, docs []corpus.Document) ([]Query, error) {
 // passage's keys). Each gold span gives "doc" and either "start" and "end"
 // (offsets in Unicode code points, 0 ≤ start < end ≤ the document's length;
 // "unit": "bytes" for UTF-8 byte offsets on character boundaries) or "text"
-// alone, which must occur exactly once in the document; "text" beside
-// offsets must equal the document there. "gold_spans": [] is an
-// unanswerable query.
+// alone, which must occur exactly once in the document, or once given its
+// "prefix" and "suffix" (the text just before and after it); "text" beside
+// offsets must equal the document there, and may not be "". "grade" 0 marks
+// a passage judged not relevant (Query.NonRelevant); {"any_of": [passage,
+// …]} a group of alternatives. "gold_spans": [] is an unanswerable query.
 //
-// Every label is checked against docs before anything is returned. Errors
-// are *eval.SyntaxError naming file, line, field, query and doc: a row
-// eval.ReadLabelRows refuses, a span with no document, outside its
-// document, whose text differs from the document at its offsets or is found
-// zero or several times, the same span twice in a query, and a file with no
-// query.
+// Every label is checked against docs before anything is returned
+// (CheckJSONL with DefaultCheckOptions). The error joins (errors.Join) one
+// *eval.SyntaxError per problem of the file, each naming file, line, field,
+// query and doc, with a hint where one is known: a row eval.ReadLabelRows
+// refuses, a span with no document, outside its document, whose text
+// differs from the document at its offsets or is found zero or several
+// times, the same span twice in a query, and a file with no query.
 func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, error) {
-	rows, err := eval.ReadLabelRows(r, name, true)
+	c, err := CheckJSONL(r, name, docs, DefaultCheckOptions())
 	if err != nil {
-		return nil, firstError(err)
+		return nil, err
 	}
-	ix := newDocIndex(docs)
-	out := make([]Query, 0, len(rows))
-	for _, row := range rows {
-		q := Query{ID: row.ID, Text: row.Meta.Text, Slice: row.Meta.Slice, Line: row.Line}
-		fail := func(field, format string, a ...any) error {
-			return &eval.SyntaxError{File: name, Line: row.Line, Field: field, Msg: fmt.Sprintf(format, a...)}
-		}
-		for _, ls := range row.Spans {
-			if ls.Group != 0 {
-				return nil, fail(ls.Field, "query %q: groups of alternatives are not supported yet", q.ID)
-			}
-			if ls.Grade < 1 {
-				return nil, fail(ls.Field+".grade", "query %q: doc %q: grade must be ≥ 1 (a gold span is relevant), got %d", q.ID, ls.Doc, ls.Grade)
-			}
-			var start, end *int
-			if ls.HasOffsets {
-				start, end = &ls.Start, &ls.End
-			}
-			sp, msg := ix.place(ls.Doc, start, end, ls.Unit, ls.Text, ls.Grade)
-			if msg != "" {
-				return nil, fail(ls.Field, "query %q: %s", q.ID, msg)
-			}
-			for _, g := range q.Gold {
-				if g.Doc == sp.Doc && g.Start == sp.Start && g.End == sp.End {
-					return nil, fail(ls.Field, "query %q: doc %q: span [%d, %d) given twice", q.ID, sp.Doc, sp.Start, sp.End)
-				}
-			}
-			q.Gold = append(q.Gold, sp)
-		}
-		out = append(out, q)
+	if err := c.Err(); err != nil {
+		return nil, err
 	}
-	return out, nil
-}
-
-// firstError is the first of errors joined by errors.Join, or err itself.
-func firstError(err error) error {
-	if j, ok := err.(interface{ Unwrap() []error }); ok && len(j.Unwrap()) > 0 {
-		return j.Unwrap()[0]
-	}
-	return err
+	return c.Queries, nil
 }
 
 // chromaWant are the columns of Chroma's questions.csv that ParseChromaCSV
@@ -283,77 +159,130 @@ func ReadChromaCSV(path string, docs []corpus.Document) ([]Query, error) {
 // Slice is corpus_id, so per-slice means are Chroma's per-corpus scores;
 // every grade is 1. Line numbers in errors are the CSV record's first line.
 //
-// Errors (*eval.SyntaxError): a missing column or one given twice, malformed CSV or JSON (references null included), a
-// corpus_id with no document, a reference outside its document or whose
-// content differs from the document there, a file with no question.
+// The error (CheckChromaCSV's problems, errors.Join of *eval.SyntaxError):
+// a missing column or one given twice, malformed CSV or JSON (references
+// null included), a corpus_id with no document, a reference outside its
+// document or whose content differs from the document there, a file with
+// no question.
 func ParseChromaCSV(r io.Reader, name string, docs []corpus.Document) ([]Query, error) {
-	ix := newDocIndex(docs)
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = false
-	header, err := cr.Read()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, &eval.SyntaxError{File: name, Msg: "empty file (want a header question,references,corpus_id)"}
-		}
-		return nil, &eval.SyntaxError{File: name, Line: 1, Msg: err.Error()}
-	}
-	col, err := chromaColumns(header, name)
+	c, err := CheckChromaCSV(r, name, docs, DefaultCheckOptions())
 	if err != nil {
 		return nil, err
 	}
-	var out []Query
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	return c.Queries, nil
+}
+
+// CheckChromaCSV is CheckJSONL for Chroma's questions.csv (see
+// ParseChromaCSV): every reference is checked (its content as the label's
+// text, at its offsets), all problems collected. A header that cannot be
+// read, or malformed CSV, ends the check with that problem; the error is a
+// read error only.
+func CheckChromaCSV(r io.Reader, name string, docs []corpus.Document, opt CheckOptions) (*Checked, error) {
+	c := newChecker(name, docs, opt)
+	cr := csv.NewReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return c.fileProblem(0, "", "empty file (want a header question,references,corpus_id)"), nil
+		}
+		return c.csvError(err)
+	}
+	col, err := chromaColumns(header, name)
+	if err != nil {
+		c.rowErrors(err)
+		return c.out, nil
+	}
 	for row := 0; ; row++ {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
-				return nil, &eval.SyntaxError{File: name, Line: pe.StartLine, Msg: pe.Err.Error()}
-			}
-			return nil, &eval.SyntaxError{File: name, Msg: err.Error()}
+			return c.csvError(err)
 		}
 		line, _ := cr.FieldPos(0)
-		id := strconv.Itoa(row)
-		fail := func(field, format string, a ...any) error {
-			return &eval.SyntaxError{File: name, Line: line, Field: field, Msg: fmt.Sprintf("question %s: ", id) + fmt.Sprintf(format, a...)}
-		}
-		doc := rec[col["corpus_id"]]
-		q := Query{ID: id, Text: rec[col["question"]], Slice: doc, Line: line}
-		if _, ok := ix.text[doc]; !ok {
-			return nil, fail("corpus_id", "no document %q in the corpus", doc)
-		}
-		var refs []struct {
-			Content *string `json:"content"`
-			Start   *int    `json:"start_index"`
-			End     *int    `json:"end_index"`
-		}
-		raw := strings.TrimSpace(rec[col["references"]])
-		if !strings.HasPrefix(raw, "[") {
-			return nil, fail("references", "want a JSON list of {\"content\", \"start_index\", \"end_index\"} ([] for none), got %q", clip(raw))
-		}
-		if err := json.Unmarshal([]byte(raw), &refs); err != nil {
-			return nil, fail("references", "want a JSON list of {\"content\", \"start_index\", \"end_index\"}: %v", err)
-		}
-		for i, ref := range refs {
-			f := fmt.Sprintf("references[%d]", i)
-			if ref.Start == nil || ref.End == nil || ref.Content == nil {
-				return nil, fail(f, "want content, start_index and end_index")
-			}
-			sp, msg := ix.place(doc, ref.Start, ref.End, CodePoints, *ref.Content, 1)
-			if msg != "" {
-				return nil, fail(f, "%s", msg)
-			}
-			if *ref.Content == "" {
-				return nil, fail(f, "empty content")
-			}
-			q.Gold = append(q.Gold, sp)
-		}
-		out = append(out, q)
+		c.chromaRow(row, line, rec, col)
 	}
-	if len(out) == 0 {
-		return nil, &eval.SyntaxError{File: name, Msg: "no questions found"}
+	if len(c.out.Queries) == 0 && len(c.out.Problems) == 0 {
+		return c.fileProblem(0, "", "no questions found"), nil
 	}
-	return out, nil
+	return c.out, nil
+}
+
+// fileProblem records a problem of the whole file (or a line of it).
+func (c *checker) fileProblem(line int, field, msg string) *Checked {
+	c.out.Problems = append(c.out.Problems, Problem{Line: line, Field: field, Msg: msg})
+	return c.out
+}
+
+// csvError records malformed CSV (the check ends there) or returns a read
+// error.
+func (c *checker) csvError(err error) (*Checked, error) {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w", c.out.File, err)
+	}
+	return c.fileProblem(pe.StartLine, "", pe.Err.Error()), nil
+}
+
+// chromaRow checks the row-th question (its record rec, from line).
+func (c *checker) chromaRow(row, line int, rec []string, col map[string]int) {
+	id := strconv.Itoa(row)
+	who := "question " + id
+	doc := rec[col["corpus_id"]]
+	q := Query{ID: id, Text: rec[col["question"]], Slice: doc, Line: line}
+	defer func() { c.out.Queries = append(c.out.Queries, q) }()
+	fail := func(field, format string, a ...any) {
+		c.out.Problems = append(c.out.Problems, Problem{Line: line, Field: field, Query: id, Doc: doc, who: who, Msg: fmt.Sprintf(format, a...)})
+	}
+	if _, ok := c.ix.Doc(doc); !ok {
+		fail("corpus_id", "no document %q in the corpus", doc)
+		return
+	}
+	raw := strings.TrimSpace(rec[col["references"]])
+	var refs []map[string]json.RawMessage
+	if !strings.HasPrefix(raw, "[") || json.Unmarshal([]byte(raw), &refs) != nil {
+		fail("references", "want a JSON list of {\"content\", \"start_index\", \"end_index\"} ([] for none), got %q", clip(raw))
+		return
+	}
+	for i, ref := range refs {
+		f := fmt.Sprintf("references[%d]", i)
+		ls, msg := chromaRef(ref, f, doc)
+		if msg != "" {
+			fail(f, "%s", msg)
+			continue
+		}
+		c.add(&q, who, line, ls)
+	}
+}
+
+// chromaRef reads one reference of a questions.csv row as a passage label
+// of doc, or says what is wrong with it.
+func chromaRef(ref map[string]json.RawMessage, f, doc string) (eval.LabelSpan, string) {
+	ls := eval.LabelSpan{Field: f, Doc: doc, HasOffsets: true, Unit: CodePoints, HasText: true, Grade: 1}
+	if ref == nil {
+		return ls, "want an object {\"content\", \"start_index\", \"end_index\"}, got null"
+	}
+	for key, dst := range map[string]*int{"start_index": &ls.Start, "end_index": &ls.End} {
+		v, ok := ref[key]
+		if !ok {
+			return ls, "want content, start_index and end_index"
+		}
+		n, err := strconv.Atoi(string(v))
+		if err != nil {
+			return ls, fmt.Sprintf("%s must be an integer, got %s", key, clip(string(v)))
+		}
+		*dst = n
+	}
+	v, ok := ref["content"]
+	if !ok {
+		return ls, "want content, start_index and end_index"
+	}
+	if json.Unmarshal(v, &ls.Text) != nil {
+		return ls, fmt.Sprintf("content must be a string, got %s", clip(string(v)))
+	}
+	return ls, ""
 }
