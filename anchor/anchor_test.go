@@ -318,3 +318,23 @@ func FuzzAnchor(f *testing.F) {
 		}
 	})
 }
+
+func TestSuggestID(t *testing.T) {
+	ix := NewIndex([]corpus.Document{{ID: "practices/naming"}, {ID: "Policies/Leave"}, {ID: "tenancy-act"}, {ID: "a"}})
+	for id, want := range map[string]struct {
+		s    string
+		sure bool
+	}{
+		"practices/naming.md": {"practices/naming", true},
+		"policies/leave":      {"Policies/Leave", true},
+		"tenancy_act":         {"tenancy-act", false},
+		"tenancy-act.txt.md":  {"", false},
+		"zzz":                 {"", false},
+		"b":                   {"a", false},
+	} {
+		s, sure := ix.SuggestID(id)
+		if s != want.s || sure != want.sure {
+			t.Errorf("SuggestID(%q) = %q, %v; want %q, %v", id, s, sure, want.s, want.sure)
+		}
+	}
+}

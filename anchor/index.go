@@ -2,8 +2,10 @@ package anchor
 
 import (
 	"index/suffixarray"
+	"path"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -174,4 +176,64 @@ func (ix *Index) joinedOf(f Fold) *joined {
 	j.sa = suffixarray.New(buf)
 	ix.sas[f] = j
 	return j
+}
+
+// SuggestID returns the document id meant by id, which names no document:
+// sure when the corpus has it once its extension is dropped
+// ("practices/naming.md" → "practices/naming") or in another case (one
+// such document only); otherwise the id fewest edits away (Levenshtein in
+// code points, within a fifth of its length and at least 2), not sure;
+// "" when there is none.
+func (ix *Index) SuggestID(id string) (suggestion string, sure bool) {
+	if cand := strings.TrimSuffix(id, path.Ext(id)); cand != id {
+		if _, ok := ix.Doc(cand); ok {
+			return cand, true
+		}
+	}
+	found := ""
+	for _, d := range ix.docs {
+		if d.ID != id && strings.EqualFold(d.ID, id) {
+			if found != "" && found != d.ID {
+				found = ""
+				break
+			}
+			found = d.ID
+		}
+	}
+	if found != "" {
+		return found, true
+	}
+	best, bestD := "", max(2, utf8.RuneCountInString(id)/5)+1
+	for _, d := range ix.docs {
+		if dist := editDistance(id, d.ID, bestD); dist < bestD {
+			best, bestD = d.ID, dist
+		}
+	}
+	return best, false
+}
+
+// editDistance is the Levenshtein distance of a and b in code points, or
+// limit when it is at least limit.
+func editDistance(a, b string, limit int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			sub := prev[j-1]
+			if ra[i-1] != rb[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(rb)], limit)
 }
