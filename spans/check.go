@@ -39,8 +39,10 @@ type Checked struct {
 	// File is the labels file's name, as given.
 	File string
 	// Queries are the file's queries with the labels that could be placed
-	// (all of them when Problems is empty), in file order.
-	Queries []Query
+	// (all of them when Problems is empty), in file order. Unanswerable
+	// counts those whose row gives no gold passage (grade ≥ 1).
+	Queries      []Query
+	Unanswerable int
 	// Problems are the file's problems, one per row or label, in file
 	// order.
 	Problems []Problem
@@ -73,7 +75,7 @@ type Problem struct {
 	Field string // "gold_spans[0]", "references[2]", or the key of a bad row
 	Query string // "" for a row that could not be read
 	Doc   string // "" when not about one document
-	who   string // `query "q1"`, `question 0`: how messages name the query
+	Who   string // how messages name the query: `query "q1"`, `question 0`; "" for a bad row
 	// Msg says what is wrong; Hint, when not "", what would fix it.
 	Msg, Hint string
 	// Anchored is true when the problem is where a label's text is now;
@@ -85,11 +87,12 @@ type Problem struct {
 	Repair *Repair
 }
 
-// Error is "file:line: field: query "q": msg; hint".
-func (p Problem) error(file string) error {
+// Error is the problem as an *eval.SyntaxError of the labels file file:
+// "file:line: field: query "q": msg; hint".
+func (p Problem) Error(file string) error {
 	msg := p.Msg
-	if p.who != "" {
-		msg = p.who + ": " + msg
+	if p.Who != "" {
+		msg = p.Who + ": " + msg
 	}
 	if p.Hint != "" {
 		msg += "; " + p.Hint
@@ -119,7 +122,7 @@ type Repair struct {
 func (c *Checked) Err() error {
 	errs := make([]error, len(c.Problems))
 	for i, p := range c.Problems {
-		errs[i] = p.error(c.File)
+		errs[i] = p.Error(c.File)
 	}
 	return errors.Join(errs...)
 }
@@ -140,8 +143,13 @@ func CheckJSONL(r io.Reader, name string, docs []corpus.Document, opt CheckOptio
 	for _, row := range rows {
 		q := Query{ID: row.ID, Text: row.Meta.Text, Slice: row.Meta.Slice, Line: row.Line}
 		who := fmt.Sprintf("query %q", row.ID)
+		gold := 0
 		for _, ls := range row.Spans {
 			c.add(&q, who, row.Line, ls)
+			gold += min(ls.Grade, 1)
+		}
+		if gold == 0 {
+			c.out.Unanswerable++
 		}
 		c.out.Queries = append(c.out.Queries, q)
 	}
@@ -218,7 +226,7 @@ type label struct {
 // problem records p for the label (its line, field, query and doc filled
 // in).
 func (l *label) problem(p Problem) {
-	p.Line, p.Query, p.who = l.line, l.q.ID, l.who
+	p.Line, p.Query, p.Who = l.line, l.q.ID, l.who
 	if p.Field == "" {
 		p.Field = l.ls.Field
 	}

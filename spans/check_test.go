@@ -52,12 +52,12 @@ func TestCheckProblems(t *testing.T) {
 	}
 	wants := []want{
 		{line: 1, msg: `doc "act": text "Rent is due\n monthly unless" not found in the document`, hint: `found with different white space at act:1:44 [43, 69): "Rent is due monthly unless"`, status: "changed",
-			repairNote: "text → the document's (white space differ)", text: "Rent is due monthly unless", sure: true},
-		{line: 2, msg: `text "It's late." not found`, hint: `found with different quote marks at act:1:79 [78, 88)`, status: "changed", text: "It’s late.", sure: true, repairNote: "text → the document's (quote marks differ)"},
-		{line: 3, msg: `doc "act.md": no such document in the corpus`, hint: `the corpus has "act" (doc ids are file paths`, doc: "act", sure: true, repairNote: `doc "act.md" → "act"`},
+			repairNote: "text → the document's spelling (white space)", text: "Rent is due monthly unless", sure: true},
+		{line: 2, msg: `text "It's late." not found`, hint: `found with different quote marks at act:1:79 [78, 88)`, status: "changed", text: "It’s late.", sure: true, repairNote: "text → the document's spelling (quote marks)"},
+		{line: 3, msg: `doc "act.md": no such document in the corpus`, hint: `the corpus has "act" (doc ids are file paths`, status: "lost", doc: "act", sure: true, repairNote: `doc "act.md" → "act"`},
 		{line: 4, msg: `doc "act": text "Rent is due monthly" found more than once, at act:1:12, act:1:44 (code points 11, 43)`, status: "changed"},
-		{line: 5, msg: `doc "act": span [78, 99) outside the document (0 to 88 code points), or empty`, hint: `the text is at act:1:79 [78, 88)`, offsets: true, start: 78, end: 88, sure: true, repairNote: "offsets → [78, 88)"},
-		{line: 6, msg: `doc "lease": no such document in the corpus`, hint: `its text is in doc "faq" at faq:1:4`},
+		{line: 5, msg: `doc "act": span [78, 99) outside the document (0 to 88 code points), or empty`, hint: `the text is at act:1:79 [78, 88)`, status: "moved", offsets: true, start: 78, end: 88, sure: true, repairNote: "offsets → [78, 88)"},
+		{line: 6, msg: `doc "lease": no such document in the corpus`, hint: `its text is in doc "faq" at faq:1:4`, status: "lost"},
 		// 85%: 1 − 5/33, Levenshtein("weekly", "monthly") = 5 (Python, by hand)
 		{line: 7, msg: `doc "act": text differs from the document at [43, 77) code points (the corpus changed since labelling?): label "Rent is due weekly unless agreed.", document "Rent is due monthly unless agreed."`,
 			hint: `changed: the nearest passage, 85% similar, is at act:1:44 [43, 77): "Rent is due monthly unless agreed."; check it and correct the label by hand`, status: "changed"},
@@ -67,7 +67,7 @@ func TestCheckProblems(t *testing.T) {
 	}
 	if len(c.Problems) != len(wants) {
 		for _, p := range c.Problems {
-			t.Log(p.error("l.jsonl"))
+			t.Log(p.Error("l.jsonl"))
 		}
 		t.Fatalf("%d problems, want %d", len(c.Problems), len(wants))
 	}
@@ -78,7 +78,7 @@ func TestCheckProblems(t *testing.T) {
 			status = p.Status.String()
 		}
 		if p.Line != w.line || !strings.Contains(p.Msg, w.msg) || !strings.Contains(p.Hint, w.hint) || status != w.status || (p.Repair != nil) != w.sure {
-			t.Errorf("problem %d: %s (status %q, repair %+v)\nwant line %d, %q, hint %q, status %q, repair %v", i, p.error("l.jsonl"), status, p.Repair, w.line, w.msg, w.hint, w.status, w.sure)
+			t.Errorf("problem %d: %s (status %q, repair %+v)\nwant line %d, %q, hint %q, status %q, repair %v", i, p.Error("l.jsonl"), status, p.Repair, w.line, w.msg, w.hint, w.status, w.sure)
 			continue
 		}
 		if r := p.Repair; r != nil && (r.Doc != w.doc || r.HasOffsets != w.offsets || r.Start != w.start || r.End != w.end || r.Text != w.text || r.Note != w.repairNote) {

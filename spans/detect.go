@@ -80,3 +80,29 @@ func Read(path string, docs []corpus.Document) ([]Query, error) {
 	}
 	return nil, fmt.Errorf(`%s: not span labels: want JSONL rows with "gold_spans" or Chroma's questions.csv (header question,references,corpus_id)`, path)
 }
+
+// ReadChecked is Read with options (the sweep's: AcceptMoved, the anchor
+// record): it checks the labels at path, in the format Detect finds,
+// against docs and returns them with every problem (Checked.Err) instead
+// of failing at the first. A file Detect does not recognise, or that cannot
+// be read, is an error.
+func ReadChecked(path string, docs []corpus.Document, opt CheckOptions) (*Checked, error) {
+	format, err := Detect(path)
+	if err != nil {
+		return nil, err
+	}
+	check := CheckJSONL
+	switch format {
+	case FormatJSONL:
+	case FormatChromaCSV:
+		check = CheckChromaCSV
+	default:
+		return nil, fmt.Errorf(`%s: not span labels: want JSONL rows with "gold_spans" or Chroma's questions.csv (header question,references,corpus_id)`, path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return check(f, path, docs, opt)
+}

@@ -2,7 +2,6 @@ package spans
 
 import (
 	"fmt"
-	"path"
 	"strings"
 	"unicode/utf8"
 
@@ -13,28 +12,22 @@ import (
 // and repairs (package anchor does the finding).
 
 // unknownDoc reports a label whose document is not in the corpus, with
-// the id it probably meant: the same once its extension is dropped, or in
-// another case (a sure repair when the label then places cleanly); the
-// nearest id; or the document its text is in.
+// the id it probably meant (anchor.Index.SuggestID; a sure repair when the
+// label then places cleanly in it) or the document its text is in.
 func (l *label) unknownDoc() {
-	p := Problem{Msg: fmt.Sprintf("doc %q: no such document in the corpus", l.ls.Doc)}
+	p := Problem{Msg: fmt.Sprintf("doc %q: no such document in the corpus", l.ls.Doc), Anchored: l.ls.HasText, Status: anchor.Lost}
 	id := l.ls.Doc
-	for _, cand := range []string{strings.TrimSuffix(id, path.Ext(id)), l.foldID(id)} {
-		if cand == "" || cand == id {
-			continue
-		}
-		if _, ok := l.c.ix.Doc(cand); !ok {
-			continue
-		}
+	cand, sure := l.c.ix.SuggestID(id)
+	switch {
+	case sure:
 		p.Hint = fmt.Sprintf("the corpus has %q (doc ids are file paths inside the corpus folder, without the extension, case as on disk)", cand)
 		if l.placesIn(cand) {
 			p.Repair = &Repair{Doc: cand, Note: fmt.Sprintf("doc %q → %q", id, cand)}
 		}
 		l.problem(p)
 		return
-	}
-	if near := l.nearestID(id); near != "" {
-		p.Hint = fmt.Sprintf("the nearest doc id is %q", near)
+	case cand != "":
+		p.Hint = fmt.Sprintf("the nearest doc id is %q", cand)
 	}
 	if l.ls.HasText {
 		if loc := l.c.ix.Locate(l.ls.Text, anchor.FoldAll, 2); loc.Unique() {
@@ -57,59 +50,6 @@ func foldedNote(folded bool) string {
 		return " (once white space, quote marks, dashes and case are ignored)"
 	}
 	return ""
-}
-
-// foldID is the corpus's doc id equal to id but for case, "" when none or
-// several.
-func (l *label) foldID(id string) string {
-	found := ""
-	for _, d := range l.c.ix.Docs() {
-		if strings.EqualFold(d.ID, id) {
-			if found != "" {
-				return ""
-			}
-			found = d.ID
-		}
-	}
-	return found
-}
-
-// nearestID is the corpus's doc id fewest edits from id, when within a
-// fifth of its length (at least 2 edits), "" otherwise.
-func (l *label) nearestID(id string) string {
-	best, bestD := "", max(2, utf8.RuneCountInString(id)/5)+1
-	for _, d := range l.c.ix.Docs() {
-		if dist := editDistance(id, d.ID, bestD); dist < bestD {
-			best, bestD = d.ID, dist
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b in code points, or
-// limit when it is at least limit.
-func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			sub := prev[j-1]
-			if ra[i-1] != rb[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(rb)], limit)
 }
 
 // placesIn reports whether the label places cleanly in document id.
@@ -146,6 +86,7 @@ func (l *label) badOffsets(msg string) {
 			a.Status = anchor.Moved
 		}
 		l.status(a.Status)
+		p.Anchored, p.Status = true, a.Status
 		p.Hint, p.Repair = l.hint(nil, a)
 	}
 	l.problem(p)
@@ -195,7 +136,7 @@ func (l *label) hint(at *anchor.Range, a anchor.Anchoring) (string, *Repair) {
 		return fmt.Sprintf("%s is at %s: give a prefix or suffix to choose, or start and end", what, places(d, a.Places)), nil
 	case a.Status == anchor.Changed && a.Sure:
 		return fmt.Sprintf("found with different %s at %s [%d, %d): %q", a.Folds, where(d, r), r.Start, r.End, clip(d.Slice(r))),
-			l.repair(r, true, fmt.Sprintf("text → the document's (%s differ)%s", a.Folds, l.offsetNote(at, r)))
+			l.repair(r, true, fmt.Sprintf("text → the document's spelling (%s)%s", a.Folds, l.offsetNote(at, r)))
 	case a.Status == anchor.Changed:
 		return fmt.Sprintf("changed: the nearest passage, %.0f%% similar, is at %s [%d, %d): %q; check it and correct the label by hand", 100*a.Similarity, where(d, r), r.Start, r.End, clip(d.Slice(r))), nil
 	}

@@ -236,13 +236,16 @@ func (c *checker) chromaRow(row, line int, rec []string, col map[string]int) {
 	q := Query{ID: id, Text: rec[col["question"]], Slice: doc, Line: line}
 	defer func() { c.out.Queries = append(c.out.Queries, q) }()
 	fail := func(field, format string, a ...any) {
-		c.out.Problems = append(c.out.Problems, Problem{Line: line, Field: field, Query: id, Doc: doc, who: who, Msg: fmt.Sprintf(format, a...)})
+		c.out.Problems = append(c.out.Problems, Problem{Line: line, Field: field, Query: id, Doc: doc, Who: who, Msg: fmt.Sprintf(format, a...)})
 	}
 	if _, ok := c.ix.Doc(doc); !ok {
 		fail("corpus_id", "no document %q in the corpus", doc)
 		return
 	}
 	raw := strings.TrimSpace(rec[col["references"]])
+	if raw == "[]" {
+		c.out.Unanswerable++
+	}
 	var refs []map[string]json.RawMessage
 	if !strings.HasPrefix(raw, "[") || json.Unmarshal([]byte(raw), &refs) != nil {
 		fail("references", "want a JSON list of {\"content\", \"start_index\", \"end_index\"} ([] for none), got %q", clip(raw))
