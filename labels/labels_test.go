@@ -1,12 +1,17 @@
 package labels
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/spans"
 )
 
 var docs = []corpus.Document{
@@ -87,4 +92,54 @@ func TestIDLabels(t *testing.T) {
 	if _, err := Fix(r, docs, "", DefaultOptions()); err == nil || !strings.Contains(err.Error(), "not rewritten") || len(r.Problems) != 1 || r.Problems[0].Repair == nil {
 		t.Errorf("csv: %v %v", err, r.Err())
 	}
+}
+
+// FuzzRepairRow: a repair written into any row that reads as span labels
+// leaves a JSON object with the same keys in the same order, every value
+// but gold_spans byte for byte, and the passage repaired holding the
+// repair's values.
+func FuzzRepairRow(f *testing.F) {
+	f.Add(`{"id": "a", "gold_spans": [{"doc": "d", "text": "x"}], "kind": "k"}`, 0, -1, 3, 9, "new")
+	f.Add(`{"gold_spans": [{"any_of": [{"doc": "d", "text": "x"}, {"text": "y", "doc": "e", "unit": "bytes"}]}], "id": 1}`, 0, 1, 0, 1, "z")
+	f.Fuzz(func(t *testing.T, row string, i, j, start, end int, text string) {
+		obj, err := members([]byte(row))
+		if err != nil || i < 0 || i > 3 || j < -1 || j > 3 || !utf8.ValidString(text) { // a repair's text is a document's: UTF-8
+			return
+		}
+		rp := &spans.Repair{HasOffsets: true, Start: start, End: end, HasText: true, Text: text, Note: "n"}
+		field := fmt.Sprintf("gold_spans[%d]", i)
+		if j >= 0 {
+			field += fmt.Sprintf(".any_of[%d]", j)
+		}
+		out, err := repairRow([]byte(row), []spans.Problem{{Field: field, Repair: rp}})
+		if err != nil {
+			return
+		}
+		got, err := members(out)
+		if err != nil || len(got) != len(obj) {
+			t.Fatalf("%s → %s: %v", row, out, err)
+		}
+		for k := range got {
+			if got[k].key != obj[k].key || got[k].key != "gold_spans" && !bytes.Equal(got[k].raw, obj[k].raw) {
+				t.Fatalf("%s → %s: member %d changed", row, out, k)
+			}
+		}
+		var check []map[string]json.RawMessage
+		raw, _ := got.get("gold_spans")
+		if json.Unmarshal(raw, &check) != nil {
+			t.Fatalf("gold_spans no longer a list of objects: %s", raw)
+		}
+		target := check[i]
+		if j >= 0 {
+			var ms []map[string]json.RawMessage
+			if json.Unmarshal(target["any_of"], &ms) != nil {
+				t.Fatalf("any_of: %s", target["any_of"])
+			}
+			target = ms[j]
+		}
+		var s string
+		if json.Unmarshal(target["text"], &s) != nil || s != text || string(target["start"]) != fmt.Sprint(start) || target["unit"] != nil {
+			t.Fatalf("repaired passage %v", target)
+		}
+	})
 }

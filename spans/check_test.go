@@ -193,3 +193,28 @@ func TestAnchorRecordAndDigest(t *testing.T) {
 		t.Errorf("digests %s %s %s", Digest(a), Digest(b), Digest(g))
 	}
 }
+
+// FuzzChromaColumns: any header line (and one data row) over the columns
+// of Chroma's questions.csv reads without panic; a file whose header lacks
+// a wanted column fails naming it, as a problem of line 1; an accepted file
+// places every reference consistently.
+func FuzzChromaColumns(f *testing.F) {
+	f.Add("question,references,corpus_id", "q,[],act")
+	f.Add("Question,references,corpus_id", "q,[],act")
+	f.Add("corpus_id,\"question\",references,extra", "act,q,\"[{\"\"content\"\": \"\"Section 1.\"\", \"\"start_index\"\": 0, \"\"end_index\"\": 10}]\",x")
+	f.Add("question,refs", "q,[]")
+	f.Fuzz(func(t *testing.T, header, row string) {
+		c, err := CheckChromaCSV(strings.NewReader(header+"\n"+row+"\n"), "f.csv", checkDocs, DefaultCheckOptions())
+		if err != nil {
+			t.Fatalf("read error on a string: %v", err)
+		}
+		for _, want := range chromaWant {
+			if !strings.Contains(header, want) && len(c.Problems) == 0 {
+				t.Fatalf("header %q lacks %s, yet no problem", header, want)
+			}
+		}
+		if len(c.Problems) == 0 {
+			checkQueries(t, c.Queries, checkDocs)
+		}
+	})
+}
