@@ -11,11 +11,12 @@ import (
 
 // WriteText writes the report as bench labels check prints it: a summary
 // (what the file holds; for span labels the four statuses and the record;
-// judgements of grade 0 and groups of alternatives), the warnings, then
-// every problem as "file:line: field: query: message" with its hint, its
-// repair and, for a passage label, its status; then the queries of the
-// changed and lost labels, which need a person.
-func (r *Report) WriteText(w io.Writer) error {
+// judgements of grade 0 and groups of alternatives), the warnings, every
+// problem but the moved labels as "file:line: field: query: message" with
+// its hint, its repair and, for a passage label, its status; then the moved
+// labels, one line each (the first ten unless all), and the queries of the
+// changed and lost labels that need a person.
+func (r *Report) WriteText(w io.Writer, all bool) error {
 	var b strings.Builder
 	r.summary(&b)
 	for _, warn := range r.Warnings {
@@ -27,20 +28,22 @@ func (r *Report) WriteText(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(&b, "\n%s, %d with a sure repair (bench labels check --fix writes them):\n", count(len(r.Problems), "problem"), r.Fixable())
+	var moved []spans.Problem
 	for _, p := range r.Problems {
-		line := p.Error(r.Path).Error()
-		if i := strings.Index(line, "; "+p.Hint); p.Hint != "" && i >= 0 {
-			line = line[:i]
+		if p.Anchored && p.Status == anchor.Moved && p.Repair != nil {
+			moved = append(moved, p)
+			continue
 		}
-		if p.Anchored {
-			line += " [" + p.Status.String() + "]"
-		}
-		fmt.Fprintf(&b, "%s\n", line)
-		if p.Hint != "" {
-			fmt.Fprintf(&b, "    hint: %s\n", p.Hint)
-		}
-		if p.Repair != nil {
-			fmt.Fprintf(&b, "    fix:  %s\n", p.Repair.Note)
+		r.writeProblem(&b, p)
+	}
+	if len(moved) > 0 {
+		fmt.Fprintf(&b, "moved (%d; --fix writes their new offsets):\n", len(moved))
+		for i, p := range moved {
+			if i == 10 && !all {
+				fmt.Fprintf(&b, "  … and %d more (--all lists them)\n", len(moved)-10)
+				break
+			}
+			fmt.Fprintf(&b, "  %s:%d: %s: %s: %s\n", r.Path, p.Line, p.Field, p.Who, p.Repair.Note)
 		}
 	}
 	for _, st := range []anchor.Status{anchor.Changed, anchor.Lost} {
@@ -50,6 +53,24 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeProblem writes one problem: its line, hint and repair.
+func (r *Report) writeProblem(b *strings.Builder, p spans.Problem) {
+	line := p.Error(r.Path).Error()
+	if i := strings.Index(line, "; "+p.Hint); p.Hint != "" && i >= 0 {
+		line = line[:i]
+	}
+	if p.Anchored {
+		line += " [" + p.Status.String() + "]"
+	}
+	fmt.Fprintf(b, "%s\n", line)
+	if p.Hint != "" {
+		fmt.Fprintf(b, "    hint: %s\n", p.Hint)
+	}
+	if p.Repair != nil {
+		fmt.Fprintf(b, "    fix:  %s\n", p.Repair.Note)
+	}
 }
 
 // summary writes the report's first lines.

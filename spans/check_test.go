@@ -56,13 +56,13 @@ func TestCheckProblems(t *testing.T) {
 		{line: 2, msg: `text "It's late." not found`, hint: `found with different quote marks at act:1:79 [78, 88)`, status: "changed", text: "It’s late.", sure: true, repairNote: "text → the document's spelling (quote marks)"},
 		{line: 3, msg: `doc "act.md": no such document in the corpus`, hint: `the corpus has "act" (doc ids are file paths`, status: "lost", doc: "act", sure: true, repairNote: `doc "act.md" → "act"`},
 		{line: 4, msg: `doc "act": text "Rent is due monthly" found more than once, at act:1:12, act:1:44 (code points 11, 43)`, status: "changed"},
-		{line: 5, msg: `doc "act": span [78, 99) outside the document (0 to 88 code points), or empty`, hint: `the text is at act:1:79 [78, 88)`, status: "moved", offsets: true, start: 78, end: 88, sure: true, repairNote: "offsets → [78, 88)"},
+		{line: 5, msg: `doc "act": span [78, 99) outside the document (0 to 88 code points), or empty`, hint: `the text is at act:1:79 [78, 88)`, offsets: true, start: 78, end: 88, sure: true, repairNote: "offsets [78, 99) → [78, 88)"},
 		{line: 6, msg: `doc "lease": no such document in the corpus`, hint: `its text is in doc "faq" at faq:1:4`, status: "lost"},
 		// 85%: 1 − 5/33, Levenshtein("weekly", "monthly") = 5 (Python, by hand)
 		{line: 7, msg: `doc "act": text differs from the document at [43, 77) code points (the corpus changed since labelling?): label "Rent is due weekly unless agreed.", document "Rent is due monthly unless agreed."`,
 			hint: `changed: the nearest passage, 85% similar, is at act:1:44 [43, 77): "Rent is due monthly unless agreed."; check it and correct the label by hand`, status: "changed"},
 		{line: 8, msg: `doc "act": text is empty`, hint: `the document has "Section 2." there`, text: "Section 2.", sure: true, repairNote: "text filled from the document at [32, 42)"},
-		{line: 9, msg: `doc "act": text differs from the document at [0, 10) code points`, hint: `moved: the same text is now at act:1:33 [32, 42)`, status: "moved", offsets: true, start: 32, end: 42, sure: true, repairNote: "offsets → [32, 42)"},
+		{line: 9, msg: `doc "act": text differs from the document at [0, 10) code points`, hint: `moved: the same text is now at act:1:33 [32, 42)`, status: "moved", offsets: true, start: 32, end: 42, sure: true, repairNote: "offsets [0, 10) → [32, 42)"},
 		{line: 10, msg: `doc "faq": text "Deposits are returned within thirty days." not found in the document`, hint: `lost: no passage of the document is 75% similar to it (the nearest: `, status: "lost"},
 	}
 	if len(c.Problems) != len(wants) {

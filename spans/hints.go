@@ -85,8 +85,8 @@ func (l *label) badOffsets(msg string) {
 		if a.Status == anchor.Unchanged {
 			a.Status = anchor.Moved
 		}
-		l.status(a.Status)
-		p.Anchored, p.Status = true, a.Status
+		l.status(a.Status) // counted; the problem itself is the offsets (Anchored false)
+		p.Status = a.Status
 		p.Hint, p.Repair = l.hint(nil, a)
 	}
 	l.problem(p)
@@ -127,7 +127,11 @@ func (l *label) hint(at *anchor.Range, a anchor.Anchoring) (string, *Repair) {
 		if at != nil {
 			word = "moved: the same text is now"
 		}
-		return fmt.Sprintf("%s at %s [%d, %d)", word, where(d, r), r.Start, r.End), l.repair(r, false, fmt.Sprintf("offsets → [%d, %d)", r.Start, r.End))
+		note := fmt.Sprintf("offsets → [%d, %d)", r.Start, r.End)
+		if l.ls.HasOffsets {
+			note = fmt.Sprintf("offsets [%d, %d) → [%d, %d)", l.ls.Start, l.ls.End, r.Start, r.End)
+		}
+		return fmt.Sprintf("%s at %s [%d, %d)", word, where(d, r), r.Start, r.End), l.repair(r, false, note)
 	case a.Status == anchor.Changed && len(a.Places) > 0:
 		what := "the same text"
 		if a.Folds != 0 {

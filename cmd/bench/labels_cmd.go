@@ -33,6 +33,7 @@ Check, repair, record and convert labels files (docs/labelling.md).
                                keeping the original as LABELS.bak, and the
                                anchor record of the result when it checks clean
       --output FILE            with --fix: write the repaired labels to FILE
+      --all                    list every moved label (default: the first ten)
   record LABELS --corpus PATH  write the anchor record (each labelled document's
                                digest) beside span labels, once they check clean
       --chunking NAME          chunk-id labels: record the chunking they were
@@ -64,7 +65,7 @@ Flags:
 type labelsFlags struct {
 	sub                  string
 	corpus, dataDir      string
-	fix                  bool
+	fix, all             bool
 	output, chunking     string
 	queries              string
 	threshold            float64
@@ -82,6 +83,7 @@ func parseLabelsFlags(stdout, stderr io.Writer, args []string) (*labelsFlags, er
 	fs.StringVar(&lf.corpus, "corpus", "", "the corpus `path` (a folder of .md/.txt files, or a corpus file)")
 	fs.StringVar(&lf.dataDir, "data-dir", "", "with a CONFIG: the data root its dataset paths are relative to (as bench run's)")
 	fs.BoolVar(&lf.fix, "fix", false, "check: write the sure repairs")
+	fs.BoolVar(&lf.all, "all", false, "check: list every moved label (default: the first ten)")
 	fs.StringVar(&lf.output, "output", "", "check --fix, convert: the `file` to write")
 	fs.StringVar(&lf.chunking, "chunking", "", "record, convert: the chunking `name` of chunk-id labels (e.g. fixed-5)")
 	fs.StringVar(&lf.queries, "queries", "", "convert: query texts for TREC or BEIR qrels (a BEIR queries.jsonl `file`)")
@@ -136,8 +138,8 @@ func (lf *labelsFlags) validate() error {
 		return usagef("labels check: --chunking and --queries are for record and convert")
 	case lf.sub == "check" && lf.output != "" && !lf.fix:
 		return usagef("labels check: --output is where --fix writes: add --fix")
-	case lf.sub != "check" && (lf.fixSet || lf.thresholdSet):
-		return usagef("labels %s: --fix and --threshold are for check", lf.sub)
+	case lf.sub != "check" && (lf.fixSet || lf.thresholdSet || lf.all):
+		return usagef("labels %s: --fix, --all and --threshold are for check", lf.sub)
 	case lf.sub == "record" && (lf.output != "" || lf.queries != ""):
 		return usagef("labels record: writes beside LABELS: --output and --queries are for convert")
 	case lf.sub == "convert" && (lf.chunking == "" || lf.output == ""):
@@ -218,7 +220,7 @@ func labelsCheck(stdout io.Writer, lf *labelsFlags, path string, docs []corpus.D
 	if err != nil {
 		return err
 	}
-	if err := r.WriteText(stdout); err != nil {
+	if err := r.WriteText(stdout, lf.all); err != nil {
 		return err
 	}
 	if lf.fix {
