@@ -27,7 +27,11 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	fmt.Fprintf(&b, "\n%s, %d with a sure repair (bench labels check --fix writes them):\n", count(len(r.Problems), "problem"), r.Fixable())
+	how := "bench labels check --fix writes them"
+	if r.Format == FormatChroma {
+		how = "--fix rewrites JSONL labels only: make them by hand in this CSV"
+	}
+	fmt.Fprintf(&b, "\n%s, %d with a sure repair (%s):\n", count(len(r.Problems), "problem"), r.Fixable(), how)
 	var moved []spans.Problem
 	for _, p := range r.Problems {
 		if p.Anchored && p.Status == anchor.Moved && p.Repair != nil {
@@ -125,7 +129,7 @@ func (r *Report) byStatus(st anchor.Status) []string {
 	for _, p := range r.Problems {
 		if p.Anchored && p.Status == st && p.Repair == nil && !seen[p.Query] {
 			seen[p.Query] = true
-			out = append(out, fmt.Sprintf("%s (line %d)", p.Query, p.Line))
+			out = append(out, fmt.Sprintf("%s (line %d)", p.Who, p.Line))
 		}
 	}
 	return out
