@@ -121,13 +121,7 @@ func (r *Report) Fixable() int {
 
 // Err is every problem as one error (errors.Join of *eval.SyntaxError, in
 // file order), nil when there is none: what bench run refuses labels with.
-func (r *Report) Err() error {
-	errs := make([]error, len(r.Problems))
-	for i, p := range r.Problems {
-		errs[i] = p.Error(r.Path)
-	}
-	return errors.Join(errs...)
-}
+func (r *Report) Err() error { return spans.ProblemsErr(r.Path, r.Problems) }
 
 // Check reads the labels file at path and checks it against docs (see the
 // package comment). The error is for a file that cannot be read at all;

@@ -117,12 +117,16 @@ type Repair struct {
 	Note string
 }
 
-// Err returns the problems as one error: errors.Join of one
-// *eval.SyntaxError per problem, in file order; nil when there is none.
-func (c *Checked) Err() error {
-	errs := make([]error, len(c.Problems))
-	for i, p := range c.Problems {
-		errs[i] = p.Error(c.File)
+// Err returns the problems as one error (ProblemsErr).
+func (c *Checked) Err() error { return ProblemsErr(c.File, c.Problems) }
+
+// ProblemsErr is the problems of the labels file file as one error:
+// errors.Join of one *eval.SyntaxError per problem, in their order; nil
+// when there is none.
+func ProblemsErr(file string, problems []Problem) error {
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p.Error(file)
 	}
 	return errors.Join(errs...)
 }

@@ -380,31 +380,28 @@ func queryValues(passages [][]Interval, ranked, all []Interval, opt Options) []f
 // mostRetrieved picks one member of each passage: the one holding the most
 // code points of the chunks top (the first listed on a tie).
 func mostRetrieved(passages [][]Interval, top []Interval) []Interval {
-	out := make([]Interval, len(passages))
-	for j, members := range passages {
-		best := -1
-		for _, g := range members {
-			if n := unionLen(intersections(top, []Interval{g})); n > best {
-				best, out[j] = n, g
-			}
-		}
-	}
-	return out
+	return pickMembers(passages, func(g Interval) float64 { return float64(unionLen(intersections(top, []Interval{g}))) })
 }
 
 // bestForOmega picks one member of each passage: the one of highest
 // precision Ω alone over the chunks all (the first listed on a tie).
 func bestForOmega(passages [][]Interval, all []Interval) []Interval {
+	return pickMembers(passages, func(g Interval) float64 { return PrecisionOmega([]Interval{g}, all) })
+}
+
+// pickMembers picks the member of each passage of highest score (the first
+// listed on a tie; a passage of one member without scoring it).
+func pickMembers(passages [][]Interval, score func(Interval) float64) []Interval {
 	out := make([]Interval, len(passages))
 	for j, members := range passages {
-		best := -1.0
-		for _, g := range members {
-			if len(members) == 1 {
-				out[j] = g
-				break
-			}
-			if w := PrecisionOmega([]Interval{g}, all); w > best {
-				best, out[j] = w, g
+		out[j] = members[0]
+		if len(members) == 1 {
+			continue
+		}
+		best := score(members[0])
+		for _, g := range members[1:] {
+			if s := score(g); s > best {
+				best, out[j] = s, g
 			}
 		}
 	}
@@ -466,8 +463,8 @@ type Uncoverable struct {
 // Errors: share outside (0, 1]; a query with alternatives (Span.Group),
 // whose judgements depend on the run: RunJudgements derives them.
 func Judgements(queries []Query, ch *Chunking, share float64) (eval.Qrels, []Uncoverable, error) {
-	if !(share > 0 && share <= 1) {
-		return nil, nil, fmt.Errorf("span judgements: cover share must be in (0, 1], got %v", share)
+	if err := checkShare(share); err != nil {
+		return nil, nil, err
 	}
 	if id, ok := hasGroups(queries); ok {
 		return nil, nil, fmt.Errorf("span judgements: query %q gives alternatives (any_of), whose chunk judgements depend on the run: derive them per run (spans.RunJudgements)", id)
@@ -493,8 +490,8 @@ func Judgements(queries []Query, ch *Chunking, share float64) (eval.Qrels, []Unc
 // whose members is covered (listed by its first member). share outside
 // (0, 1] is an error.
 func UncoverablePassages(queries []Query, ch *Chunking, share float64) ([]Uncoverable, error) {
-	if !(share > 0 && share <= 1) {
-		return nil, fmt.Errorf("span judgements: cover share must be in (0, 1], got %v", share)
+	if err := checkShare(share); err != nil {
+		return nil, err
 	}
 	byDoc := chunksByDoc(ch)
 	var un []Uncoverable
@@ -506,4 +503,12 @@ func UncoverablePassages(queries []Query, ch *Chunking, share float64) ([]Uncove
 		}
 	}
 	return un, nil
+}
+
+// checkShare refuses a cover share outside (0, 1].
+func checkShare(share float64) error {
+	if !(share > 0 && share <= 1) {
+		return fmt.Errorf("span judgements: cover share must be in (0, 1], got %v", share)
+	}
+	return nil
 }

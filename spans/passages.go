@@ -1,7 +1,6 @@
 package spans
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/ragbench/ragbench/eval"
@@ -12,20 +11,12 @@ import (
 // alternatives with all its members, in the order of their first span.
 // An alternatives group counts once: found when any member is.
 func (q Query) Passages() [][]Interval {
-	var out [][]Interval
-	at := map[int]int{} // group → index in out
-	for _, g := range q.Gold {
-		if g.Group == 0 {
-			out = append(out, []Interval{g.Interval()})
-			continue
+	spans := q.passageSpans()
+	out := make([][]Interval, len(spans))
+	for i, members := range spans {
+		for _, g := range members {
+			out[i] = append(out[i], g.Interval())
 		}
-		i, ok := at[g.Group]
-		if !ok {
-			i = len(out)
-			at[g.Group] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], g.Interval())
 	}
 	return out
 }
@@ -33,7 +24,7 @@ func (q Query) Passages() [][]Interval {
 // passageSpans is Passages with the spans themselves.
 func (q Query) passageSpans() [][]Span {
 	var out [][]Span
-	at := map[int]int{}
+	at := map[int]int{} // group → index in out
 	for _, g := range q.Gold {
 		if g.Group == 0 {
 			out = append(out, []Span{g})
@@ -77,8 +68,8 @@ func hasGroups(queries []Query) (string, bool) {
 // Errors: share outside (0, 1]; a run result naming a chunk that is not in
 // ch.
 func RunJudgements(queries []Query, ch *Chunking, run eval.Run, share float64, tb eval.TieBreak) (eval.Qrels, error) {
-	if !(share > 0 && share <= 1) {
-		return nil, fmt.Errorf("span judgements: cover share must be in (0, 1], got %v", share)
+	if err := checkShare(share); err != nil {
+		return nil, err
 	}
 	byDoc := chunksByDoc(ch)
 	qrels := eval.Qrels{}
