@@ -183,3 +183,39 @@ func BenchmarkNearest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLocateChroma locates every chunk of the shared chunking-chroma
+// corpus (three documents, 206,423 code points) cut by LangChain's
+// recursive splitter at 200 characters, half with their line ends turned
+// into spaces: one op is every chunk located once (exactly, else with
+// white space folded), the suffix arrays built before timing.
+func BenchmarkLocateChroma(b *testing.B) {
+	docs := chromaDocs(b)
+	chunks, err := corpus.Spec{Strategy: "recursive", Size: 200}.Chunk(docs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	texts := make([]string, len(chunks))
+	for i, c := range chunks {
+		texts[i] = c.Text
+		if i%2 == 0 {
+			texts[i] = strings.ReplaceAll(c.Text, "\n", " ")
+		}
+	}
+	ix := anchor.NewIndex(docs)
+	ix.Locate(texts[0], anchor.FoldSpace, 2)
+	ix.Locate("a\nb", anchor.FoldSpace, 2)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		found := 0
+		for _, t := range texts {
+			if len(ix.Locate(t, anchor.FoldSpace, 2).Matches) > 0 {
+				found++
+			}
+		}
+		if found != len(texts) {
+			b.Fatalf("%d of %d chunks found", found, len(texts))
+		}
+	}
+	b.ReportMetric(float64(len(texts)), "chunks/op")
+}
