@@ -65,20 +65,18 @@ func Detect(path string) (string, error) {
 }
 
 // Read reads span labels from path in the format Detect finds and checks
-// them against docs. A file Detect does not recognise is an error saying
-// what span labels look like.
+// them against docs (ReadChecked with DefaultCheckOptions): every problem
+// of the file is in the error, joined. A file Detect does not recognise is
+// an error saying what span labels look like.
 func Read(path string, docs []corpus.Document) ([]Query, error) {
-	format, err := Detect(path)
+	c, err := ReadChecked(path, docs, DefaultCheckOptions())
 	if err != nil {
 		return nil, err
 	}
-	switch format {
-	case FormatJSONL:
-		return ReadJSONL(path, docs)
-	case FormatChromaCSV:
-		return ReadChromaCSV(path, docs)
+	if err := c.Err(); err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf(`%s: not span labels: want JSONL rows with "gold_spans" or Chroma's questions.csv (header question,references,corpus_id)`, path)
+	return c.Queries, nil
 }
 
 // ReadChecked is Read with options (the sweep's: AcceptMoved, the anchor

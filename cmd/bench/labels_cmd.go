@@ -81,7 +81,7 @@ func parseLabelsFlags(stdout, stderr io.Writer, args []string) (*labelsFlags, er
 	lf := &labelsFlags{sub: args[0], fs: newFlagSet("labels")}
 	fs := lf.fs
 	fs.StringVar(&lf.corpus, "corpus", "", "the corpus `path` (a folder of .md/.txt files, or a corpus file)")
-	fs.StringVar(&lf.dataDir, "data-dir", "", "with a CONFIG: the data root its dataset paths are relative to (as bench run's)")
+	fs.StringVar(&lf.dataDir, "data-dir", "", "with a CONFIG: the data root `folder` its dataset paths are relative to (as bench run's)")
 	fs.BoolVar(&lf.fix, "fix", false, "check: write the sure repairs")
 	fs.BoolVar(&lf.all, "all", false, "check: list every moved label (default: the first ten)")
 	fs.StringVar(&lf.output, "output", "", "check --fix, convert: the `file` to write")
@@ -112,7 +112,7 @@ func parseLabelsFlags(stdout, stderr io.Writer, args []string) (*labelsFlags, er
 		pos, rest = append(pos, fs.Arg(0)), fs.Args()[1:]
 	}
 	if len(pos) != 1 {
-		return nil, usagef("labels %s: want one labels file (or, for check, a config), got %d arguments; see 'bench labels --help'", lf.sub, len(pos))
+		return nil, usagef("%s: want one labels file (or, for check, a config), got %d arguments; see 'bench labels --help'", lf.sub, len(pos))
 	}
 	lf.arg = pos[0]
 	fs.Visit(func(f *flag.Flag) {
@@ -127,23 +127,23 @@ func (lf *labelsFlags) validate() error {
 	isConfig := strings.HasSuffix(lf.arg, ".yaml") || strings.HasSuffix(lf.arg, ".yml")
 	switch {
 	case !(lf.threshold >= 0 && lf.threshold <= 1):
-		return usagef("labels: --threshold %v: want a similarity in [0, 1]", lf.threshold)
+		return usagef("--threshold %v: want a similarity in [0, 1]", lf.threshold)
 	case lf.sub != "check" && isConfig:
-		return usagef("labels %s: give the labels file and --corpus (a config is for check)", lf.sub)
+		return usagef("%s: give the labels file and --corpus (a config is for check)", lf.sub)
 	case lf.corpus == "" && !isConfig:
-		return usagef("labels %s: --corpus is required (the corpus the labels are checked against)", lf.sub)
+		return usagef("%s: --corpus is required (the corpus the labels are checked against)", lf.sub)
 	case lf.corpus != "" && isConfig:
-		return usagef("labels check: a config names its corpus: drop --corpus")
+		return usagef("check: a config names its corpus: drop --corpus")
 	case lf.sub == "check" && (lf.chunking != "" || lf.queries != ""):
-		return usagef("labels check: --chunking and --queries are for record and convert")
+		return usagef("check: --chunking and --queries are for record and convert")
 	case lf.sub == "check" && lf.output != "" && !lf.fix:
-		return usagef("labels check: --output is where --fix writes: add --fix")
+		return usagef("check: --output is where --fix writes: add --fix")
 	case lf.sub != "check" && (lf.fixSet || lf.thresholdSet || lf.all):
-		return usagef("labels %s: --fix, --all and --threshold are for check", lf.sub)
+		return usagef("%s: --fix, --all and --threshold are for check", lf.sub)
 	case lf.sub == "record" && (lf.output != "" || lf.queries != ""):
-		return usagef("labels record: writes beside LABELS: --output and --queries are for convert")
+		return usagef("record: writes beside LABELS: --output and --queries are for convert")
 	case lf.sub == "convert" && (lf.chunking == "" || lf.output == ""):
-		return usagef("labels convert: --chunking (the chunking of the chunk ids) and --output (the span labels to write) are required")
+		return usagef("convert: --chunking (the chunking of the chunk ids) and --output (the span labels to write) are required")
 	}
 	return nil
 }
@@ -171,7 +171,7 @@ func cmdLabels(stdout, stderr io.Writer, args []string) error {
 	case "convert":
 		spec, err := corpus.ParseSpec(lf.chunking)
 		if err != nil {
-			return usagef("labels convert: --chunking: %v", err)
+			return usagef("convert: --chunking: %v", err)
 		}
 		n, err := labels.Convert(path, docs, spec, lf.queries, lf.output)
 		if err != nil {
