@@ -5,6 +5,9 @@
 #   ./scripts/fuzz.sh [DURATION] [PACKAGE_DIR...]    e.g. ./scripts/fuzz.sh 10m ./eval
 # A crasher is written to PKG/testdata/fuzz/FuzzXxx/ by go test; commit it as
 # a regression seed once fixed. Exits non-zero when any target fails.
+# Label readers and writers (issues 20, 25, 26): eval FuzzReadLabelRows (the one
+# labelled-query row parser), spans FuzzParseJSONL, FuzzParseChromaCSV and
+# FuzzChromaColumns, anchor FuzzAnchor (the text locator), labels FuzzRepairRow.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/ragbench/ragbench/corpus"
@@ -46,12 +47,14 @@ func Detect(path string) (string, error) {
 			}
 			return "", nil
 		}
-		cols := map[string]bool{}
+		// A header naming any of the columns, in any case, is meant as
+		// Chroma's CSV: ParseChromaCSV then names a missing or misspelt
+		// column (a TREC or BEIR reader would call it a bad qrels line).
 		for _, c := range strings.Split(string(line), ",") {
-			cols[strings.Trim(strings.TrimSpace(c), `"`)] = true
-		}
-		if cols["question"] && cols["references"] && cols["corpus_id"] {
-			return FormatChromaCSV, nil
+			c = strings.ToLower(strings.Trim(strings.TrimSpace(c), `"`))
+			if slices.Contains(chromaWant, c) {
+				return FormatChromaCSV, nil
+			}
 		}
 		return "", nil
 	}
@@ -62,18 +65,42 @@ func Detect(path string) (string, error) {
 }
 
 // Read reads span labels from path in the format Detect finds and checks
-// them against docs. A file Detect does not recognise is an error saying
-// what span labels look like.
+// them against docs (ReadChecked with DefaultCheckOptions): every problem
+// of the file is in the error, joined. A file Detect does not recognise is
+// an error saying what span labels look like.
 func Read(path string, docs []corpus.Document) ([]Query, error) {
+	c, err := ReadChecked(path, docs, DefaultCheckOptions())
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	return c.Queries, nil
+}
+
+// ReadChecked is Read with options (the sweep's: AcceptMoved, the anchor
+// record): it checks the labels at path, in the format Detect finds,
+// against docs and returns them with every problem (Checked.Err) instead
+// of failing at the first. A file Detect does not recognise, or that cannot
+// be read, is an error.
+func ReadChecked(path string, docs []corpus.Document, opt CheckOptions) (*Checked, error) {
 	format, err := Detect(path)
 	if err != nil {
 		return nil, err
 	}
+	check := CheckJSONL
 	switch format {
 	case FormatJSONL:
-		return ReadJSONL(path, docs)
 	case FormatChromaCSV:
-		return ReadChromaCSV(path, docs)
+		check = CheckChromaCSV
+	default:
+		return nil, fmt.Errorf(`%s: not span labels: want JSONL rows with "gold_spans" or Chroma's questions.csv (header question,references,corpus_id)`, path)
 	}
-	return nil, fmt.Errorf(`%s: not span labels: want JSONL rows with "gold_spans" or Chroma's questions.csv (header question,references,corpus_id)`, path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return check(f, path, docs, opt)
 }

@@ -10,12 +10,22 @@
 // indexing, what Chroma's questions.csv and most labelling tools write);
 // "unit": "bytes" gives UTF-8 byte offsets. Both are converted exactly by
 // corpus.RuneIndex, the one owner of that conversion. ParseJSONL reads
-// labelled-query JSONL rows with "gold_spans"; ParseChromaCSV reads Chroma's
-// questions.csv as it is. Both check every label against the corpus before
-// returning (a span outside its document, a quote that differs from the
-// document, a quote found zero or several times, a document that does not
-// exist), with errors naming file:line, query and doc (*eval.SyntaxError).
-// docs/spans.md shows how to write labels by hand.
+// labelled-query JSONL rows with "gold_spans" (the rows themselves through
+// eval.ReadLabelRows, the one labelled-query row parser); ParseChromaCSV
+// reads Chroma's questions.csv as it is. Both check every label against the
+// corpus before returning (a span outside its document, a quote that
+// differs from the document, a quote found zero or several times, an empty
+// quote, a document that does not exist), all problems of the file at once,
+// each an *eval.SyntaxError naming file:line, query and doc with a hint
+// where one is known (CheckJSONL and CheckChromaCSV return them as
+// Problems, with sure Repairs, for bench labels). Quotes are located by
+// package anchor; a label whose document was edited is unchanged, moved,
+// changed or lost (CheckOptions.AcceptMoved places moved ones), and
+// AnchorRecord records the documents' digests beside a labels file. A label
+// may carry "prefix"/"suffix" context, "grade": 0 (judged not relevant:
+// Query.NonRelevant), or be a group {"any_of": [...]} of alternatives
+// (Span.Group). docs/spans.md shows how to write labels by hand,
+// docs/labelling.md how to check and repair them.
 //
 // # Measures
 //
@@ -38,7 +48,9 @@
 // one gold span (Evaluation.Mean); queries with none are unanswerable and
 // counted apart, as in package eval. Judgements turns the labels into
 // chunk-level eval.Qrels for one chunking (a covering chunk takes its span's
-// grade), so eval's trec_eval measures (nDCG, MAP, P) apply at chunk level.
+// grade), so eval's trec_eval measures (nDCG, MAP, P) apply at chunk level;
+// RunJudgements does so for one run when labels give alternatives, which
+// count once in every measure (Query.Passages).
 //
 // The flow for one chunking: docs → corpus.Spec.Chunk → NewChunking;
 // ReadJSONL or ReadChromaCSV(labels, docs) → queries; a retriever's

@@ -292,6 +292,15 @@ func (e *Evaluation) PerQuery() map[string]map[string]float64 {
 // PrecisionOmega over all of ch's chunks are computed; means are over those
 // queries (Evaluation.Mean). Run queries without labels are ignored.
 //
+// A group of alternatives (Span.Group) counts as one gold passage
+// (Query.Passages), found when any member is: span_recall counts passages,
+// span_mrr takes the first chunk covering any member. For the token
+// measures at k the group stands for its member holding the most code
+// points of the top k chunks (the first listed on a tie), and for
+// precision Ω for its member of highest Ω alone (the first on a tie), so
+// an answer given twice is neither required twice nor rewarded twice.
+// docs/spans.md works an example by hand.
+//
 // Errors: no k, a k < 1, CoverShare outside (0, 1], a run result naming a
 // chunk id that is not in ch (chunk ids of another chunking).
 func Evaluate(queries []Query, ch *Chunking, run eval.Run, opt Options) (*Evaluation, error) {
@@ -309,15 +318,10 @@ func Evaluate(queries []Query, ch *Chunking, run eval.Run, opt Options) (*Evalua
 	for i, id := range ch.IDs {
 		all[i] = ch.Intervals[id]
 	}
-	nk := len(opt.Ks)
 	for _, q := range queries {
 		if len(q.Gold) == 0 {
 			e.Unanswerable = append(e.Unanswerable, q.ID)
 			continue
-		}
-		gold := make([]Interval, len(q.Gold))
-		for i, g := range q.Gold {
-			gold[i] = g.Interval()
 		}
 		if _, ok := run[q.ID]; !ok {
 			e.MissingFromRun = append(e.MissingFromRun, q.ID)
@@ -326,41 +330,82 @@ func Evaluate(queries []Query, ch *Chunking, run eval.Run, opt Options) (*Evalua
 		if err != nil {
 			return nil, err
 		}
-		// firstCover[j] = rank (from 1) of the first chunk covering span j, 0 if none.
-		firstCover := make([]int, len(gold))
-		for j, g := range gold {
-			for i, c := range ranked {
-				if Covers(c, g, opt.CoverShare) {
-					firstCover[j] = i + 1
-					break
-				}
-			}
-		}
 		e.Queries = append(e.Queries, q.ID)
-		e.Values[0] = append(e.Values[0], PrecisionOmega(gold, all))
-		for ki, k := range opt.Ks {
-			top := ranked[:min(k, len(ranked))]
-			ts := Token(gold, top)
-			covered, first := 0, 0
-			for _, r := range firstCover {
-				if r > 0 && r <= k {
-					covered++
-					if first == 0 || r < first {
-						first = r
-					}
-				}
-			}
-			vals := []float64{ts.Recall, ts.Precision, ts.IoU, float64(covered) / float64(len(gold)), 0, 0}
-			if first > 0 {
-				vals[4], vals[5] = 1, 1/float64(first)
-			}
-			for fi, v := range vals {
-				m := 1 + fi*nk + ki
-				e.Values[m] = append(e.Values[m], v)
-			}
+		for m, v := range queryValues(q.Passages(), ranked, all, opt) {
+			e.Values[m] = append(e.Values[m], v)
 		}
 	}
 	return e, nil
+}
+
+// queryValues are one query's values of Evaluate's measures, in its
+// Measures order, for its gold passages and its ranked chunks.
+func queryValues(passages [][]Interval, ranked, all []Interval, opt Options) []float64 {
+	nk := len(opt.Ks)
+	vals := make([]float64, 1+len(AtK)*nk)
+	vals[0] = PrecisionOmega(bestForOmega(passages, all), all)
+	// firstCover[j] = rank (from 1) of the first chunk covering a member of passage j, 0 if none.
+	firstCover := make([]int, len(passages))
+	for j, members := range passages {
+		for i, c := range ranked {
+			if slices.ContainsFunc(members, func(g Interval) bool { return Covers(c, g, opt.CoverShare) }) {
+				firstCover[j] = i + 1
+				break
+			}
+		}
+	}
+	for ki, k := range opt.Ks {
+		top := ranked[:min(k, len(ranked))]
+		ts := Token(mostRetrieved(passages, top), top)
+		covered, first := 0, 0
+		for _, r := range firstCover {
+			if r > 0 && r <= k {
+				covered++
+				if first == 0 || r < first {
+					first = r
+				}
+			}
+		}
+		at := []float64{ts.Recall, ts.Precision, ts.IoU, float64(covered) / float64(len(passages)), 0, 0}
+		if first > 0 {
+			at[4], at[5] = 1, 1/float64(first)
+		}
+		for fi, v := range at {
+			vals[1+fi*nk+ki] = v
+		}
+	}
+	return vals
+}
+
+// mostRetrieved picks one member of each passage: the one holding the most
+// code points of the chunks top (the first listed on a tie).
+func mostRetrieved(passages [][]Interval, top []Interval) []Interval {
+	return pickMembers(passages, func(g Interval) float64 { return float64(unionLen(intersections(top, []Interval{g}))) })
+}
+
+// bestForOmega picks one member of each passage: the one of highest
+// precision Ω alone over the chunks all (the first listed on a tie).
+func bestForOmega(passages [][]Interval, all []Interval) []Interval {
+	return pickMembers(passages, func(g Interval) float64 { return PrecisionOmega([]Interval{g}, all) })
+}
+
+// pickMembers picks the member of each passage of highest score (the first
+// listed on a tie; a passage of one member without scoring it).
+func pickMembers(passages [][]Interval, score func(Interval) float64) []Interval {
+	out := make([]Interval, len(passages))
+	for j, members := range passages {
+		out[j] = members[0]
+		if len(members) == 1 {
+			continue
+		}
+		best := score(members[0])
+		for _, g := range members[1:] {
+			if s := score(g); s > best {
+				best, out[j] = s, g
+			}
+		}
+	}
+	return out
 }
 
 func (opt Options) check() error {
@@ -405,40 +450,65 @@ type Uncoverable struct {
 // Judgements derives chunk-level judgements for chunking ch from span
 // labels: a chunk is relevant to a query when it covers (Covers, share) one
 // of the query's gold spans, with the highest grade among the spans it
-// covers. Every query is present: one with no gold span has an empty map
-// (eval's unanswerable). eval's trec_eval measures (nDCG, MAP, P, recall)
-// then apply at chunk level; note that chunk-level recall counts relevant
-// chunks, not spans (span_recall counts spans). Gold spans no chunk covers
-// are returned apart: a query all of whose spans are uncoverable would have
-// no relevant chunk, and eval would count it as unanswerable, so the caller
-// must report them. share outside (0, 1] is an error.
+// covers; a chunk covering only passages judged not relevant
+// (Query.NonRelevant) is judged with grade 0. Every query is present: one
+// with no gold span has a map of no relevant chunk (eval's unanswerable).
+// eval's trec_eval measures (nDCG, MAP, P, recall) then apply at chunk
+// level; note that chunk-level recall counts relevant chunks, not spans
+// (span_recall counts spans). Gold spans no chunk covers are returned
+// apart (a group of alternatives once, when no member is covered): a query
+// all of whose spans are uncoverable would have no relevant chunk, and eval
+// would count it as unanswerable, so the caller must report them.
+//
+// Errors: share outside (0, 1]; a query with alternatives (Span.Group),
+// whose judgements depend on the run: RunJudgements derives them.
 func Judgements(queries []Query, ch *Chunking, share float64) (eval.Qrels, []Uncoverable, error) {
-	if !(share > 0 && share <= 1) {
-		return nil, nil, fmt.Errorf("span judgements: cover share must be in (0, 1], got %v", share)
+	if err := checkShare(share); err != nil {
+		return nil, nil, err
 	}
-	byDoc := map[string][]string{}
-	for _, id := range ch.IDs {
-		d := ch.Intervals[id].Doc
-		byDoc[d] = append(byDoc[d], id)
+	if id, ok := hasGroups(queries); ok {
+		return nil, nil, fmt.Errorf("span judgements: query %q gives alternatives (any_of), whose chunk judgements depend on the run: derive them per run (spans.RunJudgements)", id)
 	}
+	byDoc := chunksByDoc(ch)
 	qrels := eval.Qrels{}
 	var un []Uncoverable
 	for _, q := range queries {
 		m := map[string]int{}
 		for _, g := range q.Gold {
-			giv := g.Interval()
-			found := false
-			for _, id := range byDoc[g.Doc] {
-				if Covers(ch.Intervals[id], giv, share) {
-					found = true
-					m[id] = max(m[id], g.Grade)
-				}
-			}
-			if !found {
+			if !judge(m, ch, byDoc[g.Doc], g, share) {
 				un = append(un, Uncoverable{Query: q.ID, Span: g})
 			}
 		}
+		judgeNonRelevant(m, ch, byDoc, q.NonRelevant, share)
 		qrels[q.ID] = m
 	}
 	return qrels, un, nil
+}
+
+// UncoverablePassages lists the gold passages of queries that no chunk of ch covers
+// (Covers, share): a required span, or a group of alternatives none of
+// whose members is covered (listed by its first member). share outside
+// (0, 1] is an error.
+func UncoverablePassages(queries []Query, ch *Chunking, share float64) ([]Uncoverable, error) {
+	if err := checkShare(share); err != nil {
+		return nil, err
+	}
+	byDoc := chunksByDoc(ch)
+	var un []Uncoverable
+	for _, q := range queries {
+		for _, members := range q.passageSpans() {
+			if !slices.ContainsFunc(members, func(g Span) bool { return judge(map[string]int{}, ch, byDoc[g.Doc], g, share) }) {
+				un = append(un, Uncoverable{Query: q.ID, Span: members[0]})
+			}
+		}
+	}
+	return un, nil
+}
+
+// checkShare refuses a cover share outside (0, 1].
+func checkShare(share float64) error {
+	if !(share > 0 && share <= 1) {
+		return fmt.Errorf("span judgements: cover share must be in (0, 1], got %v", share)
+	}
+	return nil
 }

@@ -66,19 +66,21 @@ func (e *Evaluation) SliceMeans(meta map[string]eval.QueryMeta) []eval.SliceMean
 	return out
 }
 
-// Miss is a gold span that no chunk of a query's top k covers: for
+// Miss is a gold passage that no chunk of a query's top k covers: for
 // misses.jsonl, its text (Span.Text) beside the chunks that came back
-// instead.
+// instead. A group of alternatives missed is one Miss: Span is its first
+// member, Alternatives the others.
 type Miss struct {
-	Query     string
-	Span      Span
-	Retrieved []string // the top-k chunk ids, best first
+	Query        string
+	Span         Span
+	Alternatives []Span
+	Retrieved    []string // the top-k chunk ids, best first
 }
 
 // Misses lists, for each query with gold spans, in label order, each gold
-// span not covered (Covers, opt.CoverShare) by any of the run's top k
-// chunks (sorted as Evaluate sorts them). Errors as Evaluate's (k < 1, a
-// cover share outside (0, 1], a chunk id not in ch).
+// passage (Query.Passages) not covered (Covers, opt.CoverShare) by any of
+// the run's top k chunks (sorted as Evaluate sorts them). Errors as
+// Evaluate's (k < 1, a cover share outside (0, 1], a chunk id not in ch).
 func Misses(queries []Query, ch *Chunking, run eval.Run, k int, opt Options) ([]Miss, error) {
 	opt.Ks = []int{k}
 	if err := opt.check(); err != nil {
@@ -94,9 +96,16 @@ func Misses(queries []Query, ch *Chunking, run eval.Run, k int, opt Options) ([]
 			return nil, err
 		}
 		n := min(k, len(ids))
-		for _, g := range q.Gold {
-			if !slices.ContainsFunc(ranked[:n], func(c Interval) bool { return Covers(c, g.Interval(), opt.CoverShare) }) {
-				out = append(out, Miss{Query: q.ID, Span: g, Retrieved: slices.Clone(ids[:n])})
+		for _, members := range q.passageSpans() {
+			found := slices.ContainsFunc(members, func(g Span) bool {
+				return slices.ContainsFunc(ranked[:n], func(c Interval) bool { return Covers(c, g.Interval(), opt.CoverShare) })
+			})
+			if !found {
+				m := Miss{Query: q.ID, Span: members[0], Retrieved: slices.Clone(ids[:n])}
+				if len(members) > 1 {
+					m.Alternatives = slices.Clone(members[1:])
+				}
+				out = append(out, m)
 			}
 		}
 	}

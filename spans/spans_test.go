@@ -219,12 +219,12 @@ func TestParseJSONLErrors(t *testing.T) {
 	for name, tc := range map[string]struct{ in, want string }{
 		"past end":      {`{"id": "q", "gold_spans": [{"doc": "act", "start": 80, "end": 89}]}`, `l.jsonl:1: gold_spans[0]: query "q": doc "act": span [80, 89) outside the document (0 to 88 code points)`},
 		"quote absent":  {`{"id": "q", "gold_spans": [{"doc": "act", "text": "weekly"}]}`, `l.jsonl:1: gold_spans[0]: query "q": doc "act": text "weekly" not found`},
-		"quote twice":   {`{"id": "q", "gold_spans": [{"doc": "act", "text": "Rent is due monthly"}]}`, `found more than once (at code points 11 and 43)`},
+		"quote twice":   {`{"id": "q", "gold_spans": [{"doc": "act", "text": "Rent is due monthly"}]}`, `doc "act": text "Rent is due monthly" found more than once, at act:1:12, act:1:44 (code points 11, 43): give start and end, or the text just before it as "prefix"`},
 		"text differs":  {`{"id": "q", "gold_spans": [{"doc": "act", "start": 11, "end": 31, "text": "Rent is due weekly."}]}`, `doc "act": text differs from the document at [11, 31) code points`},
 		"no doc":        {"\n" + `{"id": "q", "gold_spans": [{"doc": "lease", "start": 0, "end": 3}]}`, `l.jsonl:2: gold_spans[0]: query "q": doc "lease": no such document`},
 		"inside char":   {`{"id": "q", "gold_spans": [{"doc": "act", "start": 81, "end": 84, "unit": "bytes"}]}`, `falls inside a character`},
 		"bad unit":      {`{"id": "q", "gold_spans": [{"doc": "act", "start": 1, "end": 4, "unit": "chars"}]}`, `gold_spans[0].unit`},
-		"grade 0":       {`{"id": "q", "gold_spans": [{"doc": "act", "start": 1, "end": 4, "grade": 0}]}`, `grade must be ≥ 1`},
+		"grade -1":      {`{"id": "q", "gold_spans": [{"doc": "act", "start": 1, "end": 4, "grade": -1}]}`, `gold_spans[0].grade: query "q": doc "act": grade must be ≥ 0 (1 or more: relevant; 0: looked at, not relevant), got -1`},
 		"start only":    {`{"id": "q", "gold_spans": [{"doc": "act", "start": 1}]}`, `give both start and end`},
 		"empty span":    {`{"id": "q", "gold_spans": [{"doc": "act", "start": 4, "end": 4}]}`, `or empty`},
 		"twice":         {`{"id": "q", "gold_spans": [{"doc": "act", "start": 1, "end": 4}, {"doc": "act", "start": 1, "end": 4}]}`, `span [1, 4) given twice`},
@@ -232,12 +232,15 @@ func TestParseJSONLErrors(t *testing.T) {
 		"no spans":      {`{"id": "q", "question": "x"}`, `gold_spans: query "q": missing`},
 		"gold and span": {`{"id": "q", "gold": ["act"], "gold_spans": []}`, `not both`},
 		"gold only":     {`{"id": "q", "gold": ["act"]}`, `give every query as "gold_spans"`},
-		"dup query":     {`{"id": "q", "gold_spans": []}` + "\n" + `{"id": "q", "gold_spans": []}`, `l.jsonl:2: id: query "q" given twice (first at line 1)`},
+		"dup query":     {`{"id": "q", "gold_spans": []}` + "\n" + `{"id": "q", "gold_spans": []}`, `l.jsonl:2: id: query "q" given twice`},
 		"bad json":      {`{"id": "q", "gold_spans": [}`, `l.jsonl:1: json:`},
-		"no id":         {`{"gold_spans": []}`, `qid: missing`},
+		"no id":         {`{"gold_spans": []}`, `l.jsonl:1: id: missing (need "id" or "qid")`},
 		"case":          {`{"id": "q", "Gold_spans": []}`, `did you mean "gold_spans"`},
 		"empty":         {"\n\n", `no queries found`},
 		"float offset":  {`{"id": "q", "gold_spans": [{"doc": "act", "start": 1.5, "end": 4}]}`, `gold_spans[0].start: query "q": must be an integer, got 1.5`},
+		"quoted start":  {`{"id": "q", "gold_spans": [{"doc": "act", "start": "4", "end": 9}]}`, `l.jsonl:1: gold_spans[0].start: query "q": must be an integer, got "4" (a JSON string: write the number without quotes)`},
+		"quoted grade":  {`{"id": "q", "gold_spans": [{"doc": "act", "start": 4, "end": 9, "grade": "2"}]}`, `l.jsonl:1: gold_spans[0].grade: query "q": must be an integer, got "2" (a JSON string: write the number without quotes)`},
+		"big id":        {`{"id": 12345678901234567890123, "gold_spans": [{"doc": "act", "start": 0, "end": 4}]}` + "\n" + `{"id": "12345678901234567890123", "gold_spans": []}`, `l.jsonl:2: id: query "12345678901234567890123" given twice`},
 		"null doc":      {`{"id": "q", "gold_spans": [{"doc": null, "text": "x"}]}`, `gold_spans[0].doc: query "q": missing doc id`},
 		"spans string":  {`{"id": "q", "gold_spans": "act"}`, `gold_spans: must be a list of spans`},
 		"question num":  {`{"id": "q", "question": 3, "gold_spans": []}`, `question: must be a string, got 3`},
@@ -293,7 +296,8 @@ func TestParseChromaCSVErrors(t *testing.T) {
 		"past end":   {"question,references,corpus_id\nq,\"[{\"\"content\"\": \"\"x\"\", \"\"start_index\"\": 10, \"\"end_index\"\": 30}]\",sotu\n", `outside the document (0 to 19 code points)`},
 		"differs":    {"question,references,corpus_id\n\"multi\nline\",\"[{\"\"content\"\": \"\"were\"\", \"\"start_index\"\": 0, \"\"end_index\"\": 4}]\",sotu\n", `c.csv:2: references[0]: question 0: doc "sotu": text differs`},
 		"bad json":   {"question,references,corpus_id\nq,[{,sotu\n", `references: question 0: want a JSON list`},
-		"no column":  {"question,refs,corpus_id\n", `references: missing column`},
+		"no column":  {"question,refs,corpus_id\n", `c.csv:1: references: missing column: Chroma's questions.csv has the header question,references,corpus_id, this file's header is "question,refs,corpus_id"`},
+		"capital":    {"Question,references,corpus_id\nq,[],sotu\n", `c.csv:1: question: missing column: found "Question" (column names are case-sensitive: rename it "question")`},
 		"empty":      {"", `empty file`},
 		"no rows":    {"question,references,corpus_id\n", `no questions`},
 		"bad csv":    {"question,references,corpus_id\n\"q,[],sotu\n", `c.csv:2:`},
@@ -360,6 +364,8 @@ func TestDetectRead(t *testing.T) {
 	for name, tc := range map[string]struct{ text, want string }{
 		"spans.jsonl": {"\n" + `{"id": "q", "gold_spans": [{"doc": "faq", "text": "A: Yes."}]}`, FormatJSONL},
 		"chroma.csv":  {"\ufeffquestion,references,corpus_id\nq,[],faq\n", FormatChromaCSV},
+		"capital.csv": {"Question,References,corpus_id\n", FormatChromaCSV},
+		"partial.csv": {"\"question\",refs\n", FormatChromaCSV},
 		"ids.jsonl":   {`{"id": "q", "gold": ["faq#0"]}`, ""},
 		"qrels.tsv":   {"query-id\tcorpus-id\tscore\n", ""},
 		"empty.jsonl": {"", ""},
@@ -377,8 +383,12 @@ func TestDetectRead(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), "not span labels") {
 				t.Errorf("Read(%s): %v", name, err)
 			}
-		} else if err != nil || len(qs) != 1 {
-			t.Errorf("Read(%s) = %+v, %v", name, qs, err)
+		} else if strings.HasSuffix(name, "chroma.csv") || strings.HasSuffix(name, "spans.jsonl") {
+			if err != nil || len(qs) != 1 {
+				t.Errorf("Read(%s) = %+v, %v", name, qs, err)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), "missing column") {
+			t.Errorf("Read(%s): %v; want a missing column", name, err)
 		}
 	}
 	if _, err := Detect(filepath.Join(dir, "absent")); err == nil {

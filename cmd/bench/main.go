@@ -16,6 +16,7 @@
 //	model      check an ONNX model folder, embed or score texts with it
 //	attribute  join retrieval hits with answer verdicts (RAG failure attribution)
 //	history    show the history CSV written by bench run
+//	labels     check, repair, record and convert labels files
 //
 // Exit codes: 0 success, 1 error (bad input, failed run), 2 usage error,
 // 3 regression found by the baseline gate (bench run --baseline, bench
@@ -58,6 +59,7 @@ func commands() map[string]command {
 		"model":     {"check an ONNX model folder, embed or score texts with it", cmdModel},
 		"attribute": {"join retrieval hits with answer verdicts", cmdAttribute},
 		"history":   {"show the history CSV written by bench run", cmdHistory},
+		"labels":    {"check, repair, record and convert labels files", cmdLabels},
 	}
 }
 
