@@ -95,6 +95,23 @@ class WorkedExample(unittest.TestCase):
         self.assertNotEqual(b(C4[1]), C4[1])
 
 
+class DocsExamples(unittest.TestCase):
+    def test_pipelines_md(self):
+        """docs/pipelines.md's four ways of writing the same passages place
+        them all and score the same."""
+        with open(os.path.join(ROOT, "docs", "pipelines.md"), encoding="utf-8") as f:
+            lines = [x for x in f.read().splitlines() if x.startswith('{"qid": "sick-note"')]
+        self.assertEqual(len(lines), 4)
+        got = []
+        for line in lines:
+            out = score.score(HANDBOOK, HANDBOOK_LABELS, Files(self).write("run.jsonl", line + "\n"), [1, 2])
+            self.assertEqual(out["unmapped"], {"absent": 0, "ambiguous": 0}, line)
+            got.append((out["per_query"]["sick-note"], sum(out["placed"].values())))
+        self.assertEqual(got, [got[0]] * 4)
+        self.assertEqual(got[0][1], 2)
+        self.assertAlmostEqual(got[0][0]["token_precision@2"], 45 / 127, places=15)
+
+
 class Placing(unittest.TestCase):
     def setUp(self):
         f = Files(self)
