@@ -21,13 +21,15 @@ Every POST is first checked against the contract's request ({"qid",
   POST /malformed/KIND     200 with a bad answer: notjson, truncated, schema
                            (results not a list), badresult (start without end),
                            badspan (end past the document), unknowndoc, nan
-                           (a NaN score), mismatch (another qid)
+                           (a NaN score), mismatch (another qid), toomany (k + 1
+                           results)
   POST /unmapped/P         k results, the last floor(k*P/100) of them text found
                            nowhere in the corpus, the others as /ok
   POST /ambiguous          k results whose text occurs several times in the corpus
   POST /big/MB             200, a valid answer of MB * 1,000,000 bytes (one huge
                            text); ?length=none sends no Content-Length (read
                            until the connection closes)
+  POST /redirect           307 to /ok (a client must not follow it)
   POST /hangup             closes the connection without an answer
   POST /auth               401 unless "Authorization: Bearer $NAME" (--token-env
                            NAME), then as /ok
@@ -174,6 +176,8 @@ class FaultHandler(ContractHandler):
             self.answer(200, {"qid": qid, "results": [{"text": f.common, "score": float(k - i)} for i in range(k)]})
         elif head == "big" and len(args) == 1 and args[0].isdigit():
             self.big(int(args[0]) * 1_000_000, qid, query.get("length") != ["none"])
+        elif head == "redirect" and not args:
+            self.answer(307, {"error": "moved"}, [("Location", "/ok")])
         elif head == "hangup" and not args:
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -213,6 +217,7 @@ class FaultHandler(ContractHandler):
             "nan": ('{"qid": %s, "results": [{"doc": %s, "start": 0, "end": 5, "score": NaN}]}'
                     % (json.dumps(qid), json.dumps(doc))).encode(),
             "mismatch": dumps_line({"qid": qid + "-other", "results": f.ok(qid, k)}).encode(),
+            "toomany": dumps_line({"qid": qid, "results": f.ok(qid, k + 1)}).encode(),
         }
         if kind not in bodies:
             self.answer(404, {"error": f"no malformed kind {kind!r} (want {', '.join(bodies)})"})

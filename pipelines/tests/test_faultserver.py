@@ -1,5 +1,6 @@
 """Tests of pipelines/faultserver/server.py: each fault as a Go test will
 meet it, against the real server process."""
+import http.client
 import json
 import os
 import socket
@@ -69,7 +70,7 @@ class FaultServer(unittest.TestCase):
         self.assertEqual(self.call("/ok")[0], 200)  # a client that gave up does not hurt the server
 
     def test_malformed(self):
-        for kind in ["notjson", "truncated", "schema", "badresult", "badspan", "unknowndoc", "nan", "mismatch"]:
+        for kind in ["notjson", "truncated", "schema", "badresult", "badspan", "unknowndoc", "nan", "mismatch", "toomany"]:
             st, _, out = self.call("/malformed/" + kind)
             self.assertEqual(st, 200, kind)
             try:
@@ -85,6 +86,8 @@ class FaultServer(unittest.TestCase):
                 self.assertNotIn("end", obj["results"][0])
             elif kind == "badspan":
                 self.assertGreater(obj["results"][0]["end"], 275)
+            elif kind == "toomany":
+                self.assertEqual(len(obj["results"]), REQ["k"] + 1)
             elif kind == "unknowndoc":
                 self.assertEqual(obj["results"][0]["doc"], "no/such/doc")
             else:
@@ -109,8 +112,15 @@ class FaultServer(unittest.TestCase):
             self.assertEqual(len(out), int(path[5]) * 1_000_000)
             self.assertEqual(len(json.loads(out)["results"]), 1)
 
+    def test_redirect(self):
+        conn = http.client.HTTPConnection("127.0.0.1", self.srv.port, timeout=10)
+        self.addCleanup(conn.close)
+        conn.request("POST", "/redirect", json.dumps(REQ), {"Content-Type": "application/json"})
+        r = conn.getresponse()
+        self.assertEqual((r.status, r.getheader("Location")), (307, "/ok"))
+
     def test_hangup(self):
-        with self.assertRaises((urllib.error.URLError, ConnectionError, http_client_error())):
+        with self.assertRaises((urllib.error.URLError, ConnectionError, http.client.HTTPException)):
             self.call("/hangup")
 
     def test_auth(self):
@@ -121,11 +131,6 @@ class FaultServer(unittest.TestCase):
     def test_bad_request_counted(self):
         self.assertEqual(self.call("/ok", {"qid": "x", "query": "q"})[0], 400)
         self.assertIn('/ok: "k": want an integer >= 1', get(self.srv.url("/stats"))["bad_requests"])
-
-
-def http_client_error():
-    import http.client
-    return http.client.HTTPException
 
 
 class Refuse(unittest.TestCase):
