@@ -111,42 +111,6 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 	return "", fmt.Errorf("%s", b.String())
 }
 
-// CheckDataset loads and checks the dataset the way Run does before its
-// first cell — corpus (ids, duplicates, JSON), queries, qrels or labels,
-// gold ids against the corpus (dataset.unknown_gold), the slice field —
-// and returns the summary and warnings, without building anything.
-// bench run --check calls it.
-func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
-	ds, warns, err := loadDataset(cfg, defaultBackend())
-	if err != nil {
-		return DatasetSummary{}, nil, err
-	}
-	sum, w := ds.summary(cfg)
-	warns = append(warns, w...)
-	if err := checkLabelRecord(cfg, ds); err != nil {
-		return sum, warns, err
-	}
-	// The qrels level depends on the chunking: check every chunking's
-	// labels as Run does, so stale chunk labels fail here too.
-	for _, ch := range cfg.Chunkings() {
-		chunks, err := ch.Spec().Chunk(ds.docs)
-		if err != nil {
-			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
-		}
-		level, err := corpus.CheckLabelsFile(ds.judged, ds.qrels, ds.docs, ch.Spec(), chunks)
-		if err != nil {
-			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
-		}
-		if ds.spanQueries != nil {
-			level = corpus.ChunkLevel // judgements derived per chunking
-		}
-		if level == corpus.ChunkLevel || sum.Level == "" {
-			sum.Level = level.String()
-		}
-	}
-	return sum, warns, nil
-}
-
 // summary is the dataset's summary for results.json and bench run --check
 // alike (Level aside: it depends on the chunkings): counts, and the slice
 // labels sorted, with NoSlice when some queries have a label and some do
@@ -196,7 +160,7 @@ func beirQueriesHint(cfg *Config, path string, err error) error {
 	if _, berr := eval.ReadQueryTexts(path); berr != nil {
 		return err
 	}
-	return cfg.errf("dataset.queries", "%s is a BEIR queries.jsonl (\"_id\", \"text\"; no \"gold\"): it has no judgements; set dataset.qrels to its qrels file (e.g. qrels/test.tsv), or use dataset.beir for a BEIR folder (reading it as labelled queries: %v)", path, err)
+	return cfg.Errf("dataset.queries", "%s is a BEIR queries.jsonl (\"_id\", \"text\"; no \"gold\"): it has no judgements; set dataset.qrels to its qrels file (e.g. qrels/test.tsv), or use dataset.beir for a BEIR folder (reading it as labelled queries: %v)", path, err)
 }
 
 // count is "1 query" or "3 queries": n and the noun, plural when n ≠ 1
@@ -278,7 +242,7 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 		// The named field only: a typo never falls back to kind/slice.
 		labelled := firstNonEmpty(queriesPath, qrelsPath)
 		if slices, err = diagnose.ReadSlices(labelled, f); errors.Is(err, diagnose.ErrNoSliceField) {
-			return nil, nil, cfg.errf("dataset.slice_field", "%v; name one of those, or remove slice_field", err)
+			return nil, nil, cfg.Errf("dataset.slice_field", "%v; name one of those, or remove slice_field", err)
 		} else if err != nil {
 			return nil, nil, err
 		}
@@ -296,7 +260,7 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	if err := checkQueryIDs(ds, judged); err != nil {
 		return nil, nil, err
 	}
-	w, err := checkGold(ds, judged, corpusPath, d.UnknownGold, cfg.path)
+	w, err := checkGold(ds, judged, corpusPath, d.UnknownGold, cfg.Path())
 	if err != nil {
 		return nil, nil, err
 	}

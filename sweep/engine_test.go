@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/kinds"
 )
 
 // engineConfig is a config over testdata/small with retrievers given as
@@ -101,12 +103,12 @@ func TestEngineConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := cfg.Retrievers[1]
-	c := r.engineConn()
+	r := cfg.Retrievers[1].Settings.(*kinds.Engine)
+	c := r.Conn()
 	if r.Mode != "managed" || c.Retries != 0 || c.Timeout.String() != "1m0s" || c.Backoff.String() != "500ms" || c.CAFile != filepath.Join(filepath.Dir(p), "ca.pem") {
 		t.Errorf("mode %q, conn %+v", r.Mode, c)
 	}
-	m := r.engineManaged()
+	m := r.Managed()
 	if m.BM25 == nil || m.BM25.K1 != 0.9 || m.BM25.B != 0.4 || m.Analyzer != "english" || m.HNSW != nil {
 		t.Errorf("managed %+v", m)
 	}
@@ -114,7 +116,7 @@ func TestEngineConfigDefaults(t *testing.T) {
 	if cfg, err = Load(p, LoadOptions{DataDir: "/data"}); err != nil {
 		t.Fatal(err)
 	}
-	if c := cfg.Retrievers[1].engineConn(); c.Retries != 3 {
+	if c := cfg.Retrievers[1].Settings.(*kinds.Engine).Conn(); c.Retries != 3 {
 		t.Errorf("default retries %d, want engine.DefaultRetries 3", c.Retries)
 	}
 	// A bm25 config's JSON (and so its run-cache key and config hash) is

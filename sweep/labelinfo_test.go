@@ -36,8 +36,8 @@ func TestStaleChunkLabels(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "cache")); err == nil {
 		t.Errorf("Run built caches before reporting the stale labels")
 	}
-	_, _, err = CheckDataset(cfg)
-	check("CheckDataset", err)
+	_, _, err = checkDataset(cfg)
+	check("Check", err)
 
 	// The same labels under their own chunking alone run.
 	cfg.Chunking[0].Sizes = []int{5}

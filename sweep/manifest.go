@@ -3,7 +3,6 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -11,32 +10,33 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/kinds"
 )
 
 // Manifest is manifest.json: what a run read and what ran it.
 type Manifest struct {
-	Tool      string            `json:"tool"`
-	GoVersion string            `json:"go_version"`
-	Platform  string            `json:"platform"`
-	GitCommit string            `json:"git_commit,omitempty"`
-	GitDirty  bool              `json:"git_dirty,omitempty"`
-	Modules   map[string]string `json:"modules"`
-	Seed      int64             `json:"seed"`
-	HeldOut   HeldOutConfig     `json:"heldout"`
-	Config    *Config           `json:"config"`
-	ConfigSHA string            `json:"config_sha256"`
-	ConfigRaw string            `json:"config_file"`
-	DataDir   string            `json:"data_dir"`
-	ModelsDir string            `json:"models_dir"`
-	Dataset   string            `json:"dataset_sha256"`
-	Files     []FileHash        `json:"files"`
+	Tool      string               `json:"tool"`
+	GoVersion string               `json:"go_version"`
+	Platform  string               `json:"platform"`
+	GitCommit string               `json:"git_commit,omitempty"`
+	GitDirty  bool                 `json:"git_dirty,omitempty"`
+	Modules   map[string]string    `json:"modules"`
+	Seed      int64                `json:"seed"`
+	HeldOut   config.HeldOutConfig `json:"heldout"`
+	Config    *Config              `json:"config"`
+	ConfigSHA string               `json:"config_sha256"`
+	ConfigRaw string               `json:"config_file"`
+	DataDir   string               `json:"data_dir"`
+	ModelsDir string               `json:"models_dir"`
+	Dataset   string               `json:"dataset_sha256"`
+	Files     []FileHash           `json:"files"`
 }
 
 func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 	m := Manifest{Tool: "ragbench", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		Modules: map[string]string{}, Seed: *cfg.Significance.Seed, HeldOut: cfg.HeldOut, Config: cfg,
-		ConfigSHA: cfg.Hash(), ConfigRaw: cfg.path, DataDir: cfg.dataDir, ModelsDir: cfg.modelsDir, Dataset: ds.hash}
+		ConfigSHA: cfg.Hash(), ConfigRaw: cfg.Path(), DataDir: cfg.DataDir(), ModelsDir: cfg.ModelsDir(), Dataset: ds.hash}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		m.Tool = bi.Main.Path + "@" + bi.Main.Version
 		for _, d := range bi.Deps {
@@ -56,7 +56,7 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 		}
 	}
 	if m.GitCommit == "" {
-		m.GitCommit, m.GitDirty = gitCommit(filepath.Dir(cfg.path))
+		m.GitCommit, m.GitDirty = gitCommit(filepath.Dir(cfg.Path()))
 	}
 	files, err := ds.inputFiles()
 	if err != nil {
@@ -65,20 +65,21 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 	m.Files = append(m.Files, files...)
 	seen := map[string]bool{}
 	for _, rc := range cfg.Retrievers {
-		if rc.Model == "" || seen[rc.Model] {
+		model := rc.Model()
+		if model == "" || seen[model] {
 			continue
 		}
-		seen[rc.Model] = true
-		files, err := hashFolder(rc.Model)
+		seen[model] = true
+		files, err := kinds.HashFolder(model)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range files {
-			f.Role = "model " + rc.Name
+			role := "model " + rc.Name
 			if filepath.Base(f.Path) == "tokenizer.json" {
-				f.Role = "tokenizer " + rc.Name
+				role = "tokenizer " + rc.Name
 			}
-			m.Files = append(m.Files, f)
+			m.Files = append(m.Files, FileHash{Role: role, Path: f.Path, SHA256: f.SHA256, Bytes: f.Bytes})
 		}
 	}
 	sort.SliceStable(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
@@ -125,25 +126,4 @@ type FileHash struct {
 	Path   string `json:"path"`
 	SHA256 string `json:"sha256"`
 	Bytes  int64  `json:"bytes"`
-}
-
-func hashFolder(dir string) ([]FileHash, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []FileHash
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		h, err := fileutil.SHA256(p)
-		if err != nil {
-			return nil, err
-		}
-		info, _ := e.Info()
-		out = append(out, FileHash{Path: p, SHA256: h, Bytes: info.Size()})
-	}
-	return out, nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/internal/fileutil"
@@ -435,10 +436,10 @@ func lockOutputDir(ctx context.Context, out string, stderr io.Writer) (release f
 func headlineMetrics(cfg *Config) []string {
 	var out []string
 	for _, f := range cfg.Metrics {
-		out = append(out, metricName(f, cfg.PromptK))
+		out = append(out, config.MetricName(f, cfg.PromptK))
 	}
 	if maxK := cfg.K[len(cfg.K)-1]; maxK != cfg.PromptK && contains(cfg.Metrics, "recall") {
-		out = append(out, metricName("recall", maxK))
+		out = append(out, config.MetricName("recall", maxK))
 	}
 	return out
 }

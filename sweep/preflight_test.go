@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -8,6 +9,16 @@ import (
 	"strings"
 	"testing"
 )
+
+// checkDataset is bench run --check's preflight (Check, every chunking's
+// labels included): the dataset's summary and warnings.
+func checkDataset(cfg *Config) (DatasetSummary, []string, error) {
+	rep, err := Check(context.Background(), cfg, CheckOptions{History: true, Chunkings: true})
+	if err != nil {
+		return DatasetSummary{}, nil, err
+	}
+	return rep.Dataset, rep.Warnings, nil
+}
 
 // fixture writes files (name → content) and the config c.yaml into a fresh
 // folder, which is also the data root, and loads the config.
@@ -179,7 +190,7 @@ var datasetErrorCases = []datasetErrorCase{
 // having written nothing.
 func checkDatasetError(t *testing.T, tc datasetErrorCase) {
 	cfg, dir := fixture(t, tc.files, tc.yaml)
-	_, _, err := CheckDataset(cfg)
+	_, _, err := checkDataset(cfg)
 	if err == nil {
 		t.Fatalf("CheckDataset: no error; want %q", tc.want)
 	}
@@ -214,7 +225,7 @@ func TestSliceField(t *testing.T) {
 {"id": "q3", "question": "rome", "gold": ["p-3"], "kind": "k2"}
 `,
 	}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl, slice_field: topic}", 1))
-	sum, _, err := CheckDataset(cfg)
+	sum, _, err := checkDataset(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +245,7 @@ func TestSliceField(t *testing.T) {
 		"b/queries.jsonl":  "{\"_id\": \"q1\", \"text\": \"eiffel\", \"metadata\": {\"topic\": \"travel\"}}\n{\"_id\": \"q2\", \"text\": \"berlin\", \"metadata\": {}}\n",
 		"b/qrels/test.tsv": "query-id\tcorpus-id\tscore\nq1\tp-1\t1\nq2\tp-2\t1\n",
 	}, "dataset: {beir: b, slice_field: topic}\nretrievers: [{name: a, type: bm25}]\nk: [1, 3]\n")
-	sum, _, err = CheckDataset(cfg)
+	sum, _, err = checkDataset(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +300,7 @@ func TestUnknownGoldIgnore(t *testing.T) {
 func TestCheckWritable(t *testing.T) {
 	cfg, dir := fixture(t, map[string]string{"corpus.jsonl": tinyCorpus, "queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n", "afile": "x"}, labelledCfg)
 	cfg.Output = filepath.Join(dir, "fresh", "out")
-	if err := cfg.CheckWritable(true); err != nil {
+	if err := CheckWritable(cfg, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "fresh")); !os.IsNotExist(err) {
@@ -297,7 +308,7 @@ func TestCheckWritable(t *testing.T) {
 	}
 	cfg.Output = filepath.Join(dir, "afile", "out")
 	cfg.History = dir
-	err := cfg.CheckWritable(true)
+	err := CheckWritable(cfg, true)
 	for _, w := range []string{
 		"c.yaml: output: output folder " + cfg.Output + " is not writable: " + filepath.Join(dir, "afile") + " is a file, not a folder; choose another folder (--output",
 		"c.yaml: history: history CSV " + dir + " is a folder",
@@ -308,7 +319,7 @@ func TestCheckWritable(t *testing.T) {
 	}
 	// --no-history: the history path is not checked.
 	cfg.Output = filepath.Join(dir, "out")
-	if err := cfg.CheckWritable(false); err != nil {
+	if err := CheckWritable(cfg, false); err != nil {
 		t.Errorf("CheckWritable(false): %v", err)
 	}
 	if os.Getuid() != 0 { // root writes anywhere
@@ -317,7 +328,7 @@ func TestCheckWritable(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.Output = filepath.Join(ro, "out")
-		if err := cfg.CheckWritable(false); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		if err := CheckWritable(cfg, false); err == nil || !strings.Contains(err.Error(), "permission denied") {
 			t.Errorf("read-only parent: error %v, want permission denied", err)
 		}
 	}
@@ -363,7 +374,7 @@ func TestModelKind(t *testing.T) {
 		{"{name: r, type: rerank, input: a, model: embcfg}", `is an embedder (ragbench.json says kind "embedder")`},
 	} {
 		cfg, dir := fixture(t, files, "dataset: {corpus: corpus.jsonl, queries: queries.jsonl}\nretrievers:\n  - {name: a, type: bm25}\n  - "+c.retr+"\n")
-		err := cfg.Validate()
+		err := Validate(cfg, false)
 		want := strings.ReplaceAll(c.want, "DIR", dir)
 		switch {
 		case want == "" && err != nil:
@@ -445,7 +456,7 @@ func TestCheckWritableDanglingLink(t *testing.T) {
 	link := cfg.Output
 	for _, out := range []string{link, filepath.Join(link, "sub")} { // the folder, or a parent
 		cfg.Output = out
-		err := cfg.CheckWritable(false)
+		err := CheckWritable(cfg, false)
 		want := "output folder " + out + " is not writable: " + link + " is a symbolic link to gone/results, which does not exist"
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not contain %q", err, want)

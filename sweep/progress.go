@@ -277,7 +277,7 @@ func formatDuration(d time.Duration) string {
 }
 
 // stageProgress is the backend's typed progress callback (buildEnv.progress)
-// for p: done of total items of stage ("embed", "rerank") move the bar of
+// for p: done of total items of stage (kinds.StageEmbed, StageRerank) move the bar of
 // the stage p shows; a count for another stage, or a negative one, is
 // ignored.
 func (p *progress) stageProgress(stage string, done, total int) {

@@ -7,7 +7,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
 )
 
 // ReadResults reads a results.json written by bench run (ResultsJSON) back
@@ -96,17 +95,4 @@ func QueryTexts(cfg *Config) (map[string]string, error) {
 		return nil, err
 	}
 	return ds.text, nil
-}
-
-// GateMetric is the name ("ndcg@10") of the metric bench run gates and
-// leads with: the primary metric family at prompt_k.
-func (c *Config) GateMetric() string { return metricName(c.PrimaryMetric, c.PromptK) }
-
-// MetricAt resolves a metric as a user names it: "recall@100" as is, a
-// family alone ("recall") at prompt_k.
-func (c *Config) MetricAt(name string) string {
-	if strings.Contains(name, "@") {
-		return name
-	}
-	return metricName(name, c.PromptK)
 }

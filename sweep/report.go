@@ -3,8 +3,10 @@ package sweep
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
+
+	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/kinds"
 
 	"github.com/ragbench/ragbench/internal/texttab"
 )
@@ -41,7 +43,7 @@ func (r *reportWriter) w(format string, a ...any) { fmt.Fprintf(&r.b, format, a.
 func (r *reportWriter) promptCols() []string {
 	var cols []string
 	for _, f := range r.cfg.Metrics {
-		cols = append(cols, metricName(f, r.pk))
+		cols = append(cols, config.MetricName(f, r.pk))
 	}
 	return cols
 }
@@ -75,7 +77,7 @@ func (r *reportWriter) retrievers() {
 	r.w("## Retrievers\n\n")
 	var rrows [][]string
 	for _, r := range r.cfg.Retrievers {
-		rrows = append(rrows, []string{r.Name, r.Type, describeRetriever(r)})
+		rrows = append(rrows, []string{r.Name, r.Type, r.Describe()})
 	}
 	table(&r.b, []string{"retriever", "type", "settings"}, rrows)
 	var chs []string
@@ -131,13 +133,13 @@ func (r *reportWriter) recallAcrossK() {
 		r.w("A large gap between small and large k means the retriever finds the passages but ranks them low (a ranking problem); a low recall at the largest k means it does not find them (a finding problem).\n\n")
 		head := []string{"cell"}
 		for _, k := range r.cfg.K {
-			head = append(head, metricName("recall", k))
+			head = append(head, config.MetricName("recall", k))
 		}
 		var rows [][]string
 		for _, c := range r.res.Cells {
 			row := []string{c.Name}
 			for _, k := range r.cfg.K {
-				row = append(row, f4(c.Means[GroupAll][metricName("recall", k)]))
+				row = append(row, f4(c.Means[GroupAll][config.MetricName("recall", k)]))
 			}
 			rows = append(rows, row)
 		}
@@ -281,7 +283,7 @@ func (r *reportWriter) misses() {
 	for _, c := range r.res.Cells {
 		missed := 0
 		for _, pq := range c.PerQuery {
-			if pq[metricName("recall", r.pk)] < 1 {
+			if pq[config.MetricName("recall", r.pk)] < 1 {
 				missed++
 			}
 		}
@@ -300,7 +302,7 @@ func (r *reportWriter) timings() {
 	r.w("## Timings (seconds)\n\n")
 	// The stage times first; latency and index size go to a second table
 	// when one would be wider than a terminal (splitTable).
-	tcols := []string{"cached", "chunk", "build", "embed", "search", "fuse", "rerank", "score", "query p50/p95 ms", "index MB", "index docs/s"}
+	tcols := []string{"cached", "chunk", "build", kinds.StageEmbed, kinds.StageSearch, kinds.StageFuse, kinds.StageRerank, "score", "query p50/p95 ms", "index MB", "index docs/s"}
 	tvals := map[string][]string{}
 	tkeys := []string{"cell"}
 	for _, t := range r.res.Timings {
@@ -317,7 +319,45 @@ func (r *reportWriter) timings() {
 		return append([]string{m}, tvals[m]...)
 	}, "")
 	r.w("\ncached: yes when the cell's run was read from the run cache (nothing built, embedded or searched). Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
-	r.engineTimingNote()
+	r.timingNotes()
+}
+
+// timingNotes writes the kinds' notes on their timings (kinds.TimingNoter,
+// each once) and lists the queries that on_query_error: miss scored as
+// misses.
+func (r *reportWriter) timingNotes() {
+	seen := map[string]bool{}
+	for _, c := range r.res.Config.Retrievers {
+		if n, ok := c.Settings.(kinds.TimingNoter); ok && !seen[n.TimingNote()] {
+			seen[n.TimingNote()] = true
+			r.w("\n%s\n", n.TimingNote())
+		}
+	}
+	for _, t := range r.res.Timings {
+		if t.QueryErrors == 0 {
+			continue
+		}
+		ids := t.FailedQueries
+		more := ""
+		if len(ids) > 20 {
+			ids, more = ids[:20], fmt.Sprintf(" and %d more (results.json failed_queries)", len(t.FailedQueries)-20)
+		}
+		noun := "queries"
+		if t.QueryErrors == 1 {
+			noun = "query"
+		}
+		r.w("\n**%s: %d %s failed after the retries and scored as misses** (on_query_error: miss): %s%s. Its measures count them as retrieving nothing.\n",
+			mdEscape(t.Cell), t.QueryErrors, noun, mdEscape(strings.Join(ids, ", ")), more)
+	}
+}
+
+// docsPerSec is an engine cell's index throughput (documents loaded per
+// second of build), "" for cells that loaded nothing.
+func docsPerSec(t Timing) string {
+	if t.IndexDocs == 0 || t.Build <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%.0f", float64(t.IndexDocs)/t.Build)
 }
 
 // warnings writes the warnings.
@@ -448,7 +488,7 @@ func Findings(res *Results) []string {
 	if len(res.Cells) == 0 || cfg.PrimaryMetric == "" {
 		return nil
 	}
-	m := metricName(cfg.PrimaryMetric, cfg.PromptK)
+	m := config.MetricName(cfg.PrimaryMetric, cfg.PromptK)
 	out := append(inputFindings(res, m), bestCellFinding(res, m))
 	if f := chunkingFinding(res, m); f != "" {
 		out = append(out, f)
@@ -471,7 +511,7 @@ func inputFindings(res *Results, m string) []string {
 	}
 	var out []string
 	for _, rc := range res.Config.Retrievers {
-		inputs := rc.inputNames()
+		inputs := rc.InputNames()
 		if len(inputs) == 0 {
 			continue
 		}
@@ -501,7 +541,7 @@ func inputFindings(res *Results, m string) []string {
 			}
 			line := fmt.Sprintf("%s: %s vs `%s` %s (%s), %s", c.Chunking.Name, f4(mean(c)), best.Name, f4(mean(best)),
 				signed(mean(c)-mean(best)), res.Significance.verdict(m, c.Name, best.Name, false))
-			if rc.Type == "hybrid" && worst != nil && worst != best {
+			if len(inputs) > 1 && worst != nil && worst != best {
 				line += fmt.Sprintf("; its weaker input `%s` scores %s", worst.Name, f4(mean(worst)))
 			}
 			lines = append(lines, line)
@@ -510,8 +550,8 @@ func inputFindings(res *Results, m string) []string {
 			continue
 		}
 		what := "its best input"
-		if rc.Type == "rerank" {
-			what = "its input `" + rc.Input + "`"
+		if len(inputs) == 1 {
+			what = "its input `" + inputs[0] + "`"
 		}
 		name := "`" + rc.Name + "`"
 		if rc.Name != rc.Type {
@@ -540,11 +580,11 @@ func bestCellFinding(res *Results, m string) string {
 	var other *CellResult // best cell of the other kind (BM25 vs not)
 	for i := range res.Cells {
 		c := &res.Cells[i]
-		if (c.Retriever.Type == "bm25") != (best.Retriever.Type == "bm25") && (other == nil || mean(c) > mean(other)) {
+		if kinds.IsReference(c.Retriever.Type) != kinds.IsReference(best.Retriever.Type) && (other == nil || mean(c) > mean(other)) {
 			other = c
 		}
 	}
-	if best.Retriever.Type == "bm25" {
+	if kinds.IsReference(best.Retriever.Type) {
 		note := fmt.Sprintf("The best cell overall on %s is a plain BM25 cell: `%s` (%s, all %d answerable queries).", m, best.Name, f4(mean(best)), res.Dataset.Answerable)
 		if other != nil {
 			note += fmt.Sprintf(" The best cell of another type, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, other.Name, best.Name, true))
@@ -649,36 +689,6 @@ func below(d float64) string {
 		return "is " + s + " below it"
 	}
 	return "ties with it"
-}
-
-// describeRetriever is a one-line summary of a retriever's settings.
-func describeRetriever(r RetrieverConfig) string {
-	model := filepath.Base(r.Model)
-	switch r.Type {
-	case "bm25":
-		return fmt.Sprintf("k1=%g b=%g, %s scoring, %s fields, %s analyzer", *r.K1, *r.B, r.Scoring, r.Fields, r.Analyzer)
-	case "dense":
-		return fmt.Sprintf("model %s, exact cosine (chromem-go)", model)
-	case "hybrid":
-		if r.Tune != nil {
-			return describeTuned(r)
-		}
-		if r.Fusion == "rrf" {
-			return fmt.Sprintf("RRF(k=%g) of %s, top %d each", *r.RRFK, strings.Join(r.Inputs, " + "), r.Depth)
-		}
-		return fmt.Sprintf("%s (%s) of %s, top %d each", r.Fusion, r.Normalization, strings.Join(r.Inputs, " + "), r.Depth)
-	case "rerank":
-		if r.Tune != nil {
-			return describeTuned(r)
-		}
-		if r.Mode == "interpolate" {
-			return fmt.Sprintf("%s top %d by %g·z(CE) + %g·z(first stage), model %s", r.Input, r.Depth, *r.Alpha, 1-*r.Alpha, model)
-		}
-		return fmt.Sprintf("%s top %d by cross-encoder logit, model %s", r.Input, r.Depth, model)
-	case "elasticsearch", "opensearch":
-		return describeEngine(r)
-	}
-	return ""
 }
 
 // cellLetters labels cells a, b, …, z, aa, ab, ….

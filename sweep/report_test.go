@@ -8,6 +8,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/kinds"
 )
 
 // TestBestUsesTuningOnly: the best cell per chunking is the one with the
@@ -33,7 +36,7 @@ func TestBestUsesTuningOnly(t *testing.T) {
 // their letters on that metric's column only.
 func TestReportSuperscripts(t *testing.T) {
 	res := &Results{
-		Config:  Config{Name: "x", Dataset: DatasetConfig{Title: ptr(true)}, Metrics: []string{"recall", "ndcg"}, K: []int{10}, PromptK: 10, HeldOut: HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
+		Config:  Config{Name: "x", Dataset: config.DatasetConfig{Title: ptr(true)}, Metrics: []string{"recall", "ndcg"}, K: []int{10}, PromptK: 10, HeldOut: config.HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
 		Dataset: DatasetSummary{Name: "d", Answerable: 3},
 		Cells: []CellResult{
 			{Name: "doc/bm25", Means: map[string]map[string]float64{GroupAll: {"recall@10": 0.5, "ndcg@10": 0.4}}},
@@ -68,15 +71,15 @@ func TestCellLetters(t *testing.T) {
 // input only in fixed-4, and the best cell overall is doc/bm25, with doc/ce
 // the best cell of another type.
 func findingsResults() *Results {
-	rcs := []RetrieverConfig{
-		{Name: "bm25", Type: "bm25", K1: ptr(0.9), B: ptr(0.4)}, {Name: "dense", Type: "dense"},
-		{Name: "rrf", Type: "hybrid", Inputs: []string{"bm25", "dense"}, Fusion: "rrf", RRFK: ptr(60.0), Depth: 100},
-		{Name: "ce", Type: "rerank", Input: "rrf"},
+	rcs := []config.RetrieverConfig{
+		{Name: "bm25", Type: "bm25", Settings: &kinds.BM25{K1: ptr(0.9), B: ptr(0.4)}}, {Name: "dense", Type: "dense", Settings: &kinds.Dense{}},
+		{Name: "rrf", Type: "hybrid", Settings: &kinds.Hybrid{Inputs: []string{"bm25", "dense"}, Fusion: "rrf", RRFK: ptr(60.0), Depth: 100}},
+		{Name: "ce", Type: "rerank", Settings: &kinds.Rerank{Input: "rrf"}},
 	}
 	means := map[string][]float64{"doc": {0.60, 0.20, 0.50, 0.55}, "fixed-4": {0.52, 0.30, 0.51, 0.40}}
 	res := &Results{
-		Config: Config{Name: "x", Dataset: DatasetConfig{Title: ptr(true)}, Metrics: []string{"ndcg"}, K: []int{10}, PromptK: 10,
-			PrimaryMetric: "ndcg", Retrievers: rcs, HeldOut: HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
+		Config: Config{Name: "x", Dataset: config.DatasetConfig{Title: ptr(true)}, Metrics: []string{"ndcg"}, K: []int{10}, PromptK: 10,
+			PrimaryMetric: "ndcg", Retrievers: rcs, HeldOut: config.HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
 		Dataset: DatasetSummary{Name: "d", Answerable: 40},
 	}
 	for _, ch := range []string{"doc", "fixed-4"} {
@@ -174,8 +177,8 @@ func TestReportWideTableSplit(t *testing.T) {
 	// superscripts) wider than maxTableWidth: 3+40 + 14+12+15+9+9+10 + 1.
 	names := []string{"fixed-128o32/rerank-interpolated-alpha04", "fixed-256o32/rerank-interp", "doc/bm25"}
 	res := &Results{
-		Config: Config{Name: "x", Dataset: DatasetConfig{Title: ptr(true)}, Metrics: fams, K: []int{10}, PromptK: 10,
-			HeldOut: HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
+		Config: Config{Name: "x", Dataset: config.DatasetConfig{Title: ptr(true)}, Metrics: fams, K: []int{10}, PromptK: 10,
+			HeldOut: config.HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
 		Significance: Significance{Metrics: []string{"ndcg@10"}, Beats: map[string]map[string][]int{"ndcg@10": {"doc/bm25": {0, 1}}}},
 	}
 	for i, n := range names {
@@ -344,8 +347,8 @@ func TestReportNoVarianceWording(t *testing.T) {
 func TestReportTimingAndUnanswerableWidth(t *testing.T) {
 	names := []string{"fixed-256o32/rerank-interpolated", "doc/bm25"}
 	res := &Results{
-		Config: Config{Name: "x", Dataset: DatasetConfig{Title: ptr(true)}, Metrics: []string{"ndcg"}, K: []int{10}, PromptK: 10,
-			HeldOut: HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
+		Config: Config{Name: "x", Dataset: config.DatasetConfig{Title: ptr(true)}, Metrics: []string{"ndcg"}, K: []int{10}, PromptK: 10,
+			HeldOut: config.HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
 		Dataset: DatasetSummary{Unanswerable: 2},
 	}
 	f := func(v float64) *float64 { return &v }
@@ -432,3 +435,5 @@ func TestReportNoHeldOut(t *testing.T) {
 		}
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

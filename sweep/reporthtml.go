@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/chart"
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/htmlreport"
+	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/stats"
 )
 
@@ -73,7 +75,7 @@ func htmlMainTable(cfg *Config, res *Results, primary string) htmlreport.Table {
 	t.Head = []string{"cell", "chunking", "retriever", "chunks"}
 	var cols []string
 	for _, f := range cfg.Metrics {
-		cols = append(cols, metricName(f, cfg.PromptK))
+		cols = append(cols, config.MetricName(f, cfg.PromptK))
 	}
 	t.Head = append(t.Head, cols...)
 	t.Head = append(t.Head, primary+" held out")
@@ -116,12 +118,13 @@ func htmlRecallCharts(cfg *Config, res *Results) []htmlreport.RecallChart {
 		}
 		line := htmlreport.RecallLine{Retriever: c.Retriever.Name}
 		for _, k := range cfg.K {
-			line.Recall = append(line.Recall, c.Means[GroupAll][metricName("recall", k)])
+			line.Recall = append(line.Recall, c.Means[GroupAll][config.MetricName("recall", k)])
 		}
-		if c.Retriever.Type == "rerank" {
-			if in := byName[c.Chunking.Name+"/"+c.Retriever.Input]; in != nil {
-				if v, ok := in.Means[GroupAll][metricName("recall", c.Retriever.Depth)]; ok {
-					line.Ceiling = &htmlreport.Ceiling{Input: c.Retriever.Input, Depth: c.Retriever.Depth, Recall: v}
+		if ro, ok := c.Retriever.Settings.(kinds.Reorderer); ok {
+			input, depth := ro.Reorders()
+			if in := byName[c.Chunking.Name+"/"+input]; in != nil {
+				if v, ok := in.Means[GroupAll][config.MetricName("recall", depth)]; ok {
+					line.Ceiling = &htmlreport.Ceiling{Input: input, Depth: depth, Recall: v}
 				}
 			}
 		}

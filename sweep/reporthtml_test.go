@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/history"
+	"github.com/ragbench/ragbench/kinds"
 )
 
 // TestHTMLReportNumbers checks report.html's numbers on the small fixture
@@ -29,7 +30,7 @@ func TestHTMLReportNumbers(t *testing.T) {
 	}
 	for i := range res.Cells {
 		if res.Cells[i].Name == "doc/rrf" {
-			res.Cells[i].Retriever.Type, res.Cells[i].Retriever.Input, res.Cells[i].Retriever.Depth = "rerank", "bm25", 3
+			res.Cells[i].Retriever.Type, res.Cells[i].Retriever.Settings = "rerank", &kinds.Rerank{Input: "bm25", Depth: 3}
 		}
 	}
 	row := historyRow(cfg, ds, res, time.Now())

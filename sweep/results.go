@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/ragbench/ragbench/config"
+
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 )
@@ -73,10 +75,10 @@ const NoSlice = "(none)"
 // CellResult is one cell's numbers. Metric names are "family@k" (see
 // Config.Metrics), values in [0, 1].
 type CellResult struct {
-	Name      string          `json:"name"`      // "<chunking>/<retriever>"
-	Chunking  Chunking        `json:"chunking"`  // the cell's chunking
-	Retriever RetrieverConfig `json:"retriever"` // the cell's retriever, defaults filled in
-	Chunks    int             `json:"chunks"`    // chunks indexed
+	Name      string                 `json:"name"`      // "<chunking>/<retriever>"
+	Chunking  config.Chunking        `json:"chunking"`  // the cell's chunking
+	Retriever config.RetrieverConfig `json:"retriever"` // the cell's retriever, defaults filled in
+	Chunks    int                    `json:"chunks"`    // chunks indexed
 	// Means maps group → metric → mean over the group's answerable queries
 	// (a query missing from the run scores 0).
 	Means map[string]map[string]float64 `json:"means"`

@@ -4,15 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"math"
-	"path/filepath"
 	"time"
+
+	"github.com/ragbench/ragbench/config"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/retrievers"
+	"github.com/ragbench/ragbench/kinds"
 )
 
 // Options are the run-time settings of Run that are not part of the config.
@@ -50,25 +50,23 @@ type Options struct {
 // significance tests stop within milliseconds); caches and earlier outputs
 // are left intact.
 func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := cfg.CheckWritable(!opts.NoHistory); err != nil {
-		return nil, err
-	}
-	for _, rc := range cfg.Retrievers {
-		if rc.Type == "dense" || rc.Type == "rerank" || (isEngine(rc.Type) && rc.Model != "") {
-			// Load ONNX Runtime now, so a missing library stops the run
-			// before any work.
-			if err := encoder.Init(opts.ONNXRuntime); err != nil {
-				return nil, fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", rc.Name, err)
-			}
-			break
-		}
-	}
 	be := defaultBackend()
 	if opts.backend != nil {
 		be = *opts.backend
+	}
+	rep, err := check(ctx, cfg, CheckOptions{History: !opts.NoHistory, ONNXRuntime: opts.ONNXRuntime}, be)
+	if err != nil {
+		return nil, err
+	}
+	for _, rc := range cfg.Retrievers {
+		if rc.Settings.NeedsRuntime() {
+			// Load ONNX Runtime now, so a library that does not load stops
+			// the run before any work.
+			if err := encoder.Init(opts.ONNXRuntime); err != nil {
+				return nil, runtimeErr(rc.Name, err)
+			}
+			break
+		}
 	}
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
@@ -76,13 +74,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	ds, warns, err := loadDataset(cfg, be)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLabelRecord(cfg, ds); err != nil {
-		return nil, err
-	}
+	ds, warns := rep.ds, rep.warns
 	if opts.CheckInputs != nil {
 		files, err := ds.inputFiles()
 		if err != nil {
@@ -111,26 +103,26 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 }
 
 func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Options, prog *progress) (*Results, error) {
-	res := &Results{Config: cfg.recorded(), Metrics: cfg.metricNames()}
+	res := &Results{Config: cfg.Recorded(), Metrics: cfg.MetricNames()}
 	var warns []string
 	res.Dataset, warns = ds.summary(cfg)
 	res.Warnings = append(res.Warnings, warns...)
 
 	modelHash := map[string]string{}
 	for _, rc := range cfg.Retrievers {
-		if rc.Model != "" && modelHash[rc.Model] == "" {
-			h, err := folderHash(rc.Model)
+		if m := rc.Model(); m != "" && modelHash[m] == "" {
+			h, err := kinds.FolderHash(m)
 			if err != nil {
 				return nil, err
 			}
-			modelHash[rc.Model] = h
+			modelHash[m] = h
 		}
 	}
 	chunkings := cfg.Chunkings()
-	mdl := &models{lib: opts.ONNXRuntime, cacheDir: cfg.CacheDir, embedders: map[string]*encoder.CachedEmbedder{}, crosses: map[string]*crossScorer{}}
-	defer mdl.close()
-	cells := &cellRunner{cfg: cfg, ds: ds, be: be, prog: prog, queriesKey: sha256Hex(mustJSON(ds.queries)), modelHash: modelHash,
-		env: buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpus.Hash(ds.docs), models: mdl, progress: prog.stageProgress, engines: &engineIndexes{}}}
+	env := kinds.NewEnv(cfg.CacheDir, opts.ONNXRuntime)
+	env.WrapSearch, env.WrapRerank = be.wrapSearch, be.wrapRerank
+	defer env.Close()
+	cells := &cellRunner{cfg: cfg, ds: ds, prog: prog, env: env, corpusHash: corpus.Hash(ds.docs), queriesKey: sha256Hex(mustJSON(ds.queries)), modelHash: modelHash}
 	nCells := len(chunkings) * len(cfg.Retrievers)
 	levels := map[string]bool{}
 	var err error
@@ -157,54 +149,6 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	prog.end("")
 	res.Best = bestPerChunking(cfg, res.Cells)
 	return res, nil
-}
-
-// searchBlock is how many queries searchBlocks hands a retriever at once:
-// also the dense retriever's query batch (newFirstStage), so dense query
-// embeddings are computed in exactly the batches of a single Search call,
-// and runs are identical to one call's.
-const searchBlock = 256
-
-// searchBlocks searches queries in blocks of searchBlock, reporting the
-// queries done to prog after each block. Retrievers accumulate their
-// latency statistics across calls, so Stats covers every query.
-func searchBlocks(ctx context.Context, r retrievers.Retriever, queries []retrievers.Query, k int, prog *progress) (eval.Run, error) {
-	run := make(eval.Run, len(queries))
-	for b := 0; b < len(queries); b += searchBlock {
-		e := min(b+searchBlock, len(queries))
-		part, err := r.Search(ctx, queries[b:e], k)
-		if err != nil {
-			return nil, err
-		}
-		maps.Copy(run, part)
-		prog.set(e, 0)
-	}
-	return run, nil
-}
-
-// truncate cuts each list, in rank order, to k.
-func truncate(run eval.Run, k int) eval.Run {
-	out := make(eval.Run, len(run))
-	for q, l := range run {
-		l = append([]eval.Result(nil), l...)
-		sortResults(l)
-		if len(l) > k {
-			l = l[:k]
-		}
-		out[q] = l
-	}
-	return out
-}
-
-// metricNames are "family@k" for every family (config order) and k.
-func (c *Config) metricNames() []string {
-	var out []string
-	for _, f := range c.Metrics {
-		for _, k := range c.K {
-			out = append(out, metricName(f, k))
-		}
-	}
-	return out
 }
 
 // cellInputs are what scoreCell scores: one cell of one chunking.
@@ -258,7 +202,7 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (Ce
 		}
 		cr.PerQuery[id] = m
 	}
-	names := cfg.metricNames()
+	names := cfg.MetricNames()
 	for g, ids := range ds.answerableGroups() {
 		m := map[string]float64{}
 		for _, name := range names {
@@ -318,46 +262,27 @@ func (ds *dataset) answerableGroups() map[string][]string {
 	return groups
 }
 
-// FallbackWarnings names each retriever whose model was not found and was
-// replaced by one of its fallback_models, so neither report.md nor bench
-// run --check presents a fallback's numbers as the requested model's; nil
-// when every retriever found its own model.
-func (c *Config) FallbackWarnings() []string {
-	var out []string
-	for _, r := range c.Retrievers {
-		if r.requested == "" || len(r.FallbackModels) == 0 {
-			continue
-		}
-		if filepath.Base(r.Model) != filepath.Base(r.requested) {
-			out = append(out, fmt.Sprintf("retriever %s: model %s not found; using fallback %s (%s) — its numbers are not %s's",
-				r.Name, r.requested, filepath.Base(r.Model), r.Model, r.requested))
-		}
-	}
-	return out
-}
-
 // chunking cuts the documents by ch and runs every retriever's cell on the
 // chunks, appending each cell's result and timing to res (cell numbers
 // out of nCells for the progress lines). It returns whether the qrels are
-// document- or chunk-level for ch (corpus.CheckLabelsFile: chunk ids
-// recorded under another chunking are an error).
-func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nCells int) (corpus.Level, error) {
+// document- or chunk-level for ch (chunkingLevel, the label rule --check
+// applies too).
+func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking, res *Results, nCells int) (corpus.Level, error) {
 	t0 := time.Now()
 	r.prog.begin("chunking "+ch.Name, "chunk", len(r.ds.docs), "documents")
 	chunks, err := ch.Spec().Chunk(r.ds.docs)
 	if err != nil {
 		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
 	}
-	level, err := corpus.CheckLabelsFile(r.ds.judged, r.ds.qrels, r.ds.docs, ch.Spec(), chunks)
+	level, err := r.ds.chunkingLevel(ch, chunks)
 	if err != nil {
-		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
+		return 0, err
 	}
 	sc, err := r.ds.newSpanCells(r.cfg, chunks)
 	if err != nil {
 		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
 	}
 	if sc != nil {
-		level = corpus.ChunkLevel // judgements derived from the spans
 		if w := sc.uncoverableWarning(ch.Name, r.cfg.Dataset.SpanCoverShare); w != "" {
 			res.Warnings = append(res.Warnings, w)
 		}
@@ -373,17 +298,16 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 	perDoc := int(math.Ceil(float64(len(chunks)) / float64(len(r.ds.docs))))
 	depth := r.cfg.Depth * perDoc
 	for _, rc := range r.cfg.Retrievers {
-		if rc.Type == "hybrid" || rc.Type == "rerank" {
-			depth = max(depth, rc.Depth, rc.tuneDepth())
+		if d, ok := rc.Settings.(kinds.Deep); ok {
+			depth = max(depth, d.ChunkDepth())
 		}
 	}
 	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf}
-	r.env.chunking = ch
 	for _, rc := range r.cfg.Retrievers {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		cell := Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
+		cell := config.Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
 		scope := fmt.Sprintf("[%d/%d] %s", len(res.Cells)+1, nCells, cell.Name)
 		cellStart := r.prog.now()
 		cr, err := r.run(ctx, cc, cell, scope)
@@ -400,7 +324,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 		if level == corpus.DocLevel {
 			final = corpus.MaxP(final, docOf)
 		}
-		final = truncate(final, r.cfg.Depth)
+		final = kinds.Truncate(final, r.cfg.Depth)
 		result, err := scoreCell(ctx, r.cfg, r.ds, cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc})
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)

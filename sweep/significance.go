@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ragbench/ragbench/compare"
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/stats"
 )
 
@@ -47,24 +48,6 @@ type PairTest struct {
 	Losses      int     `json:"losses"`
 }
 
-// compareOptions are compare's options for the config's significance
-// settings (test, correction, alpha, permutations as both permutations and
-// bootstrap resamples, seed): the one translation used by the cell matrix
-// and by the tuning test. Seed must be set (Config's defaults set it).
-// Errors: a test or correction stats does not know.
-func (s SignificanceConfig) compareOptions() (compare.Options, error) {
-	test, err := stats.ParseTest(s.Test)
-	if err != nil {
-		return compare.Options{}, err
-	}
-	corr, err := stats.ParseCorrection(s.Correction)
-	if err != nil {
-		return compare.Options{}, err
-	}
-	return compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
-		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed)}, nil
-}
-
 // pairTest is results.json's form of one compare.Pair.
 func pairTest(p compare.Pair) PairTest {
 	return PairTest{A: p.A, B: p.B, Metric: p.Metric, MeanA: p.MeanA, MeanB: p.MeanB,
@@ -80,13 +63,13 @@ func significance(ctx context.Context, cfg *Config, ds *dataset, cells []CellRes
 	sig := Significance{Test: s.Test, Correction: s.Correction, Alpha: s.Alpha,
 		Queries: len(ds.answerable), Pairs: []PairTest{}, Beats: map[string]map[string][]int{}, Notes: []string{}}
 	for _, f := range s.Metrics {
-		sig.Metrics = append(sig.Metrics, metricName(f, cfg.PromptK))
+		sig.Metrics = append(sig.Metrics, config.MetricName(f, cfg.PromptK))
 	}
 	if len(cells) == 0 || len(ds.answerable) == 0 {
 		sig.Notes = append(sig.Notes, "No answerable query: nothing to compare.")
 		return sig, nil
 	}
-	opts, err := s.compareOptions()
+	opts, err := s.CompareOptions()
 	if err != nil {
 		return sig, err
 	}
@@ -129,7 +112,7 @@ func significance(ctx context.Context, cfg *Config, ds *dataset, cells []CellRes
 }
 
 func bestPerChunking(cfg *Config, cells []CellResult) []Best {
-	metric := metricName(cfg.PrimaryMetric, cfg.PromptK)
+	metric := config.MetricName(cfg.PrimaryMetric, cfg.PromptK)
 	var out []Best
 	index := map[string]int{}
 	for _, c := range cells {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/config"
 )
 
 // TestSpanSweep runs testdata/spans.yaml (span labels over a folder corpus)
@@ -236,7 +238,7 @@ func TestSpanConfigErrors(t *testing.T) {
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: primary_metric span_recall with span labels: %v", tc.data, err)
-			} else if want := append(append([]string(nil), MetricFamilies...), SpanMetricFamilies...); !slices.Equal(cfg.Metrics, want) || !slices.Equal(cfg.Significance.Metrics, []string{"span_recall"}) {
+			} else if want := append(append([]string(nil), config.MetricFamilies...), config.SpanMetricFamilies...); !slices.Equal(cfg.Metrics, want) || !slices.Equal(cfg.Significance.Metrics, []string{"span_recall"}) {
 				t.Errorf("%s: metrics %v, significance.metrics %v; want %v, [span_recall]", tc.data, cfg.Metrics, cfg.Significance.Metrics, want)
 			}
 			continue
@@ -299,8 +301,8 @@ func TestSpanUncoverable(t *testing.T) {
 	}
 	cfg.Dataset.SpanCoverShare = 1
 	cfg.Chunking = append(cfg.Chunking,
-		ChunkingConfig{Strategy: "tokens", Tokenizer: "cl100k_base", Sizes: []int{4}, Overlaps: []int{2}},
-		ChunkingConfig{Strategy: "recursive", Sizes: []int{20}, Overlaps: []int{0}})
+		config.ChunkingConfig{Strategy: "tokens", Tokenizer: "cl100k_base", Sizes: []int{4}, Overlaps: []int{2}},
+		config.ChunkingConfig{Strategy: "recursive", Sizes: []int{20}, Overlaps: []int{0}})
 	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
 	if err != nil {
 		t.Fatal(err)

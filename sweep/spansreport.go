@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ragbench/ragbench/config"
 )
 
 // LabelsSpans is DatasetSummary.Labels for span labels.
@@ -55,7 +57,7 @@ func (r *reportWriter) spanMeasures() {
 	r.w("Token recall, precision and IoU are Chroma's token-level measures (fractions of gold and retrieved characters); span recall and span MRR count a gold span found when one chunk holds at least %v of it; nDCG and MRR are chunk-level, on the chunk judgements each chunking derives from the spans. Precision Ω (Chroma's) is the precision of retrieving exactly the chunks that hold gold text: the chunking's ceiling, the same for every retriever.\n\n", r.cfg.Dataset.SpanCoverShare)
 	head := []string{"cell", "chunks", "precision Ω"}
 	for _, f := range fams {
-		head = append(head, metricName(f, r.pk))
+		head = append(head, config.MetricName(f, r.pk))
 	}
 	var rows [][]string
 	for _, c := range r.res.Cells {
@@ -65,7 +67,7 @@ func (r *reportWriter) spanMeasures() {
 		}
 		row := []string{c.Name, groupDigits(c.Chunks), omega}
 		for _, f := range fams {
-			row = append(row, f4(c.Means[GroupAll][metricName(f, r.pk)]))
+			row = append(row, f4(c.Means[GroupAll][config.MetricName(f, r.pk)]))
 		}
 		rows = append(rows, row)
 	}
@@ -84,7 +86,7 @@ func (r *reportWriter) spanMeasures() {
 		for _, c := range r.res.Cells {
 			row := []string{c.Name}
 			for _, k := range r.cfg.K {
-				row = append(row, f4(c.Means[GroupAll][metricName(f, k)]))
+				row = append(row, f4(c.Means[GroupAll][config.MetricName(f, k)]))
 			}
 			rows = append(rows, row)
 		}
