@@ -24,7 +24,7 @@ import (
 // and bench run --check prints its report. The steps, in order: Validate
 // (the files the config names, its models and their kinds, the engines'
 // credential variables and CA files), CheckWritable (output, cache and
-// history), ONNX Runtime found for the retrievers that need it
+// history), ONNX Runtime loaded for the retrievers that need it
 // (kinds.Settings.NeedsRuntime), the dataset loaded and checked (corpus,
 // queries, qrels or span labels, gold ids, slices, chunk labels recorded
 // for another chunking), the label rule of every chunking
@@ -128,22 +128,18 @@ func (ds *dataset) chunkingLevel(ch config.Chunking, chunks []corpus.Chunk) (cor
 	return level, nil
 }
 
-// checkRuntime finds the ONNX Runtime library lib (encoder.ResolveLibrary,
-// without loading it) when a retriever needs it; the error names the first
-// such retriever. Run loads it after the preflight.
+// checkRuntime loads the ONNX Runtime library lib (encoder.Init: found,
+// loadable, recent enough) when a retriever needs it
+// (kinds.Settings.NeedsRuntime); the error names the first such
+// retriever.
 func checkRuntime(cfg *Config, lib string) error {
 	for _, r := range cfg.Retrievers {
-		if !r.Settings.NeedsRuntime() {
-			continue
+		if r.Settings.NeedsRuntime() {
+			if err := encoder.Init(lib); err != nil {
+				return runtimeErr(r.Name, err)
+			}
+			return nil
 		}
-		path, err := encoder.ResolveLibrary(lib)
-		if err == nil {
-			_, err = os.Stat(path)
-		}
-		if err != nil {
-			return runtimeErr(r.Name, err)
-		}
-		return nil
 	}
 	return nil
 }

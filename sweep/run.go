@@ -10,7 +10,6 @@ import (
 	"github.com/ragbench/ragbench/config"
 
 	"github.com/ragbench/ragbench/corpus"
-	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/kinds"
 )
@@ -57,16 +56,6 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	rep, err := check(ctx, cfg, CheckOptions{History: !opts.NoHistory, ONNXRuntime: opts.ONNXRuntime}, be)
 	if err != nil {
 		return nil, err
-	}
-	for _, rc := range cfg.Retrievers {
-		if rc.Settings.NeedsRuntime() {
-			// Load ONNX Runtime now, so a library that does not load stops
-			// the run before any work.
-			if err := encoder.Init(opts.ONNXRuntime); err != nil {
-				return nil, runtimeErr(rc.Name, err)
-			}
-			break
-		}
 	}
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
