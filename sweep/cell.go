@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/results"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
@@ -39,8 +40,8 @@ func defaultBackend() backend {
 type cellRun struct {
 	key    string
 	run    eval.Run
-	timing Timing
-	tuning *Tuning // a tuned cell's grid search (tuningrun.go)
+	timing results.Timing
+	tuning *results.Tuning // a tuned cell's grid search (tuningrun.go)
 }
 
 // cellRunner produces the cells' chunk-level runs of one sweep. It holds
@@ -54,6 +55,10 @@ type cellRunner struct {
 	corpusHash string            // corpus.Hash of the documents, for run-cache keys
 	queriesKey string            // sha256 of the evaluated queries, for run-cache keys
 	modelHash  map[string]string // model folder → kinds.FolderHash, for run-cache keys
+
+	res    *results.Results // the cells' results, appended as they are scored
+	scored []scoredCell     // each cell's final run and scores, in res.Cells' order
+	nCells int              // cells of the sweep, for the progress lines
 }
 
 // chunkCells is one chunking's state while its cells run.
@@ -87,7 +92,7 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 		return r.runTuned(ctx, cc, cell, scope)
 	}
 	key := r.cacheKey(cc, cell)
-	cr := &cellRun{key: key, timing: Timing{Cell: cell.Name}}
+	cr := &cellRun{key: key, timing: results.Timing{Cell: cell.Name}}
 	cachePath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".json")
 	cacheable := rc.Settings.Cacheable()
 	if run, err := readCachedRun(cachePath); err == nil && cacheable {
@@ -101,7 +106,7 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 		return nil, err
 	}
 	cr.run = kc.Run
-	cr.timing.setStats(kc.Stats)
+	setStats(&cr.timing, kc.Stats)
 	for _, q := range r.ds.queries {
 		if cr.run[q.ID] == nil {
 			cr.run[q.ID] = []eval.Result{}
@@ -123,7 +128,7 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 }
 
 // setStats copies a kind's measured timings and counters into t.
-func (t *Timing) setStats(s kinds.Stats) {
+func setStats(t *results.Timing, s kinds.Stats) {
 	t.Build, t.Embed, t.Search, t.QueryEmbed, t.Fuse, t.Rerank = s.Build, s.Embed, s.Search, s.QueryEmbed, s.Fuse, s.Rerank
 	t.IndexBytes, t.IndexDocs, t.LatencyP50, t.LatencyP95 = s.IndexBytes, s.IndexDocs, s.LatencyP50, s.LatencyP95
 	t.QueryErrors, t.FailedQueries = s.QueryErrors, s.FailedQueries

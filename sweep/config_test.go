@@ -310,7 +310,7 @@ func TestFallbackWarning(t *testing.T) {
 	dense.Resolve(filepath.Join(root, "use-lite"))
 	ce := &kinds.Dense{ONNXModel: kinds.ONNXModel{Model: "use-lite", FallbackModels: []string{"x"}}}
 	ce.Resolve(filepath.Join(root, "use-lite"))
-	cfg := &Config{Retrievers: []config.RetrieverConfig{{Name: "dense", Type: "dense", Settings: dense}, {Name: "ce", Type: "dense", Settings: ce}}}
+	cfg := &config.Config{Retrievers: []config.RetrieverConfig{{Name: "dense", Type: "dense", Settings: dense}, {Name: "ce", Type: "dense", Settings: ce}}}
 	w := cfg.FallbackWarnings()
 	if len(w) != 1 || !strings.Contains(w[0], "retriever dense: model bge-small-en-v1.5 not found; using fallback use-lite") {
 		t.Fatalf("warnings = %q", w)

@@ -13,13 +13,10 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/spans"
 )
-
-// sortResults puts results in trec_eval's order (score descending, ties by
-// doc id descending), so run files, truncation at k and evaluation agree.
-func sortResults(l []eval.Result) { eval.Sort(l, eval.TieDocIDDesc) }
 
 // knownDoc reports whether a judged id names a corpus document, or a chunk
 // "<doc id>#<n>" of one (chunk-level labels; whether the chunking makes
@@ -115,11 +112,11 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 // alike (Level aside: it depends on the chunkings): counts, and the slice
 // labels sorted, with NoSlice when some queries have a label and some do
 // not; the warning says when a query's own label is NoSlice.
-func (ds *dataset) summary(cfg *Config) (DatasetSummary, []string) {
-	sum := DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
+func (ds *dataset) summary(cfg *Config) (results.DatasetSummary, []string) {
+	sum := results.DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
 		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{}}
 	if ds.spanQueries != nil {
-		sum.Labels = LabelsSpans
+		sum.Labels = results.LabelsSpans
 	}
 	for _, id := range ds.answerable {
 		if ds.heldout[id] {
@@ -139,10 +136,10 @@ func (ds *dataset) summary(cfg *Config) (DatasetSummary, []string) {
 		}
 	}
 	if len(slices) > 0 && unlabelled {
-		if slices[NoSlice] {
-			warns = append(warns, fmt.Sprintf("slice label %q is also the slice of the queries without a label: they are reported together", NoSlice))
+		if slices[results.NoSlice] {
+			warns = append(warns, fmt.Sprintf("slice label %q is also the slice of the queries without a label: they are reported together", results.NoSlice))
 		}
-		slices[NoSlice] = true
+		slices[results.NoSlice] = true
 	}
 	sum.Slices = append(sum.Slices, sortedKeys(slices)...)
 	return sum, warns
@@ -207,7 +204,7 @@ func (ds *dataset) sliceOf(id string, labelled bool) string {
 	if s := ds.slice[id]; s != "" || !labelled {
 		return s
 	}
-	return NoSlice
+	return results.NoSlice
 }
 
 func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
@@ -429,4 +426,15 @@ func checkQueryIDs(ds *dataset, judged string) error {
 		return fmt.Errorf("%s: %v; the sweep writes each cell's run as runs/<cell>.trec: rename the query", loc, err)
 	}
 	return nil
+}
+
+// QueryTexts returns query id → text for the queries of cfg's dataset (the
+// judged ones, as the sweep searches them), read as Run reads them. It
+// loads the dataset again (corpus included), so call it once, after Run.
+func QueryTexts(cfg *Config) (map[string]string, error) {
+	ds, _, err := loadDataset(cfg, defaultBackend())
+	if err != nil {
+		return nil, err
+	}
+	return ds.text, nil
 }

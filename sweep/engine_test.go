@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/results"
 )
 
 // engineConfig is a config over testdata/small with retrievers given as
@@ -199,9 +200,9 @@ func TestEngineSweepNoSecrets(t *testing.T) {
 // cell scored the fake's hits (it scores by shared words, as bm25 ranks
 // this corpus: q1 finds p-1), and the managed cell's timing counts the 6
 // documents loaded, the index's 4096 bytes and a latency.
-func checkEngineCells(t *testing.T, res *Results) {
+func checkEngineCells(t *testing.T, res *results.Results) {
 	t.Helper()
-	byName := map[string]CellResult{}
+	byName := map[string]results.CellResult{}
 	for _, c := range res.Cells {
 		byName[c.Name] = c
 	}
@@ -210,7 +211,7 @@ func checkEngineCells(t *testing.T, res *Results) {
 			t.Errorf("%s: hit_rate@1 = 0; want the engine's hits scored", name)
 		}
 	}
-	var esTiming Timing
+	var esTiming results.Timing
 	for _, tm := range res.Timings {
 		if tm.Cell == "doc/es" {
 			esTiming = tm

@@ -10,31 +10,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/results"
 )
 
-// Manifest is manifest.json: what a run read and what ran it.
-type Manifest struct {
-	Tool      string               `json:"tool"`
-	GoVersion string               `json:"go_version"`
-	Platform  string               `json:"platform"`
-	GitCommit string               `json:"git_commit,omitempty"`
-	GitDirty  bool                 `json:"git_dirty,omitempty"`
-	Modules   map[string]string    `json:"modules"`
-	Seed      int64                `json:"seed"`
-	HeldOut   config.HeldOutConfig `json:"heldout"`
-	Config    *Config              `json:"config"`
-	ConfigSHA string               `json:"config_sha256"`
-	ConfigRaw string               `json:"config_file"`
-	DataDir   string               `json:"data_dir"`
-	ModelsDir string               `json:"models_dir"`
-	Dataset   string               `json:"dataset_sha256"`
-	Files     []FileHash           `json:"files"`
-}
-
 func manifest(cfg *Config, ds *dataset) ([]byte, error) {
-	m := Manifest{Tool: "ragbench", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+	m := results.Manifest{Tool: "ragbench", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		Modules: map[string]string{}, Seed: *cfg.Significance.Seed, HeldOut: cfg.HeldOut, Config: cfg,
 		ConfigSHA: cfg.Hash(), ConfigRaw: cfg.Path(), DataDir: cfg.DataDir(), ModelsDir: cfg.ModelsDir(), Dataset: ds.hash}
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -79,7 +60,7 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 			if filepath.Base(f.Path) == "tokenizer.json" {
 				role = "tokenizer " + rc.Name
 			}
-			m.Files = append(m.Files, FileHash{Role: role, Path: f.Path, SHA256: f.SHA256, Bytes: f.Bytes})
+			m.Files = append(m.Files, results.FileHash{Role: role, Path: f.Path, SHA256: f.SHA256, Bytes: f.Bytes})
 		}
 	}
 	sort.SliceStable(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
@@ -93,8 +74,8 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 // inputFiles hashes the dataset's files as the manifest lists them: roles
 // corpus, queries and qrels, those the dataset read, in that order (a
 // folder corpus: its documents' hash, pathHash).
-func (ds *dataset) inputFiles() ([]FileHash, error) {
-	var out []FileHash
+func (ds *dataset) inputFiles() ([]results.FileHash, error) {
+	var out []results.FileHash
 	for _, role := range []string{"corpus", "queries", "qrels"} {
 		p := ds.files[role]
 		if p == "" {
@@ -104,7 +85,7 @@ func (ds *dataset) inputFiles() ([]FileHash, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, FileHash{Role: role, Path: p, SHA256: h, Bytes: size})
+		out = append(out, results.FileHash{Role: role, Path: p, SHA256: h, Bytes: size})
 	}
 	return out, nil
 }
@@ -118,12 +99,4 @@ func gitCommit(dir string) (string, bool) {
 	}
 	st, _ := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
 	return strings.TrimSpace(string(out)), len(bytes.TrimSpace(st)) > 0
-}
-
-// FileHash is one hashed input file of the manifest.
-type FileHash struct {
-	Role   string `json:"role,omitempty"`
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-	Bytes  int64  `json:"bytes"`
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/results"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/encoder"
@@ -53,7 +54,7 @@ type CheckOptions struct {
 type CheckReport struct {
 	// Dataset is the dataset's summary (Level: "chunk" when some chunking
 	// has chunk-level qrels; set only with CheckOptions.Chunkings).
-	Dataset DatasetSummary
+	Dataset results.DatasetSummary
 	// Warnings are the config's and the dataset's warnings, as report.md
 	// will print them (model fallbacks first).
 	Warnings []string

@@ -8,14 +8,16 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/results"
 )
 
 // checkDataset is bench run --check's preflight (Check, every chunking's
 // labels included): the dataset's summary and warnings.
-func checkDataset(cfg *Config) (DatasetSummary, []string, error) {
+func checkDataset(cfg *Config) (results.DatasetSummary, []string, error) {
 	rep, err := Check(context.Background(), cfg, CheckOptions{History: true, Chunkings: true})
 	if err != nil {
-		return DatasetSummary{}, nil, err
+		return results.DatasetSummary{}, nil, err
 	}
 	return rep.Dataset, rep.Warnings, nil
 }
@@ -214,7 +216,7 @@ func checkDatasetError(t *testing.T, tc datasetErrorCase) {
 // TestSliceField: slice_field names any labelled field (here "topic", with
 // rows also carrying "kind"), or a key of a BEIR queries.jsonl's metadata;
 // only that field is read. Numbers are labels as written. A query without
-// the field is in NoSlice, as in Run's results (before the fix --check
+// the field is in results.NoSlice, as in Run's results (before the fix --check
 // listed only "7,travel" and "travel" while the run's results.json listed
 // "(none)" too).
 func TestSliceField(t *testing.T) {
@@ -272,7 +274,7 @@ func TestUnknownGoldIgnore(t *testing.T) {
 	if res.Dataset.Answerable != 1 || res.Dataset.Unanswerable != 1 {
 		t.Errorf("answerable %d, unanswerable %d; want 1, 1", res.Dataset.Answerable, res.Dataset.Unanswerable)
 	}
-	if got := res.Cells[0].Means[GroupAll]["recall@3"]; got != 1 {
+	if got := res.Cells[0].Means[results.GroupAll]["recall@3"]; got != 1 {
 		t.Errorf("recall@3 = %v, want 1 (denominator 1 after dropping p-9)", got)
 	}
 	want := "dataset.unknown_gold: ignore: dropped 2 relevant judgements in 2 queries"
@@ -414,28 +416,28 @@ func TestDamagedHistoryStopsBeforeWork(t *testing.T) {
 func TestCheckInputs(t *testing.T) {
 	files := map[string]string{"corpus.jsonl": tinyCorpus, "queries.jsonl": beirQueries, "qrels.txt": "q1 0 p-1 1\nq2 0 p-2 1\n"}
 	cfg, dir := fixture(t, files, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1))
-	var got []FileHash
-	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func(f []FileHash) error { got = f; return nil }}); err != nil {
+	var got []results.FileHash
+	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func(f []results.FileHash) error { got = f; return nil }}); err != nil {
 		t.Fatal(err)
 	}
-	man, err := ReadManifest(filepath.Join(cfg.Output, "manifest.json"))
+	man, err := results.ReadManifest(filepath.Join(cfg.Output, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []FileHash
+	var want []results.FileHash
 	for _, f := range man.Files {
 		if f.Role == "corpus" || f.Role == "queries" || f.Role == "qrels" {
 			want = append(want, f)
 		}
 	}
-	slices.SortFunc(want, func(a, b FileHash) int { return strings.Compare(a.Role, b.Role) })
-	slices.SortFunc(got, func(a, b FileHash) int { return strings.Compare(a.Role, b.Role) })
+	slices.SortFunc(want, func(a, b results.FileHash) int { return strings.Compare(a.Role, b.Role) })
+	slices.SortFunc(got, func(a, b results.FileHash) int { return strings.Compare(a.Role, b.Role) })
 	if len(want) != 3 || !slices.Equal(got, want) {
 		t.Errorf("CheckInputs got %+v, manifest lists %+v", got, want)
 	}
 	os.RemoveAll(filepath.Join(dir, "out"))
 	stop := errors.New("stop")
-	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func([]FileHash) error { return stop }}); !errors.Is(err, stop) {
+	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func([]results.FileHash) error { return stop }}); !errors.Is(err, stop) {
 		t.Errorf("Run error %v, want CheckInputs' error", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "results.json")); !os.IsNotExist(err) {

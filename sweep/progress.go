@@ -3,12 +3,13 @@ package sweep
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/ragbench/ragbench/report"
 )
 
 // ProgressMode is how Run reports progress on Options.Stderr. Progress is
@@ -104,7 +105,7 @@ func (p *progress) what() string {
 			unit = strings.TrimSuffix(unit, "s")
 		}
 	}
-	return p.stage + " " + groupDigits(p.total) + " " + unit
+	return p.stage + " " + report.GroupDigits(p.total) + " " + unit
 }
 
 // begin starts a stage of scope with total items of unit.
@@ -176,7 +177,7 @@ func (p *progress) set(done, total int) {
 		if t := done * 10 / p.total; t > p.tenths || now.Sub(p.lastLine) >= plainInterval {
 			p.tenths, p.lastLine = max(p.tenths, t), now
 			fmt.Fprintf(p.w, "bench run: %s: %s %s of %s %s (%d%%) after %s\n", p.scope, p.stage,
-				groupDigits(done), groupDigits(p.total), p.unit, done*100/p.total, formatDuration(now.Sub(p.start)))
+				report.GroupDigits(done), report.GroupDigits(p.total), p.unit, done*100/p.total, formatDuration(now.Sub(p.start)))
 		}
 	}
 }
@@ -242,25 +243,6 @@ func (p *progress) closeBar() {
 	p.pb.Clear()
 	p.pb.Exit()
 	p.pb = nil
-}
-
-// groupDigits writes n with commas between groups of three digits
-// (12345 → "12,345").
-func groupDigits(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // formatDuration is a wall time for a progress line: "0.42s" under a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/report"
 )
 
 // TestHTMLReportNumbers checks report.html's numbers on the small fixture
@@ -34,7 +35,7 @@ func TestHTMLReportNumbers(t *testing.T) {
 		}
 	}
 	row := historyRow(cfg, ds, res, time.Now())
-	r, err := htmlReport(cfg, ds, res, missesJSONL(cfg, ds, res), []history.Row{{Run: 7, Metrics: row.Metrics}, {Run: 8, Metrics: row.Metrics}})
+	r, err := report.Page(res, []history.Row{{Run: 7, Metrics: row.Metrics}, {Run: 8, Metrics: row.Metrics}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/spans"
 )
 
@@ -166,39 +167,30 @@ func cellScores(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, ru
 	return scores, nil
 }
 
-// SpanMiss is one misses.jsonl row of span labels: a gold span no chunk of
-// a cell's top prompt_k covers, with its text and what came back instead.
-type SpanMiss struct {
-	MissQuery
-	Doc      string `json:"doc"`
-	Start    int    `json:"start"` // code points, [start, end)
-	End      int    `json:"end"`
-	Text     string `json:"text"`
-	Returned []Hit  `json:"returned"` // Relevant: the chunk covers a gold span of the query
-}
-
-// spanMisses writes cell c's span misses (spans.Misses at prompt_k) to enc.
-func spanMisses(cfg *Config, ds *dataset, c *CellResult, enc interface{ Encode(any) error }) error {
-	sc := c.spans
-	ms, err := spans.Misses(ds.spanQueries, sc.ch, c.run, cfg.PromptK, spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
+// spanMisses are the misses.jsonl rows of cell name's final run with span
+// labels (spans.Misses at prompt_k): per gold span no chunk of the top
+// prompt_k covers, its text and what came back instead (Relevant: the
+// chunk covers a gold span of the query), snippets of the chunking's own
+// chunks.
+func spanMisses(cfg *Config, ds *dataset, sc *spanCells, name string, run eval.Run, chunkByID map[string]int, chunks []corpus.Chunk) ([]results.SpanMiss, error) {
+	ms, err := spans.Misses(ds.spanQueries, sc.ch, run, cfg.PromptK, spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []results.SpanMiss
 	for _, m := range ms {
-		row := SpanMiss{MissQuery: missQuery(cfg, ds, c.Name, m.Query),
-			Doc: m.Span.Doc, Start: m.Span.Start, End: m.Span.End, Text: m.Span.Text, Returned: []Hit{}}
+		row := results.SpanMiss{MissQuery: missQuery(cfg, ds, name, m.Query),
+			Doc: m.Span.Doc, Start: m.Span.Start, End: m.Span.End, Text: m.Span.Text, Returned: []results.Hit{}}
 		score := map[string]float64{}
-		for _, r := range c.run[m.Query] {
+		for _, r := range run[m.Query] {
 			score[r.DocID] = r.Score
 		}
 		for i, id := range m.Retrieved {
-			row.Returned = append(row.Returned, Hit{Rank: i + 1, ID: id, Score: score[id], Relevant: sc.qrels[m.Query][id] >= 1, Snippet: ds.snippet(id, cfg.Snippet, c.chunkByID, c.chunks)})
+			row.Returned = append(row.Returned, results.Hit{Rank: i + 1, ID: id, Score: score[id], Relevant: sc.qrels[m.Query][id] >= 1, Snippet: ds.snippet(id, cfg.Snippet, chunkByID, chunks)})
 		}
-		if err := enc.Encode(row); err != nil {
-			return err
-		}
+		out = append(out, row)
 	}
-	return nil
+	return out, nil
 }
 
 // pathHash is the sha256 of a file, or for a folder corpus the hash of its
@@ -217,11 +209,4 @@ func pathHash(p string, ds *dataset) (string, int64, error) {
 	}
 	h, err := fileutil.SHA256(p)
 	return h, st.Size(), err
-}
-
-// countMisses is the number of gold spans no chunk of run's top prompt_k
-// covers (the rows spanMisses writes).
-func (sc *spanCells) countMisses(cfg *Config, ds *dataset, run eval.Run) (int, error) {
-	ms, err := spans.Misses(ds.spanQueries, sc.ch, run, cfg.PromptK, spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
-	return len(ms), err
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/internal/testenv/ranxfuse"
 	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/report"
+	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/retrievers/hybrid"
 )
@@ -262,8 +264,8 @@ heldout: {fraction: 0.5, seed: 7}
 	if want := "combsum norm=minmax missing=zero weights=1,0 depth=100"; tu.Chosen.Name != want {
 		t.Errorf("chosen %q, want %q (the tuning best)", tu.Chosen.Name, want)
 	}
-	if !near(c.Means[GroupTuning]["ndcg@3"], 1) || !near(c.Means[GroupHeldOut]["ndcg@3"], 0) {
-		t.Errorf("cell means tuning %v held-out %v, want the chosen setting's 1 and 0", c.Means[GroupTuning]["ndcg@3"], c.Means[GroupHeldOut]["ndcg@3"])
+	if !near(c.Means[results.GroupTuning]["ndcg@3"], 1) || !near(c.Means[results.GroupHeldOut]["ndcg@3"], 0) {
+		t.Errorf("cell means tuning %v held-out %v, want the chosen setting's 1 and 0", c.Means[results.GroupTuning]["ndcg@3"], c.Means[results.GroupHeldOut]["ndcg@3"])
 	}
 	if tu.Default.Name != hybrid.DefaultOptions().String() || tu.Test == nil || tu.Test.A != tu.Chosen.Name || tu.Test.B != tu.Default.Name {
 		t.Errorf("default %q, test %+v", tu.Default.Name, tu.Test)
@@ -271,8 +273,18 @@ heldout: {fraction: 0.5, seed: 7}
 	if tu.TuningQueries != 12-nHeld || tu.HeldOutQueries != nHeld {
 		t.Errorf("queries %d/%d, want %d/%d", tu.TuningQueries, tu.HeldOutQueries, 12-nHeld, nHeld)
 	}
-	md := Report(res)
-	if !strings.Contains(md, "## Tuning") || !strings.Contains(md, "weights=1,0") || len(tuningSummary(res)) != 1 {
+	md := report.Markdown(res)
+	page, err := report.Page(res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuned := 0
+	for _, s := range page.Summary {
+		if strings.HasPrefix(s, "Tuned ") {
+			tuned++
+		}
+	}
+	if !strings.Contains(md, "## Tuning") || !strings.Contains(md, "weights=1,0") || tuned != 1 {
 		t.Errorf("report has no tuning section:\n%s", md)
 	}
 	// A second run reads the chosen run and the grid from the run cache.
@@ -321,7 +333,8 @@ func TestSweepFusionMatchesRanx(t *testing.T) {
 	rs.WriteString("  - {name: tuned, type: hybrid, inputs: [bm25, dense], fusion: [rrf, combsum, combmnz], normalization: [minmax, max, sum, zscore, rank, borda]}\n")
 	rs.WriteString("k: [10]\ndepth: 200\nsignificance: {permutations: 100}\n")
 	p, be := tuneFixture(t, map[string]eval.Run{"bm25": bm25, "dense": dense}, gold, rs.String())
-	res, err := Run(t.Context(), loadFixture(t, p), Options{NoHistory: true, backend: &be})
+	cfg := loadFixture(t, p)
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true, backend: &be})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +361,11 @@ func TestSweepFusionMatchesRanx(t *testing.T) {
 		default:
 			continue
 		}
-		if _, err := c.Compare(c.Subset(cell.run)); err != nil {
+		run, err := eval.ReadRun(filepath.Join(cfg.Output, "runs", cellFile(cell.Name)+".trec"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Compare(c.Subset(run)); err != nil {
 			t.Errorf("%s: differs from ranx:\n%v", cell.Name, err)
 		}
 		checked++

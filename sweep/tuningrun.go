@@ -14,50 +14,19 @@ import (
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/results"
 )
-
-// Tuning is a tuned cell's grid search (results.json "tuning"): every
-// setting's mean of Metric on the tuning and the held-out queries, the
-// setting chosen on the tuning queries alone (its run is the cell's), and
-// the paired test of the chosen setting against the untuned default on the
-// held-out queries.
-type Tuning struct {
-	// Metric is the primary metric at prompt_k, which picks the setting.
-	Metric         string `json:"metric"`
-	TuningQueries  int    `json:"tuning_queries"`
-	HeldOutQueries int    `json:"heldout_queries"`
-	// Chosen is the setting with the highest tuning mean (ties: the
-	// earlier in grid order); Default the untuned default
-	// (hybrid.DefaultOptions, or rerank's default alpha), evaluated
-	// whether or not the grid holds it.
-	Chosen  TuningSetting `json:"chosen"`
-	Default TuningSetting `json:"default"`
-	// Test is Chosen (A) against Default (B) on Metric over the held-out
-	// queries with the config's significance test (one comparison per
-	// tuned cell, so the correction leaves p unchanged); nil when the
-	// default is chosen or there is no held-out query.
-	Test *PairTest `json:"test,omitempty"`
-	// Settings is the whole grid, in grid order.
-	Settings []TuningSetting `json:"settings"`
-}
-
-// TuningSetting is one setting's name and means.
-type TuningSetting struct {
-	Name    string  `json:"name"`
-	Tuning  float64 `json:"tuning"`
-	HeldOut float64 `json:"heldout"`
-}
 
 // runTuned produces a tuned cell's run: each setting's run from the
 // inputs' runs (a hybrid fuses them once ranked, hybrid.RankRuns; a rerank
 // reinterpolates the cross-encoder's scores, which the sweep's cross-scorer
 // memo computes once), evaluated on the primary metric; the chosen
-// setting's run is the cell's. The run and the Tuning are cached under the
+// setting's run is the cell's. The run and the results.Tuning are cached under the
 // cell's run-cache key.
 func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.Cell, scope string) (*cellRun, error) {
 	rc := cell.Retriever
 	key := r.cacheKey(cc, cell)
-	cr := &cellRun{key: key, timing: Timing{Cell: cell.Name}}
+	cr := &cellRun{key: key, timing: results.Timing{Cell: cell.Name}}
 	runPath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".json")
 	tunePath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".tuning.json")
 	if run, t, ok := readTunedCache(runPath, tunePath); ok {
@@ -86,7 +55,7 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 		t.Test = p
 	}
 	tuner.Time(&kc.Stats, time.Since(t0).Seconds())
-	cr.timing.setStats(kc.Stats)
+	setStats(&cr.timing, kc.Stats)
 	cr.run, cr.tuning = g.chosenRun, t
 	for _, q := range r.ds.queries {
 		if cr.run[q.ID] == nil {
@@ -106,7 +75,7 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 // readTunedCache reads a tuned cell's cached run and Tuning; ok is false
 // when either is missing or does not parse (the cell is then tuned again
 // and the cache rewritten).
-func readTunedCache(runPath, tunePath string) (eval.Run, *Tuning, bool) {
+func readTunedCache(runPath, tunePath string) (eval.Run, *results.Tuning, bool) {
 	run, err := readCachedRun(runPath)
 	if err != nil {
 		return nil, nil, false
@@ -115,18 +84,18 @@ func readTunedCache(runPath, tunePath string) (eval.Run, *Tuning, bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	var t Tuning
+	var t results.Tuning
 	if json.Unmarshal(data, &t) != nil {
 		return nil, nil, false
 	}
 	return run, &t, true
 }
 
-// gridResult is a grid search's outcome: the Tuning (Test not yet set),
+// gridResult is a grid search's outcome: the results.Tuning (Test not yet set),
 // the chosen setting's run, and the chosen and default settings'
 // per-query values of the metric (the paired test's inputs).
 type gridResult struct {
-	tuning            *Tuning
+	tuning            *results.Tuning
 	chosenRun         eval.Run
 	chosenCol, defCol map[string]float64
 }
@@ -137,7 +106,7 @@ type gridResult struct {
 // one per setting (tuner.PerSetting). Errors: the context's, or a
 // setting's run or evaluation, naming the setting.
 func (r *cellRunner) searchGrid(ctx context.Context, t kinds.Tunable, tuner *kinds.Tuner, scope string, ev *tuneEvaluator) (*gridResult, error) {
-	tg := &Tuning{Metric: ev.metric, TuningQueries: len(ev.tuning), HeldOutQueries: len(ev.heldout)}
+	tg := &results.Tuning{Metric: ev.metric, TuningQueries: len(ev.tuning), HeldOutQueries: len(ev.heldout)}
 	g := &gridResult{tuning: tg}
 	def := t.TuneDefault()
 	settings := t.TuneSettings()
@@ -225,7 +194,7 @@ func (r *cellRunner) tuneEvaluator(cc *chunkCells) *tuneEvaluator {
 }
 
 // eval returns the setting's means and its per-query values of the metric.
-func (ev *tuneEvaluator) eval(name string, run eval.Run) (TuningSetting, map[string]float64, error) {
+func (ev *tuneEvaluator) eval(name string, run eval.Run) (results.TuningSetting, map[string]float64, error) {
 	final := run
 	if ev.docLevel {
 		final = corpus.MaxP(final, ev.docOf)
@@ -233,7 +202,7 @@ func (ev *tuneEvaluator) eval(name string, run eval.Run) (TuningSetting, map[str
 	final = kinds.Truncate(final, ev.depth)
 	scores, err := evaluateRun(&ev.cfg, ev.qrels, final)
 	if err != nil {
-		return TuningSetting{}, nil, fmt.Errorf("setting %s: %w", name, err)
+		return results.TuningSetting{}, nil, fmt.Errorf("setting %s: %w", name, err)
 	}
 	col := scores[ev.metric]
 	mean := func(ids []string) float64 {
@@ -246,12 +215,12 @@ func (ev *tuneEvaluator) eval(name string, run eval.Run) (TuningSetting, map[str
 		}
 		return s / float64(len(ids))
 	}
-	return TuningSetting{Name: name, Tuning: mean(ev.tuning), HeldOut: mean(ev.heldout)}, col, nil
+	return results.TuningSetting{Name: name, Tuning: mean(ev.tuning), HeldOut: mean(ev.heldout)}, col, nil
 }
 
 // tuneTest is the paired test of setting a against b on the held-out
 // queries, with the config's test, correction, alpha, permutations and seed.
-func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string]float64) (*PairTest, error) {
+func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string]float64) (*results.PairTest, error) {
 	opts, err := cfg.Significance.CompareOptions()
 	if err != nil {
 		return nil, err

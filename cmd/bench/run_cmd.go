@@ -14,6 +14,7 @@ import (
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/gate"
+	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/sweep"
 )
 
@@ -171,7 +172,7 @@ func runSweep(ctx context.Context, stdout, stderr io.Writer, cfg *config.Config,
 // printRunSummary is the finished run's lines on stdout: the cells (how
 // many read from the run cache) and the time taken, the report's path and,
 // when a row was appended, the history's.
-func printRunSummary(stdout io.Writer, cfg *config.Config, res *sweep.Results, took time.Duration, history bool) {
+func printRunSummary(stdout io.Writer, cfg *config.Config, res *results.Results, took time.Duration, history bool) {
 	cached := 0
 	for _, t := range res.Timings {
 		if t.Cached {
@@ -225,13 +226,13 @@ func runCheck(ctx context.Context, stdout io.Writer, cfg *config.Config, f runFl
 }
 
 // printDataset is --check's dataset line.
-func printDataset(stdout io.Writer, sum sweep.DatasetSummary) {
+func printDataset(stdout io.Writer, sum results.DatasetSummary) {
 	slices := "none"
 	if len(sum.Slices) > 0 {
 		slices = strings.Join(sum.Slices, ", ")
 	}
 	level := sum.Level + "-level qrels"
-	if sum.Labels == sweep.LabelsSpans {
+	if sum.Labels == results.LabelsSpans {
 		level = "span labels (chunk judgements derived per chunking)"
 	}
 	fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",

@@ -1,4 +1,4 @@
-package sweep
+package report
 
 import (
 	"fmt"
@@ -7,19 +7,20 @@ import (
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/results"
 
 	"github.com/ragbench/ragbench/internal/texttab"
 )
 
-// Report renders res as report.md (GitHub Markdown, readable as plain text
-// in a terminal): findings (fusion or rerank cells that do not beat their
-// own best input, the best cell overall), the comparison table at prompt_k
-// with significance superscripts (split into tables at most maxTableWidth
-// characters wide when it would be wider, as are per-slice tables), recall
-// across the k grid, the best cell per chunking (chosen
-// on tuning queries) with its held-out number, tuning vs held-out, per-slice
-// tables, unanswerable queries, timings and warnings.
-func Report(res *Results) string {
+// Markdown renders res as report.md (GitHub Markdown, readable as plain
+// text in a terminal): findings (fusion or rerank cells that do not beat
+// their own best input, the best cell overall), the comparison table at
+// prompt_k with significance superscripts (split into tables at most
+// maxTableWidth characters wide when it would be wider, as are per-slice
+// tables), recall across the k grid, the best cell per chunking (chosen on
+// tuning queries) with its held-out number, tuning vs held-out, per-slice
+// tables, unanswerable queries, misses, timings and warnings.
+func Markdown(res *results.Results) string {
 	r := &reportWriter{res: res, cfg: &res.Config, ds: res.Dataset, pk: res.Config.PromptK}
 	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.spanMeasures, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
 		section()
@@ -30,9 +31,9 @@ func Report(res *Results) string {
 // reportWriter builds report.md, one method per section, in report order.
 type reportWriter struct {
 	b   strings.Builder
-	res *Results
-	cfg *Config
-	ds  DatasetSummary
+	res *results.Results
+	cfg *config.Config
+	ds  results.DatasetSummary
 	pk  int // prompt_k
 }
 
@@ -55,7 +56,7 @@ func (r *reportWriter) header() {
 	if r.ds.Level == "document" {
 		r.w(" (chunk rankings become document rankings by MaxP)")
 	}
-	if r.ds.Labels == LabelsSpans {
+	if r.ds.Labels == results.LabelsSpans {
 		r.w(", derived for each chunking from span labels (a chunk holding at least %v of a gold span is relevant)", r.cfg.Dataset.SpanCoverShare)
 	}
 	r.w(".\nAnswerable queries are split by a seeded hash of the query id (seed %d): %d tuning, %d held out (%.0f%%). Metrics average the answerable queries; a query with no result scores 0.\n\n", *r.cfg.HeldOut.Seed, r.ds.Tuning, r.ds.HeldOut, 100**r.cfg.HeldOut.Fraction)
@@ -98,7 +99,7 @@ func (r *reportWriter) comparison() {
 	column := func(m string) []string {
 		out := []string{m}
 		for _, c := range r.res.Cells {
-			v := f4(c.Means[GroupAll][m])
+			v := f4(c.Means[results.GroupAll][m])
 			if beats := sig.Beats[m][c.Name]; len(beats) > 0 {
 				var sup []string
 				for _, j := range beats {
@@ -139,7 +140,7 @@ func (r *reportWriter) recallAcrossK() {
 		for _, c := range r.res.Cells {
 			row := []string{c.Name}
 			for _, k := range r.cfg.K {
-				row = append(row, f4(c.Means[GroupAll][config.MetricName("recall", k)]))
+				row = append(row, f4(c.Means[results.GroupAll][config.MetricName("recall", k)]))
 			}
 			rows = append(rows, row)
 		}
@@ -169,7 +170,7 @@ func (r *reportWriter) best() {
 		r.w("\n## Tuning vs held-out\n\n")
 		var trows [][]string
 		for _, c := range r.res.Cells {
-			trows = append(trows, []string{c.Name, tuning(c.Means[GroupTuning][m]), heldOut(c.Means[GroupHeldOut][m]), f4(c.Means[GroupAll][m])})
+			trows = append(trows, []string{c.Name, tuning(c.Means[results.GroupTuning][m]), heldOut(c.Means[results.GroupHeldOut][m]), f4(c.Means[results.GroupAll][m])})
 		}
 		table(&r.b, []string{"cell", fmt.Sprintf("%s tuning (%d)", m, r.ds.Tuning), fmt.Sprintf("%s held-out (%d)", m, r.ds.HeldOut), fmt.Sprintf("%s all (%d)", m, r.ds.Answerable)}, trows)
 		r.w("\n")
@@ -184,13 +185,13 @@ func (r *reportWriter) slices() {
 		r.w("The dataset has no slices (no query carries a slice/kind label), so there are no per-slice tables.\n\n")
 	} else {
 		for _, s := range r.ds.Slices {
-			g := SliceGroup(s)
+			g := results.SliceGroup(s)
 			n := 0
 			if len(r.res.Cells) > 0 {
 				n = r.res.Cells[0].Counts[g]
 			}
 			r.w("### %s (%d answerable %s)\n\n", mdEscape(s), n, map[bool]string{true: "query", false: "queries"}[n == 1])
-			if s == NoSlice {
+			if s == results.NoSlice {
 				r.w("Queries with no `%s` label.\n\n", r.cfg.Dataset.SliceField)
 			}
 			if n == 0 {
@@ -274,7 +275,7 @@ func (r *reportWriter) unanswerable() {
 
 // misses writes the misses summary.
 func (r *reportWriter) misses() {
-	if r.ds.Labels == LabelsSpans {
+	if r.ds.Labels == results.LabelsSpans {
 		r.w("## Misses\n\n`misses.jsonl` lists, per cell, each gold span no chunk of the top %d covers, with its text and the chunks that came back instead.\n\n", r.pk)
 		return
 	}
@@ -353,7 +354,7 @@ func (r *reportWriter) timingNotes() {
 
 // docsPerSec is an engine cell's index throughput (documents loaded per
 // second of build), "" for cells that loaded nothing.
-func docsPerSec(t Timing) string {
+func docsPerSec(t results.Timing) string {
 	if t.IndexDocs == 0 || t.Build <= 0 {
 		return ""
 	}
@@ -472,7 +473,7 @@ func splitTable(b *strings.Builder, keys [][]string, cols, first []string, colum
 // Findings are report.md's "Notes": short Markdown sentences on what a
 // reader should not miss, on the primary metric at prompt_k over all
 // answerable queries, with the significance already computed (Results.
-// Significance, after its correction):
+// results.Significance, after its correction):
 //   - each hybrid or rerank cell whose mean does not exceed that of its best
 //     input cell (same chunking; for a rerank, its one input), grouped by
 //     retriever, with both means, the difference and whether it is
@@ -483,7 +484,7 @@ func splitTable(b *strings.Builder, keys [][]string, cols, first []string, colum
 //     cell.
 //
 // Empty when there are no cells (or no primary metric).
-func Findings(res *Results) []string {
+func Findings(res *results.Results) []string {
 	cfg := &res.Config
 	if len(res.Cells) == 0 || cfg.PrimaryMetric == "" {
 		return nil
@@ -497,15 +498,15 @@ func Findings(res *Results) []string {
 }
 
 // meanOn is the mean of metric m over all answerable queries of c.
-func meanOn(m string) func(c *CellResult) float64 {
-	return func(c *CellResult) float64 { return c.Means[GroupAll][m] }
+func meanOn(m string) func(c *results.CellResult) float64 {
+	return func(c *results.CellResult) float64 { return c.Means[results.GroupAll][m] }
 }
 
 // inputFindings is one note per fusion or rerank retriever that does not
 // beat its best input (its input, for rerank) on m in some chunking.
-func inputFindings(res *Results, m string) []string {
+func inputFindings(res *results.Results, m string) []string {
 	mean := meanOn(m)
-	byName := map[string]*CellResult{}
+	byName := map[string]*results.CellResult{}
 	for i := range res.Cells {
 		byName[res.Cells[i].Name] = &res.Cells[i]
 	}
@@ -523,7 +524,7 @@ func inputFindings(res *Results, m string) []string {
 				continue
 			}
 			n++
-			var best, worst *CellResult
+			var best, worst *results.CellResult
 			for _, in := range inputs {
 				ic := byName[c.Chunking.Name+"/"+in]
 				if ic == nil {
@@ -540,7 +541,7 @@ func inputFindings(res *Results, m string) []string {
 				continue
 			}
 			line := fmt.Sprintf("%s: %s vs `%s` %s (%s), %s", c.Chunking.Name, f4(mean(c)), best.Name, f4(mean(best)),
-				signed(mean(c)-mean(best)), res.Significance.verdict(m, c.Name, best.Name, false))
+				signed(mean(c)-mean(best)), verdict(&res.Significance, m, c.Name, best.Name, false))
 			if len(inputs) > 1 && worst != nil && worst != best {
 				line += fmt.Sprintf("; its weaker input `%s` scores %s", worst.Name, f4(mean(worst)))
 			}
@@ -557,7 +558,7 @@ func inputFindings(res *Results, m string) []string {
 		if rc.Name != rc.Type {
 			name += " (" + rc.Type + ")"
 		}
-		note := fmt.Sprintf("%s does not beat %s on %s in %d of %d chunkings%s:", name, what, m, len(lines), n, res.Significance.correctionSuffix())
+		note := fmt.Sprintf("%s does not beat %s on %s in %d of %d chunkings%s:", name, what, m, len(lines), n, correctionSuffix(&res.Significance))
 		for _, l := range lines {
 			note += "\n  - " + l
 		}
@@ -569,7 +570,7 @@ func inputFindings(res *Results, m string) []string {
 
 // bestCellFinding names the best cell overall on m and the best cell of
 // the other kind (plain BM25 or not), with the significance verdict.
-func bestCellFinding(res *Results, m string) string {
+func bestCellFinding(res *results.Results, m string) string {
 	mean := meanOn(m)
 	best := &res.Cells[0]
 	for i := range res.Cells {
@@ -577,7 +578,7 @@ func bestCellFinding(res *Results, m string) string {
 			best = &res.Cells[i]
 		}
 	}
-	var other *CellResult // best cell of the other kind (BM25 vs not)
+	var other *results.CellResult // best cell of the other kind (BM25 vs not)
 	for i := range res.Cells {
 		c := &res.Cells[i]
 		if kinds.IsReference(c.Retriever.Type) != kinds.IsReference(best.Retriever.Type) && (other == nil || mean(c) > mean(other)) {
@@ -587,13 +588,13 @@ func bestCellFinding(res *Results, m string) string {
 	if kinds.IsReference(best.Retriever.Type) {
 		note := fmt.Sprintf("The best cell overall on %s is a plain BM25 cell: `%s` (%s, all %d answerable queries).", m, best.Name, f4(mean(best)), res.Dataset.Answerable)
 		if other != nil {
-			note += fmt.Sprintf(" The best cell of another type, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, other.Name, best.Name, true))
+			note += fmt.Sprintf(" The best cell of another type, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), verdict(&res.Significance, m, other.Name, best.Name, true))
 		}
 		return note
 	}
 	note := fmt.Sprintf("The best cell overall on %s is `%s` (%s, %s, all %d answerable queries).", m, best.Name, best.Retriever.Type, f4(mean(best)), res.Dataset.Answerable)
 	if other != nil {
-		note += fmt.Sprintf(" The best plain BM25 cell, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), res.Significance.verdict(m, other.Name, best.Name, true))
+		note += fmt.Sprintf(" The best plain BM25 cell, `%s` (%s), %s, %s.", other.Name, f4(mean(other)), below(mean(best)-mean(other)), verdict(&res.Significance, m, other.Name, best.Name, true))
 	}
 	return note
 }
@@ -604,7 +605,7 @@ func bestCellFinding(res *Results, m string) string {
 // correction", then the p-value: " (adjusted p = 0.004)" or " (adjusted
 // p < 0.001)"; or "not tested for significance" when no test covers the
 // pair.
-func (s *Significance) verdict(m, a, b string, withCorr bool) string {
+func verdict(s *results.Significance, m, a, b string, withCorr bool) string {
 	for _, p := range s.Pairs {
 		if p.Metric != m || !(p.A == a && p.B == b || p.A == b && p.B == a) {
 			continue
@@ -637,7 +638,7 @@ func (s *Significance) verdict(m, a, b string, withCorr bool) string {
 
 // correctionSuffix is " (significance after Holm–Bonferroni correction)"
 // or, without a correction, " (significance without correction)".
-func (s *Significance) correctionSuffix() string {
+func correctionSuffix(s *results.Significance) string {
 	if c := correctionName(s.Correction); c != "" {
 		return " (significance after " + c + " correction)"
 	}
@@ -707,7 +708,7 @@ func cellLetters(n int) []string {
 	return out
 }
 
-func latency(t Timing) string {
+func latency(t results.Timing) string {
 	if t.LatencyP50 == 0 && t.LatencyP95 == 0 {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package sweep
+package report
 
 import (
 	"fmt"
@@ -6,13 +6,11 @@ import (
 	"strings"
 
 	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/results"
 )
 
-// LabelsSpans is DatasetSummary.Labels for span labels.
-const LabelsSpans = "spans"
-
 // sizeUnits says what the chunkings' sizes count, for the report.
-func sizeUnits(cfg *Config) string {
+func sizeUnits(cfg *config.Config) string {
 	units := map[string]bool{}
 	var out []string
 	for _, ch := range cfg.Chunkings() {
@@ -41,7 +39,7 @@ func sizeUnits(cfg *Config) string {
 // spanMeasures writes, with span labels, the table of the span measures at
 // prompt_k beside chunk-level nDCG and MRR, one row per cell.
 func (r *reportWriter) spanMeasures() {
-	if r.ds.Labels != LabelsSpans {
+	if r.ds.Labels != results.LabelsSpans {
 		return
 	}
 	var fams []string
@@ -65,9 +63,9 @@ func (r *reportWriter) spanMeasures() {
 		if c.PrecisionOmega != nil {
 			omega = f4(*c.PrecisionOmega)
 		}
-		row := []string{c.Name, groupDigits(c.Chunks), omega}
+		row := []string{c.Name, GroupDigits(c.Chunks), omega}
 		for _, f := range fams {
-			row = append(row, f4(c.Means[GroupAll][config.MetricName(f, r.pk)]))
+			row = append(row, f4(c.Means[results.GroupAll][config.MetricName(f, r.pk)]))
 		}
 		rows = append(rows, row)
 	}
@@ -86,7 +84,7 @@ func (r *reportWriter) spanMeasures() {
 		for _, c := range r.res.Cells {
 			row := []string{c.Name}
 			for _, k := range r.cfg.K {
-				row = append(row, f4(c.Means[GroupAll][config.MetricName(f, k)]))
+				row = append(row, f4(c.Means[results.GroupAll][config.MetricName(f, k)]))
 			}
 			rows = append(rows, row)
 		}
@@ -97,7 +95,7 @@ func (r *reportWriter) spanMeasures() {
 	var missRows [][]string
 	for _, c := range r.res.Cells {
 		if c.SpansMissed != nil {
-			missRows = append(missRows, []string{c.Name, fmt.Sprintf("%d / %d", *c.SpansMissed, c.spansTotal())})
+			missRows = append(missRows, []string{c.Name, fmt.Sprintf("%d / %d", *c.SpansMissed, c.SpansTotal)})
 		}
 	}
 	if len(missRows) > 0 {
@@ -107,23 +105,15 @@ func (r *reportWriter) spanMeasures() {
 	}
 }
 
-// spansTotal is the number of gold spans of the answerable queries.
-func (c *CellResult) spansTotal() int {
-	if c.spans == nil {
-		return 0
-	}
-	return c.spans.total
-}
-
 // chunkingFinding names, with span labels and more than one chunking, the
 // chunking of the best cell on m and the best cell of every other chunking
 // against it, with the significance verdict.
-func chunkingFinding(res *Results, m string) string {
-	if res.Dataset.Labels != LabelsSpans {
+func chunkingFinding(res *results.Results, m string) string {
+	if res.Dataset.Labels != results.LabelsSpans {
 		return ""
 	}
 	mean := meanOn(m)
-	best := map[string]*CellResult{}
+	best := map[string]*results.CellResult{}
 	var order []string
 	for i := range res.Cells {
 		c := &res.Cells[i]
@@ -150,7 +140,7 @@ func chunkingFinding(res *Results, m string) string {
 		if c == win {
 			continue
 		}
-		note += fmt.Sprintf("\n  - `%s` %s (%s), %s", c.Name, f4(mean(c)), signed(mean(c)-mean(win)), res.Significance.verdict(m, c.Name, win.Name, true))
+		note += fmt.Sprintf("\n  - `%s` %s (%s), %s", c.Name, f4(mean(c)), signed(mean(c)-mean(win)), verdict(&res.Significance, m, c.Name, win.Name, true))
 	}
 	return note
 }
