@@ -392,15 +392,6 @@ func (ck *configCheck) gridded(field string) bool {
 	return slices.Contains(ck.c.Retrievers[i].gridKeys, parts[2])
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func ptr[T any](v T) *T { return &v }
 
 func isNaN(f float64) bool { return f != f }

@@ -19,11 +19,7 @@
 package config
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"fmt"
-
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/internal/srcpos"
 )
 
@@ -243,12 +239,7 @@ func (c *Config) Errf(field, format string, a ...any) *srcpos.Error {
 // report "config changed" between them.
 func (c *Config) Hash() string {
 	r := c.Recorded()
-	b, err := json.Marshal(&r)
-	if err != nil {
-		panic(fmt.Sprintf("config: cannot marshal the config: %v", err)) // checked values only: finite numbers
-	}
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+	return hashkey.Of(&r) // checked values only: finite numbers
 }
 
 // Recorded is c as results.json's "config" holds it: a copy with Output,

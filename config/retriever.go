@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -271,7 +272,7 @@ func (ck *configCheck) references(names map[string]int) {
 			j, ok := names[in]
 			switch {
 			case !ok:
-				ck.bad(field, "unknown retriever %q (defined: %s)", in, strings.Join(sortedKeys(names), ", "))
+				ck.bad(field, "unknown retriever %q (defined: %s)", in, strings.Join(slices.Sorted(maps.Keys(names)), ", "))
 			case in == r.Name:
 				ck.bad(field, "retriever %q cannot take itself as input", in)
 			case seen[in]:

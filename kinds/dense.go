@@ -11,6 +11,7 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/encoder"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/retrievers/dense"
 )
@@ -84,7 +85,7 @@ func (d *Dense) build(ctx context.Context, c *Cell) (retrievers.Retriever, error
 		return v, err
 	}
 	opts := dense.Options{BatchSize: SearchBlock, Model: e.Fingerprint()}
-	key := sha256Hex([]byte(e.Fingerprint() + "\x00" + chunksKey(c.Chunks)))
+	key := hashkey.Hex([]byte(e.Fingerprint() + "\x00" + chunksKey(c.Chunks)))
 	path := filepath.Join(c.Env.CacheDir, "dense", key+".idx")
 	if r, err := dense.Load(ctx, path, embed, opts); err == nil {
 		return r, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/retrievers/dense"
 	"github.com/ragbench/ragbench/retrievers/engine"
 )
@@ -20,7 +21,7 @@ type engineIndexes struct {
 // cell's chunks, with its model folder's hash.
 func engineIndexKey(c *Cell, e *Engine, modelHash string) string {
 	conn := e.Conn()
-	return sha256Hex(mustJSON(map[string]any{"type": string(e.dialect), "chunks": chunksKey(c.Chunks), "urls": conn.URLs, "managed": e.Managed(), "model": modelHash}))
+	return hashkey.Of(map[string]any{"type": string(e.dialect), "chunks": chunksKey(c.Chunks), "urls": conn.URLs, "managed": e.Managed(), "model": modelHash})
 }
 
 // load returns the managed index of e over the cell's chunks, loading it

@@ -16,6 +16,7 @@ import (
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -95,10 +96,11 @@ func (m *models) embedder(name string, mod *ONNXModel) (*encoder.CachedEmbedder,
 	if e := m.embedders[mod.Model]; e != nil {
 		return e, nil
 	}
-	if err := encoder.Init(m.lib); err != nil {
-		return nil, fmt.Errorf("retriever %q: %w (run ./scripts/setup.sh to install ONNX Runtime)", name, err)
+	opts, err := m.load(name, mod)
+	if err != nil {
+		return nil, err
 	}
-	e, err := encoder.LoadEmbedder(mod.Model, encoder.Options{BatchSize: mod.BatchSize, IntraOpThreads: runtime.NumCPU()})
+	e, err := encoder.LoadEmbedder(mod.Model, opts)
 	if err != nil {
 		return nil, wrapName(name, err)
 	}
@@ -116,16 +118,27 @@ func (m *models) cross(name string, mod *ONNXModel) (*crossScorer, error) {
 	if c := m.crosses[mod.Model]; c != nil {
 		return c, nil
 	}
-	if err := encoder.Init(m.lib); err != nil {
-		return nil, fmt.Errorf("retriever %q: %w (run ./scripts/setup.sh to install ONNX Runtime)", name, err)
+	opts, err := m.load(name, mod)
+	if err != nil {
+		return nil, err
 	}
-	ce, err := encoder.LoadCrossEncoder(mod.Model, encoder.Options{BatchSize: mod.BatchSize, IntraOpThreads: runtime.NumCPU()})
+	ce, err := encoder.LoadCrossEncoder(mod.Model, opts)
 	if err != nil {
 		return nil, wrapName(name, err)
 	}
 	c := &crossScorer{ce: ce, memo: map[[2]string]float32{}, disk: loadCEDisk(m.cacheDir, mod.Model)}
 	m.crosses[mod.Model] = c
 	return c, nil
+}
+
+// load readies ONNX Runtime for a model of the retriever name (the error
+// says how to install it) and returns the encoder options of mod: its
+// batch size, one intra-op thread per CPU.
+func (m *models) load(name string, mod *ONNXModel) (encoder.Options, error) {
+	if err := encoder.Init(m.lib); err != nil {
+		return encoder.Options{}, fmt.Errorf("retriever %q: %w (run ./scripts/setup.sh to install ONNX Runtime)", name, err)
+	}
+	return encoder.Options{BatchSize: mod.BatchSize, IntraOpThreads: runtime.NumCPU()}, nil
 }
 
 func (m *models) close() {
@@ -246,7 +259,7 @@ func (d *ceDisk) save() error {
 	if d == nil || d.added == 0 {
 		return nil
 	}
-	if err := fileutil.WriteAtomic(d.path, mustJSON(d.scores)); err != nil {
+	if err := fileutil.WriteAtomic(d.path, hashkey.JSON(d.scores)); err != nil {
 		return err
 	}
 	d.added = 0
@@ -294,18 +307,5 @@ func FolderHash(dir string) (string, error) {
 	for _, f := range files {
 		b.WriteString(f.Path + " " + f.SHA256 + "\n")
 	}
-	return sha256Hex([]byte(b.String())), nil
-}
-
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("kinds: cannot marshal %T: %v", v, err)) // only plain values are marshalled
-	}
-	return b
+	return hashkey.Hex([]byte(b.String())), nil
 }

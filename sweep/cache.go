@@ -1,14 +1,13 @@
 package sweep
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 )
 
@@ -90,18 +89,5 @@ func (r *cellRunner) cacheKey(cc *chunkCells, cell config.Cell) string {
 			keyParts[part] = v
 		}
 	}
-	return sha256Hex(mustJSON(keyParts))
-}
-
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("sweep: cannot marshal %T: %v", v, err)) // only plain structs are marshalled
-	}
-	return b
+	return hashkey.Of(keyParts)
 }

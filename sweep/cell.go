@@ -11,6 +11,7 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/retrievers"
 )
@@ -116,11 +117,11 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 		// Keyed by the run it got (see kinds.Settings.Cacheable), never
 		// written; a run with queries scored as misses after errors is
 		// not what the config would get, so it is not cached either.
-		cr.key = sha256Hex(mustJSON(map[string]any{"key": key, "run": cachedRun(cr.run)}))
+		cr.key = hashkey.Of(map[string]any{"key": key, "run": cachedRun(cr.run)})
 		cc.runs[rc.Name] = cr
 		return cr, nil
 	}
-	if err := fileutil.WriteAtomic(cachePath, mustJSON(cachedRun(cr.run))); err != nil {
+	if err := fileutil.WriteAtomic(cachePath, hashkey.JSON(cachedRun(cr.run))); err != nil {
 		return nil, fmt.Errorf("run cache: %w", err)
 	}
 	cc.runs[rc.Name] = cr

@@ -1,8 +1,6 @@
 package sweep
 
 import (
-	"sort"
-
 	"github.com/ragbench/ragbench/config"
 )
 
@@ -23,15 +21,6 @@ type (
 	Chunking = config.Chunking
 	Cell     = config.Cell
 )
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
 
 func firstNonEmpty(s ...string) string {
 	for _, x := range s {

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/spans"
@@ -126,22 +129,22 @@ func (ds *dataset) summary(cfg *Config) (results.DatasetSummary, []string) {
 		}
 	}
 	var warns []string
-	slices := map[string]bool{}
+	labels := map[string]bool{}
 	unlabelled := false
 	for _, q := range ds.queries {
 		if s := ds.slice[q.ID]; s != "" {
-			slices[s] = true
+			labels[s] = true
 		} else {
 			unlabelled = true
 		}
 	}
-	if len(slices) > 0 && unlabelled {
-		if slices[results.NoSlice] {
+	if len(labels) > 0 && unlabelled {
+		if labels[results.NoSlice] {
 			warns = append(warns, fmt.Sprintf("slice label %q is also the slice of the queries without a label: they are reported together", results.NoSlice))
 		}
-		slices[results.NoSlice] = true
+		labels[results.NoSlice] = true
 	}
-	sum.Slices = append(sum.Slices, sortedKeys(slices)...)
+	sum.Slices = append(sum.Slices, slices.Sorted(maps.Keys(labels))...)
 	return sum, warns
 }
 
@@ -326,7 +329,7 @@ func (ds *dataset) readJudgements(cfg *Config, be backend, queriesPath, qrelsPat
 // many queries have empty text. judged names the file of the judgements
 // for errors.
 func (ds *dataset) splitQueries(cfg *Config, judged, queriesPath string) (noText int, err error) {
-	ids := sortedKeys(ds.qrels)
+	ids := slices.Sorted(maps.Keys(ds.qrels))
 	if len(ids) == 0 {
 		return 0, fmt.Errorf("%s: no judged queries", judged)
 	}
@@ -363,7 +366,7 @@ func (ds *dataset) filesHash() (string, error) {
 			hashes = append(hashes, role+":"+h)
 		}
 	}
-	return sha256Hex([]byte(strings.Join(hashes, "\n"))), nil
+	return hashkey.Hex([]byte(strings.Join(hashes, "\n"))), nil
 }
 
 func (ds *dataset) sortedIDs() []string {
@@ -408,7 +411,7 @@ func IsHeldOut(qid string, seed int64, fraction float64) bool {
 // error names judged (the file of the judgements) and the id's first line
 // there, when known.
 func checkQueryIDs(ds *dataset, judged string) error {
-	for _, id := range sortedKeys(ds.qrels) {
+	for _, id := range slices.Sorted(maps.Keys(ds.qrels)) {
 		err := eval.CheckRunQueryID(id)
 		if err == nil {
 			continue

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
 )
@@ -122,7 +123,7 @@ func TestEngineConfigDefaults(t *testing.T) {
 	}
 	// A bm25 config's JSON (and so its run-cache key and config hash) is
 	// unchanged by the engine fields.
-	if s := string(mustJSON(withoutName(cfg.Retrievers[0]))); strings.Contains(s, "urls") || strings.Contains(s, "retries") {
+	if s := string(hashkey.JSON(withoutName(cfg.Retrievers[0]))); strings.Contains(s, "urls") || strings.Contains(s, "retries") {
 		t.Errorf("bm25 retriever JSON holds engine fields: %s", s)
 	}
 }

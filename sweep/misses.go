@@ -1,6 +1,9 @@
 package sweep
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
@@ -25,7 +28,7 @@ func docMisses(cfg *Config, ds *dataset, name string, run eval.Run) []results.Mi
 			rank[r.DocID] = i + 1
 		}
 		m := results.Miss{MissQuery: missQuery(cfg, ds, name, id), Returned: []results.Hit{}}
-		for _, g := range sortedKeys(ds.qrels[id]) {
+		for _, g := range slices.Sorted(maps.Keys(ds.qrels[id])) {
 			grade := ds.qrels[id][g]
 			if grade < 1 {
 				continue

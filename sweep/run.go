@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/report"
 	"github.com/ragbench/ragbench/results"
 
@@ -115,7 +116,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	env := kinds.NewEnv(cfg.CacheDir, opts.ONNXRuntime)
 	env.WrapSearch, env.WrapRerank = be.wrapSearch, be.wrapRerank
 	defer env.Close()
-	cells := &cellRunner{cfg: cfg, ds: ds, prog: prog, env: env, corpusHash: corpus.Hash(ds.docs), queriesKey: sha256Hex(mustJSON(ds.queries)), modelHash: modelHash,
+	cells := &cellRunner{cfg: cfg, ds: ds, prog: prog, env: env, corpusHash: corpus.Hash(ds.docs), queriesKey: hashkey.Of(ds.queries), modelHash: modelHash,
 		res: res, nCells: len(chunkings) * len(cfg.Retrievers)}
 	levels := map[string]bool{}
 	for _, ch := range chunkings {

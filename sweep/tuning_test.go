@@ -3,6 +3,7 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/internal/testenv/ranxfuse"
 	"github.com/ragbench/ragbench/kinds"
@@ -126,7 +128,7 @@ func TestUntunedCacheKeysUnchanged(t *testing.T) {
 		2: `{"name":"","type":"hybrid","fusion":"rrf","rrf_k":60,"depth":100}`,
 		3: `{"name":"","type":"hybrid","fusion":"combsum","normalization":"minmax","depth":100}`,
 	} {
-		if got := string(mustJSON(withoutName(cfg.Retrievers[i]))); got != want {
+		if got := string(hashkey.JSON(withoutName(cfg.Retrievers[i]))); got != want {
 			t.Errorf("retriever %d key material %s, want %s", i, got, want)
 		}
 	}
@@ -158,10 +160,10 @@ func tuneFixture(t *testing.T, runs map[string]eval.Run, gold map[string][]strin
 		}
 	}
 	var cb, qb strings.Builder
-	for _, id := range sortedKeys(docs) {
+	for _, id := range slices.Sorted(maps.Keys(docs)) {
 		fmt.Fprintf(&cb, `{"_id": %q, "title": "", "text": "text of %s"}`+"\n", id, id)
 	}
-	for _, q := range sortedKeys(gold) {
+	for _, q := range slices.Sorted(maps.Keys(gold)) {
 		b, _ := json.Marshal(map[string]any{"id": q, "question": "question " + q, "gold": gold[q]})
 		qb.Write(append(b, '\n'))
 	}
@@ -315,7 +317,7 @@ func TestSweepFusionMatchesRanx(t *testing.T) {
 	for q, l := range bm25 {
 		gold[q] = []string{l[0].DocID}
 	}
-	names := sortedKeys(ref)
+	names := slices.Sorted(maps.Keys(ref))
 	var rs strings.Builder
 	rs.WriteString("retrievers:\n  - {name: bm25, type: bm25}\n  - {name: dense, type: bm25, k1: 1.2}\n")
 	for _, n := range names {

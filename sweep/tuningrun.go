@@ -13,6 +13,7 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
 )
@@ -62,10 +63,10 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 			cr.run[q.ID] = []eval.Result{}
 		}
 	}
-	if err := fileutil.WriteAtomic(runPath, mustJSON(cachedRun(cr.run))); err != nil {
+	if err := fileutil.WriteAtomic(runPath, hashkey.JSON(cachedRun(cr.run))); err != nil {
 		return nil, fmt.Errorf("run cache: %w", err)
 	}
-	if err := fileutil.WriteAtomic(tunePath, mustJSON(t)); err != nil {
+	if err := fileutil.WriteAtomic(tunePath, hashkey.JSON(t)); err != nil {
 		return nil, fmt.Errorf("run cache: %w", err)
 	}
 	cc.runs[rc.Name] = cr
