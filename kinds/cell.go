@@ -232,8 +232,17 @@ func (s StaticRetriever) Stats() retrievers.Stats { return retrievers.Stats{} }
 // sweep).
 type NoProgress struct{}
 
+// Begin does nothing.
 func (NoProgress) Begin(stage string, total int, unit string) {}
-func (NoProgress) Set(done, total int)                        {}
-func (NoProgress) End(note string)                            {}
-func (NoProgress) Updated() bool                              { return false }
-func (NoProgress) Count(stage string, done, total int)        {}
+
+// Set does nothing.
+func (NoProgress) Set(done, total int) {}
+
+// End does nothing.
+func (NoProgress) End(note string) {}
+
+// Updated is false: nothing is counted.
+func (NoProgress) Updated() bool { return false }
+
+// Count does nothing.
+func (NoProgress) Count(stage string, done, total int) {}
