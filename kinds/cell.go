@@ -17,8 +17,14 @@ import (
 type Cell struct {
 	// Retriever is the retriever's name (for errors).
 	Retriever string
-	// Chunks are the chunking's chunks; Queries the evaluated queries.
-	Chunks  []corpus.Chunk
+	// Chunking is the chunking's name (corpus.Spec.Name: "fixed-128o32"),
+	// Docs the corpus' documents, Chunks the chunking's chunks: a kind
+	// that maps results of its own (passages, a file per chunking) to
+	// chunk ids reads them.
+	Chunking string
+	Docs     []corpus.Document
+	Chunks   []corpus.Chunk
+	// Queries are the evaluated queries.
 	Queries []retrievers.Query
 	// Depth is how many results per query the run keeps (chunk level).
 	Depth int
@@ -102,12 +108,12 @@ const (
 const SearchBlock = 256
 
 // searchCell is the Run of a first-stage kind (one that searches chunks):
-// the stage buildStage ("index" or "embed", counted in chunks) builds the
-// retriever — through Env.WrapSearch when set — and the stage "search"
-// asks it every query in blocks of SearchBlock. cachedNote ends the build
-// stage when nothing was counted during it (a dense index read from the
-// cache). An engine retriever's failed queries (on_query_error: miss) and
-// loaded documents go into the stats.
+// the stage buildStage (StageIndex or StageEmbed, counted in chunks) builds
+// the retriever — through Env.WrapSearch when set — and the stage
+// StageSearch asks it every query in blocks of SearchBlock. cachedNote ends
+// the build stage when nothing was counted during it (a dense index read
+// from the cache). A retriever's failed queries (Failing: on_query_error:
+// miss) and loaded documents (Loading) go into the stats.
 func searchCell(ctx context.Context, c *Cell, s Settings, buildStage, cachedNote string, build func() (retrievers.Retriever, error)) error {
 	t0 := time.Now()
 	c.Progress.Begin(buildStage, len(c.Chunks), "chunks")
@@ -151,24 +157,39 @@ func searchCell(ctx context.Context, c *Cell, s Settings, buildStage, cachedNote
 	return nil
 }
 
-// failures records the documents an engine retriever loaded and the
-// queries it scored as misses after errors; the note says so for the
+// Failing is implemented by a first stage's retriever that may score a
+// query failing after its retries as a miss (on_query_error: miss): the
+// failed queries' ids, in query order, and the first error (never a
+// credential).
+type Failing interface {
+	FailedQueries() (ids []string, first string)
+}
+
+// Loading is implemented by a first stage's retriever that loaded
+// documents into an index of its own for this cell (an engine's managed
+// index): how many, 0 when it reused one.
+type Loading interface {
+	LoadedDocs() int
+}
+
+// failures records the documents ret loaded (Loading) and the queries it
+// scored as misses after errors (Failing); the note says so for the
 // progress line ("" when none failed).
 func (c *Cell) failures(ret retrievers.Retriever) string {
-	ec, ok := ret.(*engineCell)
+	if l, ok := ret.(Loading); ok {
+		c.Stats.IndexDocs = l.LoadedDocs()
+	}
+	f, ok := ret.(Failing)
 	if !ok {
 		return ""
 	}
-	c.Stats.IndexDocs = ec.loaded
-	failed := ec.Failed()
-	for _, f := range failed {
-		c.Stats.QueryErrors++
-		c.Stats.FailedQueries = append(c.Stats.FailedQueries, f.ID)
-	}
-	if len(failed) == 0 {
+	ids, first := f.FailedQueries()
+	c.Stats.QueryErrors += len(ids)
+	c.Stats.FailedQueries = append(c.Stats.FailedQueries, ids...)
+	if len(ids) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%d queries failed after the retries and score as misses (on_query_error: miss); first: %s", len(failed), failed[0].Err)
+	return fmt.Sprintf("%d queries failed after the retries and score as misses (on_query_error: miss); first: %s", len(ids), first)
 }
 
 // searchBlocks searches queries in blocks of SearchBlock, reporting the

@@ -440,6 +440,21 @@ type engineCell struct {
 	loaded int // documents this cell's build loaded (0: index reused or shared)
 }
 
+// LoadedDocs is the documents this cell's build loaded (Loading).
+func (e *engineCell) LoadedDocs() int { return e.loaded }
+
+// FailedQueries are the queries scored as misses after their retries
+// (Failing).
+func (e *engineCell) FailedQueries() (ids []string, first string) {
+	for _, f := range e.Failed() {
+		if len(ids) == 0 {
+			first = f.Err
+		}
+		ids = append(ids, f.ID)
+	}
+	return ids, first
+}
+
 // retriever builds the retriever of an engine cell: in managed mode, the
 // chunking's index (loaded by the first cell that needs it, with vectors
 // from the sweep's cached embedder when e has a model) and a retriever

@@ -75,8 +75,8 @@ type chunkCells struct {
 // the cell's depth, and its progress under scope.
 func (r *cellRunner) kindCell(cc *chunkCells, cell config.Cell, scope string) *kinds.Cell {
 	rc := cell.Retriever
-	kc := &kinds.Cell{Retriever: rc.Name, Chunks: cc.chunks, Queries: r.ds.queries, Depth: cc.depth, Env: r.env,
-		Progress: cellProgress{r.prog, scope}}
+	kc := &kinds.Cell{Retriever: rc.Name, Chunking: cell.Chunking.Name, Docs: r.ds.docs, Chunks: cc.chunks, Queries: r.ds.queries,
+		Depth: cc.depth, Env: r.env, Progress: cellProgress{r.prog, scope}}
 	for _, in := range rc.InputNames() {
 		kc.Inputs = append(kc.Inputs, cc.runs[in].run)
 	}
