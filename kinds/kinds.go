@@ -23,7 +23,8 @@
 // dense, rerank, engine vector queries), Tunable (grids in place of values:
 // hybrid, rerank), Reorderer (rerank's recall ceiling), Preflighter and
 // Dialer (engines' credentials and clusters), TimingNoter, CacheKeyed,
-// Pathed and Deep.
+// Pathed and Deep; a first stage's retriever may be Failing (queries
+// scored as misses after errors) and Loading (documents it indexed).
 //
 // The config (package config) decodes and checks a retriever through this
 // registry, the sweep runs its cells through it, and the reports describe
