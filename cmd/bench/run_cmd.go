@@ -78,7 +78,7 @@ type runFlags struct {
 // register adds the flags to fs.
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.dataDir, "data-dir", "", "data root for relative dataset paths (default $RAGBENCH_DATA_DIR, else ../shared beside the repo)")
-	fs.Var(&f.modelsDirs, "models-dir", "a model root searched first for relative model folders (repeatable, or a path list; default $RAGBENCH_MODELS_DIR); the models/ of the checkout holding the config, then of the one holding this binary, then <data root>/models are searched after it")
+	fs.Var(&f.modelsDirs, "models-dir", "a model root `DIR` searched first for relative model folders (repeatable, or a path list; default $RAGBENCH_MODELS_DIR); the models/ of the checkout holding the config, then of the one holding this binary, then <data root>/models are searched after it")
 	fs.StringVar(&f.output, "output", "", "output folder (default: the config's output, else results/<name> beside the config)")
 	fs.StringVar(&f.cacheDir, "cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
 	fs.BoolVar(&f.offline, "offline", false, "with --check: do not dial the engine retrievers' clusters (the one step that needs the network); their credential variables need not be set")
