@@ -112,6 +112,18 @@ func (r *cellRunner) searchGrid(ctx context.Context, t kinds.Tunable, tuner *kin
 	def := t.TuneDefault()
 	settings := t.TuneSettings()
 	best := -1
+	// produce is a setting's run, in a stage of its own (scope (label))
+	// when the tuner has one per setting.
+	produce := func(label string, s kinds.TuneSetting) (eval.Run, error) {
+		if tuner.PerSetting {
+			r.prog.begin(scope+" ("+label+")", tuner.Stage, 0, tuner.Unit)
+		}
+		run, err := tuner.Produce(s)
+		if err == nil && tuner.PerSetting {
+			r.prog.end("")
+		}
+		return run, err
+	}
 	if !tuner.PerSetting {
 		r.prog.begin(scope, tuner.Stage, len(settings), tuner.Unit)
 	}
@@ -119,10 +131,7 @@ func (r *cellRunner) searchGrid(ctx context.Context, t kinds.Tunable, tuner *kin
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if tuner.PerSetting {
-			r.prog.begin(scope+" ("+s.Name+")", tuner.Stage, 0, tuner.Unit)
-		}
-		run, err := tuner.Produce(s)
+		run, err := produce(s.Name, s)
 		if err != nil {
 			return nil, fmt.Errorf("setting %s: %w", s.Name, err)
 		}
@@ -137,9 +146,7 @@ func (r *cellRunner) searchGrid(ctx context.Context, t kinds.Tunable, tuner *kin
 		if s.Name == def.Name {
 			tg.Default, g.defCol = ts, col
 		}
-		if tuner.PerSetting {
-			r.prog.end("")
-		} else {
+		if !tuner.PerSetting {
 			r.prog.set(i+1, 0)
 		}
 	}
@@ -150,15 +157,9 @@ func (r *cellRunner) searchGrid(ctx context.Context, t kinds.Tunable, tuner *kin
 	if g.defCol != nil {
 		return g, nil
 	}
-	if tuner.PerSetting {
-		r.prog.begin(scope+" (default "+def.Name+")", tuner.Stage, 0, tuner.Unit)
-	}
-	run, err := tuner.Produce(def)
+	run, err := produce("default "+def.Name, def)
 	if err != nil {
 		return nil, fmt.Errorf("default %s: %w", def.Name, err)
-	}
-	if tuner.PerSetting {
-		r.prog.end("")
 	}
 	if tg.Default, g.defCol, err = ev.eval(def.Name, run); err != nil {
 		return nil, err
