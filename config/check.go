@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -121,7 +122,7 @@ func (ck *configCheck) emptyValues() {
 	ck.explicit("significance.correction", sg.Correction == "", "empty: holm, bonferroni, bh or none"+noDefault+" (holm)")
 	ck.explicit("significance.metrics", len(sg.Metrics) == 0, "empty metrics list: name at least one evaluated metric"+noDefault+" ([primary_metric])")
 	if sg.Test == "" || sg.Test == "randomization" || sg.Test == "bootstrap" {
-		ck.explicit("significance.permutations", sg.Permutations == 0, "0 permutations: the %s test needs ≥ 1 (e.g. 10000)"+noDefault+" (10000)", firstNonEmpty(sg.Test, "randomization"))
+		ck.explicit("significance.permutations", sg.Permutations == 0, "0 permutations: the %s test needs ≥ 1 (e.g. 10000)"+noDefault+" (10000)", cmp.Or(sg.Test, "randomization"))
 	}
 }
 

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -139,7 +140,7 @@ func typeMsg(root *yaml.Node, line int, tag, value, into string) string {
 	var what string
 	switch {
 	case strings.HasPrefix(into, "[]"):
-		what = "want a list, e.g. [" + firstNonEmpty(value, "…") + "]"
+		what = "want a list, e.g. [" + cmp.Or(value, "…") + "]"
 	case into == "int" || into == "int64":
 		what = "not an integer"
 	case into == "float64":

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -35,7 +36,7 @@ import (
 // resolveDataDir is the data root of opts (see above), and whether it was
 // named or found (false: the config's folder, by default).
 func (c *Config) resolveDataDir(opts LoadOptions) (string, bool) {
-	if d := firstNonEmpty(opts.DataDir, os.Getenv("RAGBENCH_DATA_DIR")); d != "" {
+	if d := cmp.Or(opts.DataDir, os.Getenv("RAGBENCH_DATA_DIR")); d != "" {
 		return d, true
 	}
 	dir := filepath.Dir(c.path)
@@ -61,7 +62,7 @@ func (c *Config) detectSpanLabels(opts LoadOptions) bool {
 // the manifest's models_dir (the first explicit root, else the data
 // root's models/).
 func (c *Config) modelRootList(opts LoadOptions) (roots []string, modelsDir string, err error) {
-	explicit := filepath.SplitList(firstNonEmpty(opts.ModelsDir, os.Getenv("RAGBENCH_MODELS_DIR")))
+	explicit := filepath.SplitList(cmp.Or(opts.ModelsDir, os.Getenv("RAGBENCH_MODELS_DIR")))
 	all := slices.Clone(explicit)
 	for _, repo := range []string{repoRoot(filepath.Dir(c.path)), exeRepoRoot()} {
 		if repo != "" {
@@ -125,11 +126,11 @@ func (c *Config) resolve(opts LoadOptions) error {
 			}
 		}
 	}
-	c.Output = firstNonEmpty(opts.Output, c.Output, filepath.Join("results", c.Name))
+	c.Output = cmp.Or(opts.Output, c.Output, filepath.Join("results", c.Name))
 	c.Output = under(dir, c.Output)
-	c.CacheDir = firstNonEmpty(opts.CacheDir, c.CacheDir, os.Getenv("RAGBENCH_CACHE_DIR"), ".ragbench-cache")
+	c.CacheDir = cmp.Or(opts.CacheDir, c.CacheDir, os.Getenv("RAGBENCH_CACHE_DIR"), ".ragbench-cache")
 	c.CacheDir = under(dir, c.CacheDir)
-	c.History = under(dir, firstNonEmpty(opts.History, c.History, "bench-history.csv"))
+	c.History = under(dir, cmp.Or(opts.History, c.History, "bench-history.csv"))
 	return nil
 }
 
@@ -224,15 +225,6 @@ func under(root, p string) string {
 		return p
 	}
 	return filepath.Join(root, p)
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // FallbackWarnings names each retriever whose model was not found and was

@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -41,9 +42,9 @@ func (b *BM25) Check(c Checker) {
 	if b.B == nil {
 		b.B = ptr(d.B)
 	}
-	b.Scoring = firstNonEmpty(b.Scoring, d.Scoring)
-	b.Fields = firstNonEmpty(b.Fields, d.Fields)
-	b.Analyzer = firstNonEmpty(b.Analyzer, d.Analyzer)
+	b.Scoring = cmp.Or(b.Scoring, d.Scoring)
+	b.Fields = cmp.Or(b.Fields, d.Fields)
+	b.Analyzer = cmp.Or(b.Analyzer, d.Analyzer)
 	if err := b.Options("").Validate(); err != nil {
 		key, msg := optionField(err)
 		c.Bad(key, "%s", msg)

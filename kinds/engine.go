@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -325,7 +326,7 @@ func (e *Engine) Describe() string {
 		case engine.KindHybrid:
 			q += fmt.Sprintf(" (%g·match + %g·knn, num_candidates %d)", *e.BM25Boost, *e.KNNBoost, orDefault(e.NumCandidates, engine.DefaultNumCandidates))
 		}
-		parts = append(parts, q, firstNonEmpty(e.Analyzer, "standard")+" analyzer")
+		parts = append(parts, q, cmp.Or(e.Analyzer, "standard")+" analyzer")
 		if e.K1 != nil && e.B != nil {
 			parts = append(parts, fmt.Sprintf("k1=%g b=%g", *e.K1, *e.B))
 		}

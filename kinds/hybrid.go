@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -286,7 +287,7 @@ func (h *Hybrid) checkGrid(c Checker) {
 func (h *Hybrid) grid() hybrid.Grid {
 	g := h.Tune
 	var hg hybrid.Grid
-	for _, m := range axisOr(g.Fusion, firstNonEmpty(h.Fusion, string(hybrid.DefaultOptions().Method))) {
+	for _, m := range axisOr(g.Fusion, cmp.Or(h.Fusion, string(hybrid.DefaultOptions().Method))) {
 		hg.Methods = append(hg.Methods, hybrid.Method(m))
 	}
 	for _, n := range axisOr(g.Normalization, h.Normalization) {

@@ -335,15 +335,6 @@ func optionField(err error) (key, msg string) {
 
 func ptr[T any](v T) *T { return &v }
 
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
 func baseName(p string) string {
 	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
 		return p[i+1:]

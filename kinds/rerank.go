@@ -1,6 +1,7 @@
 package kinds
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -53,7 +54,7 @@ func (r *Rerank) Check(c Checker) {
 	if r.Depth == 0 {
 		r.Depth = d.Depth
 	}
-	r.Mode = firstNonEmpty(r.Mode, string(d.Mode))
+	r.Mode = cmp.Or(r.Mode, string(d.Mode))
 	switch rerank.Mode(r.Mode) {
 	case rerank.ModeCE:
 		if r.Alpha != nil {

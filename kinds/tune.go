@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -169,7 +170,7 @@ func CheckGridKeys(c Checker, s Settings) {
 		switch {
 		case len(allowed) == 0:
 			c.Bad(k, "a list here is a grid, and type %s is not tuned: give one value (grids tune %s)", c.Type(), tunedKinds())
-		case !contains(allowed, k):
+		case !slices.Contains(allowed, k):
 			c.Bad(k, "a list here is a grid, and %s does not tune %s: give one value (type %s tunes %s)", c.Type(), k, c.Type(), strings.Join(allowed, ", "))
 		}
 	}
@@ -185,13 +186,4 @@ func tunedKinds() string {
 		}
 	}
 	return strings.Join(parts, " and ")
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -15,12 +15,3 @@
 // type. Adding a report section is a method of reportWriter (Markdown) or
 // a part of Page (HTML), reading Results.
 package report
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ragbench/ragbench/chart"
 	"github.com/ragbench/ragbench/config"
@@ -47,7 +48,7 @@ func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) 
 	r.Summary = append(r.Summary, tuningSummary(res)...)
 	primary := cfg.GateMetric()
 	r.Table = htmlMainTable(cfg, res, primary)
-	if contains(cfg.Metrics, "recall") {
+	if slices.Contains(cfg.Metrics, "recall") {
 		r.Recall = htmlRecallCharts(cfg, res)
 	}
 	slices, err := htmlSliceCharts(cfg, res, primary)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ragbench/ragbench/config"
@@ -126,7 +127,7 @@ func (r *reportWriter) comparison() {
 
 // recallAcrossK writes recall at every k.
 func (r *reportWriter) recallAcrossK() {
-	if contains(r.cfg.Metrics, "recall") {
+	if slices.Contains(r.cfg.Metrics, "recall") {
 		r.w("## Recall@k across the k grid\n\n")
 		r.w("A large gap between small and large k means the retriever finds the passages but ranks them low (a ranking problem); a low recall at the largest k means it does not find them (a finding problem).\n\n")
 		head := []string{"cell"}
@@ -285,7 +286,7 @@ func (r *reportWriter) misses() {
 				missed++
 			}
 		}
-		if contains(r.cfg.Metrics, "recall") {
+		if slices.Contains(r.cfg.Metrics, "recall") {
 			missRows = append(missRows, []string{c.Name, fmt.Sprintf("%d / %d", missed, r.ds.Answerable)})
 		}
 	}

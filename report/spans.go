@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -44,7 +45,7 @@ func (r *reportWriter) spanMeasures() {
 	}
 	var fams []string
 	for _, f := range []string{"token_recall", "token_precision", "token_iou", "span_recall", "span_mrr", "ndcg", "mrr"} {
-		if contains(r.cfg.Metrics, f) {
+		if slices.Contains(r.cfg.Metrics, f) {
 			fams = append(fams, f)
 		}
 	}
@@ -72,7 +73,7 @@ func (r *reportWriter) spanMeasures() {
 	table(&r.b, head, rows)
 	r.w("\n")
 	for _, f := range []string{"span_recall", "token_recall"} {
-		if !contains(r.cfg.Metrics, f) || len(r.cfg.K) < 2 {
+		if !slices.Contains(r.cfg.Metrics, f) || len(r.cfg.K) < 2 {
 			continue
 		}
 		r.w("%s across the k grid (passages found as the prompt grows; each chunking's chunks hold different amounts of text, so compare at equal prompt size with the token measures above):\n\n", f)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,7 +67,7 @@ func splitColumns(keys [][]string, cols, first []string, column func(string) []s
 	}
 	var head, rest []string
 	for _, m := range cols {
-		if contains(first, m) {
+		if slices.Contains(first, m) {
 			head = append(head, m)
 		} else {
 			rest = append(rest, m)
@@ -100,7 +101,7 @@ func splitTable(b *strings.Builder, keys [][]string, cols, first []string, colum
 	for gi, g := range groups {
 		if gi > 0 {
 			b.WriteString("\n")
-			if between != "" && len(first) > 0 && !contains(first, g[0]) && contains(first, groups[gi-1][0]) {
+			if between != "" && len(first) > 0 && !slices.Contains(first, g[0]) && slices.Contains(first, groups[gi-1][0]) {
 				b.WriteString(between + "\n\n")
 			}
 		}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -240,7 +241,7 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	var slices map[string]string
 	if f := d.SliceField; f != "" && !spanLabels {
 		// The named field only: a typo never falls back to kind/slice.
-		labelled := firstNonEmpty(queriesPath, qrelsPath)
+		labelled := cmp.Or(queriesPath, qrelsPath)
 		if slices, err = diagnose.ReadSlices(labelled, f); errors.Is(err, diagnose.ErrNoSliceField) {
 			return nil, nil, cfg.Errf("dataset.slice_field", "%v; name one of those, or remove slice_field", err)
 		} else if err != nil {
@@ -255,7 +256,7 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	if slices != nil {
 		ds.slice = slices
 	}
-	judged := firstNonEmpty(qrelsPath, queriesPath)
+	judged := cmp.Or(qrelsPath, queriesPath)
 	ds.judged = judged
 	if err := checkQueryIDs(ds, judged); err != nil {
 		return nil, nil, err

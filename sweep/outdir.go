@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,7 +50,7 @@ func checkOutputDir(dir string) error {
 	}
 	var others []string
 	for _, e := range entries {
-		if !contains(outputNames, e.Name()) && !strings.HasPrefix(e.Name(), stagePrefix) {
+		if !slices.Contains(outputNames, e.Name()) && !strings.HasPrefix(e.Name(), stagePrefix) {
 			others = append(others, e.Name())
 		}
 	}
@@ -439,7 +440,7 @@ func headlineMetrics(cfg *Config) []string {
 	for _, f := range cfg.Metrics {
 		out = append(out, config.MetricName(f, cfg.PromptK))
 	}
-	if maxK := cfg.K[len(cfg.K)-1]; maxK != cfg.PromptK && contains(cfg.Metrics, "recall") {
+	if maxK := cfg.K[len(cfg.K)-1]; maxK != cfg.PromptK && slices.Contains(cfg.Metrics, "recall") {
 		out = append(out, config.MetricName("recall", maxK))
 	}
 	return out

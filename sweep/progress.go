@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -129,7 +130,7 @@ func (p *progress) begin(scope, stage string, total int, unit string) {
 			progressbar.OptionSetWidth(24),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString(firstNonEmpty(unit, "it")),
+			progressbar.OptionSetItsString(cmp.Or(unit, "it")),
 			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionThrottle(100*time.Millisecond),
