@@ -4,6 +4,7 @@ package sweep
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -113,7 +114,7 @@ significance:
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib := firstNonEmpty(os.Getenv("ONNXRUNTIME_LIB"), filepath.Join(testenv.RepoRoot(), "third_party", "onnxruntime", "libonnxruntime.so"))
+	lib := cmp.Or(os.Getenv("ONNXRUNTIME_LIB"), filepath.Join(testenv.RepoRoot(), "third_party", "onnxruntime", "libonnxruntime.so"))
 	res, err := Run(t.Context(), cfg, Options{ONNXRuntime: lib})
 	if err != nil {
 		t.Fatal(err)
