@@ -173,7 +173,7 @@ func (r *reportWriter) best() {
 		table(&r.b, []string{"cell", fmt.Sprintf("%s tuning (%d)", m, r.ds.Tuning), fmt.Sprintf("%s held-out (%d)", m, r.ds.HeldOut), fmt.Sprintf("%s all (%d)", m, r.ds.Answerable)}, trows)
 		r.w("\n")
 	}
-	r.tuning() // tuned cells' grids (tuningreport.go)
+	r.tuning() // tuned cells' grids (tuning.go)
 }
 
 // slices writes the per-slice tables.

@@ -62,7 +62,7 @@ const (
 )
 
 // TestCheckDatasetErrors: every dataset problem the real run meets is found
-// by CheckDataset (bench run --check) and by Run before any work, with
+// by Check (bench run --check) and by Run before any work, with
 // file:line: field: message errors. Line numbers are counted by hand in
 // the fixtures.
 func TestCheckDatasetErrors(t *testing.T) {
@@ -71,7 +71,7 @@ func TestCheckDatasetErrors(t *testing.T) {
 	}
 }
 
-// datasetErrorCase is a dataset that CheckDataset must refuse: its files
+// datasetErrorCase is a dataset that Check must refuse: its files
 // (name → content), the config, and what the error must name.
 type datasetErrorCase struct {
 	name  string
@@ -187,24 +187,24 @@ var datasetErrorCases = []datasetErrorCase{
 	}},
 }
 
-// checkDatasetError checks that CheckDataset refuses tc's dataset with an
+// checkDatasetError checks that Check refuses tc's dataset with an
 // error naming every tc.want, and that Run stops with the same error
 // having written nothing.
 func checkDatasetError(t *testing.T, tc datasetErrorCase) {
 	cfg, dir := fixture(t, tc.files, tc.yaml)
 	_, _, err := checkDataset(cfg)
 	if err == nil {
-		t.Fatalf("CheckDataset: no error; want %q", tc.want)
+		t.Fatalf("Check: no error; want %q", tc.want)
 	}
 	for _, w := range tc.want {
 		if !strings.Contains(err.Error(), w) {
-			t.Errorf("CheckDataset error %q does not contain %q", err, w)
+			t.Errorf("Check error %q does not contain %q", err, w)
 		}
 	}
 	// Run stops with the same error, having written nothing.
 	_, rerr := Run(t.Context(), cfg, Options{})
 	if rerr == nil || rerr.Error() != err.Error() {
-		t.Errorf("Run error %v, want the CheckDataset error", rerr)
+		t.Errorf("Run error %v, want the Check error", rerr)
 	}
 	for _, p := range []string{"out", "cache", "h.csv"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {

@@ -259,7 +259,7 @@ func formatDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm%02ds", s/3600, s/60%60, s%60)
 }
 
-// stageProgress is the backend's typed progress callback (buildEnv.progress)
+// stageProgress is the kinds' count callback (kinds.Progress.Count)
 // for p: done of total items of stage (kinds.StageEmbed, StageRerank) move the bar of
 // the stage p shows; a count for another stage, or a negative one, is
 // ignored.

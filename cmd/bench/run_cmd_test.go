@@ -216,7 +216,7 @@ func TestRunCheckOffline(t *testing.T) {
 
 // TestRunCheckFallbackWarning: when a dense retriever's model folder is
 // missing and a fallback_models entry is used, --check prints report.md's
-// warning (sweep's FallbackWarnings), not only the folder it resolved.
+// warning (config's FallbackWarnings), not only the folder it resolved.
 func TestRunCheckFallbackWarning(t *testing.T) {
 	if os.Getenv("ONNXRUNTIME_LIB") == "" {
 		t.Skip("needs ONNXRUNTIME_LIB")
