@@ -231,3 +231,28 @@ func TestMarkdownChangesOfRegressedMetric(t *testing.T) {
 		t.Errorf("summary lists the ndcg@10 changes, which did not regress:\n%s", s)
 	}
 }
+
+// TestEscapeRule: the summary's escape (texttab.Escape, then the markup
+// escape) writes every string as the gate's former single rule did — & < >
+// as entities; | \ ` * [ ] with a backslash; CRLF, LF and CR as a space —
+// on each special character alone, in pairs, and in longer strings.
+func TestEscapeRule(t *testing.T) {
+	former := strings.NewReplacer(
+		"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\\", "\\\\",
+		"`", "\\`", "*", "\\*", "[", "\\[", "]", "\\]",
+		"\r\n", " ", "\n", " ", "\r", " ",
+	)
+	special := []string{"&", "<", ">", "|", "\\", "`", "*", "[", "]", "\r\n", "\n", "\r", "_", "a", "é", "&amp;", "\\|"}
+	var cases []string
+	for _, a := range special {
+		for _, b := range special {
+			cases = append(cases, a+b, "x"+a+"y"+b+"z")
+		}
+	}
+	cases = append(cases, "what is <script>alert(1)</script> | a pipe?", "doc/bm25|x", "[link](javascript:x) **b** `c`\r\nd")
+	for _, c := range cases {
+		if got, want := esc(c), former.Replace(c); got != want {
+			t.Errorf("esc(%q) = %q, want %q", c, got, want)
+		}
+	}
+}

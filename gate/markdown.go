@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"github.com/ragbench/ragbench/internal/texttab"
 )
 
 // Markdown writes the gate's summary as GitHub-flavoured Markdown, fit for
@@ -173,17 +175,17 @@ func clip(s string, n int) string {
 	return s
 }
 
-// mdEscaper escapes what could break a GitHub Markdown table cell or be
-// read as HTML or Markdown markup: & < > | \ ` * [ ] and newlines (not _,
-// which GitHub does not read as emphasis inside words such as hit_rate).
-var mdEscaper = strings.NewReplacer(
-	"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\\", "\\\\",
-	"`", "\\`", "*", "\\*", "[", "\\[", "]", "\\]",
-	"\r\n", " ", "\n", " ", "\r", " ",
-)
+// markupEscaper escapes what a pull-request comment could read as HTML or
+// Markdown markup in a user string: & < > as entities, ` * [ ] with a
+// backslash (not _, which GitHub does not read as emphasis inside words
+// such as hit_rate). What could break a table cell (| \ and line breaks)
+// is texttab.Escape's, the one rule of every table cell.
+var markupEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "`", "\\`", "*", "\\*", "[", "\\[", "]", "\\]")
 
-// esc escapes a user string for a Markdown table cell (see mdEscaper).
-func esc(s string) string { return mdEscaper.Replace(s) }
+// esc escapes a user string for the summary: a table cell's escape
+// (texttab.Escape), then markupEscaper's. The two touch disjoint
+// characters, so neither undoes the other.
+func esc(s string) string { return markupEscaper.Replace(texttab.Escape(s)) }
 
 func escList(names []string) string {
 	out := make([]string, len(names))

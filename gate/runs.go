@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/ragbench/ragbench/history"
+	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/stats"
-	"github.com/ragbench/ragbench/sweep"
 )
 
 // Run is one bench run's outputs as the gate reads them: results.json and
@@ -20,8 +20,8 @@ import (
 type Run struct {
 	// Path is the results.json read.
 	Path     string
-	Results  *sweep.Results
-	Manifest *sweep.Manifest
+	Results  *results.Results
+	Manifest *results.Manifest
 }
 
 // notJSON refuses, naming the file, a file that does not start as a JSON
@@ -59,12 +59,12 @@ func ReadRun(path string) (*Run, error) {
 	if err := notJSON(path); err != nil {
 		return nil, err
 	}
-	res, err := sweep.ReadResults(path)
+	res, err := results.ReadResults(path)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
 	manPath := filepath.Join(filepath.Dir(path), "manifest.json")
-	man, err := sweep.ReadManifest(manPath)
+	man, err := results.ReadManifest(manPath)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("baseline: %s has no manifest.json beside it: the gate needs the manifest's dataset hashes to check that both runs used the same queries and qrels; copy the run's whole output folder", path)
@@ -131,7 +131,7 @@ func FromRuns(base, cur *Run, ro RunOptions) (Input, Options, error) {
 			}
 		}
 	}
-	baseCells := map[string]*sweep.CellResult{}
+	baseCells := map[string]*results.CellResult{}
 	for i := range base.Results.Cells {
 		baseCells[base.Results.Cells[i].Name] = &base.Results.Cells[i]
 	}
@@ -200,7 +200,7 @@ func sameJudgments(base, cur *Run) error {
 // comparison meaningless. FromRuns applies the same check to the finished
 // run; bench run --baseline calls this before the sweep, so that it fails
 // at once.
-func (r *Run) SameJudgments(files []sweep.FileHash) error {
+func (r *Run) SameJudgments(files []results.FileHash) error {
 	for _, role := range []string{"queries", "qrels"} {
 		fb, fc := file(r.Manifest.Files, role), file(files, role)
 		switch {
@@ -215,14 +215,14 @@ func (r *Run) SameJudgments(files []sweep.FileHash) error {
 	return nil
 }
 
-func name(f *sweep.FileHash) string {
+func name(f *results.FileHash) string {
 	if f == nil {
 		return "none"
 	}
 	return f.Path
 }
 
-func file(files []sweep.FileHash, role string) *sweep.FileHash {
+func file(files []results.FileHash, role string) *results.FileHash {
 	for i := range files {
 		if files[i].Role == role {
 			return &files[i]
@@ -231,7 +231,7 @@ func file(files []sweep.FileHash, role string) *sweep.FileHash {
 	return nil
 }
 
-func fileHash(m *sweep.Manifest, role string) string {
+func fileHash(m *results.Manifest, role string) string {
 	if f := file(m.Files, role); f != nil {
 		return f.SHA256
 	}

@@ -6,24 +6,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragbench/ragbench/sweep"
+	"github.com/ragbench/ragbench/results"
 )
 
 // fakeRun is a run with cells named as given (each with ndcg@10 per query
 // q1..q3) and a manifest with the given corpus, queries and qrels hashes.
 func fakeRun(path string, hashes [3]string, cells ...string) *Run {
 	seed := int64(42)
-	res := &sweep.Results{Metrics: []string{"ndcg@10", "recall@100"}, Dataset: sweep.DatasetSummary{Level: "document"}}
+	res := &results.Results{Metrics: []string{"ndcg@10", "recall@100"}, Dataset: results.DatasetSummary{Level: "document"}}
 	res.Config.PrimaryMetric, res.Config.PromptK = "ndcg", 10
 	res.Config.Significance.Test, res.Config.Significance.Correction, res.Config.Significance.Alpha = "randomization", "holm", 0.05
 	res.Config.Significance.Permutations, res.Config.Significance.Seed = 1000, &seed
 	for _, c := range cells {
-		res.Cells = append(res.Cells, sweep.CellResult{Name: c, PerQuery: map[string]map[string]float64{
+		res.Cells = append(res.Cells, results.CellResult{Name: c, PerQuery: map[string]map[string]float64{
 			"q1": {"ndcg@10": 1, "recall@100": 1}, "q2": {"ndcg@10": 0.5, "recall@100": 1}, "q3": {"ndcg@10": 0, "recall@100": 0}}})
 	}
-	man := &sweep.Manifest{ConfigSHA: "c", Dataset: "d"}
+	man := &results.Manifest{ConfigSHA: "c", Dataset: "d"}
 	for i, role := range []string{"corpus", "queries", "qrels"} {
-		man.Files = append(man.Files, sweep.FileHash{Role: role, Path: role + ".file", SHA256: hashes[i]})
+		man.Files = append(man.Files, results.FileHash{Role: role, Path: role + ".file", SHA256: hashes[i]})
 	}
 	return &Run{Path: path, Results: res, Manifest: man}
 }

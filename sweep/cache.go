@@ -1,20 +1,21 @@
 package sweep
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/hashkey"
+	"github.com/ragbench/ragbench/kinds"
 )
 
-func withoutName(rc RetrieverConfig) RetrieverConfig {
+// withoutName is rc as the run cache keys it: without its name and its
+// inputs' names (the key holds the inputs' own keys instead).
+func withoutName(rc config.RetrieverConfig) config.RetrieverConfig {
 	rc.Name = ""
-	rc.Inputs = nil
-	rc.Input = ""
+	rc.Settings = kinds.WithoutInputs(rc.Settings)
 	return rc
 }
 
@@ -57,20 +58,6 @@ func readCachedRun(path string) (eval.Run, error) {
 	return run, nil
 }
 
-// folderHash is a sha256 over the sha256 of every regular file in dir
-// (sorted by name), so any change to a model or tokenizer changes it.
-func folderHash(dir string) (string, error) {
-	files, err := hashFolder(dir)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	for _, f := range files {
-		b.WriteString(f.Path + " " + f.SHA256 + "\n")
-	}
-	return sha256Hex([]byte(b.String())), nil
-}
-
 // cacheKey is cell's run-cache key: corpus, chunking, queries, retriever
 // config (its name and input names aside), model folder hash, depth and
 // the keys of its inputs' runs.
@@ -83,41 +70,24 @@ func folderHash(dir string) (string, error) {
 // items).
 const runCacheVersion = 2
 
-func (r *cellRunner) cacheKey(cc *chunkCells, cell Cell) string {
+func (r *cellRunner) cacheKey(cc *chunkCells, cell config.Cell) string {
 	rc := cell.Retriever
 	keyParts := map[string]any{
-		"v": runCacheVersion, "corpus": r.env.corpusHash, "chunking": cell.Chunking, "queries": r.queriesKey,
-		"retriever": withoutName(rc), "model": r.modelHash[rc.Model], "depth": cc.depth,
+		"v": runCacheVersion, "corpus": r.corpusHash, "chunking": cell.Chunking, "queries": r.queriesKey,
+		"retriever": withoutName(rc), "model": r.modelHash[rc.Model()], "depth": cc.depth,
 	}
 	var inKeys []string
-	for _, in := range rc.inputNames() {
+	for _, in := range rc.InputNames() {
 		inKeys = append(inKeys, cc.runs[in].key)
 	}
 	keyParts["inputs"] = inKeys
-	if zeroRunAsDefault(rc) {
-		// Runs cached before k1: 0 and alpha: 0 ran as 0 were computed
-		// with 0.9 and 0.4 under this same key: never reuse them.
-		keyParts["zero"] = "explicit"
+	if k, ok := rc.Settings.(kinds.CacheKeyed); ok {
+		// Runs an older ragbench cached under this same key were made
+		// otherwise (k1: 0 and alpha: 0 ran as 0.9 and 0.4; a weight-0
+		// input took part in the fusion): never reuse them.
+		for part, v := range k.CacheKeyParts() {
+			keyParts[part] = v
+		}
 	}
-	if zeroWeightFused(rc) {
-		// Fused under this same key before a weight-0 input took no
-		// part (it was counted by combmnz, entered Borda's candidate
-		// count, and its documents were candidates at score 0): never
-		// reuse those runs.
-		keyParts["zero_weight"] = "absent"
-	}
-	return sha256Hex(mustJSON(keyParts))
-}
-
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
-}
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(fmt.Sprintf("sweep: cannot marshal %T: %v", v, err)) // only plain structs are marshalled
-	}
-	return b
+	return hashkey.Of(keyParts)
 }

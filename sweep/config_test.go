@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/kinds"
 )
 
 // writeConfig writes a config file into a fresh temporary folder.
@@ -40,7 +43,7 @@ func TestLoadDefaults(t *testing.T) {
 	if *cfg.HeldOut.Fraction != 0.2 || cfg.Significance.Test != "randomization" || cfg.Significance.Correction != "holm" || cfg.Significance.Alpha != 0.05 {
 		t.Errorf("defaults: heldout %v, significance %+v", *cfg.HeldOut.Fraction, cfg.Significance)
 	}
-	r := cfg.Retrievers[0]
+	r := cfg.Retrievers[0].Settings.(*kinds.BM25)
 	if *r.K1 != 0.9 || *r.B != 0.4 || r.Scoring != "lucene" {
 		t.Errorf("bm25 defaults k1=%v b=%v scoring=%q; want 0.9 0.4 lucene", *r.K1, *r.B, r.Scoring)
 	}
@@ -63,16 +66,16 @@ func TestDataAndModelsDirFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Dataset.Corpus != "/env/data/corpus.jsonl" || cfg.Retrievers[1].Model != "/env/models/use-lite" {
-		t.Errorf("corpus %q, model %q", cfg.Dataset.Corpus, cfg.Retrievers[1].Model)
+	if cfg.Dataset.Corpus != "/env/data/corpus.jsonl" || cfg.Retrievers[1].Model() != "/env/models/use-lite" {
+		t.Errorf("corpus %q, model %q", cfg.Dataset.Corpus, cfg.Retrievers[1].Model())
 	}
 	// Flags win over the environment.
 	cfg, err = Load(p, LoadOptions{DataDir: "/flag/data", ModelsDir: "/flag/models"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Dataset.Corpus != "/flag/data/corpus.jsonl" || cfg.Retrievers[1].Model != "/flag/models/use-lite" {
-		t.Errorf("corpus %q, model %q", cfg.Dataset.Corpus, cfg.Retrievers[1].Model)
+	if cfg.Dataset.Corpus != "/flag/data/corpus.jsonl" || cfg.Retrievers[1].Model() != "/flag/models/use-lite" {
+		t.Errorf("corpus %q, model %q", cfg.Dataset.Corpus, cfg.Retrievers[1].Model())
 	}
 }
 
@@ -163,7 +166,7 @@ func TestValidateMissingFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = cfg.Validate()
+	err = Validate(cfg, false)
 	if err == nil {
 		t.Fatal("Validate: no error for missing corpus, queries and model")
 	}
@@ -189,9 +192,11 @@ func TestValidateMissingFiles(t *testing.T) {
 
 // TestValidateMissingModelHint: the hint names what provides each missing
 // model: ./scripts/setup.sh only for the models scripts/fetch-models.sh
-// fetches (modellist.Fetched()); the shared data root's models/
-// for use-lite and ce-scifact-tiny; Hugging Face for anything else
-// (bge-small-en-v1.5). Every hint names the roots searched and
+// fetches (modellist.Fetched()); the shared data's models/ for use-lite
+// and ce-scifact-tiny, saying that the data root lacks them (not calling
+// the data root the shared data); Hugging Face for anything else
+// (bge-small-en-v1.5). Every hint names every model root searched, in
+// order (the explicit one first, the data root's models/ last), and
 // --models-dir.
 func TestValidateMissingModelHint(t *testing.T) {
 	data, models := t.TempDir(), t.TempDir()
@@ -203,7 +208,7 @@ func TestValidateMissingModelHint(t *testing.T) {
 		{"e5-small-v2-q", []string{"run ./scripts/setup.sh"}, []string{"Hugging Face"}},
 		{"bge-small-en-v1.5, fallback_models: [use-lite]", []string{
 			"model folder bge-small-en-v1.5, use-lite not found",
-			"use-lite ships in the shared data's models/ (" + filepath.Join(data, "models") + "): pass --data-dir",
+			"use-lite ships in the shared data's models/, and the data root " + data + " has no such models/ folder: pass --data-dir (or set RAGBENCH_DATA_DIR) to the shared data, or --models-dir to its models/ folder",
 			"no script fetches bge-small-en-v1.5: export it from Hugging Face",
 		}, []string{"setup.sh"}},
 		{"ce-scifact-tiny", []string{"ce-scifact-tiny ships in the shared data's models/"}, []string{"setup.sh", "Hugging Face"}},
@@ -213,12 +218,12 @@ func TestValidateMissingModelHint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = cfg.Validate()
+		err = Validate(cfg, false)
 		if err == nil {
 			t.Fatalf("%s: no error", c.model)
 		}
 		msg := err.Error()
-		for _, w := range append(c.want, "(searched "+models+")", "or pass --models-dir (or set RAGBENCH_MODELS_DIR)") {
+		for _, w := range append(c.want, "(searched "+models+", "+filepath.Join(data, "models")+")", "or pass --models-dir (or set RAGBENCH_MODELS_DIR)") {
 			if !strings.Contains(msg, w) {
 				t.Errorf("%s: error %q does not contain %q", c.model, msg, w)
 			}
@@ -301,10 +306,11 @@ func TestFallbackWarning(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "use-lite"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := &Config{Retrievers: []RetrieverConfig{
-		{Name: "dense", Model: filepath.Join(root, "use-lite"), FallbackModels: []string{"use-lite"}, requested: "bge-small-en-v1.5"},
-		{Name: "ce", Model: filepath.Join(root, "use-lite"), FallbackModels: []string{"x"}, requested: "use-lite"},
-	}}
+	dense := &kinds.Dense{ONNXModel: kinds.ONNXModel{Model: "bge-small-en-v1.5", FallbackModels: []string{"use-lite"}}}
+	dense.Resolve(filepath.Join(root, "use-lite"))
+	ce := &kinds.Dense{ONNXModel: kinds.ONNXModel{Model: "use-lite", FallbackModels: []string{"x"}}}
+	ce.Resolve(filepath.Join(root, "use-lite"))
+	cfg := &config.Config{Retrievers: []config.RetrieverConfig{{Name: "dense", Type: "dense", Settings: dense}, {Name: "ce", Type: "dense", Settings: ce}}}
 	w := cfg.FallbackWarnings()
 	if len(w) != 1 || !strings.Contains(w[0], "retriever dense: model bge-small-en-v1.5 not found; using fallback use-lite") {
 		t.Fatalf("warnings = %q", w)
@@ -357,53 +363,6 @@ func TestExplicitValues(t *testing.T) {
 				t.Fatalf("error %v; want %q", err, p+tc.want)
 			}
 		})
-	}
-}
-
-// TestModelRootsFromExecutable: a config outside any checkout finds the
-// models of the checkout holding the binary (bin/bench), before the data
-// root's models/; the missing-model error lists exactly the folders
-// searched.
-func TestModelRootsFromExecutable(t *testing.T) {
-	repo := t.TempDir()
-	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module github.com/ragbench/ragbench\n\ngo 1.26\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"models/m1/model.onnx", "models/m1/tokenizer.json"} {
-		p := filepath.Join(repo, f)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	old := executable
-	t.Cleanup(func() { executable = old })
-	executable = func() (string, error) { return filepath.Join(repo, "bin", "bench"), nil }
-	data := t.TempDir()
-	p := writeConfig(t, minimal+"  - {name: d, type: dense, model: m1}\n  - {name: e, type: dense, model: m2}\n")
-	cfg, err := Load(p, LoadOptions{DataDir: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{filepath.Join(repo, "models"), filepath.Join(data, "models")}
-	if got := cfg.ModelRoots(); strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("model roots %q, want %q", got, want)
-	}
-	if got := cfg.Retrievers[1].Model; got != filepath.Join(repo, "models", "m1") {
-		t.Errorf("m1 resolved to %s", got)
-	}
-	err = cfg.Validate()
-	if err == nil || !strings.Contains(err.Error(), "model folder m2 not found (searched "+want[0]+", "+want[1]+")") {
-		t.Errorf("error %v does not list the roots searched", err)
-	}
-	// A go.mod of another module is not a ragbench checkout.
-	os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/other\n"), 0o644)
-	cfg, err = Load(p, LoadOptions{DataDir: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := cfg.ModelRoots(); len(got) != 1 || got[0] != want[1] {
-		t.Errorf("model roots %q, want only %s", got, want[1])
 	}
 }
 

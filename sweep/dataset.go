@@ -1,11 +1,14 @@
 package sweep
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,13 +16,11 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/hashkey"
+	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/spans"
 )
-
-// sortResults puts results in trec_eval's order (score descending, ties by
-// doc id descending), so run files, truncation at k and evaluation agree.
-func sortResults(l []eval.Result) { eval.Sort(l, eval.TieDocIDDesc) }
 
 // knownDoc reports whether a judged id names a corpus document, or a chunk
 // "<doc id>#<n>" of one (chunk-level labels; whether the chunking makes
@@ -111,51 +112,15 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 	return "", fmt.Errorf("%s", b.String())
 }
 
-// CheckDataset loads and checks the dataset the way Run does before its
-// first cell — corpus (ids, duplicates, JSON), queries, qrels or labels,
-// gold ids against the corpus (dataset.unknown_gold), the slice field —
-// and returns the summary and warnings, without building anything.
-// bench run --check calls it.
-func CheckDataset(cfg *Config) (DatasetSummary, []string, error) {
-	ds, warns, err := loadDataset(cfg, defaultBackend())
-	if err != nil {
-		return DatasetSummary{}, nil, err
-	}
-	sum, w := ds.summary(cfg)
-	warns = append(warns, w...)
-	if err := checkLabelRecord(cfg, ds); err != nil {
-		return sum, warns, err
-	}
-	// The qrels level depends on the chunking: check every chunking's
-	// labels as Run does, so stale chunk labels fail here too.
-	for _, ch := range cfg.Chunkings() {
-		chunks, err := ch.Spec().Chunk(ds.docs)
-		if err != nil {
-			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
-		}
-		level, err := corpus.CheckLabelsFile(ds.judged, ds.qrels, ds.docs, ch.Spec(), chunks)
-		if err != nil {
-			return sum, warns, fmt.Errorf("chunking %s: %w", ch.Name, err)
-		}
-		if ds.spanQueries != nil {
-			level = corpus.ChunkLevel // judgements derived per chunking
-		}
-		if level == corpus.ChunkLevel || sum.Level == "" {
-			sum.Level = level.String()
-		}
-	}
-	return sum, warns, nil
-}
-
 // summary is the dataset's summary for results.json and bench run --check
 // alike (Level aside: it depends on the chunkings): counts, and the slice
 // labels sorted, with NoSlice when some queries have a label and some do
 // not; the warning says when a query's own label is NoSlice.
-func (ds *dataset) summary(cfg *Config) (DatasetSummary, []string) {
-	sum := DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
+func (ds *dataset) summary(cfg *Config) (results.DatasetSummary, []string) {
+	sum := results.DatasetSummary{Name: cfg.Dataset.Name, Documents: len(ds.docs), Queries: len(ds.queries),
 		Answerable: len(ds.answerable), Unanswerable: len(ds.unanswer), Slices: []string{}}
 	if ds.spanQueries != nil {
-		sum.Labels = LabelsSpans
+		sum.Labels = results.LabelsSpans
 	}
 	for _, id := range ds.answerable {
 		if ds.heldout[id] {
@@ -165,22 +130,22 @@ func (ds *dataset) summary(cfg *Config) (DatasetSummary, []string) {
 		}
 	}
 	var warns []string
-	slices := map[string]bool{}
+	labels := map[string]bool{}
 	unlabelled := false
 	for _, q := range ds.queries {
 		if s := ds.slice[q.ID]; s != "" {
-			slices[s] = true
+			labels[s] = true
 		} else {
 			unlabelled = true
 		}
 	}
-	if len(slices) > 0 && unlabelled {
-		if slices[NoSlice] {
-			warns = append(warns, fmt.Sprintf("slice label %q is also the slice of the queries without a label: they are reported together", NoSlice))
+	if len(labels) > 0 && unlabelled {
+		if labels[results.NoSlice] {
+			warns = append(warns, fmt.Sprintf("slice label %q is also the slice of the queries without a label: they are reported together", results.NoSlice))
 		}
-		slices[NoSlice] = true
+		labels[results.NoSlice] = true
 	}
-	sum.Slices = append(sum.Slices, sortedKeys(slices)...)
+	sum.Slices = append(sum.Slices, slices.Sorted(maps.Keys(labels))...)
 	return sum, warns
 }
 
@@ -196,7 +161,7 @@ func beirQueriesHint(cfg *Config, path string, err error) error {
 	if _, berr := eval.ReadQueryTexts(path); berr != nil {
 		return err
 	}
-	return cfg.errf("dataset.queries", "%s is a BEIR queries.jsonl (\"_id\", \"text\"; no \"gold\"): it has no judgements; set dataset.qrels to its qrels file (e.g. qrels/test.tsv), or use dataset.beir for a BEIR folder (reading it as labelled queries: %v)", path, err)
+	return cfg.Errf("dataset.queries", "%s is a BEIR queries.jsonl (\"_id\", \"text\"; no \"gold\"): it has no judgements; set dataset.qrels to its qrels file (e.g. qrels/test.tsv), or use dataset.beir for a BEIR folder (reading it as labelled queries: %v)", path, err)
 }
 
 // count is "1 query" or "3 queries": n and the noun, plural when n ≠ 1
@@ -243,7 +208,7 @@ func (ds *dataset) sliceOf(id string, labelled bool) string {
 	if s := ds.slice[id]; s != "" || !labelled {
 		return s
 	}
-	return NoSlice
+	return results.NoSlice
 }
 
 func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
@@ -276,9 +241,9 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	var slices map[string]string
 	if f := d.SliceField; f != "" && !spanLabels {
 		// The named field only: a typo never falls back to kind/slice.
-		labelled := firstNonEmpty(queriesPath, qrelsPath)
+		labelled := cmp.Or(queriesPath, qrelsPath)
 		if slices, err = diagnose.ReadSlices(labelled, f); errors.Is(err, diagnose.ErrNoSliceField) {
-			return nil, nil, cfg.errf("dataset.slice_field", "%v; name one of those, or remove slice_field", err)
+			return nil, nil, cfg.Errf("dataset.slice_field", "%v; name one of those, or remove slice_field", err)
 		} else if err != nil {
 			return nil, nil, err
 		}
@@ -291,12 +256,12 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	if slices != nil {
 		ds.slice = slices
 	}
-	judged := firstNonEmpty(qrelsPath, queriesPath)
+	judged := cmp.Or(qrelsPath, queriesPath)
 	ds.judged = judged
 	if err := checkQueryIDs(ds, judged); err != nil {
 		return nil, nil, err
 	}
-	w, err := checkGold(ds, judged, corpusPath, d.UnknownGold, cfg.path)
+	w, err := checkGold(ds, judged, corpusPath, d.UnknownGold, cfg.Path())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -365,7 +330,7 @@ func (ds *dataset) readJudgements(cfg *Config, be backend, queriesPath, qrelsPat
 // many queries have empty text. judged names the file of the judgements
 // for errors.
 func (ds *dataset) splitQueries(cfg *Config, judged, queriesPath string) (noText int, err error) {
-	ids := sortedKeys(ds.qrels)
+	ids := slices.Sorted(maps.Keys(ds.qrels))
 	if len(ids) == 0 {
 		return 0, fmt.Errorf("%s: no judged queries", judged)
 	}
@@ -402,7 +367,7 @@ func (ds *dataset) filesHash() (string, error) {
 			hashes = append(hashes, role+":"+h)
 		}
 	}
-	return sha256Hex([]byte(strings.Join(hashes, "\n"))), nil
+	return hashkey.Hex([]byte(strings.Join(hashes, "\n"))), nil
 }
 
 func (ds *dataset) sortedIDs() []string {
@@ -447,7 +412,7 @@ func IsHeldOut(qid string, seed int64, fraction float64) bool {
 // error names judged (the file of the judgements) and the id's first line
 // there, when known.
 func checkQueryIDs(ds *dataset, judged string) error {
-	for _, id := range sortedKeys(ds.qrels) {
+	for _, id := range slices.Sorted(maps.Keys(ds.qrels)) {
 		err := eval.CheckRunQueryID(id)
 		if err == nil {
 			continue
@@ -465,4 +430,15 @@ func checkQueryIDs(ds *dataset, judged string) error {
 		return fmt.Errorf("%s: %v; the sweep writes each cell's run as runs/<cell>.trec: rename the query", loc, err)
 	}
 	return nil
+}
+
+// QueryTexts returns query id → text for the queries of cfg's dataset (the
+// judged ones, as the sweep searches them), read as Run reads them. It
+// loads the dataset again (corpus included), so call it once, after Run.
+func QueryTexts(cfg *Config) (map[string]string, error) {
+	ds, _, err := loadDataset(cfg, defaultBackend())
+	if err != nil {
+		return nil, err
+	}
+	return ds.text, nil
 }

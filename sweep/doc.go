@@ -1,20 +1,22 @@
 // Package sweep is ragbench's main job, 'bench run CONFIG': it evaluates
-// every chunking × retriever cell of a YAML config against the same qrels,
-// at every k of a grid, and writes one report.
+// every chunking × retriever cell of a config (package config) against the
+// same qrels, at every k of a grid, and writes one report.
 //
 // Data flow (Run):
 //
-//	Load (strict YAML, numbers as written, defaults, data/model roots) →
-//	Validate and CheckWritable (files, models, ONNX Runtime, output folder,
-//	history CSV: before any work) → load dataset (corpus.Load, eval.ReadQrels,
-//	held-out split by IsHeldOut) → for each chunking (corpus.Spec.Chunk,
-//	corpus.CheckLabels): for each retriever in config order, the cell's
-//	chunk-level run from the run cache or from bm25 / dense / engine
-//	(Elasticsearch, OpenSearch; sweep/engine.go) / hybrid.Fuse / rerank → corpus.MaxP when qrels are document-level → eval.Evaluate at
-//	every k → diagnose.Threshold for unanswerable queries → compare.Compare
-//	over all cells at prompt_k → outputs (report.md, report.html, results.json,
-//	runs/*.trec, misses.jsonl, manifest.json, each written atomically) →
-//	history.Append.
+//	Check, the one preflight (bench run --check prints it): files, models
+//	and their kinds, each kind's own preflight (engine credentials), output
+//	folder and history CSV writable, ONNX Runtime loaded when a kind needs
+//	it, the dataset loaded and checked (corpus.Load, eval.ReadQrels, span
+//	labels, gold ids, held-out split by IsHeldOut) → for each chunking
+//	(corpus.Spec.Chunk, the label rule chunkingLevel): for each retriever in
+//	config order, the cell's chunk-level run from the run cache or from its
+//	kind's Run (package kinds: bm25, dense, engines, hybrid, rerank) →
+//	corpus.MaxP when qrels are document-level → eval.Evaluate at every k →
+//	diagnose.Threshold for unanswerable queries → the cell's misses →
+//	compare.Compare over all cells at prompt_k → outputs (results.json and
+//	misses.jsonl by package results, report.md and report.html by package
+//	report, runs/*.trec, manifest.json) → history.Append.
 //
 // Outputs (outdir.go) replace the earlier ones all or nothing: staged in
 // the output folder, then moved in, and moved back if any move fails. A
@@ -34,29 +36,28 @@
 // Caching: bleve indexes (retrievers/bm25, keyed by chunk content, analyzer,
 // fields), embeddings (encoder.CachedEmbedder, keyed by model fingerprint and
 // text), dense indexes (keyed by model fingerprint and chunk content) and
-// each cell's run (keyed by corpus hash, chunking, queries, retriever config,
-// model folder hash, depth and the keys of its inputs) live under the cache
-// folder and are reused across cells and runs.
+// each cell's run (keyed by corpus hash, chunking, queries, retriever
+// settings, model folder hash, depth and the keys of its inputs; never for
+// a kind that is not Cacheable) live under the cache folder and are reused
+// across cells and runs.
 //
 // Determinism: the same config and seed give byte-identical results.json
 // apart from its "timings" member: means are summed in query-id order, the
 // significance tests draw from per-comparison seeded streams
 // (stats.Stream), maps are written with sorted keys.
 //
-// Ownership: sweep re-implements no stage. Defaults and ranges of a
-// retriever are its package's (bm25, dense, rerank: DefaultOptions,
-// Options.Validate, called from options.go); ties are trec_eval's
-// (eval.Sort); answerable is eval.Qrels.Answerable; a model folder's kind
-// is encoder.FolderKind; chunk ids are corpus.ParseChunkID; runs are
-// written by eval.WriteRunTREC; evaluation reaches comparison through
-// compare.FromEvaluation; errors are srcpos.Error; tables are texttab's;
-// files are written and swapped by fileutil. docs/architecture.md has the
-// map of who calls whom.
+// Ownership: sweep re-implements no stage and tests no retriever type.
+// A retriever's defaults, checks and run are its kind's (package kinds,
+// through its package's DefaultOptions and Options.Validate); ties are
+// trec_eval's (eval.Sort); answerable is eval.Qrels.Answerable; a model
+// folder's kind is encoder.FolderKind; chunk ids are corpus.ParseChunkID;
+// runs are written by eval.WriteRunTREC; evaluation reaches comparison
+// through compare.FromEvaluation; errors are srcpos.Error; the outputs'
+// formats are package results' and report's; files are written and
+// swapped by fileutil. docs/architecture.md has the map of who calls whom.
 //
 // Tuning: a hybrid or rerank retriever may give grids (lists) in place of
-// values (tuning.go); its cell computes every setting from the inputs' runs,
-// keeps the best on the tuning queries and tests it against the untuned
-// default on the held-out queries (tuningrun.go, tuningreport.go).
-//
-// The config's fields are documented on Config and in docs/config.md.
+// values (kinds.Tunable); its cell computes every setting from the inputs'
+// runs, keeps the best on the tuning queries and tests it against the
+// untuned default on the held-out queries (tuningrun.go).
 package sweep

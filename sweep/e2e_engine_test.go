@@ -4,6 +4,7 @@ package sweep
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/results"
 )
 
 // TestE2EEngineSweep runs `bench run`'s sweep on SciFact test (whole
@@ -112,14 +114,14 @@ significance:
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib := firstNonEmpty(os.Getenv("ONNXRUNTIME_LIB"), filepath.Join(testenv.RepoRoot(), "third_party", "onnxruntime", "libonnxruntime.so"))
+	lib := cmp.Or(os.Getenv("ONNXRUNTIME_LIB"), filepath.Join(testenv.RepoRoot(), "third_party", "onnxruntime", "libonnxruntime.so"))
 	res, err := Run(t.Context(), cfg, Options{ONNXRuntime: lib})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ndcg := map[string]float64{}
 	for _, c := range res.Cells {
-		ndcg[c.Name] = c.Means[GroupAll]["ndcg@10"]
+		ndcg[c.Name] = c.Means[results.GroupAll]["ndcg@10"]
 	}
 	t.Logf("%s nDCG@10: %v", dialect, ndcg)
 	if v := ndcg["doc/bm25"]; math.Abs(v-0.6789) > 0.002 {
@@ -131,7 +133,7 @@ significance:
 	if a, b := ndcg["doc/existing"], ndcg["doc/bm25"]; math.Abs(a-b) > 1e-9 {
 		t.Errorf("existing-index nDCG@10 %.6f, managed %.6f: want equal", a, b)
 	}
-	tm := map[string]Timing{}
+	tm := map[string]results.Timing{}
 	for _, x := range res.Timings {
 		tm[x.Cell] = x
 	}

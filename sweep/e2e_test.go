@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/results"
 )
 
 // TestE2EScifactReduced runs testdata/scifact-e2e.yaml on the shared SciFact
@@ -54,23 +55,23 @@ func TestE2EScifactReduced(t *testing.T) {
 	if d.HeldOut < 40 || d.HeldOut > 80 {
 		t.Errorf("%d queries held out, want about 60 (20%% of 300)", d.HeldOut)
 	}
-	cell := func(name string) CellResult {
+	cell := func(name string) results.CellResult {
 		for _, c := range res.Cells {
 			if c.Name == name {
 				return c
 			}
 		}
 		t.Fatalf("no cell %s", name)
-		return CellResult{}
+		return results.CellResult{}
 	}
-	bm := cell("doc/bm25").Means[GroupAll]
+	bm := cell("doc/bm25").Means[results.GroupAll]
 	if v := bm["ndcg@10"]; v < 0.665 || v > 0.69 {
 		t.Errorf("doc/bm25 nDCG@10 = %.4f, want within [0.665, 0.69] (Pyserini 0.6789)", v)
 	}
 	if v := bm["recall@100"]; v < 0.90 || v > 0.95 {
 		t.Errorf("doc/bm25 recall@100 = %.4f, want near Pyserini's 0.9253", v)
 	}
-	rr := cell("doc/rerank").Means[GroupAll]["ndcg@10"]
+	rr := cell("doc/rerank").Means[results.GroupAll]["ndcg@10"]
 	if rr < bm["ndcg@10"]+0.02 {
 		t.Errorf("doc/rerank nDCG@10 = %.4f, want clearly above BM25's %.4f (SOURCE.md: 0.661 → 0.721)", rr, bm["ndcg@10"])
 	}

@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/internal/hashkey"
+	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/results"
 )
 
 // engineConfig is a config over testdata/small with retrievers given as
@@ -101,12 +105,12 @@ func TestEngineConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := cfg.Retrievers[1]
-	c := r.engineConn()
+	r := cfg.Retrievers[1].Settings.(*kinds.Engine)
+	c := r.Conn()
 	if r.Mode != "managed" || c.Retries != 0 || c.Timeout.String() != "1m0s" || c.Backoff.String() != "500ms" || c.CAFile != filepath.Join(filepath.Dir(p), "ca.pem") {
 		t.Errorf("mode %q, conn %+v", r.Mode, c)
 	}
-	m := r.engineManaged()
+	m := r.Managed()
 	if m.BM25 == nil || m.BM25.K1 != 0.9 || m.BM25.B != 0.4 || m.Analyzer != "english" || m.HNSW != nil {
 		t.Errorf("managed %+v", m)
 	}
@@ -114,12 +118,12 @@ func TestEngineConfigDefaults(t *testing.T) {
 	if cfg, err = Load(p, LoadOptions{DataDir: "/data"}); err != nil {
 		t.Fatal(err)
 	}
-	if c := cfg.Retrievers[1].engineConn(); c.Retries != 3 {
+	if c := cfg.Retrievers[1].Settings.(*kinds.Engine).Conn(); c.Retries != 3 {
 		t.Errorf("default retries %d, want engine.DefaultRetries 3", c.Retries)
 	}
 	// A bm25 config's JSON (and so its run-cache key and config hash) is
 	// unchanged by the engine fields.
-	if s := string(mustJSON(withoutName(cfg.Retrievers[0]))); strings.Contains(s, "urls") || strings.Contains(s, "retries") {
+	if s := string(hashkey.JSON(withoutName(cfg.Retrievers[0]))); strings.Contains(s, "urls") || strings.Contains(s, "retries") {
 		t.Errorf("bm25 retriever JSON holds engine fields: %s", s)
 	}
 }
@@ -197,9 +201,9 @@ func TestEngineSweepNoSecrets(t *testing.T) {
 // cell scored the fake's hits (it scores by shared words, as bm25 ranks
 // this corpus: q1 finds p-1), and the managed cell's timing counts the 6
 // documents loaded, the index's 4096 bytes and a latency.
-func checkEngineCells(t *testing.T, res *Results) {
+func checkEngineCells(t *testing.T, res *results.Results) {
 	t.Helper()
-	byName := map[string]CellResult{}
+	byName := map[string]results.CellResult{}
 	for _, c := range res.Cells {
 		byName[c.Name] = c
 	}
@@ -208,7 +212,7 @@ func checkEngineCells(t *testing.T, res *Results) {
 			t.Errorf("%s: hit_rate@1 = 0; want the engine's hits scored", name)
 		}
 	}
-	var esTiming Timing
+	var esTiming results.Timing
 	for _, tm := range res.Timings {
 		if tm.Cell == "doc/es" {
 			esTiming = tm

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ragbench/ragbench/results"
 )
 
 // TestCheckEngines: bench run --check's engine check against the fake
@@ -107,7 +109,7 @@ func TestEngineQueryErrorMiss(t *testing.T) {
 	}
 	abs, _ := filepath.Abs("testdata/small")
 	dir := t.TempDir()
-	run := func(policy, out string) (*Results, error) {
+	run := func(policy, out string) (*results.Results, error) {
 		p := writeConfig(t, engineConfig(retr(policy)))
 		cfg, err := Load(p, LoadOptions{DataDir: abs, Output: filepath.Join(dir, out), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
 		if err != nil {
@@ -122,7 +124,7 @@ func TestEngineQueryErrorMiss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	timing := map[string]Timing{}
+	timing := map[string]results.Timing{}
 	for _, tm := range res.Timings {
 		timing[tm.Cell] = tm
 	}
@@ -170,10 +172,10 @@ func TestEngineQueryErrorMiss(t *testing.T) {
 }
 
 // cellMean is cell's mean of metric over all answerable queries.
-func cellMean(res *Results, cell, metric string) float64 {
+func cellMean(res *results.Results, cell, metric string) float64 {
 	for _, c := range res.Cells {
 		if c.Name == cell {
-			return c.Means[GroupAll][metric]
+			return c.Means[results.GroupAll][metric]
 		}
 	}
 	return math.NaN()

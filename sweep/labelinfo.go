@@ -40,5 +40,5 @@ func checkLabelRecord(cfg *Config, ds *dataset) error {
 		return nil
 	}
 	return fmt.Errorf("%s: chunk-id labels recorded for chunking %s (%s) cannot score chunking %s of %s: %w",
-		ds.judged, info.Chunking, corpus.LabelInfoPath(ds.judged), strings.Join(bad, ", "), cfg.path, first)
+		ds.judged, info.Chunking, corpus.LabelInfoPath(ds.judged), strings.Join(bad, ", "), cfg.Path(), first)
 }

@@ -11,7 +11,7 @@ import (
 // (d1#1 = "zeta eta theta iota kappa", recorded as fixed-5 beside the
 // labels) swept over fixed sizes [5, 10]. d1#1 exists under both
 // chunkings, so only the record shows that fixed-10 cannot be scored: Run
-// and CheckDataset must stop before any work, naming the labels file and
+// and Check (bench run --check) must stop before any work, naming the labels file and
 // both chunkings.
 func TestStaleChunkLabels(t *testing.T) {
 	dir := t.TempDir()
@@ -36,8 +36,8 @@ func TestStaleChunkLabels(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "cache")); err == nil {
 		t.Errorf("Run built caches before reporting the stale labels")
 	}
-	_, _, err = CheckDataset(cfg)
-	check("CheckDataset", err)
+	_, _, err = checkDataset(cfg)
+	check("Check", err)
 
 	// The same labels under their own chunking alone run.
 	cfg.Chunking[0].Sizes = []int{5}

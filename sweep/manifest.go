@@ -3,7 +3,6 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -11,32 +10,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/results"
 )
 
-// Manifest is manifest.json: what a run read and what ran it.
-type Manifest struct {
-	Tool      string            `json:"tool"`
-	GoVersion string            `json:"go_version"`
-	Platform  string            `json:"platform"`
-	GitCommit string            `json:"git_commit,omitempty"`
-	GitDirty  bool              `json:"git_dirty,omitempty"`
-	Modules   map[string]string `json:"modules"`
-	Seed      int64             `json:"seed"`
-	HeldOut   HeldOutConfig     `json:"heldout"`
-	Config    *Config           `json:"config"`
-	ConfigSHA string            `json:"config_sha256"`
-	ConfigRaw string            `json:"config_file"`
-	DataDir   string            `json:"data_dir"`
-	ModelsDir string            `json:"models_dir"`
-	Dataset   string            `json:"dataset_sha256"`
-	Files     []FileHash        `json:"files"`
-}
-
 func manifest(cfg *Config, ds *dataset) ([]byte, error) {
-	m := Manifest{Tool: "ragbench", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
+	m := results.Manifest{Tool: "ragbench", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		Modules: map[string]string{}, Seed: *cfg.Significance.Seed, HeldOut: cfg.HeldOut, Config: cfg,
-		ConfigSHA: cfg.Hash(), ConfigRaw: cfg.path, DataDir: cfg.dataDir, ModelsDir: cfg.modelsDir, Dataset: ds.hash}
+		ConfigSHA: cfg.Hash(), ConfigRaw: cfg.Path(), DataDir: cfg.DataDir(), ModelsDir: cfg.ModelsDir(), Dataset: ds.hash}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		m.Tool = bi.Main.Path + "@" + bi.Main.Version
 		for _, d := range bi.Deps {
@@ -56,7 +37,7 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 		}
 	}
 	if m.GitCommit == "" {
-		m.GitCommit, m.GitDirty = gitCommit(filepath.Dir(cfg.path))
+		m.GitCommit, m.GitDirty = gitCommit(filepath.Dir(cfg.Path()))
 	}
 	files, err := ds.inputFiles()
 	if err != nil {
@@ -65,20 +46,21 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 	m.Files = append(m.Files, files...)
 	seen := map[string]bool{}
 	for _, rc := range cfg.Retrievers {
-		if rc.Model == "" || seen[rc.Model] {
+		model := rc.Model()
+		if model == "" || seen[model] {
 			continue
 		}
-		seen[rc.Model] = true
-		files, err := hashFolder(rc.Model)
+		seen[model] = true
+		files, err := kinds.HashFolder(model)
 		if err != nil {
 			return nil, err
 		}
 		for _, f := range files {
-			f.Role = "model " + rc.Name
+			role := "model " + rc.Name
 			if filepath.Base(f.Path) == "tokenizer.json" {
-				f.Role = "tokenizer " + rc.Name
+				role = "tokenizer " + rc.Name
 			}
-			m.Files = append(m.Files, f)
+			m.Files = append(m.Files, results.FileHash{Role: role, Path: f.Path, SHA256: f.SHA256, Bytes: f.Bytes})
 		}
 	}
 	sort.SliceStable(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
@@ -92,8 +74,8 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 // inputFiles hashes the dataset's files as the manifest lists them: roles
 // corpus, queries and qrels, those the dataset read, in that order (a
 // folder corpus: its documents' hash, pathHash).
-func (ds *dataset) inputFiles() ([]FileHash, error) {
-	var out []FileHash
+func (ds *dataset) inputFiles() ([]results.FileHash, error) {
+	var out []results.FileHash
 	for _, role := range []string{"corpus", "queries", "qrels"} {
 		p := ds.files[role]
 		if p == "" {
@@ -103,7 +85,7 @@ func (ds *dataset) inputFiles() ([]FileHash, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, FileHash{Role: role, Path: p, SHA256: h, Bytes: size})
+		out = append(out, results.FileHash{Role: role, Path: p, SHA256: h, Bytes: size})
 	}
 	return out, nil
 }
@@ -117,33 +99,4 @@ func gitCommit(dir string) (string, bool) {
 	}
 	st, _ := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output()
 	return strings.TrimSpace(string(out)), len(bytes.TrimSpace(st)) > 0
-}
-
-// FileHash is one hashed input file of the manifest.
-type FileHash struct {
-	Role   string `json:"role,omitempty"`
-	Path   string `json:"path"`
-	SHA256 string `json:"sha256"`
-	Bytes  int64  `json:"bytes"`
-}
-
-func hashFolder(dir string) ([]FileHash, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []FileHash
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		p := filepath.Join(dir, e.Name())
-		h, err := fileutil.SHA256(p)
-		if err != nil {
-			return nil, err
-		}
-		info, _ := e.Info()
-		out = append(out, FileHash{Path: p, SHA256: h, Bytes: info.Size()})
-	}
-	return out, nil
 }

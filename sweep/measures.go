@@ -5,12 +5,9 @@ import (
 	"strconv"
 
 	"github.com/ragbench/ragbench/compare"
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/eval"
 )
-
-// metricName is the report's name of a metric family at cutoff k, e.g.
-// "ndcg@10".
-func metricName(family string, k int) string { return family + "@" + strconv.Itoa(k) }
 
 // trecMeasure is the trec_eval measure behind each metric family (see
 // eval.ParseMeasures): hit_rate = success.k, recall = recall.k, precision =
@@ -27,7 +24,7 @@ var trecMeasure = map[string]string{
 
 // measures returns the eval measures of the config's metrics at every k,
 // with the report name of each.
-func (c *Config) measures() ([]eval.Measure, []string, error) {
+func measures(c *Config) ([]eval.Measure, []string, error) {
 	var ms []eval.Measure
 	var names []string
 	for _, f := range c.Metrics {
@@ -40,7 +37,7 @@ func (c *Config) measures() ([]eval.Measure, []string, error) {
 				return nil, nil, err
 			}
 			ms = append(ms, m...)
-			names = append(names, metricName(f, k))
+			names = append(names, config.MetricName(f, k))
 		}
 	}
 	return ms, names, nil
@@ -58,7 +55,7 @@ func evaluateRun(cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[st
 // evaluateRunContext is evaluateRun stopped by ctx (eval.Options.Context):
 // a cancelled ctx ends it within a query, with ctx's error.
 func evaluateRunContext(ctx context.Context, cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[string]float64, error) {
-	ms, names, err := cfg.measures()
+	ms, names, err := measures(cfg)
 	if err != nil {
 		return nil, err
 	}

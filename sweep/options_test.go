@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -32,19 +32,16 @@ retrievers:
 		t.Fatal(err)
 	}
 	chunks := []corpus.Chunk{{ID: "a", DocID: "a", Text: "x x x x y", End: 9}, {ID: "b", DocID: "b", Text: "x z", End: 3}}
-	r, err := newFirstStage(t.Context(), chunks, cfg.Retrievers[0], buildEnv{cacheDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := r.Search(t.Context(), []retrievers.Query{{ID: "q", Text: "x"}}, 2)
-	if err != nil {
+	c := &kinds.Cell{Retriever: "bin", Chunks: chunks, Queries: []retrievers.Query{{ID: "q", Text: "x"}}, Depth: 2,
+		Env: kinds.NewEnv(t.TempDir(), ""), Progress: kinds.NoProgress{}}
+	if err := cfg.Retrievers[0].Settings.Run(t.Context(), c); err != nil {
 		t.Fatal(err)
 	}
 	want := math.Log(1.2)
-	if l := run["q"]; len(l) != 2 || math.Abs(l[0].Score-want) > 1e-6 || math.Abs(l[1].Score-want) > 1e-6 {
+	if l := c.Run["q"]; len(l) != 2 || math.Abs(l[0].Score-want) > 1e-6 || math.Abs(l[1].Score-want) > 1e-6 {
 		t.Errorf("k1: 0 run %v, want both items at ln 1.2 = %.6f", l, want)
 	}
-	if o := cfg.Retrievers[1].rerankOptions(); o.Alpha != 0 || o.Validate() != nil {
+	if o := cfg.Retrievers[1].Settings.(*kinds.Rerank).Options(); o.Alpha != 0 || o.Validate() != nil {
 		t.Errorf("alpha: 0 gives rerank options %+v (Validate %v), want Alpha 0, valid", o, o.Validate())
 	}
 }
@@ -63,26 +60,20 @@ func TestHybridValidatedAtLoad(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", strings.TrimSpace(tc.hybrid), err, tc.want)
 		}
 	}
-	field, msg := hybridField("retrievers.2", errors.New("hybrid: k: RRF rank constant must be a finite number ≥ 0, got -1"))
-	if field != "retrievers.2.rrf_k" || !strings.HasPrefix(msg, "RRF rank constant") {
-		t.Errorf("hybridField = %q, %q", field, msg)
-	}
 }
 
 // TestEmbedTimeReachesTiming: the embedding time a first-stage builder
-// reports through buildEnv.embedded (dense's embed calls) is the cell's
-// embed_s, and what is reported while searching is its query_embed_s.
-// The builder here reports 2 s while building and 0.5 s while searching.
+// reports through kinds.Cell.AddEmbedTime (dense's embed calls) is the
+// cell's embed_s, and what is reported while searching is its
+// query_embed_s. The builder here reports 2 s while building and 0.5 s
+// while searching.
 func TestEmbedTimeReachesTiming(t *testing.T) {
 	cfg := loadSmall(t, t.TempDir())
 	be := defaultBackend()
-	real := be.newFirstStage
-	be.newFirstStage = func(ctx context.Context, chunks []corpus.Chunk, rc RetrieverConfig, env buildEnv) (retrievers.Retriever, error) {
-		r, err := real(ctx, chunks, rc, env)
-		if env.embedded != nil {
-			env.embedded(2 * time.Second)
-		}
-		return embedReporter{r, env.embedded}, err
+	be.wrapSearch = func(c *kinds.Cell, _ kinds.Settings, build func() (retrievers.Retriever, error)) (retrievers.Retriever, error) {
+		r, err := build()
+		c.AddEmbedTime(2 * time.Second)
+		return embedReporter{r, c.AddEmbedTime}, err
 	}
 	res, err := Run(t.Context(), cfg, Options{NoHistory: true, backend: &be})
 	if err != nil {
@@ -110,25 +101,4 @@ type embedReporter struct {
 func (e embedReporter) Search(ctx context.Context, qs []retrievers.Query, k int) (eval.Run, error) {
 	e.embedded(500 * time.Millisecond)
 	return e.Retriever.Search(ctx, qs, k)
-}
-
-// TestZeroWeightFusedKey: a hybrid with a weight 0 (given, or in its
-// weights grid) gets a run-cache key of its own, since a weight-0 input
-// stopped taking part in the fusion (runs cached before were fused with
-// it); other retrievers keep their keys.
-func TestZeroWeightFusedKey(t *testing.T) {
-	for _, tc := range []struct {
-		r    RetrieverConfig
-		want bool
-	}{
-		{RetrieverConfig{Type: "hybrid", Weights: []float64{1, 0}}, true},
-		{RetrieverConfig{Type: "hybrid", Tune: &TuneGrid{Weights: [][]float64{{1, 1}, {0, 1}}}}, true},
-		{RetrieverConfig{Type: "hybrid", Weights: []float64{1, 0.5}}, false},
-		{RetrieverConfig{Type: "hybrid"}, false},
-		{RetrieverConfig{Type: "bm25"}, false},
-	} {
-		if got := zeroWeightFused(tc.r); got != tc.want {
-			t.Errorf("%+v: %v, want %v", tc.r, got, tc.want)
-		}
-	}
 }

@@ -10,12 +10,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/report"
+	"github.com/ragbench/ragbench/results"
 )
 
 // outputNames are the entries bench run writes into its output folder.
@@ -46,7 +50,7 @@ func checkOutputDir(dir string) error {
 	}
 	var others []string
 	for _, e := range entries {
-		if !contains(outputNames, e.Name()) && !strings.HasPrefix(e.Name(), stagePrefix) {
+		if !slices.Contains(outputNames, e.Name()) && !strings.HasPrefix(e.Name(), stagePrefix) {
 			others = append(others, e.Name())
 		}
 	}
@@ -97,7 +101,7 @@ var (
 // journal (journalName), and the next run into the folder puts the earlier
 // outputs back before anything else (recoverStage); until then the folder
 // may mix the two runs' entries.
-func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, opts Options) error {
+func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *results.Results, scored []scoredCell, opts Options) error {
 	out := cfg.Output
 	if err := checkOutputDir(out); err != nil {
 		return err
@@ -133,7 +137,7 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 		}
 	}()
 	row := historyRow(cfg, ds, res, opts.Now())
-	names, err := stageOutputs(ctx, stage, cfg, ds, res, row, opts.NoHistory)
+	names, err := stageOutputs(ctx, stage, cfg, ds, res, scored, row, opts.NoHistory)
 	if err != nil {
 		return err
 	}
@@ -156,7 +160,7 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *Results, o
 // fsynced; ctx checked before each) and returns the names to move into the
 // output folder, runs/ first. row is the history row that report.html
 // charts with the earlier ones, unless noHistory.
-func stageOutputs(ctx context.Context, stage string, cfg *Config, ds *dataset, res *Results, row history.Row, noHistory bool) ([]string, error) {
+func stageOutputs(ctx context.Context, stage string, cfg *Config, ds *dataset, res *results.Results, scored []scoredCell, row history.Row, noHistory bool) ([]string, error) {
 	put := func(rel string, data []byte) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -172,12 +176,12 @@ func stageOutputs(ctx context.Context, stage string, cfg *Config, ds *dataset, r
 	if err := os.Mkdir(filepath.Join(stage, "runs"), 0o755); err != nil {
 		return nil, err
 	}
-	for _, c := range res.Cells {
+	for _, c := range scored {
 		var buf bytes.Buffer
-		if err := eval.WriteRunTREC(&buf, c.run, cellFile(c.Name)); err != nil {
-			return nil, fmt.Errorf("runs/%s.trec: %w", cellFile(c.Name), err)
+		if err := eval.WriteRunTREC(&buf, c.run, cellFile(c.name)); err != nil {
+			return nil, fmt.Errorf("runs/%s.trec: %w", cellFile(c.name), err)
 		}
-		if err := put(filepath.Join("runs", cellFile(c.Name)+".trec"), buf.Bytes()); err != nil {
+		if err := put(filepath.Join("runs", cellFile(c.name)+".trec"), buf.Bytes()); err != nil {
 			return nil, err
 		}
 	}
@@ -189,8 +193,7 @@ func stageOutputs(ctx context.Context, stage string, cfg *Config, ds *dataset, r
 	if noHistory {
 		appended = nil
 	}
-	misses := missesJSONL(cfg, ds, res)
-	page, err := reportHTML(cfg, ds, res, misses, historyRows(cfg, appended))
+	page, err := report.HTML(res, historyRows(cfg, appended))
 	if err != nil {
 		return nil, err
 	}
@@ -198,9 +201,9 @@ func stageOutputs(ctx context.Context, stage string, cfg *Config, ds *dataset, r
 		name string
 		data []byte
 	}{
-		{"misses.jsonl", misses},
-		{"results.json", ResultsJSON(res)},
-		{"report.md", []byte(Report(res))},
+		{"misses.jsonl", results.MissesJSONL(res)},
+		{"results.json", results.ResultsJSON(res)},
+		{"report.md", []byte(report.Markdown(res))},
 		{"report.html", page},
 		{"manifest.json", man},
 	}
@@ -435,12 +438,44 @@ func lockOutputDir(ctx context.Context, out string, stderr io.Writer) (release f
 func headlineMetrics(cfg *Config) []string {
 	var out []string
 	for _, f := range cfg.Metrics {
-		out = append(out, metricName(f, cfg.PromptK))
+		out = append(out, config.MetricName(f, cfg.PromptK))
 	}
-	if maxK := cfg.K[len(cfg.K)-1]; maxK != cfg.PromptK && contains(cfg.Metrics, "recall") {
-		out = append(out, metricName("recall", maxK))
+	if maxK := cfg.K[len(cfg.K)-1]; maxK != cfg.PromptK && slices.Contains(cfg.Metrics, "recall") {
+		out = append(out, config.MetricName("recall", maxK))
 	}
 	return out
 }
 
 func cellFile(name string) string { return strings.ReplaceAll(name, "/", "__") }
+
+// historyRow is this run's history row: every cell's headline metrics.
+func historyRow(cfg *Config, ds *dataset, res *results.Results, now time.Time) history.Row {
+	row := history.Row{Time: now.UTC(), ConfigHash: cfg.Hash(), DatasetHash: ds.hash, Metrics: map[string]map[string]float64{}}
+	for _, c := range res.Cells {
+		m := map[string]float64{}
+		for _, name := range headlineMetrics(cfg) {
+			m[name] = c.Means[results.GroupAll][name]
+		}
+		row.Metrics[c.Name] = m
+	}
+	return row
+}
+
+// historyRows are the rows report.html charts: the history file's (none
+// when it does not exist or cannot be read: the chart is then left out, the
+// run goes on) and, when it will be appended, this run's row after them.
+func historyRows(cfg *Config, row *history.Row) []history.Row {
+	var rows []history.Row
+	if _, err := os.Stat(cfg.History); err == nil {
+		rows, _ = history.Read(cfg.History)
+	}
+	if row != nil {
+		r := *row
+		r.Run = 1
+		for _, old := range rows {
+			r.Run = max(r.Run, old.Run+1)
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}

@@ -1,13 +1,26 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/results"
 )
+
+// checkDataset is bench run --check's preflight (Check, every chunking's
+// labels included): the dataset's summary and warnings.
+func checkDataset(cfg *Config) (results.DatasetSummary, []string, error) {
+	rep, err := Check(context.Background(), cfg, CheckOptions{History: true, Chunkings: true})
+	if err != nil {
+		return results.DatasetSummary{}, nil, err
+	}
+	return rep.Dataset, rep.Warnings, nil
+}
 
 // fixture writes files (name → content) and the config c.yaml into a fresh
 // folder, which is also the data root, and loads the config.
@@ -49,7 +62,7 @@ const (
 )
 
 // TestCheckDatasetErrors: every dataset problem the real run meets is found
-// by CheckDataset (bench run --check) and by Run before any work, with
+// by Check (bench run --check) and by Run before any work, with
 // file:line: field: message errors. Line numbers are counted by hand in
 // the fixtures.
 func TestCheckDatasetErrors(t *testing.T) {
@@ -58,7 +71,7 @@ func TestCheckDatasetErrors(t *testing.T) {
 	}
 }
 
-// datasetErrorCase is a dataset that CheckDataset must refuse: its files
+// datasetErrorCase is a dataset that Check must refuse: its files
 // (name → content), the config, and what the error must name.
 type datasetErrorCase struct {
 	name  string
@@ -174,24 +187,24 @@ var datasetErrorCases = []datasetErrorCase{
 	}},
 }
 
-// checkDatasetError checks that CheckDataset refuses tc's dataset with an
+// checkDatasetError checks that Check refuses tc's dataset with an
 // error naming every tc.want, and that Run stops with the same error
 // having written nothing.
 func checkDatasetError(t *testing.T, tc datasetErrorCase) {
 	cfg, dir := fixture(t, tc.files, tc.yaml)
-	_, _, err := CheckDataset(cfg)
+	_, _, err := checkDataset(cfg)
 	if err == nil {
-		t.Fatalf("CheckDataset: no error; want %q", tc.want)
+		t.Fatalf("Check: no error; want %q", tc.want)
 	}
 	for _, w := range tc.want {
 		if !strings.Contains(err.Error(), w) {
-			t.Errorf("CheckDataset error %q does not contain %q", err, w)
+			t.Errorf("Check error %q does not contain %q", err, w)
 		}
 	}
 	// Run stops with the same error, having written nothing.
 	_, rerr := Run(t.Context(), cfg, Options{})
 	if rerr == nil || rerr.Error() != err.Error() {
-		t.Errorf("Run error %v, want the CheckDataset error", rerr)
+		t.Errorf("Run error %v, want the Check error", rerr)
 	}
 	for _, p := range []string{"out", "cache", "h.csv"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); !os.IsNotExist(err) {
@@ -203,7 +216,7 @@ func checkDatasetError(t *testing.T, tc datasetErrorCase) {
 // TestSliceField: slice_field names any labelled field (here "topic", with
 // rows also carrying "kind"), or a key of a BEIR queries.jsonl's metadata;
 // only that field is read. Numbers are labels as written. A query without
-// the field is in NoSlice, as in Run's results (before the fix --check
+// the field is in results.NoSlice, as in Run's results (before the fix --check
 // listed only "7,travel" and "travel" while the run's results.json listed
 // "(none)" too).
 func TestSliceField(t *testing.T) {
@@ -214,7 +227,7 @@ func TestSliceField(t *testing.T) {
 {"id": "q3", "question": "rome", "gold": ["p-3"], "kind": "k2"}
 `,
 	}, strings.Replace(labelledCfg, "queries.jsonl}", "queries.jsonl, slice_field: topic}", 1))
-	sum, _, err := CheckDataset(cfg)
+	sum, _, err := checkDataset(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +247,7 @@ func TestSliceField(t *testing.T) {
 		"b/queries.jsonl":  "{\"_id\": \"q1\", \"text\": \"eiffel\", \"metadata\": {\"topic\": \"travel\"}}\n{\"_id\": \"q2\", \"text\": \"berlin\", \"metadata\": {}}\n",
 		"b/qrels/test.tsv": "query-id\tcorpus-id\tscore\nq1\tp-1\t1\nq2\tp-2\t1\n",
 	}, "dataset: {beir: b, slice_field: topic}\nretrievers: [{name: a, type: bm25}]\nk: [1, 3]\n")
-	sum, _, err = CheckDataset(cfg)
+	sum, _, err = checkDataset(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +274,7 @@ func TestUnknownGoldIgnore(t *testing.T) {
 	if res.Dataset.Answerable != 1 || res.Dataset.Unanswerable != 1 {
 		t.Errorf("answerable %d, unanswerable %d; want 1, 1", res.Dataset.Answerable, res.Dataset.Unanswerable)
 	}
-	if got := res.Cells[0].Means[GroupAll]["recall@3"]; got != 1 {
+	if got := res.Cells[0].Means[results.GroupAll]["recall@3"]; got != 1 {
 		t.Errorf("recall@3 = %v, want 1 (denominator 1 after dropping p-9)", got)
 	}
 	want := "dataset.unknown_gold: ignore: dropped 2 relevant judgements in 2 queries"
@@ -289,7 +302,7 @@ func TestUnknownGoldIgnore(t *testing.T) {
 func TestCheckWritable(t *testing.T) {
 	cfg, dir := fixture(t, map[string]string{"corpus.jsonl": tinyCorpus, "queries.jsonl": "{\"id\": \"q1\", \"question\": \"eiffel\", \"gold\": [\"p-1\"]}\n", "afile": "x"}, labelledCfg)
 	cfg.Output = filepath.Join(dir, "fresh", "out")
-	if err := cfg.CheckWritable(true); err != nil {
+	if err := CheckWritable(cfg, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "fresh")); !os.IsNotExist(err) {
@@ -297,7 +310,7 @@ func TestCheckWritable(t *testing.T) {
 	}
 	cfg.Output = filepath.Join(dir, "afile", "out")
 	cfg.History = dir
-	err := cfg.CheckWritable(true)
+	err := CheckWritable(cfg, true)
 	for _, w := range []string{
 		"c.yaml: output: output folder " + cfg.Output + " is not writable: " + filepath.Join(dir, "afile") + " is a file, not a folder; choose another folder (--output",
 		"c.yaml: history: history CSV " + dir + " is a folder",
@@ -308,7 +321,7 @@ func TestCheckWritable(t *testing.T) {
 	}
 	// --no-history: the history path is not checked.
 	cfg.Output = filepath.Join(dir, "out")
-	if err := cfg.CheckWritable(false); err != nil {
+	if err := CheckWritable(cfg, false); err != nil {
 		t.Errorf("CheckWritable(false): %v", err)
 	}
 	if os.Getuid() != 0 { // root writes anywhere
@@ -317,7 +330,7 @@ func TestCheckWritable(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.Output = filepath.Join(ro, "out")
-		if err := cfg.CheckWritable(false); err == nil || !strings.Contains(err.Error(), "permission denied") {
+		if err := CheckWritable(cfg, false); err == nil || !strings.Contains(err.Error(), "permission denied") {
 			t.Errorf("read-only parent: error %v, want permission denied", err)
 		}
 	}
@@ -363,7 +376,7 @@ func TestModelKind(t *testing.T) {
 		{"{name: r, type: rerank, input: a, model: embcfg}", `is an embedder (ragbench.json says kind "embedder")`},
 	} {
 		cfg, dir := fixture(t, files, "dataset: {corpus: corpus.jsonl, queries: queries.jsonl}\nretrievers:\n  - {name: a, type: bm25}\n  - "+c.retr+"\n")
-		err := cfg.Validate()
+		err := Validate(cfg, false)
 		want := strings.ReplaceAll(c.want, "DIR", dir)
 		switch {
 		case want == "" && err != nil:
@@ -403,28 +416,28 @@ func TestDamagedHistoryStopsBeforeWork(t *testing.T) {
 func TestCheckInputs(t *testing.T) {
 	files := map[string]string{"corpus.jsonl": tinyCorpus, "queries.jsonl": beirQueries, "qrels.txt": "q1 0 p-1 1\nq2 0 p-2 1\n"}
 	cfg, dir := fixture(t, files, strings.Replace(qrelsCfg, "QRELS", "qrels.txt", 1))
-	var got []FileHash
-	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func(f []FileHash) error { got = f; return nil }}); err != nil {
+	var got []results.FileHash
+	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func(f []results.FileHash) error { got = f; return nil }}); err != nil {
 		t.Fatal(err)
 	}
-	man, err := ReadManifest(filepath.Join(cfg.Output, "manifest.json"))
+	man, err := results.ReadManifest(filepath.Join(cfg.Output, "manifest.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want []FileHash
+	var want []results.FileHash
 	for _, f := range man.Files {
 		if f.Role == "corpus" || f.Role == "queries" || f.Role == "qrels" {
 			want = append(want, f)
 		}
 	}
-	slices.SortFunc(want, func(a, b FileHash) int { return strings.Compare(a.Role, b.Role) })
-	slices.SortFunc(got, func(a, b FileHash) int { return strings.Compare(a.Role, b.Role) })
+	slices.SortFunc(want, func(a, b results.FileHash) int { return strings.Compare(a.Role, b.Role) })
+	slices.SortFunc(got, func(a, b results.FileHash) int { return strings.Compare(a.Role, b.Role) })
 	if len(want) != 3 || !slices.Equal(got, want) {
 		t.Errorf("CheckInputs got %+v, manifest lists %+v", got, want)
 	}
 	os.RemoveAll(filepath.Join(dir, "out"))
 	stop := errors.New("stop")
-	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func([]FileHash) error { return stop }}); !errors.Is(err, stop) {
+	if _, err := Run(t.Context(), cfg, Options{CheckInputs: func([]results.FileHash) error { return stop }}); !errors.Is(err, stop) {
 		t.Errorf("Run error %v, want CheckInputs' error", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out", "results.json")); !os.IsNotExist(err) {
@@ -445,7 +458,7 @@ func TestCheckWritableDanglingLink(t *testing.T) {
 	link := cfg.Output
 	for _, out := range []string{link, filepath.Join(link, "sub")} { // the folder, or a parent
 		cfg.Output = out
-		err := cfg.CheckWritable(false)
+		err := CheckWritable(cfg, false)
 		want := "output folder " + out + " is not writable: " + link + " is a symbolic link to gone/results, which does not exist"
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v does not contain %q", err, want)

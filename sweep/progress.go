@@ -1,14 +1,16 @@
 package sweep
 
 import (
+	"cmp"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/ragbench/ragbench/report"
 )
 
 // ProgressMode is how Run reports progress on Options.Stderr. Progress is
@@ -104,7 +106,7 @@ func (p *progress) what() string {
 			unit = strings.TrimSuffix(unit, "s")
 		}
 	}
-	return p.stage + " " + groupDigits(p.total) + " " + unit
+	return p.stage + " " + report.GroupDigits(p.total) + " " + unit
 }
 
 // begin starts a stage of scope with total items of unit.
@@ -128,7 +130,7 @@ func (p *progress) begin(scope, stage string, total int, unit string) {
 			progressbar.OptionSetWidth(24),
 			progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(),
-			progressbar.OptionSetItsString(firstNonEmpty(unit, "it")),
+			progressbar.OptionSetItsString(cmp.Or(unit, "it")),
 			progressbar.OptionSetElapsedTime(true),
 			progressbar.OptionSetPredictTime(true),
 			progressbar.OptionThrottle(100*time.Millisecond),
@@ -176,7 +178,7 @@ func (p *progress) set(done, total int) {
 		if t := done * 10 / p.total; t > p.tenths || now.Sub(p.lastLine) >= plainInterval {
 			p.tenths, p.lastLine = max(p.tenths, t), now
 			fmt.Fprintf(p.w, "bench run: %s: %s %s of %s %s (%d%%) after %s\n", p.scope, p.stage,
-				groupDigits(done), groupDigits(p.total), p.unit, done*100/p.total, formatDuration(now.Sub(p.start)))
+				report.GroupDigits(done), report.GroupDigits(p.total), p.unit, done*100/p.total, formatDuration(now.Sub(p.start)))
 		}
 	}
 }
@@ -244,25 +246,6 @@ func (p *progress) closeBar() {
 	p.pb = nil
 }
 
-// groupDigits writes n with commas between groups of three digits
-// (12345 → "12,345").
-func groupDigits(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
-
 // formatDuration is a wall time for a progress line: "0.42s" under a
 // minute, else "1m02s" or "1h02m03s" (whole seconds).
 func formatDuration(d time.Duration) string {
@@ -276,8 +259,8 @@ func formatDuration(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm%02ds", s/3600, s/60%60, s%60)
 }
 
-// stageProgress is the backend's typed progress callback (buildEnv.progress)
-// for p: done of total items of stage ("embed", "rerank") move the bar of
+// stageProgress is the kinds' count callback (kinds.Progress.Count)
+// for p: done of total items of stage (kinds.StageEmbed, StageRerank) move the bar of
 // the stage p shows; a count for another stage, or a negative one, is
 // ignored.
 func (p *progress) stageProgress(stage string, done, total int) {

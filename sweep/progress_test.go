@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/report"
 )
 
 // tickClock is a clock that moves one second forward at every call, so each
@@ -204,8 +205,8 @@ func TestParseProgressMode(t *testing.T) {
 
 func TestProgressHelpers(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 12345: "12,345", 1234567: "1,234,567", -4500: "-4,500"} {
-		if got := groupDigits(n); got != want {
-			t.Errorf("groupDigits(%d) = %q, want %q", n, got, want)
+		if got := report.GroupDigits(n); got != want {
+			t.Errorf("report.GroupDigits(%d) = %q, want %q", n, got, want)
 		}
 	}
 	for d, want := range map[time.Duration]string{

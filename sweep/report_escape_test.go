@@ -3,6 +3,8 @@ package sweep
 import (
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/report"
 )
 
 // TestReportEscapesLabels: slice labels and query ids come from the user's
@@ -10,7 +12,7 @@ import (
 // renderers would drop or run them) nor break out of their code span.
 func TestReportEscapesLabels(t *testing.T) {
 	_, res := runSmallEdited(t, t.TempDir(), strings.NewReplacer(`"q5"`, "\"q`<img/src=x/onerror=alert(2)>`\"", `"kind": "unanswerable"`, `"kind": "<script>alert(1)</script>"`).Replace)
-	md := Report(res)
+	md := report.Markdown(res)
 	if i := strings.Index(md, "<script>"); i >= 0 {
 		t.Errorf("report.md holds <script> unescaped: …%s…", md[max(0, i-40):min(len(md), i+40)])
 	}

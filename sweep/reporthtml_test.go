@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/history"
+	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/report"
 )
 
 // TestHTMLReportNumbers checks report.html's numbers on the small fixture
@@ -29,11 +31,11 @@ func TestHTMLReportNumbers(t *testing.T) {
 	}
 	for i := range res.Cells {
 		if res.Cells[i].Name == "doc/rrf" {
-			res.Cells[i].Retriever.Type, res.Cells[i].Retriever.Input, res.Cells[i].Retriever.Depth = "rerank", "bm25", 3
+			res.Cells[i].Retriever.Type, res.Cells[i].Retriever.Settings = "rerank", &kinds.Rerank{Input: "bm25", Depth: 3}
 		}
 	}
 	row := historyRow(cfg, ds, res, time.Now())
-	r, err := htmlReport(cfg, ds, res, missesJSONL(cfg, ds, res), []history.Row{{Run: 7, Metrics: row.Metrics}, {Run: 8, Metrics: row.Metrics}})
+	r, err := report.Page(res, []history.Row{{Run: 7, Metrics: row.Metrics}, {Run: 8, Metrics: row.Metrics}})
 	if err != nil {
 		t.Fatal(err)
 	}

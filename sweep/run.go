@@ -4,15 +4,17 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"math"
-	"path/filepath"
 	"time"
 
+	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/internal/hashkey"
+	"github.com/ragbench/ragbench/report"
+	"github.com/ragbench/ragbench/results"
+
 	"github.com/ragbench/ragbench/corpus"
-	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/retrievers"
+	"github.com/ragbench/ragbench/kinds"
 )
 
 // Options are the run-time settings of Run that are not part of the config.
@@ -36,7 +38,7 @@ type Options struct {
 	// qrels); an error from it stops the run, nothing written. bench run
 	// --baseline checks there that the baseline read the same queries
 	// and qrels, so a changed qrels fails before the sweep, not after.
-	CheckInputs func(files []FileHash) error
+	CheckInputs func(files []results.FileHash) error
 
 	backend *backend // nil: defaultBackend()
 	// clock times the progress lines; nil means time.Now (tests fix it).
@@ -49,26 +51,14 @@ type Options struct {
 // current step (an embedding or rerank batch finishes; scoring and the
 // significance tests stop within milliseconds); caches and earlier outputs
 // are left intact.
-func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if err := cfg.CheckWritable(!opts.NoHistory); err != nil {
-		return nil, err
-	}
-	for _, rc := range cfg.Retrievers {
-		if rc.Type == "dense" || rc.Type == "rerank" || (isEngine(rc.Type) && rc.Model != "") {
-			// Load ONNX Runtime now, so a missing library stops the run
-			// before any work.
-			if err := encoder.Init(opts.ONNXRuntime); err != nil {
-				return nil, fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", rc.Name, err)
-			}
-			break
-		}
-	}
+func Run(ctx context.Context, cfg *Config, opts Options) (*results.Results, error) {
 	be := defaultBackend()
 	if opts.backend != nil {
 		be = *opts.backend
+	}
+	rep, err := check(ctx, cfg, CheckOptions{History: !opts.NoHistory, ONNXRuntime: opts.ONNXRuntime}, be)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
@@ -76,13 +66,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	ds, warns, err := loadDataset(cfg, be)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLabelRecord(cfg, ds); err != nil {
-		return nil, err
-	}
+	ds, warns := rep.ds, rep.warns
 	if opts.CheckInputs != nil {
 		files, err := ds.inputFiles()
 		if err != nil {
@@ -94,7 +78,7 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 	}
 	prog := newProgress(opts.Progress, opts.Stderr, opts.clock)
 	defer prog.abort()
-	res, err := sweep(ctx, cfg, ds, be, opts, prog)
+	res, scored, err := sweep(ctx, cfg, ds, be, opts, prog)
 	if err != nil {
 		return nil, err
 	}
@@ -103,44 +87,45 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*Results, error) {
 		return nil, err
 	}
 	prog.begin("all cells", "write outputs", len(res.Cells), "cells")
-	if err := writeOutputs(ctx, cfg, ds, res, opts); err != nil {
+	if err := writeOutputs(ctx, cfg, ds, res, scored, opts); err != nil {
 		return nil, err
 	}
 	prog.end("")
 	return res, nil
 }
 
-func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Options, prog *progress) (*Results, error) {
-	res := &Results{Config: cfg.recorded(), Metrics: cfg.metricNames()}
+// sweep runs every cell of cfg over ds and scores it, then the paired
+// tests between cells: the Results, and each cell's final run and
+// per-query scores (scoredCell, in Results.Cells' order).
+func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Options, prog *progress) (*results.Results, []scoredCell, error) {
+	res := &results.Results{Config: cfg.Recorded(), Metrics: cfg.MetricNames(), Groups: ds.answerableGroups()}
 	var warns []string
 	res.Dataset, warns = ds.summary(cfg)
 	res.Warnings = append(res.Warnings, warns...)
-
 	modelHash := map[string]string{}
 	for _, rc := range cfg.Retrievers {
-		if rc.Model != "" && modelHash[rc.Model] == "" {
-			h, err := folderHash(rc.Model)
+		if m := rc.Model(); m != "" && modelHash[m] == "" {
+			h, err := kinds.FolderHash(m)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			modelHash[rc.Model] = h
+			modelHash[m] = h
 		}
 	}
 	chunkings := cfg.Chunkings()
-	mdl := &models{lib: opts.ONNXRuntime, cacheDir: cfg.CacheDir, embedders: map[string]*encoder.CachedEmbedder{}, crosses: map[string]*crossScorer{}}
-	defer mdl.close()
-	cells := &cellRunner{cfg: cfg, ds: ds, be: be, prog: prog, queriesKey: sha256Hex(mustJSON(ds.queries)), modelHash: modelHash,
-		env: buildEnv{cacheDir: cfg.CacheDir, corpusHash: corpus.Hash(ds.docs), models: mdl, progress: prog.stageProgress, engines: &engineIndexes{}}}
-	nCells := len(chunkings) * len(cfg.Retrievers)
+	env := kinds.NewEnv(cfg.CacheDir, opts.ONNXRuntime)
+	env.WrapSearch, env.WrapRerank = be.wrapSearch, be.wrapRerank
+	defer env.Close()
+	cells := &cellRunner{cfg: cfg, ds: ds, prog: prog, env: env, corpusHash: corpus.Hash(ds.docs), queriesKey: hashkey.Of(ds.queries), modelHash: modelHash,
+		res: res, nCells: len(chunkings) * len(cfg.Retrievers)}
 	levels := map[string]bool{}
-	var err error
 	for _, ch := range chunkings {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		level, err := cells.chunking(ctx, ch, res, nCells)
+		level, err := cells.chunking(ctx, ch)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		levels[level.String()] = true
 	}
@@ -151,60 +136,22 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	}
 	n := len(res.Cells)
 	prog.begin("all cells", "significance", n*(n-1)/2*len(cfg.Significance.Metrics), "paired comparisons")
-	if res.Significance, err = significance(ctx, cfg, ds, res.Cells); err != nil {
-		return nil, err
+	var err error
+	if res.Significance, err = significance(ctx, cfg, ds, cells.scored); err != nil {
+		return nil, nil, err
 	}
 	prog.end("")
 	res.Best = bestPerChunking(cfg, res.Cells)
-	return res, nil
+	return res, cells.scored, nil
 }
 
-// searchBlock is how many queries searchBlocks hands a retriever at once:
-// also the dense retriever's query batch (newFirstStage), so dense query
-// embeddings are computed in exactly the batches of a single Search call,
-// and runs are identical to one call's.
-const searchBlock = 256
-
-// searchBlocks searches queries in blocks of searchBlock, reporting the
-// queries done to prog after each block. Retrievers accumulate their
-// latency statistics across calls, so Stats covers every query.
-func searchBlocks(ctx context.Context, r retrievers.Retriever, queries []retrievers.Query, k int, prog *progress) (eval.Run, error) {
-	run := make(eval.Run, len(queries))
-	for b := 0; b < len(queries); b += searchBlock {
-		e := min(b+searchBlock, len(queries))
-		part, err := r.Search(ctx, queries[b:e], k)
-		if err != nil {
-			return nil, err
-		}
-		maps.Copy(run, part)
-		prog.set(e, 0)
-	}
-	return run, nil
-}
-
-// truncate cuts each list, in rank order, to k.
-func truncate(run eval.Run, k int) eval.Run {
-	out := make(eval.Run, len(run))
-	for q, l := range run {
-		l = append([]eval.Result(nil), l...)
-		sortResults(l)
-		if len(l) > k {
-			l = l[:k]
-		}
-		out[q] = l
-	}
-	return out
-}
-
-// metricNames are "family@k" for every family (config order) and k.
-func (c *Config) metricNames() []string {
-	var out []string
-	for _, f := range c.Metrics {
-		for _, k := range c.K {
-			out = append(out, metricName(f, k))
-		}
-	}
-	return out
+// scoredCell is what the outputs need of a cell besides its
+// results.CellResult: its final run (runs/<cell>.trec) and its per-query
+// scores as compare reads them (the significance tests' input).
+type scoredCell struct {
+	name   string
+	run    eval.Run                      // document-level (or chunk-level) run at the config's depth
+	scores map[string]map[string]float64 // metric → query id → value
 }
 
 // cellInputs are what scoreCell scores: one cell of one chunking.
@@ -223,64 +170,34 @@ type cellInputs struct {
 }
 
 // scoreCell scores a cell's final run over the sweep's dataset: per-query
-// values, group means, unanswerable queries' top hits and the threshold
-// analysis. Cancelling ctx stops it between metrics and query blocks, with
-// ctx's error. Errors: the evaluation's, or an answerable query it did not
-// score.
-func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (CellResult, error) {
-	cell, run, sc, chunkByID, chunks := in.cell, in.run, in.spans, in.chunkByID, in.chunks
-	cr := CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: len(chunks),
+// values, group means, unanswerable queries' top hits, the threshold
+// analysis and the misses. Cancelling ctx stops it between metrics and
+// query blocks, with ctx's error. Errors: the evaluation's, or an
+// answerable query it did not score.
+func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (results.CellResult, scoredCell, error) {
+	cell, run, sc := in.cell, in.run, in.spans
+	cr := results.CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: len(in.chunks),
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
-		Unanswerable: []UnanswerableHits{}, run: run, spans: sc, chunkByID: chunkByID, chunks: chunks}
-	if sc != nil {
-		missed, err := sc.countMisses(cfg, ds, run)
-		if err != nil {
-			return cr, err
-		}
-		cr.PrecisionOmega, cr.SpansMissed = &sc.omega, &missed
+		Unanswerable: []results.UnanswerableHits{}}
+	scored := scoredCell{name: cell.Name, run: run}
+	if err := cellMisses(cfg, ds, in, &cr); err != nil {
+		return cr, scored, err
 	}
 	scores, err := cellScores(ctx, cfg, ds, sc, run)
 	if err != nil {
-		return cr, err
+		return cr, scored, err
 	}
-	cr.scores = scores
-	for i, id := range ds.answerable {
-		if i%256 == 0 && ctx.Err() != nil {
-			return cr, ctx.Err()
-		}
-		m := make(map[string]float64, len(scores))
-		for name, col := range scores {
-			v, ok := col[id]
-			if !ok {
-				return cr, fmt.Errorf("evaluation: no %s for answerable query %q", name, id)
-			}
-			m[name] = v
-		}
-		cr.PerQuery[id] = m
-	}
-	names := cfg.metricNames()
-	for g, ids := range ds.answerableGroups() {
-		m := map[string]float64{}
-		for _, name := range names {
-			if err := ctx.Err(); err != nil {
-				return cr, err
-			}
-			sum := 0.0
-			for _, id := range ids {
-				sum += cr.PerQuery[id][name]
-			}
-			m[name] = sum / float64(len(ids))
-		}
-		cr.Means[g] = m
-		cr.Counts[g] = len(ids)
+	scored.scores = scores
+	if err := cellMeans(ctx, cfg, ds, scores, &cr); err != nil {
+		return cr, scored, err
 	}
 	for _, id := range ds.unanswer {
-		u := UnanswerableHits{QueryID: id, Query: ds.text[id], Slice: ds.slice[id], Top: []Hit{}}
+		u := results.UnanswerableHits{QueryID: id, Query: ds.text[id], Slice: ds.slice[id], Top: []results.Hit{}}
 		for i, r := range run[id] {
 			if i == 3 {
 				break
 			}
-			u.Top = append(u.Top, Hit{Rank: i + 1, ID: r.DocID, Score: r.Score, Snippet: ds.snippet(r.DocID, cfg.Snippet, chunkByID, chunks)})
+			u.Top = append(u.Top, results.Hit{Rank: i + 1, ID: r.DocID, Score: r.Score, Snippet: ds.snippet(r.DocID, cfg.Snippet, in.chunkByID, in.chunks)})
 		}
 		cr.Unanswerable = append(cr.Unanswerable, u)
 	}
@@ -291,7 +208,62 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (Ce
 		}
 		cr.Threshold = thresholdAnalysis(cfg, ds, qrels, run)
 	}
-	return cr, nil
+	return cr, scored, nil
+}
+
+// cellMisses fills cr's misses.jsonl rows: with span labels the gold
+// spans missed (and their count, Precision Ω and the spans' total), else
+// the queries missing a gold id.
+func cellMisses(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult) error {
+	sc := in.spans
+	if sc == nil {
+		cr.Misses = docMisses(cfg, ds, in.cell.Name, in.run)
+		return nil
+	}
+	ms, err := spanMisses(cfg, ds, sc, in.cell.Name, in.run, in.chunkByID, in.chunks)
+	if err != nil {
+		return err
+	}
+	missed := len(ms)
+	cr.SpanMisses, cr.SpansTotal = ms, sc.total
+	cr.PrecisionOmega, cr.SpansMissed = &sc.omega, &missed
+	return nil
+}
+
+// cellMeans fills cr's per-query values (every answerable query must have
+// every metric) and each group's means and counts.
+func cellMeans(ctx context.Context, cfg *Config, ds *dataset, scores map[string]map[string]float64, cr *results.CellResult) error {
+	for i, id := range ds.answerable {
+		if i%256 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		m := make(map[string]float64, len(scores))
+		for name, col := range scores {
+			v, ok := col[id]
+			if !ok {
+				return fmt.Errorf("evaluation: no %s for answerable query %q", name, id)
+			}
+			m[name] = v
+		}
+		cr.PerQuery[id] = m
+	}
+	names := cfg.MetricNames()
+	for g, ids := range ds.answerableGroups() {
+		m := map[string]float64{}
+		for _, name := range names {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			sum := 0.0
+			for _, id := range ids {
+				sum += cr.PerQuery[id][name]
+			}
+			m[name] = sum / float64(len(ids))
+		}
+		cr.Means[g] = m
+		cr.Counts[g] = len(ids)
+	}
+	return nil
 }
 
 // answerableGroups are the answerable queries' ids (in ds.answerable's
@@ -305,65 +277,47 @@ func (ds *dataset) answerableGroups() map[string][]string {
 		labelled = labelled || ds.slice[id] != ""
 	}
 	for _, id := range ds.answerable {
-		groups[GroupAll] = append(groups[GroupAll], id)
+		groups[results.GroupAll] = append(groups[results.GroupAll], id)
 		if ds.heldout[id] {
-			groups[GroupHeldOut] = append(groups[GroupHeldOut], id)
+			groups[results.GroupHeldOut] = append(groups[results.GroupHeldOut], id)
 		} else {
-			groups[GroupTuning] = append(groups[GroupTuning], id)
+			groups[results.GroupTuning] = append(groups[results.GroupTuning], id)
 		}
 		if s := ds.sliceOf(id, labelled); s != "" {
-			groups[SliceGroup(s)] = append(groups[SliceGroup(s)], id)
+			groups[results.SliceGroup(s)] = append(groups[results.SliceGroup(s)], id)
 		}
 	}
 	return groups
 }
 
-// FallbackWarnings names each retriever whose model was not found and was
-// replaced by one of its fallback_models, so neither report.md nor bench
-// run --check presents a fallback's numbers as the requested model's; nil
-// when every retriever found its own model.
-func (c *Config) FallbackWarnings() []string {
-	var out []string
-	for _, r := range c.Retrievers {
-		if r.requested == "" || len(r.FallbackModels) == 0 {
-			continue
-		}
-		if filepath.Base(r.Model) != filepath.Base(r.requested) {
-			out = append(out, fmt.Sprintf("retriever %s: model %s not found; using fallback %s (%s) — its numbers are not %s's",
-				r.Name, r.requested, filepath.Base(r.Model), r.Model, r.requested))
-		}
-	}
-	return out
-}
-
 // chunking cuts the documents by ch and runs every retriever's cell on the
-// chunks, appending each cell's result and timing to res (cell numbers
-// out of nCells for the progress lines). It returns whether the qrels are
-// document- or chunk-level for ch (corpus.CheckLabelsFile: chunk ids
-// recorded under another chunking are an error).
-func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nCells int) (corpus.Level, error) {
+// chunks, appending each cell's result and timing to r.res and its
+// scoredCell to r.scored (cell numbers out of r.nCells for the progress
+// lines). It returns whether the qrels are
+// document- or chunk-level for ch (chunkingLevel, the label rule --check
+// applies too).
+func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.Level, error) {
 	t0 := time.Now()
 	r.prog.begin("chunking "+ch.Name, "chunk", len(r.ds.docs), "documents")
 	chunks, err := ch.Spec().Chunk(r.ds.docs)
 	if err != nil {
 		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
 	}
-	level, err := corpus.CheckLabelsFile(r.ds.judged, r.ds.qrels, r.ds.docs, ch.Spec(), chunks)
+	level, err := r.ds.chunkingLevel(ch, chunks)
 	if err != nil {
-		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
+		return 0, err
 	}
 	sc, err := r.ds.newSpanCells(r.cfg, chunks)
 	if err != nil {
 		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
 	}
 	if sc != nil {
-		level = corpus.ChunkLevel // judgements derived from the spans
 		if w := sc.uncoverableWarning(ch.Name, r.cfg.Dataset.SpanCoverShare); w != "" {
-			res.Warnings = append(res.Warnings, w)
+			r.res.Warnings = append(r.res.Warnings, w)
 		}
 	}
 	chunkTime := time.Since(t0).Seconds()
-	r.prog.end(groupDigits(len(chunks)) + " chunks")
+	r.prog.end(report.GroupDigits(len(chunks)) + " chunks")
 	docOf := corpus.DocOf(chunks)
 	chunkByID := make(map[string]int, len(chunks))
 	for i, c := range chunks {
@@ -373,18 +327,17 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 	perDoc := int(math.Ceil(float64(len(chunks)) / float64(len(r.ds.docs))))
 	depth := r.cfg.Depth * perDoc
 	for _, rc := range r.cfg.Retrievers {
-		if rc.Type == "hybrid" || rc.Type == "rerank" {
-			depth = max(depth, rc.Depth, rc.tuneDepth())
+		if d, ok := rc.Settings.(kinds.Deep); ok {
+			depth = max(depth, d.ChunkDepth())
 		}
 	}
 	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf}
-	r.env.chunking = ch
 	for _, rc := range r.cfg.Retrievers {
 		if err := ctx.Err(); err != nil {
 			return 0, err
 		}
-		cell := Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
-		scope := fmt.Sprintf("[%d/%d] %s", len(res.Cells)+1, nCells, cell.Name)
+		cell := config.Cell{Name: ch.Name + "/" + rc.Name, Chunking: ch, Retriever: rc}
+		scope := fmt.Sprintf("[%d/%d] %s", len(r.res.Cells)+1, r.nCells, cell.Name)
 		cellStart := r.prog.now()
 		cr, err := r.run(ctx, cc, cell, scope)
 		if err != nil {
@@ -400,16 +353,17 @@ func (r *cellRunner) chunking(ctx context.Context, ch Chunking, res *Results, nC
 		if level == corpus.DocLevel {
 			final = corpus.MaxP(final, docOf)
 		}
-		final = truncate(final, r.cfg.Depth)
-		result, err := scoreCell(ctx, r.cfg, r.ds, cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc})
+		final = kinds.Truncate(final, r.cfg.Depth)
+		result, scored, err := scoreCell(ctx, r.cfg, r.ds, cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc})
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
 		}
+		r.scored = append(r.scored, scored)
 		result.Tuning = cr.tuning
 		cr.timing.Score = time.Since(t1).Seconds()
 		r.prog.end("")
-		res.Cells = append(res.Cells, result)
-		res.Timings = append(res.Timings, cr.timing)
+		r.res.Cells = append(r.res.Cells, result)
+		r.res.Timings = append(r.res.Timings, cr.timing)
 		if r.prog.mode == ProgressBar {
 			r.prog.line(scope, "done in "+formatDuration(r.prog.now().Sub(cellStart)))
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ragbench/ragbench/history"
+	"github.com/ragbench/ragbench/results"
 )
 
 // loadSmall loads testdata/small.yaml with every output under a temporary
@@ -40,7 +41,7 @@ func loadConfig(t *testing.T, cfgPath, data, out string) *Config {
 // runSmallEdited runs testdata/small.yaml's sweep (no history) over a copy
 // of testdata/small whose queries.jsonl is edit(the original's text),
 // every output under folder dir.
-func runSmallEdited(t *testing.T, dir string, edit func(queries string) string) (*Config, *Results) {
+func runSmallEdited(t *testing.T, dir string, edit func(queries string) string) (*Config, *results.Results) {
 	t.Helper()
 	data := filepath.Join(dir, "data")
 	if err := os.MkdirAll(data, 0o755); err != nil {
@@ -141,7 +142,7 @@ func TestSmallSweep(t *testing.T) {
 // worked by hand in TestSmallSweep's comment: the slice and all-query
 // means and counts, the unanswerable report (q5 gets p-6 on top, q6
 // nothing) and the threshold analysis's counts.
-func checkSmallCells(t *testing.T, res *Results) {
+func checkSmallCells(t *testing.T, res *results.Results) {
 	t.Helper()
 	ndcgQ3 := 1 / (1 + 1/math.Log2(3))
 	want := map[string]map[string]float64{
@@ -208,9 +209,9 @@ func checkSmallOutputs(t *testing.T, out string) {
 	}
 	// misses.jsonl: per cell, q3 misses p-5 and q4 misses p-6 at k = 3.
 	misses, _ := os.ReadFile(filepath.Join(out, "misses.jsonl"))
-	var rows []Miss
+	var rows []results.Miss
 	for _, line := range bytes.Split(bytes.TrimSpace(misses), []byte("\n")) {
-		var m Miss
+		var m results.Miss
 		if err := json.Unmarshal(line, &m); err != nil {
 			t.Fatal(err)
 		}
@@ -238,8 +239,8 @@ func checkSmallOutputs(t *testing.T, out string) {
 	if !strings.HasPrefix(string(trec), "q1 Q0 p-1 1 ") {
 		t.Errorf("run file starts %q", firstLine(trec))
 	}
-	// Manifest and history.
-	var man Manifest
+	// results.Manifest and history.
+	var man results.Manifest
 	mb, _ := os.ReadFile(filepath.Join(out, "manifest.json"))
 	if err := json.Unmarshal(mb, &man); err != nil {
 		t.Fatal(err)

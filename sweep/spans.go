@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/spans"
 )
 
@@ -16,69 +19,6 @@ import (
 // derived judgements and span measures, and the span misses. The rules
 // themselves are package spans' (labels, Covers, measures) and corpus'
 // (chunkers with exact spans).
-
-// chunkingStrategies lists the config's chunking strategies for messages.
-const chunkingStrategies = "doc, fixed, sentence, tokens, recursive"
-
-// SpanMetricFamilies are the metric families of span labels, evaluated at
-// every k (package spans): token_recall, token_precision, token_iou
-// (Chroma's token-level measures, fractions in [0, 1]), span_recall,
-// span_hit_rate, span_mrr (passage-level: a chunk finds a gold span when it
-// covers dataset.span_cover_share of it).
-var SpanMetricFamilies = spans.AtK
-
-// DefaultMetrics is the metrics default (docs/config.md): MetricFamilies,
-// and with span labels also SpanMetricFamilies, in that order. A new slice.
-func DefaultMetrics(spanLabels bool) []string {
-	ms := append([]string(nil), MetricFamilies...)
-	if spanLabels {
-		ms = append(ms, SpanMetricFamilies...)
-	}
-	return ms
-}
-
-// textChunking checks a tokens or recursive chunking entry (field f).
-func (ck *configCheck) textChunking(f string, ch *ChunkingConfig) {
-	unit := "tokens"
-	if ch.Strategy == "recursive" && ch.Tokenizer == "" {
-		unit = "characters"
-	}
-	if ch.Strategy == "tokens" && ch.Tokenizer == "" {
-		ck.bad(f+".tokenizer", "strategy tokens needs a tokenizer: tokenizer: %s", corpus.CL100kBase)
-	} else if ch.Tokenizer != "" && ch.Tokenizer != corpus.CL100kBase {
-		ck.bad(f+".tokenizer", "unknown tokenizer %q: %s (tiktoken's, embedded)", ch.Tokenizer, corpus.CL100kBase)
-	}
-	if len(ch.Sizes) == 0 {
-		ck.bad(f+".sizes", "strategy %s needs sizes (%s per chunk), e.g. sizes: [200, 400]", ch.Strategy, unit)
-	}
-	if len(ch.Overlaps) == 0 {
-		ch.Overlaps = []int{0}
-	}
-	for j, s := range ch.Sizes {
-		if s < 1 {
-			ck.bad(fmt.Sprintf("%s.sizes.%d", f, j), "size %d must be ≥ 1 %s", s, unit)
-		}
-		for k, o := range ch.Overlaps {
-			switch {
-			case ch.Strategy == "tokens" && (o < 0 || (s >= 1 && o >= s)):
-				ck.bad(fmt.Sprintf("%s.overlaps.%d", f, k), "overlap %d must be in [0, size %d) %s", o, s, unit)
-			case ch.Strategy == "recursive" && (o < 0 || (s >= 1 && o > s)):
-				ck.bad(fmt.Sprintf("%s.overlaps.%d", f, k), "overlap %d must be in [0, size %d] %s", o, s, unit)
-			}
-		}
-	}
-}
-
-// spanCoverShare fills and checks dataset.span_cover_share.
-func (ck *configCheck) spanCoverShare() {
-	d := &ck.c.Dataset
-	if d.SpanCoverShare == 0 && !ck.has("dataset.span_cover_share") {
-		d.SpanCoverShare = spans.DefaultCoverShare
-	}
-	if !(d.SpanCoverShare > 0 && d.SpanCoverShare <= 1) {
-		ck.bad("dataset.span_cover_share", "share %v must be in (0, 1] (the share of a gold span a chunk must hold to find it; default %v)", d.SpanCoverShare, spans.DefaultCoverShare)
-	}
-}
 
 // readSpanLabels reads dataset.queries as span labels when spans.Detect
 // says it holds them (ok false otherwise: eval reads the file). It fills
@@ -97,14 +37,14 @@ func (ds *dataset) readSpanLabels(cfg *Config, queriesPath, qrelsPath string) (o
 	}
 	if format == "" {
 		for i, m := range cfg.Metrics {
-			if contains(SpanMetricFamilies, m) {
-				return false, cfg.errf(fmt.Sprintf("metrics.%d", i), "metric %s needs span labels (dataset.queries with \"gold_spans\", or Chroma's questions.csv; docs/spans.md)", m)
+			if slices.Contains(config.SpanMetricFamilies, m) {
+				return false, cfg.Errf(fmt.Sprintf("metrics.%d", i), "metric %s needs span labels (dataset.queries with \"gold_spans\", or Chroma's questions.csv; docs/spans.md)", m)
 			}
 		}
 		return false, nil
 	}
 	if cfg.Dataset.SliceField != "" {
-		return false, cfg.errf("dataset.slice_field", "span labels carry their slice in \"kind\" or \"slice\" (corpus_id for Chroma's questions.csv): remove slice_field")
+		return false, cfg.Errf("dataset.slice_field", "span labels carry their slice in \"kind\" or \"slice\" (corpus_id for Chroma's questions.csv): remove slice_field")
 	}
 	qs, err := spans.Read(queriesPath, ds.docs)
 	if err != nil {
@@ -191,7 +131,7 @@ func cellScores(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, ru
 		return evaluateRunContext(ctx, cfg, ds.qrels, run)
 	}
 	scores := map[string]map[string]float64{}
-	if ms, _, err := cfg.measures(); err != nil {
+	if ms, _, err := measures(cfg); err != nil {
 		return nil, err
 	} else if len(ms) > 0 { // else metrics: lists span families only
 		if scores, err = evaluateRunContext(ctx, cfg, sc.qrels, run); err != nil {
@@ -212,11 +152,11 @@ func cellScores(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, ru
 	}
 	per := ev.PerQuery()
 	for _, f := range cfg.Metrics {
-		if !contains(SpanMetricFamilies, f) {
+		if !slices.Contains(config.SpanMetricFamilies, f) {
 			continue
 		}
 		for _, k := range cfg.K {
-			name := metricName(f, k)
+			name := config.MetricName(f, k)
 			col := make(map[string]float64, len(per))
 			for id, m := range per {
 				col[id] = m[spans.MeasureName(f, k)]
@@ -227,39 +167,30 @@ func cellScores(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, ru
 	return scores, nil
 }
 
-// SpanMiss is one misses.jsonl row of span labels: a gold span no chunk of
-// a cell's top prompt_k covers, with its text and what came back instead.
-type SpanMiss struct {
-	MissQuery
-	Doc      string `json:"doc"`
-	Start    int    `json:"start"` // code points, [start, end)
-	End      int    `json:"end"`
-	Text     string `json:"text"`
-	Returned []Hit  `json:"returned"` // Relevant: the chunk covers a gold span of the query
-}
-
-// spanMisses writes cell c's span misses (spans.Misses at prompt_k) to enc.
-func spanMisses(cfg *Config, ds *dataset, c *CellResult, enc interface{ Encode(any) error }) error {
-	sc := c.spans
-	ms, err := spans.Misses(ds.spanQueries, sc.ch, c.run, cfg.PromptK, spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
+// spanMisses are the misses.jsonl rows of cell name's final run with span
+// labels (spans.Misses at prompt_k): per gold span no chunk of the top
+// prompt_k covers, its text and what came back instead (Relevant: the
+// chunk covers a gold span of the query), snippets of the chunking's own
+// chunks.
+func spanMisses(cfg *Config, ds *dataset, sc *spanCells, name string, run eval.Run, chunkByID map[string]int, chunks []corpus.Chunk) ([]results.SpanMiss, error) {
+	ms, err := spans.Misses(ds.spanQueries, sc.ch, run, cfg.PromptK, spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []results.SpanMiss
 	for _, m := range ms {
-		row := SpanMiss{MissQuery: missQuery(cfg, ds, c.Name, m.Query),
-			Doc: m.Span.Doc, Start: m.Span.Start, End: m.Span.End, Text: m.Span.Text, Returned: []Hit{}}
+		row := results.SpanMiss{MissQuery: missQuery(cfg, ds, name, m.Query),
+			Doc: m.Span.Doc, Start: m.Span.Start, End: m.Span.End, Text: m.Span.Text, Returned: []results.Hit{}}
 		score := map[string]float64{}
-		for _, r := range c.run[m.Query] {
+		for _, r := range run[m.Query] {
 			score[r.DocID] = r.Score
 		}
 		for i, id := range m.Retrieved {
-			row.Returned = append(row.Returned, Hit{Rank: i + 1, ID: id, Score: score[id], Relevant: sc.qrels[m.Query][id] >= 1, Snippet: ds.snippet(id, cfg.Snippet, c.chunkByID, c.chunks)})
+			row.Returned = append(row.Returned, results.Hit{Rank: i + 1, ID: id, Score: score[id], Relevant: sc.qrels[m.Query][id] >= 1, Snippet: ds.snippet(id, cfg.Snippet, chunkByID, chunks)})
 		}
-		if err := enc.Encode(row); err != nil {
-			return err
-		}
+		out = append(out, row)
 	}
-	return nil
+	return out, nil
 }
 
 // pathHash is the sha256 of a file, or for a folder corpus the hash of its
@@ -278,11 +209,4 @@ func pathHash(p string, ds *dataset) (string, int64, error) {
 	}
 	h, err := fileutil.SHA256(p)
 	return h, st.Size(), err
-}
-
-// countMisses is the number of gold spans no chunk of run's top prompt_k
-// covers (the rows spanMisses writes).
-func (sc *spanCells) countMisses(cfg *Config, ds *dataset, run eval.Run) (int, error) {
-	ms, err := spans.Misses(ds.spanQueries, sc.ch, run, cfg.PromptK, spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
-	return len(ms), err
 }

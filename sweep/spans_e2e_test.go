@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/internal/testenv"
+	"github.com/ragbench/ragbench/results"
 )
 
 // TestE2EChromaSweep is issue 12's acceptance through bench run's own path
@@ -44,16 +46,16 @@ func TestE2EChromaSweep(t *testing.T) {
 	}
 	match, worst := 0, 0.0
 	for _, c := range res.Cells {
-		if c.Counts[GroupAll] != 76 {
-			t.Errorf("%s: %d queries averaged, want 76", c.Name, c.Counts[GroupAll])
+		if c.Counts[results.GroupAll] != 76 {
+			t.Errorf("%s: %d queries averaged, want 76", c.Name, c.Counts[results.GroupAll])
 		}
 		for k := 1; k <= 10; k++ {
 			want, ok := ref[[3]int{c.Chunking.Size, c.Chunking.Overlap, k}]
 			if !ok {
 				t.Fatalf("%s: no reference row for n=%d", c.Name, k)
 			}
-			m := c.Means[GroupAll]
-			got := testenv.ChromaRow{Recall: 100 * m[metricName("token_recall", k)], Precision: 100 * m[metricName("token_precision", k)], IoU: 100 * m[metricName("token_iou", k)]}
+			m := c.Means[results.GroupAll]
+			got := testenv.ChromaRow{Recall: 100 * m[config.MetricName("token_recall", k)], Precision: 100 * m[config.MetricName("token_precision", k)], IoU: 100 * m[config.MetricName("token_iou", k)]}
 			good := true
 			for _, d := range [][2]float64{{got.Recall, want.Recall}, {got.Precision, want.Precision}, {got.IoU, want.IoU}} {
 				worst = max(worst, math.Abs(d[0]-d[1]))

@@ -11,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/results"
 )
 
 // TestSpanSweep runs testdata/spans.yaml (span labels over a folder corpus)
@@ -75,7 +78,7 @@ func TestSpanSweep(t *testing.T) {
 // checkSpanCells checks each cell's span and chunk measures and its
 // precision Ω against the values worked by hand in TestSpanSweep's
 // comment.
-func checkSpanCells(t *testing.T, res *Results) {
+func checkSpanCells(t *testing.T, res *results.Results) {
 	t.Helper()
 	want := map[string]map[string]float64{
 		"fixed-4/bm25": {
@@ -92,7 +95,7 @@ func checkSpanCells(t *testing.T, res *Results) {
 	}
 	for _, c := range res.Cells {
 		for m, v := range want[c.Name] {
-			got, ok := c.Means[GroupAll][m]
+			got, ok := c.Means[results.GroupAll][m]
 			if !ok || math.Abs(got-v) > 1e-6 {
 				t.Errorf("%s %s = %v (present %v), want %.6f", c.Name, m, got, ok, v)
 			}
@@ -154,10 +157,10 @@ func checkSpanFiles(t *testing.T, out string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var rows []SpanMiss
+	var rows []results.SpanMiss
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var m SpanMiss
+		var m results.SpanMiss
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +239,7 @@ func TestSpanConfigErrors(t *testing.T) {
 		if tc.want == "" {
 			if err != nil {
 				t.Errorf("%s: primary_metric span_recall with span labels: %v", tc.data, err)
-			} else if want := append(append([]string(nil), MetricFamilies...), SpanMetricFamilies...); !slices.Equal(cfg.Metrics, want) || !slices.Equal(cfg.Significance.Metrics, []string{"span_recall"}) {
+			} else if want := append(append([]string(nil), config.MetricFamilies...), config.SpanMetricFamilies...); !slices.Equal(cfg.Metrics, want) || !slices.Equal(cfg.Significance.Metrics, []string{"span_recall"}) {
 				t.Errorf("%s: metrics %v, significance.metrics %v; want %v, [span_recall]", tc.data, cfg.Metrics, cfg.Significance.Metrics, want)
 			}
 			continue
@@ -272,7 +275,7 @@ func TestSpanConfigErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := res.Cells[0].Means[GroupAll]["token_iou@1"]; math.Abs(v-1.0/12) > 1e-6 {
+	if v := res.Cells[0].Means[results.GroupAll]["token_iou@1"]; math.Abs(v-1.0/12) > 1e-6 {
 		t.Errorf("token_iou@1 = %v, want 1/12", v)
 	}
 }
@@ -299,8 +302,8 @@ func TestSpanUncoverable(t *testing.T) {
 	}
 	cfg.Dataset.SpanCoverShare = 1
 	cfg.Chunking = append(cfg.Chunking,
-		ChunkingConfig{Strategy: "tokens", Tokenizer: "cl100k_base", Sizes: []int{4}, Overlaps: []int{2}},
-		ChunkingConfig{Strategy: "recursive", Sizes: []int{20}, Overlaps: []int{0}})
+		config.ChunkingConfig{Strategy: "tokens", Tokenizer: "cl100k_base", Sizes: []int{4}, Overlaps: []int{2}},
+		config.ChunkingConfig{Strategy: "recursive", Sizes: []int{20}, Overlaps: []int{0}})
 	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
 	if err != nil {
 		t.Fatal(err)
@@ -320,15 +323,15 @@ func TestSpanUncoverable(t *testing.T) {
 	if !warned {
 		t.Errorf("no uncoverable-span warning for fixed-4 in %q", res.Warnings)
 	}
-	names := map[string]CellResult{}
+	names := map[string]results.CellResult{}
 	for _, c := range res.Cells {
 		names[c.Name] = c
 	}
 	c4 := names["fixed-4/bm25"]
-	if c4.Counts[GroupAll] != 2 || c4.Means[GroupAll]["ndcg@1"] != 0 || c4.PerQuery["q1"]["ndcg@2"] != 0 {
-		t.Errorf("fixed-4: counts %v, ndcg@1 %v, q1 ndcg@2 %v; want 2, 0, 0", c4.Counts, c4.Means[GroupAll]["ndcg@1"], c4.PerQuery["q1"]["ndcg@2"])
+	if c4.Counts[results.GroupAll] != 2 || c4.Means[results.GroupAll]["ndcg@1"] != 0 || c4.PerQuery["q1"]["ndcg@2"] != 0 {
+		t.Errorf("fixed-4: counts %v, ndcg@1 %v, q1 ndcg@2 %v; want 2, 0, 0", c4.Counts, c4.Means[results.GroupAll]["ndcg@1"], c4.PerQuery["q1"]["ndcg@2"])
 	}
-	if v := names["fixed-8/bm25"].Means[GroupAll]["ndcg@2"]; v != 1 {
+	if v := names["fixed-8/bm25"].Means[results.GroupAll]["ndcg@2"]; v != 1 {
 		t.Errorf("fixed-8 ndcg@2 = %v, want 1", v)
 	}
 	for name, tok := range map[string]string{"tokens-cl100k_base-4o2/bm25": "cl100k_base", "recursive-20/bm25": ""} {
@@ -340,7 +343,7 @@ func TestSpanUncoverable(t *testing.T) {
 		if c.Chunking.Tokenizer != tok || c.Chunks < 4 {
 			t.Errorf("%s: chunking %+v, %d chunks", name, c.Chunking, c.Chunks)
 		}
-		if v, ok := c.Means[GroupAll]["token_recall@2"]; !ok || v < 0 || v > 1 {
+		if v, ok := c.Means[results.GroupAll]["token_recall@2"]; !ok || v < 0 || v > 1 {
 			t.Errorf("%s: token_recall@2 = %v (present %v)", name, v, ok)
 		}
 	}

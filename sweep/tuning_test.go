@@ -1,9 +1,9 @@
 package sweep
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,11 +11,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/internal/testenv/ranxfuse"
+	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/report"
+	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/retrievers/hybrid"
 )
@@ -89,8 +92,8 @@ func TestTuneGridExpands(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, s := range cfg.Retrievers[2].settings {
-		names = append(names, s.name)
+	for _, s := range cfg.Retrievers[2].Settings.(kinds.Tunable).TuneSettings() {
+		names = append(names, s.Name)
 	}
 	want := []string{
 		"rrf k=60 missing=zero weights=1,1 depth=100", "rrf k=60 missing=zero weights=0.3,0.7 depth=100",
@@ -100,13 +103,13 @@ func TestTuneGridExpands(t *testing.T) {
 	if !slices.Equal(names, want) {
 		t.Errorf("settings\n%q\nwant\n%q", names, want)
 	}
-	if f := cfg.Retrievers[3]; f.Tune != nil || len(f.settings) != 0 || !slices.Equal(f.Weights, []float64{0.3, 0.7}) {
+	if f := cfg.Retrievers[3].Settings.(*kinds.Hybrid); f.Tune != nil || len(f.TuneSettings()) != 0 || !slices.Equal(f.Weights, []float64{0.3, 0.7}) {
 		t.Errorf("flat weights: tune %v, weights %v; want one value", f.Tune, f.Weights)
 	}
-	if r := cfg.Retrievers[4]; len(r.settings) != 3 || r.settings[0].name != "interpolate alpha=0 depth=100" {
-		t.Errorf("alpha grid settings %+v", r.settings)
+	if r := cfg.Retrievers[4].Settings.(*kinds.Rerank).TuneSettings(); len(r) != 3 || r[0].Name != "interpolate alpha=0 depth=100" {
+		t.Errorf("alpha grid settings %+v", r)
 	}
-	if got := cfg.Retrievers[2].tuneDefault().name; got != hybrid.DefaultOptions().String() {
+	if got := cfg.Retrievers[2].Settings.(kinds.Tunable).TuneDefault().Name; got != hybrid.DefaultOptions().String() {
 		t.Errorf("default %q", got)
 	}
 }
@@ -125,7 +128,7 @@ func TestUntunedCacheKeysUnchanged(t *testing.T) {
 		2: `{"name":"","type":"hybrid","fusion":"rrf","rrf_k":60,"depth":100}`,
 		3: `{"name":"","type":"hybrid","fusion":"combsum","normalization":"minmax","depth":100}`,
 	} {
-		if got := string(mustJSON(withoutName(cfg.Retrievers[i]))); got != want {
+		if got := string(hashkey.JSON(withoutName(cfg.Retrievers[i]))); got != want {
 			t.Errorf("retriever %d key material %s, want %s", i, got, want)
 		}
 	}
@@ -157,10 +160,10 @@ func tuneFixture(t *testing.T, runs map[string]eval.Run, gold map[string][]strin
 		}
 	}
 	var cb, qb strings.Builder
-	for _, id := range sortedKeys(docs) {
+	for _, id := range slices.Sorted(maps.Keys(docs)) {
 		fmt.Fprintf(&cb, `{"_id": %q, "title": "", "text": "text of %s"}`+"\n", id, id)
 	}
-	for _, q := range sortedKeys(gold) {
+	for _, q := range slices.Sorted(maps.Keys(gold)) {
 		b, _ := json.Marshal(map[string]any{"id": q, "question": "question " + q, "gold": gold[q]})
 		qb.Write(append(b, '\n'))
 	}
@@ -176,12 +179,12 @@ func tuneFixture(t *testing.T, runs map[string]eval.Run, gold map[string][]strin
 		t.Fatal(err)
 	}
 	be := defaultBackend()
-	be.newFirstStage = func(_ context.Context, _ []corpus.Chunk, rc RetrieverConfig, _ buildEnv) (retrievers.Retriever, error) {
-		run, ok := runs[rc.Name]
+	be.wrapSearch = func(c *kinds.Cell, _ kinds.Settings, _ func() (retrievers.Retriever, error)) (retrievers.Retriever, error) {
+		run, ok := runs[c.Retriever]
 		if !ok {
-			return nil, fmt.Errorf("no run for %s", rc.Name)
+			return nil, fmt.Errorf("no run for %s", c.Retriever)
 		}
-		return staticRetriever{run}, nil
+		return kinds.StaticRetriever{Run: run}, nil
 	}
 	return p, be
 }
@@ -263,8 +266,8 @@ heldout: {fraction: 0.5, seed: 7}
 	if want := "combsum norm=minmax missing=zero weights=1,0 depth=100"; tu.Chosen.Name != want {
 		t.Errorf("chosen %q, want %q (the tuning best)", tu.Chosen.Name, want)
 	}
-	if !near(c.Means[GroupTuning]["ndcg@3"], 1) || !near(c.Means[GroupHeldOut]["ndcg@3"], 0) {
-		t.Errorf("cell means tuning %v held-out %v, want the chosen setting's 1 and 0", c.Means[GroupTuning]["ndcg@3"], c.Means[GroupHeldOut]["ndcg@3"])
+	if !near(c.Means[results.GroupTuning]["ndcg@3"], 1) || !near(c.Means[results.GroupHeldOut]["ndcg@3"], 0) {
+		t.Errorf("cell means tuning %v held-out %v, want the chosen setting's 1 and 0", c.Means[results.GroupTuning]["ndcg@3"], c.Means[results.GroupHeldOut]["ndcg@3"])
 	}
 	if tu.Default.Name != hybrid.DefaultOptions().String() || tu.Test == nil || tu.Test.A != tu.Chosen.Name || tu.Test.B != tu.Default.Name {
 		t.Errorf("default %q, test %+v", tu.Default.Name, tu.Test)
@@ -272,8 +275,18 @@ heldout: {fraction: 0.5, seed: 7}
 	if tu.TuningQueries != 12-nHeld || tu.HeldOutQueries != nHeld {
 		t.Errorf("queries %d/%d, want %d/%d", tu.TuningQueries, tu.HeldOutQueries, 12-nHeld, nHeld)
 	}
-	md := Report(res)
-	if !strings.Contains(md, "## Tuning") || !strings.Contains(md, "weights=1,0") || len(tuningSummary(res)) != 1 {
+	md := report.Markdown(res)
+	page, err := report.Page(res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuned := 0
+	for _, s := range page.Summary {
+		if strings.HasPrefix(s, "Tuned ") {
+			tuned++
+		}
+	}
+	if !strings.Contains(md, "## Tuning") || !strings.Contains(md, "weights=1,0") || tuned != 1 {
 		t.Errorf("report has no tuning section:\n%s", md)
 	}
 	// A second run reads the chosen run and the grid from the run cache.
@@ -304,7 +317,7 @@ func TestSweepFusionMatchesRanx(t *testing.T) {
 	for q, l := range bm25 {
 		gold[q] = []string{l[0].DocID}
 	}
-	names := sortedKeys(ref)
+	names := slices.Sorted(maps.Keys(ref))
 	var rs strings.Builder
 	rs.WriteString("retrievers:\n  - {name: bm25, type: bm25}\n  - {name: dense, type: bm25, k1: 1.2}\n")
 	for _, n := range names {
@@ -322,7 +335,8 @@ func TestSweepFusionMatchesRanx(t *testing.T) {
 	rs.WriteString("  - {name: tuned, type: hybrid, inputs: [bm25, dense], fusion: [rrf, combsum, combmnz], normalization: [minmax, max, sum, zscore, rank, borda]}\n")
 	rs.WriteString("k: [10]\ndepth: 200\nsignificance: {permutations: 100}\n")
 	p, be := tuneFixture(t, map[string]eval.Run{"bm25": bm25, "dense": dense}, gold, rs.String())
-	res, err := Run(t.Context(), loadFixture(t, p), Options{NoHistory: true, backend: &be})
+	cfg := loadFixture(t, p)
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true, backend: &be})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,12 +358,16 @@ func TestSweepFusionMatchesRanx(t *testing.T) {
 				t.Fatalf("tuned cell chose %q, which no reference covers", cell.Tuning.Chosen.Name)
 			}
 			t.Logf("tuned cell chose %s", cell.Tuning.Chosen.Name)
-		case cell.Retriever.Type == "hybrid":
+		case cell.Retriever.Type == "hybrid": // a tuned hybrid's untuned sibling
 			c = ref[cell.Retriever.Name]
 		default:
 			continue
 		}
-		if _, err := c.Compare(c.Subset(cell.run)); err != nil {
+		run, err := eval.ReadRun(filepath.Join(cfg.Output, "runs", cellFile(cell.Name)+".trec"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Compare(c.Subset(run)); err != nil {
 			t.Errorf("%s: differs from ranx:\n%v", cell.Name, err)
 		}
 		checked++
@@ -397,7 +415,7 @@ significance: {permutations: 1000}
 heldout: {fraction: 0.5, seed: 7}
 `, model))
 	var alphas []float64
-	be.rerank = func(_ context.Context, _ eval.Run, _ []retrievers.Query, _ []corpus.Chunk, rc RetrieverConfig, _ buildEnv) (eval.Run, error) {
+	be.wrapRerank = func(_ *kinds.Cell, rc *kinds.Rerank, _ func() (eval.Run, error)) (eval.Run, error) {
 		alphas = append(alphas, *rc.Alpha)
 		if *rc.Alpha < 0.5 {
 			return low, nil
@@ -420,33 +438,6 @@ heldout: {fraction: 0.5, seed: 7}
 	}
 	if tu.Settings[1].HeldOut <= tu.Chosen.HeldOut || tu.Test == nil || tu.Test.P != 1 {
 		t.Errorf("grid %+v, test %+v: want alpha 0.8 better held out, and chosen = default per query (p 1)", tu.Settings, tu.Test)
-	}
-}
-
-// TestCEScoreCache: cross-encoder scores saved by one sweep are read back
-// by the next for the same model folder (so re-tuning alpha scores no
-// pair again) and not for another; the scorer here has no model, so a
-// pair missing from the cache would panic.
-func TestCEScoreCache(t *testing.T) {
-	cache, model, other := t.TempDir(), t.TempDir(), t.TempDir()
-	for dir, content := range map[string]string{model: "weights a", other: "weights b"} {
-		if err := os.WriteFile(filepath.Join(dir, "model.onnx"), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	first := &crossScorer{memo: map[[2]string]float32{}, disk: loadCEDisk(cache, model)}
-	first.disk.put("q", "p1", 1.25)
-	first.disk.put("q", "p2", -3.0000002)
-	if err := first.saveScores(); err != nil {
-		t.Fatal(err)
-	}
-	next := &crossScorer{memo: map[[2]string]float32{}, disk: loadCEDisk(cache, model)}
-	got, err := next.score(t.Context(), "q", []string{"p2", "p1"})
-	if err != nil || len(got) != 2 || got[0] != -3.0000002 || got[1] != 1.25 {
-		t.Errorf("cached scores %v, %v; want [-3.0000002 1.25]", got, err)
-	}
-	if _, ok := loadCEDisk(cache, other).get("q", "p1"); ok {
-		t.Error("another model folder read this model's scores")
 	}
 }
 

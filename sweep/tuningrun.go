@@ -9,68 +9,41 @@ import (
 	"time"
 
 	"github.com/ragbench/ragbench/compare"
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
-	"github.com/ragbench/ragbench/retrievers/hybrid"
+	"github.com/ragbench/ragbench/internal/hashkey"
+	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/results"
 )
-
-// Tuning is a tuned cell's grid search (results.json "tuning"): every
-// setting's mean of Metric on the tuning and the held-out queries, the
-// setting chosen on the tuning queries alone (its run is the cell's), and
-// the paired test of the chosen setting against the untuned default on the
-// held-out queries.
-type Tuning struct {
-	// Metric is the primary metric at prompt_k, which picks the setting.
-	Metric         string `json:"metric"`
-	TuningQueries  int    `json:"tuning_queries"`
-	HeldOutQueries int    `json:"heldout_queries"`
-	// Chosen is the setting with the highest tuning mean (ties: the
-	// earlier in grid order); Default the untuned default
-	// (hybrid.DefaultOptions, or rerank's default alpha), evaluated
-	// whether or not the grid holds it.
-	Chosen  TuningSetting `json:"chosen"`
-	Default TuningSetting `json:"default"`
-	// Test is Chosen (A) against Default (B) on Metric over the held-out
-	// queries with the config's significance test (one comparison per
-	// tuned cell, so the correction leaves p unchanged); nil when the
-	// default is chosen or there is no held-out query.
-	Test *PairTest `json:"test,omitempty"`
-	// Settings is the whole grid, in grid order.
-	Settings []TuningSetting `json:"settings"`
-}
-
-// TuningSetting is one setting's name and means.
-type TuningSetting struct {
-	Name    string  `json:"name"`
-	Tuning  float64 `json:"tuning"`
-	HeldOut float64 `json:"heldout"`
-}
 
 // runTuned produces a tuned cell's run: each setting's run from the
 // inputs' runs (a hybrid fuses them once ranked, hybrid.RankRuns; a rerank
 // reinterpolates the cross-encoder's scores, which the sweep's cross-scorer
 // memo computes once), evaluated on the primary metric; the chosen
-// setting's run is the cell's. The run and the Tuning are cached under the
+// setting's run is the cell's. The run and the results.Tuning are cached under the
 // cell's run-cache key.
-func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell Cell, scope string) (*cellRun, error) {
+func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.Cell, scope string) (*cellRun, error) {
 	rc := cell.Retriever
 	key := r.cacheKey(cc, cell)
-	cr := &cellRun{key: key, timing: Timing{Cell: cell.Name}}
-	runPath := filepath.Join(r.env.cacheDir, "runs", key[:2], key+".json")
-	tunePath := filepath.Join(r.env.cacheDir, "runs", key[:2], key+".tuning.json")
+	cr := &cellRun{key: key, timing: results.Timing{Cell: cell.Name}}
+	runPath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".json")
+	tunePath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".tuning.json")
 	if run, t, ok := readTunedCache(runPath, tunePath); ok {
 		cr.run, cr.tuning, cr.timing.Cached = run, t, true
 		cc.runs[rc.Name] = cr
 		return cr, nil
 	}
 	t0 := time.Now()
-	produce, err := r.tuneProducer(ctx, cc, rc)
+	kc := r.kindCell(cc, cell, scope)
+	tunable := rc.Settings.(kinds.Tunable)
+	tuner, err := tunable.Tuner(ctx, kc)
 	if err != nil {
 		return nil, err
 	}
 	ev := r.tuneEvaluator(cc)
-	g, err := r.searchGrid(ctx, rc, scope, produce, ev)
+	g, err := r.searchGrid(ctx, tunable, tuner, scope, ev)
 	if err != nil {
 		return nil, err
 	}
@@ -82,21 +55,18 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell Cell, sc
 		}
 		t.Test = p
 	}
-	if rc.Type == "hybrid" {
-		cr.timing.Fuse = time.Since(t0).Seconds()
-	} else {
-		cr.timing.Rerank = time.Since(t0).Seconds()
-	}
+	tuner.Time(&kc.Stats, time.Since(t0).Seconds())
+	setStats(&cr.timing, kc.Stats)
 	cr.run, cr.tuning = g.chosenRun, t
 	for _, q := range r.ds.queries {
 		if cr.run[q.ID] == nil {
 			cr.run[q.ID] = []eval.Result{}
 		}
 	}
-	if err := fileutil.WriteAtomic(runPath, mustJSON(cachedRun(cr.run))); err != nil {
+	if err := fileutil.WriteAtomic(runPath, hashkey.JSON(cachedRun(cr.run))); err != nil {
 		return nil, fmt.Errorf("run cache: %w", err)
 	}
-	if err := fileutil.WriteAtomic(tunePath, mustJSON(t)); err != nil {
+	if err := fileutil.WriteAtomic(tunePath, hashkey.JSON(t)); err != nil {
 		return nil, fmt.Errorf("run cache: %w", err)
 	}
 	cc.runs[rc.Name] = cr
@@ -106,7 +76,7 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell Cell, sc
 // readTunedCache reads a tuned cell's cached run and Tuning; ok is false
 // when either is missing or does not parse (the cell is then tuned again
 // and the cache rewritten).
-func readTunedCache(runPath, tunePath string) (eval.Run, *Tuning, bool) {
+func readTunedCache(runPath, tunePath string) (eval.Run, *results.Tuning, bool) {
 	run, err := readCachedRun(runPath)
 	if err != nil {
 		return nil, nil, false
@@ -115,119 +85,83 @@ func readTunedCache(runPath, tunePath string) (eval.Run, *Tuning, bool) {
 	if err != nil {
 		return nil, nil, false
 	}
-	var t Tuning
+	var t results.Tuning
 	if json.Unmarshal(data, &t) != nil {
 		return nil, nil, false
 	}
 	return run, &t, true
 }
 
-// tuneProduce is a tuned cell's run at one setting (chunk level, cut to
-// the chunk cells' depth).
-type tuneProduce func(s tuneSetting) (eval.Run, error)
-
-// tuneProducer is how a tuned cell's runs are made: a hybrid ranks its
-// inputs' runs once (hybrid.RankRuns) and fuses them per setting; a rerank
-// reinterpolates the cross-encoder's scores of its input's run at each
-// alpha. Errors: RankRuns', or a type that is not tuned.
-func (r *cellRunner) tuneProducer(ctx context.Context, cc *chunkCells, rc RetrieverConfig) (tuneProduce, error) {
-	switch rc.Type {
-	case "hybrid":
-		in := make([]eval.Run, len(rc.Inputs))
-		for i, name := range rc.Inputs {
-			in[i] = cc.runs[name].run
-		}
-		ranked, err := hybrid.RankRuns(in)
-		if err != nil {
-			return nil, err
-		}
-		return func(s tuneSetting) (eval.Run, error) {
-			run, err := ranked.Fuse(s.hybrid)
-			if err != nil {
-				return nil, err
-			}
-			return truncate(run, cc.depth), nil
-		}, nil
-	case "rerank":
-		first := cc.runs[rc.Input].run
-		return func(s tuneSetting) (eval.Run, error) {
-			one := rc
-			one.Tune, one.settings = nil, nil
-			one.Alpha = &s.alpha
-			return r.be.rerank(ctx, first, r.ds.queries, cc.chunks, one, r.env)
-		}, nil
-	}
-	return nil, fmt.Errorf("retriever %q: type %s is not tuned", rc.Name, rc.Type)
-}
-
-// gridResult is a grid search's outcome: the Tuning (Test not yet set),
+// gridResult is a grid search's outcome: the results.Tuning (Test not yet set),
 // the chosen setting's run, and the chosen and default settings'
 // per-query values of the metric (the paired test's inputs).
 type gridResult struct {
-	tuning            *Tuning
+	tuning            *results.Tuning
 	chosenRun         eval.Run
 	chosenCol, defCol map[string]float64
 }
 
-// searchGrid evaluates every setting in grid order, choosing the highest
-// tuning mean (ties: the earlier), then the untuned default when the grid
-// does not hold it. Progress: one "fuse" bar over a hybrid's settings, one
-// "rerank" bar per rerank setting. Errors: the context's, or a setting's
-// run or evaluation, naming the setting.
-func (r *cellRunner) searchGrid(ctx context.Context, rc RetrieverConfig, scope string, produce tuneProduce, ev *tuneEvaluator) (*gridResult, error) {
-	t := &Tuning{Metric: ev.metric, TuningQueries: len(ev.tuning), HeldOutQueries: len(ev.heldout)}
-	g := &gridResult{tuning: t}
-	def := rc.tuneDefault()
+// searchGrid evaluates every setting of t in grid order, choosing the
+// highest tuning mean (ties: the earlier), then the untuned default when
+// the grid does not hold it. Progress: one stage over the settings, or
+// one per setting (tuner.PerSetting). Errors: the context's, or a
+// setting's run or evaluation, naming the setting.
+func (r *cellRunner) searchGrid(ctx context.Context, t kinds.Tunable, tuner *kinds.Tuner, scope string, ev *tuneEvaluator) (*gridResult, error) {
+	tg := &results.Tuning{Metric: ev.metric, TuningQueries: len(ev.tuning), HeldOutQueries: len(ev.heldout)}
+	g := &gridResult{tuning: tg}
+	def := t.TuneDefault()
+	settings := t.TuneSettings()
 	best := -1
-	if rc.Type == "hybrid" {
-		r.prog.begin(scope, "fuse", len(rc.settings), "settings")
+	// produce is a setting's run, in a stage of its own (scope (label))
+	// when the tuner has one per setting.
+	produce := func(label string, s kinds.TuneSetting) (eval.Run, error) {
+		if tuner.PerSetting {
+			r.prog.begin(scope+" ("+label+")", tuner.Stage, 0, tuner.Unit)
+		}
+		run, err := tuner.Produce(s)
+		if err == nil && tuner.PerSetting {
+			r.prog.end("")
+		}
+		return run, err
 	}
-	for i, s := range rc.settings {
+	if !tuner.PerSetting {
+		r.prog.begin(scope, tuner.Stage, len(settings), tuner.Unit)
+	}
+	for i, s := range settings {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if rc.Type == "rerank" {
-			r.prog.begin(scope+" ("+s.name+")", "rerank", 0, "pairs")
-		}
-		run, err := produce(s)
+		run, err := produce(s.Name, s)
 		if err != nil {
-			return nil, fmt.Errorf("setting %s: %w", s.name, err)
+			return nil, fmt.Errorf("setting %s: %w", s.Name, err)
 		}
-		ts, col, err := ev.eval(s.name, run)
+		ts, col, err := ev.eval(s.Name, run)
 		if err != nil {
 			return nil, err
 		}
-		t.Settings = append(t.Settings, ts)
-		if best < 0 || ts.Tuning > t.Settings[best].Tuning {
+		tg.Settings = append(tg.Settings, ts)
+		if best < 0 || ts.Tuning > tg.Settings[best].Tuning {
 			best, g.chosenRun, g.chosenCol = i, run, col
 		}
-		if s.name == def.name {
-			t.Default, g.defCol = ts, col
+		if s.Name == def.Name {
+			tg.Default, g.defCol = ts, col
 		}
-		if rc.Type == "rerank" {
-			r.prog.end("")
-		} else {
+		if !tuner.PerSetting {
 			r.prog.set(i+1, 0)
 		}
 	}
-	if rc.Type == "hybrid" {
+	if !tuner.PerSetting {
 		r.prog.end("")
 	}
-	t.Chosen = t.Settings[best]
+	tg.Chosen = tg.Settings[best]
 	if g.defCol != nil {
 		return g, nil
 	}
-	if rc.Type == "rerank" {
-		r.prog.begin(scope+" (default "+def.name+")", "rerank", 0, "pairs")
-	}
-	run, err := produce(def)
+	run, err := produce("default "+def.Name, def)
 	if err != nil {
-		return nil, fmt.Errorf("default %s: %w", def.name, err)
+		return nil, fmt.Errorf("default %s: %w", def.Name, err)
 	}
-	if rc.Type == "rerank" {
-		r.prog.end("")
-	}
-	if t.Default, g.defCol, err = ev.eval(def.name, run); err != nil {
+	if tg.Default, g.defCol, err = ev.eval(def.Name, run); err != nil {
 		return nil, err
 	}
 	return g, nil
@@ -247,7 +181,7 @@ type tuneEvaluator struct {
 }
 
 func (r *cellRunner) tuneEvaluator(cc *chunkCells) *tuneEvaluator {
-	ev := &tuneEvaluator{cfg: *r.cfg, qrels: r.ds.qrels, metric: metricName(r.cfg.PrimaryMetric, r.cfg.PromptK),
+	ev := &tuneEvaluator{cfg: *r.cfg, qrels: r.ds.qrels, metric: config.MetricName(r.cfg.PrimaryMetric, r.cfg.PromptK),
 		docOf: cc.docOf, docLevel: cc.level == corpus.DocLevel, depth: r.cfg.Depth}
 	ev.cfg.Metrics = []string{r.cfg.PrimaryMetric}
 	ev.cfg.K = []int{r.cfg.PromptK}
@@ -262,15 +196,15 @@ func (r *cellRunner) tuneEvaluator(cc *chunkCells) *tuneEvaluator {
 }
 
 // eval returns the setting's means and its per-query values of the metric.
-func (ev *tuneEvaluator) eval(name string, run eval.Run) (TuningSetting, map[string]float64, error) {
+func (ev *tuneEvaluator) eval(name string, run eval.Run) (results.TuningSetting, map[string]float64, error) {
 	final := run
 	if ev.docLevel {
 		final = corpus.MaxP(final, ev.docOf)
 	}
-	final = truncate(final, ev.depth)
+	final = kinds.Truncate(final, ev.depth)
 	scores, err := evaluateRun(&ev.cfg, ev.qrels, final)
 	if err != nil {
-		return TuningSetting{}, nil, fmt.Errorf("setting %s: %w", name, err)
+		return results.TuningSetting{}, nil, fmt.Errorf("setting %s: %w", name, err)
 	}
 	col := scores[ev.metric]
 	mean := func(ids []string) float64 {
@@ -283,13 +217,13 @@ func (ev *tuneEvaluator) eval(name string, run eval.Run) (TuningSetting, map[str
 		}
 		return s / float64(len(ids))
 	}
-	return TuningSetting{Name: name, Tuning: mean(ev.tuning), HeldOut: mean(ev.heldout)}, col, nil
+	return results.TuningSetting{Name: name, Tuning: mean(ev.tuning), HeldOut: mean(ev.heldout)}, col, nil
 }
 
 // tuneTest is the paired test of setting a against b on the held-out
 // queries, with the config's test, correction, alpha, permutations and seed.
-func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string]float64) (*PairTest, error) {
-	opts, err := cfg.Significance.compareOptions()
+func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string]float64) (*results.PairTest, error) {
+	opts, err := cfg.Significance.CompareOptions()
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -9,10 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ragbench/ragbench/encoder"
-	"github.com/ragbench/ragbench/gate"
-	"github.com/ragbench/ragbench/sweep"
 	"golang.org/x/term"
+
+	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/gate"
+	"github.com/ragbench/ragbench/results"
+	"github.com/ragbench/ragbench/sweep"
 )
 
 const runUsage = `usage: bench run [flags] CONFIG
@@ -28,9 +31,10 @@ across cells and runs. Ctrl-C stops after the current step, cleans up and exits
 
 Relative dataset paths are resolved against the data root: --data-dir,
 else $RAGBENCH_DATA_DIR, else ../shared beside the repository. Relative
-model folders are looked up in --models-dir, else $RAGBENCH_MODELS_DIR,
-else the models/ of the checkout holding the config, then of the one
-holding this binary, then <data root>/models.
+model folders are looked up, in order, in each --models-dir (repeatable,
+or a path list; else $RAGBENCH_MODELS_DIR), then the models/ of the
+checkout holding the config, then of the one holding this binary, then
+<data root>/models: --models-dir adds a root, it does not hide the others.
 
 --baseline PATH gates the run against an earlier one (its results.json, or
 the output folder holding it, with its manifest.json): every cell present in
@@ -63,25 +67,42 @@ Examples:
 flags:
 `
 
+// runFlags are bench run's flags.
+type runFlags struct {
+	dataDir, output, cacheDir, histPath, progress, ortLib, baseline string
+	modelsDirs                                                      measureList // a repeatable string flag
+	offline, check, noHistory                                       bool
+	gate                                                            gateFlags
+}
+
+// register adds the flags to fs.
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.dataDir, "data-dir", "", "data root for relative dataset paths (default $RAGBENCH_DATA_DIR, else ../shared beside the repo)")
+	fs.Var(&f.modelsDirs, "models-dir", "a model root `DIR` searched first for relative model folders (repeatable, or a path list; default $RAGBENCH_MODELS_DIR); the models/ of the checkout holding the config, then of the one holding this binary, then <data root>/models are searched after it")
+	fs.StringVar(&f.output, "output", "", "output folder (default: the config's output, else results/<name> beside the config)")
+	fs.StringVar(&f.cacheDir, "cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
+	fs.BoolVar(&f.offline, "offline", false, "with --check: do not dial the engine retrievers' clusters (the one step that needs the network); their credential variables need not be set")
+	fs.BoolVar(&f.check, "check", false, "load and validate the config and every file it names (dataset read and checked, model kinds, output/cache/history writable), dial each engine retriever's nodes (/_cluster/health, credentials), print the cells, and stop")
+	fs.StringVar(&f.histPath, "history", "", "history CSV to append the run's row to (default: the config's history, else bench-history.csv beside the config)")
+	fs.BoolVar(&f.noHistory, "no-history", false, "do not append a row to the history CSV")
+	fs.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (bar when stderr is a terminal, else plain), bar (one bar per stage), plain (one line per stage start and end), none")
+	fs.StringVar(&f.ortLib, "onnxruntime", "", "ONNX Runtime shared library for dense and rerank retrievers (default $ONNXRUNTIME_LIB, else third_party/onnxruntime/libonnxruntime.so)")
+	fs.StringVar(&f.baseline, "baseline", "", "gate against an earlier run at `PATH`: its results.json (or output folder), with manifest.json beside it; exit 3 when a cell regressed")
+	f.gate.register(fs)
+	fs.Var(&f.gate.metrics, "gate-metric", "gate: also gate on this metric `M` (e.g. recall@100, or a family at prompt_k; repeatable)")
+}
+
+// loadOptions are config.Load's overrides from the flags.
+func (f *runFlags) loadOptions() config.LoadOptions {
+	return config.LoadOptions{DataDir: f.dataDir, ModelsDir: strings.Join(f.modelsDirs, string(os.PathListSeparator)),
+		Output: f.output, CacheDir: f.cacheDir, History: f.histPath}
+}
+
 // cmdRun implements 'bench run CONFIG'.
 func cmdRun(stdout, stderr io.Writer, args []string) error {
 	fs := newFlagSet("run")
-	var (
-		dataDir   = fs.String("data-dir", "", "data root for relative dataset paths (default $RAGBENCH_DATA_DIR, else ../shared beside the repo)")
-		modelsDir = fs.String("models-dir", "", "models root for relative model folders (default $RAGBENCH_MODELS_DIR, else the models/ of the checkout holding the config, then of the one holding this binary, then <data root>/models)")
-		output    = fs.String("output", "", "output folder (default: the config's output, else results/<name> beside the config)")
-		cacheDir  = fs.String("cache-dir", "", "cache folder (default: the config's cache_dir, else $RAGBENCH_CACHE_DIR, else .ragbench-cache beside the config)")
-		offline   = fs.Bool("offline", false, "with --check: do not dial the engine retrievers' clusters (the one step that needs the network); their credential variables need not be set")
-		check     = fs.Bool("check", false, "load and validate the config and every file it names (dataset read and checked, model kinds, output/cache/history writable), dial each engine retriever's nodes (/_cluster/health, credentials), print the cells, and stop")
-		histPath  = fs.String("history", "", "history CSV to append the run's row to (default: the config's history, else bench-history.csv beside the config)")
-		noHistory = fs.Bool("no-history", false, "do not append a row to the history CSV")
-		progress  = fs.String("progress", "auto", "progress on stderr: auto (bar when stderr is a terminal, else plain), bar (one bar per stage), plain (one line per stage start and end), none")
-		ortLib    = fs.String("onnxruntime", "", "ONNX Runtime shared library for dense and rerank retrievers (default $ONNXRUNTIME_LIB, else third_party/onnxruntime/libonnxruntime.so)")
-		baseline  = fs.String("baseline", "", "gate against an earlier run at `PATH`: its results.json (or output folder), with manifest.json beside it; exit 3 when a cell regressed")
-		gf        gateFlags
-	)
-	gf.register(fs)
-	fs.Var(&gf.metrics, "gate-metric", "gate: also gate on this metric `M` (e.g. recall@100, or a family at prompt_k; repeatable)")
+	var f runFlags
+	f.register(fs)
 	pos, err := parseInterspersed(fs, args) // 'bench run CONFIG --check' works too
 	if err != nil {
 		return flagErr(fs, stdout, stderr, runUsage, err)
@@ -89,43 +110,45 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	if len(pos) != 1 {
 		return usagef("want exactly one CONFIG file, got %d argument(s); see 'bench run --help'", len(pos))
 	}
-	if *offline && !*check {
+	if f.offline && !f.check {
 		return usagef("--offline goes with --check (a run needs its engines); see 'bench run --help'")
 	}
 	ctx, stop := interruptContext("stopping after the current step (" + quitAgain + " quits now; caches and earlier outputs stay intact)")
 	defer stop()
-	progressMode, err := runProgressMode(*progress, stderr)
+	progressMode, err := runProgressMode(f.progress, stderr)
 	if err != nil {
 		return err
 	}
-	cfg, err := sweep.Load(pos[0], sweep.LoadOptions{DataDir: *dataDir, ModelsDir: *modelsDir, Output: *output, CacheDir: *cacheDir, History: *histPath})
+	cfg, err := config.Load(pos[0], f.loadOptions())
 	if err != nil {
 		return err
 	}
-	validate := cfg.Validate
-	if *offline {
-		validate = cfg.ValidateOffline
-	}
-	if err := validate(); err != nil {
+	if err := sweep.Validate(cfg, f.offline); err != nil {
 		return err
 	}
 	var base *gate.Run
-	if *baseline != "" { // read before the sweep: a wrong path fails at once
-		if base, err = gate.ReadRun(*baseline); err != nil {
+	if f.baseline != "" { // read before the sweep: a wrong path fails at once
+		if base, err = gate.ReadRun(f.baseline); err != nil {
 			return err
 		}
 	}
-	cells := cfg.Cells()
-	if *check {
-		return runCheck(ctx, stdout, cfg, cells, !*noHistory, *ortLib, *offline)
+	if f.check {
+		return runCheck(ctx, stdout, cfg, f)
 	}
+	return runSweep(ctx, stdout, stderr, cfg, base, f, progressMode)
+}
+
+// runSweep is bench run without --check: the sweep (sweep.Run, which
+// runs the preflight first), its summary on stdout, then the gate against
+// base when there is one.
+func runSweep(ctx context.Context, stdout, stderr io.Writer, cfg *config.Config, base *gate.Run, f runFlags, mode sweep.ProgressMode) error {
 	start := time.Now()
 	unit := "cells"
-	if len(cells) == 1 {
+	if n := len(cfg.Cells()); n == 1 {
 		unit = "cell"
 	}
-	fmt.Fprintf(stderr, "bench run: %s: %d %s → %s\n", cfg.Path(), len(cells), unit, cfg.Output)
-	opts := sweep.Options{Stderr: stderr, Progress: progressMode, NoHistory: *noHistory, ONNXRuntime: *ortLib}
+	fmt.Fprintf(stderr, "bench run: %s: %d %s → %s\n", cfg.Path(), len(cfg.Cells()), unit, cfg.Output)
+	opts := sweep.Options{Stderr: stderr, Progress: mode, NoHistory: f.noHistory, ONNXRuntime: f.ortLib}
 	if base != nil {
 		// Changed queries or qrels fail before the first cell, not after
 		// the whole sweep (runGate checks the finished run again).
@@ -138,18 +161,18 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		}
 		return err
 	}
-	printRunSummary(stdout, cfg, res, time.Since(start), !*noHistory)
+	printRunSummary(stdout, cfg, res, time.Since(start), !f.noHistory)
 	if base == nil {
 		return nil
 	}
 	fmt.Fprintln(stdout)
-	return runGate(stdout, base, cfg, gf)
+	return runGate(stdout, base, cfg, f.gate)
 }
 
 // printRunSummary is the finished run's lines on stdout: the cells (how
 // many read from the run cache) and the time taken, the report's path and,
 // when a row was appended, the history's.
-func printRunSummary(stdout io.Writer, cfg *sweep.Config, res *sweep.Results, took time.Duration, history bool) {
+func printRunSummary(stdout io.Writer, cfg *config.Config, res *results.Results, took time.Duration, history bool) {
 	cached := 0
 	for _, t := range res.Timings {
 		if t.Cached {
@@ -163,70 +186,57 @@ func printRunSummary(stdout io.Writer, cfg *sweep.Config, res *sweep.Results, to
 	}
 }
 
-// runCheck is 'bench run --check': everything the run checks before its
-// first cell (output, cache and, when history is appended, the history
-// writable; the ONNX Runtime library ortLib present, found, not loaded,
-// when a dense or rerank retriever needs it; the dataset loaded and its
-// gold ids, labels and slices checked), then the cells, roots, models,
-// outputs and dataset summary on stdout, and last each engine cluster
-// dialled (checkEngines, the one step that needs the network; skipped, with
-// a line per engine retriever saying so, when offline). Errors: the first
-// check that fails.
-func runCheck(ctx context.Context, stdout io.Writer, cfg *sweep.Config, cells []sweep.Cell, history bool, ortLib string, offline bool) error {
-	if err := cfg.CheckWritable(history); err != nil {
-		return err
-	}
-	for _, r := range cfg.Retrievers {
-		if r.Type != "dense" && r.Type != "rerank" {
-			continue
-		}
-		lib, err := encoder.ResolveLibrary(ortLib)
-		if err == nil {
-			_, err = os.Stat(lib)
-		}
-		if err != nil {
-			return fmt.Errorf("retriever %q needs ONNX Runtime: %w; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime", r.Name, err)
-		}
-		break
-	}
-	sum, warns, err := sweep.CheckDataset(cfg)
+// runCheck is 'bench run --check': the run's preflight (sweep.Check, every
+// chunking's labels included), then the cells, roots, models, outputs and
+// dataset summary on stdout, and last each engine cluster dialled
+// (checkEngines, the one step that needs the network; skipped, with a line
+// per engine connection saying so, when offline). Errors: the first check
+// that fails.
+func runCheck(ctx context.Context, stdout io.Writer, cfg *config.Config, f runFlags) error {
+	rep, err := sweep.Check(ctx, cfg, sweep.CheckOptions{History: !f.noHistory, ONNXRuntime: f.ortLib, Offline: f.offline, Chunkings: true})
 	if err != nil {
 		return err
 	}
+	cells := cfg.Cells()
 	fmt.Fprintf(stdout, "config %s is valid: %d chunkings × %d retrievers = %d cells\n", cfg.Path(), len(cfg.Chunkings()), len(cfg.Retrievers), len(cells))
 	for _, c := range cells {
 		fmt.Fprintf(stdout, "  %s\n", c.Name)
 	}
 	fmt.Fprintf(stdout, "data root   %s\nmodel roots %s\n", cfg.DataDir(), strings.Join(cfg.ModelRoots(), ", "))
 	for _, r := range cfg.Retrievers {
-		if r.Model != "" {
-			fmt.Fprintf(stdout, "model of %-12s %s\n", r.Name, r.Model)
+		if m := r.Model(); m != "" {
+			fmt.Fprintf(stdout, "model of %-12s %s\n", r.Name, m)
 		}
 	}
 	fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
-	slices := "none"
-	if len(sum.Slices) > 0 {
-		slices = strings.Join(sum.Slices, ", ")
-	}
-	level := sum.Level + "-level qrels"
-	if sum.Labels == sweep.LabelsSpans {
-		level = "span labels (chunk judgements derived per chunking)"
-	}
-	fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
-		sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
-	// The fallback warnings are report.md's (one owner), so --check says
-	// what the run will.
-	for _, w := range append(cfg.FallbackWarnings(), warns...) {
+	printDataset(stdout, rep.Dataset)
+	// The warnings are report.md's (one owner), so --check says what the
+	// run will.
+	for _, w := range rep.Warnings {
 		fmt.Fprintf(stdout, "warning     %s\n", w)
 	}
 	// Last, as it is the one check that needs the network.
-	if offline {
+	if f.offline {
 		for _, c := range sweep.EngineConnections(cfg) {
 			fmt.Fprintf(stdout, "engine      %s (%s): not contacted (--offline)\n", strings.Join(c.URLs, ", "), strings.Join(c.Retrievers, ", "))
 		}
 		return nil
 	}
 	return checkEngines(ctx, stdout, cfg)
+}
+
+// printDataset is --check's dataset line.
+func printDataset(stdout io.Writer, sum results.DatasetSummary) {
+	slices := "none"
+	if len(sum.Slices) > 0 {
+		slices = strings.Join(sum.Slices, ", ")
+	}
+	level := sum.Level + "-level qrels"
+	if sum.Labels == results.LabelsSpans {
+		level = "span labels (chunk judgements derived per chunking)"
+	}
+	fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
+		sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
 }
 
 // checkEngines is --check's engine step: each engine retriever's cluster

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // TestRunFlagsAfterConfig: 'bench run CONFIG --check' parses the flags that
@@ -214,7 +216,7 @@ func TestRunCheckOffline(t *testing.T) {
 
 // TestRunCheckFallbackWarning: when a dense retriever's model folder is
 // missing and a fallback_models entry is used, --check prints report.md's
-// warning (sweep's FallbackWarnings), not only the folder it resolved.
+// warning (config's FallbackWarnings), not only the folder it resolved.
 func TestRunCheckFallbackWarning(t *testing.T) {
 	if os.Getenv("ONNXRUNTIME_LIB") == "" {
 		t.Skip("needs ONNXRUNTIME_LIB")
@@ -287,4 +289,84 @@ func writeConfig(t *testing.T, dir, yaml string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestRunCheckSamePreflightONNX is issue 25's drift: an elasticsearch
+// retriever that names a model needs ONNX Runtime (its vectors), and
+// before sweep.Check was the one preflight, --check looked only at dense
+// and rerank retrievers and passed a config the run then refused. With no
+// library (--onnxruntime naming a missing file) both fail (exit 1) with
+// the same error — the run's, from loading the library (encoder.Init) —
+// before any work (no output folder).
+func TestRunCheckSamePreflightONNX(t *testing.T) {
+	model := testenv.Shared(t, "models/use-lite")
+	dir := t.TempDir()
+	yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: es, type: elasticsearch, query: knn, urls: [\"http://127.0.0.1:1\"], model: " + model + "}\nk: [1, 3]\n"
+	p := writeConfig(t, dir, yaml)
+	lib := filepath.Join(dir, "no-such-libonnxruntime.so")
+	// The cause is encoder.Init's: the missing file, or in a process
+	// that loaded another library already, that it cannot switch.
+	want := `bench run: retriever "es" needs ONNX Runtime: onnxruntime: `
+	var lines []string
+	for _, mode := range [][]string{{"--check"}, {"--progress", "none"}} {
+		args := append(append([]string{"run"}, mode...), "--onnxruntime", lib, "--no-history", "--data-dir", "../../sweep/testdata/small",
+			"--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p)
+		var out, errb bytes.Buffer
+		if code := run(&out, &errb, args); code != 1 {
+			t.Fatalf("%v: exit %d, want 1; stdout:\n%s\nstderr:\n%s", mode, code, out.String(), errb.String())
+		}
+		last := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
+		lines = append(lines, last[len(last)-1])
+		if !strings.HasPrefix(last[len(last)-1], want) || !strings.Contains(last[len(last)-1], lib) || !strings.HasSuffix(last[len(last)-1], "; run ./scripts/setup.sh (it installs the library) or pass --onnxruntime") {
+			t.Errorf("%v: stderr %q lacks %q", mode, errb.String(), want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
+			t.Errorf("%v: output folder written before the preflight failed", mode)
+		}
+	}
+	if lines[0] != lines[1] {
+		t.Errorf("--check and run fail differently:\n  %s\n  %s", lines[0], lines[1])
+	}
+}
+
+// TestRunCheckModelRootsOutsideCheckout is issue 25's model-root case: a
+// config outside the repository names a model of the checkout's models/
+// (fetched by scripts/fetch-models.sh) and one of the shared data's
+// models/. --models-dir adds a root, so naming both folders finds both
+// (before, one flag replaced every other root and lost the fetched
+// model); without them, the missing model's error names every root
+// searched and does not call the config's folder the shared data.
+func TestRunCheckModelRootsOutsideCheckout(t *testing.T) {
+	shared := filepath.Dir(testenv.Shared(t, "models/ce-scifact-tiny"))
+	fetched := filepath.Join(testenv.RepoRoot(), "models")
+	if _, err := os.Stat(filepath.Join(fetched, "all-minilm-l6-v2-q")); err != nil {
+		t.Skip("needs models/all-minilm-l6-v2-q (scripts/fetch-models.sh)")
+	}
+	dir := t.TempDir()
+	yaml := "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: dense, type: dense, model: all-minilm-l6-v2-q}\n  - {name: ce, type: rerank, input: dense, model: ce-scifact-tiny}\nk: [1, 3]\n"
+	p := writeConfig(t, dir, yaml)
+	base := []string{"run", "--check", "--no-history", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache")}
+	var out, errb bytes.Buffer
+	code := run(&out, &errb, append(base, "--models-dir", shared, "--models-dir", fetched, p))
+	for _, want := range []string{
+		"model of dense        " + filepath.Join(fetched, "all-minilm-l6-v2-q") + "\n",
+		"model of ce           " + filepath.Join(shared, "ce-scifact-tiny") + "\n",
+	} {
+		if code != 0 || !strings.Contains(out.String(), want) {
+			t.Errorf("both roots: exit %d, output lacks %q:\n%s%s", code, want, out.String(), errb.String())
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	data := t.TempDir() // a data root without models/
+	args := []string{"run", "--check", "--no-history", "--data-dir", data, "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), "--models-dir", fetched, p}
+	code = run(&out, &errb, args)
+	for _, want := range []string{
+		`c.yaml:6: retrievers[1].model: retriever "ce": model folder ce-scifact-tiny not found (searched ` + fetched + ", " + filepath.Join(data, "models") + ")",
+		"ce-scifact-tiny ships in the shared data's models/, and the data root " + data + " has no such models/ folder",
+	} {
+		if code != 1 || !strings.Contains(errb.String(), want) {
+			t.Errorf("shared model missing: exit %d, stderr lacks %q:\n%s", code, want, errb.String())
+		}
+	}
 }

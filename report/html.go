@@ -1,25 +1,26 @@
-package sweep
+package report
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"time"
+	"slices"
 
 	"github.com/ragbench/ragbench/chart"
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/htmlreport"
+	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/stats"
 )
 
-// reportHTML renders report.html (package htmlreport) from the same
-// results as report.md: see htmlReport. Errors: those of htmlReport, or a
+// HTML renders report.html (package htmlreport) from res alone, as
+// Markdown renders report.md: see Page for what it holds; rows are the
+// history to chart (none: no history chart). Errors: those of Page, or a
 // chart that cannot be drawn.
-func reportHTML(cfg *Config, ds *dataset, res *Results, misses []byte, rows []history.Row) ([]byte, error) {
-	r, err := htmlReport(cfg, ds, res, misses, rows)
+func HTML(res *results.Results, rows []history.Row) ([]byte, error) {
+	r, err := Page(res, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -30,13 +31,15 @@ func reportHTML(cfg *Config, ds *dataset, res *Results, misses []byte, rows []hi
 	return buf.Bytes(), nil
 }
 
-// htmlReport is report.html's content: misses is misses.jsonl as written
-// (the misses browser reads it back, so the page shows exactly what the
-// file holds), rows the history to chart (this run's row included when it
-// is appended; none: no history chart). The per-slice confidence intervals
-// are Student-t intervals of the mean over each group's per-query values
-// (stats.Describe against zero). Errors: misses that do not parse.
-func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []history.Row) (*htmlreport.Report, error) {
+// Page is report.html's content: the summary, the main table, the recall
+// charts, the primary metric per group of queries with its confidence
+// interval (a Student-t interval of the mean over res.Groups' per-query
+// values, stats.Describe against zero), the significance matrix, the
+// history chart of rows (this run's row included when it is appended),
+// and the misses (res.Cells' Misses and SpanMisses, as misses.jsonl
+// holds them). Errors: a group's interval that cannot be computed.
+func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) {
+	cfg := &res.Config
 	r := &htmlreport.Report{Title: "ragbench sweep: " + cfg.Name}
 	d := res.Dataset
 	r.Summary = append(r.Summary, fmt.Sprintf("Dataset %s: %d documents, %d judged queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s-level qrels. Metrics average the answerable queries.",
@@ -45,10 +48,10 @@ func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []hi
 	r.Summary = append(r.Summary, tuningSummary(res)...)
 	primary := cfg.GateMetric()
 	r.Table = htmlMainTable(cfg, res, primary)
-	if contains(cfg.Metrics, "recall") {
+	if slices.Contains(cfg.Metrics, "recall") {
 		r.Recall = htmlRecallCharts(cfg, res)
 	}
-	slices, err := htmlSliceCharts(cfg, ds, res, primary)
+	slices, err := htmlSliceCharts(cfg, res, primary)
 	if err != nil {
 		return nil, err
 	}
@@ -59,38 +62,36 @@ func htmlReport(cfg *Config, ds *dataset, res *Results, misses []byte, rows []hi
 	}
 	// The span-label precision–recall scatter (token measures) is a later
 	// feature: it goes into r.Sections as one htmlreport.Section.
-	if r.Misses, err = htmlMisses(cfg, res, misses); err != nil {
-		return nil, err
-	}
+	r.Misses = htmlMisses(cfg, res)
 	return r, nil
 }
 
 // htmlMainTable is the main table: every cell's families at prompt_k (the
 // best value of each column in bold), then the primary metric held out.
-func htmlMainTable(cfg *Config, res *Results, primary string) htmlreport.Table {
+func htmlMainTable(cfg *config.Config, res *results.Results, primary string) htmlreport.Table {
 	var t htmlreport.Table
 	t.Caption = fmt.Sprintf("Every cell at prompt_k = %d", cfg.PromptK)
 	t.Head = []string{"cell", "chunking", "retriever", "chunks"}
 	var cols []string
 	for _, f := range cfg.Metrics {
-		cols = append(cols, metricName(f, cfg.PromptK))
+		cols = append(cols, config.MetricName(f, cfg.PromptK))
 	}
 	t.Head = append(t.Head, cols...)
 	t.Head = append(t.Head, primary+" held out")
 	best := map[string]float64{}
 	for _, c := range res.Cells {
 		for _, m := range cols {
-			best[m] = math.Max(best[m], c.Means[GroupAll][m])
+			best[m] = math.Max(best[m], c.Means[results.GroupAll][m])
 		}
 	}
 	for _, c := range res.Cells {
 		row := []htmlreport.TableCell{{Text: c.Name, Sort: math.NaN()}, {Text: c.Chunking.Name, Sort: math.NaN()},
 			{Text: c.Retriever.Name, Sort: math.NaN()}, {Text: fmt.Sprint(c.Chunks), Sort: float64(c.Chunks)}}
 		for _, m := range cols {
-			v := c.Means[GroupAll][m]
+			v := c.Means[results.GroupAll][m]
 			row = append(row, htmlreport.TableCell{Text: f4(v), Sort: v, Bold: v == best[m]})
 		}
-		ho := c.Means[GroupHeldOut][primary]
+		ho := c.Means[results.GroupHeldOut][primary]
 		row = append(row, htmlreport.TableCell{Text: f4(ho), Sort: ho})
 		t.Rows = append(t.Rows, row)
 	}
@@ -100,9 +101,9 @@ func htmlMainTable(cfg *Config, res *Results, primary string) htmlreport.Table {
 // htmlRecallCharts are the recall@k charts, one per chunking in config
 // order, a line per retriever; a rerank line carries its input's recall at
 // the rerank depth as the ceiling it cannot beat.
-func htmlRecallCharts(cfg *Config, res *Results) []htmlreport.RecallChart {
+func htmlRecallCharts(cfg *config.Config, res *results.Results) []htmlreport.RecallChart {
 	var charts []htmlreport.RecallChart
-	byName := map[string]*CellResult{}
+	byName := map[string]*results.CellResult{}
 	for i := range res.Cells {
 		byName[res.Cells[i].Name] = &res.Cells[i]
 	}
@@ -116,12 +117,13 @@ func htmlRecallCharts(cfg *Config, res *Results) []htmlreport.RecallChart {
 		}
 		line := htmlreport.RecallLine{Retriever: c.Retriever.Name}
 		for _, k := range cfg.K {
-			line.Recall = append(line.Recall, c.Means[GroupAll][metricName("recall", k)])
+			line.Recall = append(line.Recall, c.Means[results.GroupAll][config.MetricName("recall", k)])
 		}
-		if c.Retriever.Type == "rerank" {
-			if in := byName[c.Chunking.Name+"/"+c.Retriever.Input]; in != nil {
-				if v, ok := in.Means[GroupAll][metricName("recall", c.Retriever.Depth)]; ok {
-					line.Ceiling = &htmlreport.Ceiling{Input: c.Retriever.Input, Depth: c.Retriever.Depth, Recall: v}
+		if ro, ok := c.Retriever.Settings.(kinds.Reorderer); ok {
+			input, depth := ro.Reorders()
+			if in := byName[c.Chunking.Name+"/"+input]; in != nil {
+				if v, ok := in.Means[results.GroupAll][config.MetricName("recall", depth)]; ok {
+					line.Ceiling = &htmlreport.Ceiling{Input: input, Depth: depth, Recall: v}
 				}
 			}
 		}
@@ -134,16 +136,16 @@ func htmlRecallCharts(cfg *Config, res *Results) []htmlreport.RecallChart {
 // slice, or tuning and held out when the dataset has no slices), a bar per
 // cell with its confidence interval; empty groups are left out. Errors:
 // stats.Describe's, naming the cell and group.
-func htmlSliceCharts(cfg *Config, ds *dataset, res *Results, primary string) ([]htmlreport.SliceChart, error) {
+func htmlSliceCharts(cfg *config.Config, res *results.Results, primary string) ([]htmlreport.SliceChart, error) {
 	d := res.Dataset
-	groups := []struct{ name, key string }{{"all queries", GroupAll}}
+	groups := []struct{ name, key string }{{"all queries", results.GroupAll}}
 	for _, s := range d.Slices {
-		groups = append(groups, struct{ name, key string }{"slice " + s, SliceGroup(s)})
+		groups = append(groups, struct{ name, key string }{"slice " + s, results.SliceGroup(s)})
 	}
 	if len(d.Slices) == 0 {
-		groups = append(groups, struct{ name, key string }{"tuning", GroupTuning}, struct{ name, key string }{"held out", GroupHeldOut})
+		groups = append(groups, struct{ name, key string }{"tuning", results.GroupTuning}, struct{ name, key string }{"held out", results.GroupHeldOut})
 	}
-	members := ds.answerableGroups()
+	members := res.Groups
 	var charts []htmlreport.SliceChart
 	for _, g := range groups {
 		ids := members[g.key]
@@ -170,7 +172,7 @@ func htmlSliceCharts(cfg *Config, ds *dataset, res *Results, primary string) ([]
 // htmlMatrix is the significance matrix on the first tested metric (nil
 // when no pair was tested): row a, column b holds mean(a) − mean(b) and the
 // adjusted p-value; untested pairs and the diagonal are NaN.
-func htmlMatrix(res *Results) *htmlreport.Matrix {
+func htmlMatrix(res *results.Results) *htmlreport.Matrix {
 	sig := res.Significance
 	if len(sig.Pairs) == 0 || len(sig.Metrics) == 0 {
 		return nil
@@ -194,40 +196,39 @@ func htmlMatrix(res *Results) *htmlreport.Matrix {
 	return m
 }
 
-// htmlMisses is the misses browser's data, read back from misses.jsonl as
-// written (so the page shows exactly what the file holds). Errors: a line
-// that does not parse, named by its line number.
-func htmlMisses(cfg *Config, res *Results, misses []byte) (htmlreport.Misses, error) {
+// htmlMisses is the misses browser's data: the cells' misses in
+// misses.jsonl's order (MissesJSONL), so the page shows what the file
+// holds. A span miss lists what came back and no gold id, as a span row
+// of misses.jsonl has no "missing" member.
+func htmlMisses(cfg *config.Config, res *results.Results) htmlreport.Misses {
 	out := htmlreport.Misses{K: cfg.PromptK, Queries: map[string]string{}, Docs: map[string]string{}}
-	cellIndex := map[string]int{}
-	for i, c := range res.Cells {
-		out.Cells = append(out.Cells, c.Name)
-		cellIndex[c.Name] = i
-	}
-	sc := bufio.NewScanner(bytes.NewReader(misses))
-	sc.Buffer(make([]byte, 1<<20), 1<<28)
-	for n := 1; sc.Scan(); n++ {
-		var m Miss
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			return htmlreport.Misses{}, fmt.Errorf("report.html: misses.jsonl:%d: %v", n, err)
-		}
-		x := htmlreport.Miss{Cell: cellIndex[m.Cell], QueryID: m.QueryID}
-		out.Queries[m.QueryID] = m.Query
-		for _, g := range m.Missing {
+	add := func(cell int, q results.MissQuery, missing []results.Gold, returned []results.Hit) {
+		x := htmlreport.Miss{Cell: cell, QueryID: q.QueryID}
+		out.Queries[q.QueryID] = q.Query
+		for _, g := range missing {
 			x.Missing = append(x.Missing, htmlreport.Gold{ID: g.ID, Grade: g.Grade, Rank: g.Rank})
 			out.Docs[g.ID] = g.Snippet
 		}
-		for _, h := range m.Returned {
+		for _, h := range returned {
 			x.Returned = append(x.Returned, htmlreport.Returned{ID: h.ID, Score: h.Score, Relevant: h.Relevant})
 			out.Docs[h.ID] = h.Snippet
 		}
 		out.List = append(out.List, x)
 	}
-	return out, nil
+	for i, c := range res.Cells {
+		out.Cells = append(out.Cells, c.Name)
+		for _, m := range c.SpanMisses {
+			add(i, m.MissQuery, nil, m.Returned)
+		}
+		for _, m := range c.Misses {
+			add(i, m.MissQuery, m.Missing, m.Returned)
+		}
+	}
+	return out
 }
 
 // retrieverIndex is the retriever's position in the config (its colour).
-func retrieverIndex(cfg *Config, name string) int {
+func retrieverIndex(cfg *config.Config, name string) int {
 	for i, r := range cfg.Retrievers {
 		if r.Name == name {
 			return i
@@ -245,36 +246,4 @@ func nanMatrix(n int) [][]float64 {
 		}
 	}
 	return m
-}
-
-// historyRow is this run's history row: every cell's headline metrics.
-func historyRow(cfg *Config, ds *dataset, res *Results, now time.Time) history.Row {
-	row := history.Row{Time: now.UTC(), ConfigHash: cfg.Hash(), DatasetHash: ds.hash, Metrics: map[string]map[string]float64{}}
-	for _, c := range res.Cells {
-		m := map[string]float64{}
-		for _, name := range headlineMetrics(cfg) {
-			m[name] = c.Means[GroupAll][name]
-		}
-		row.Metrics[c.Name] = m
-	}
-	return row
-}
-
-// historyRows are the rows report.html charts: the history file's (none
-// when it does not exist or cannot be read: the chart is then left out, the
-// run goes on) and, when it will be appended, this run's row after them.
-func historyRows(cfg *Config, row *history.Row) []history.Row {
-	var rows []history.Row
-	if _, err := os.Stat(cfg.History); err == nil {
-		rows, _ = history.Read(cfg.History)
-	}
-	if row != nil {
-		r := *row
-		r.Run = 1
-		for _, old := range rows {
-			r.Run = max(r.Run, old.Run+1)
-		}
-		rows = append(rows, r)
-	}
-	return rows
 }

@@ -1,16 +1,17 @@
-package sweep
+package report
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/results"
 )
 
-// LabelsSpans is DatasetSummary.Labels for span labels.
-const LabelsSpans = "spans"
-
 // sizeUnits says what the chunkings' sizes count, for the report.
-func sizeUnits(cfg *Config) string {
+func sizeUnits(cfg *config.Config) string {
 	units := map[string]bool{}
 	var out []string
 	for _, ch := range cfg.Chunkings() {
@@ -39,12 +40,12 @@ func sizeUnits(cfg *Config) string {
 // spanMeasures writes, with span labels, the table of the span measures at
 // prompt_k beside chunk-level nDCG and MRR, one row per cell.
 func (r *reportWriter) spanMeasures() {
-	if r.ds.Labels != LabelsSpans {
+	if r.ds.Labels != results.LabelsSpans {
 		return
 	}
 	var fams []string
 	for _, f := range []string{"token_recall", "token_precision", "token_iou", "span_recall", "span_mrr", "ndcg", "mrr"} {
-		if contains(r.cfg.Metrics, f) {
+		if slices.Contains(r.cfg.Metrics, f) {
 			fams = append(fams, f)
 		}
 	}
@@ -55,7 +56,7 @@ func (r *reportWriter) spanMeasures() {
 	r.w("Token recall, precision and IoU are Chroma's token-level measures (fractions of gold and retrieved characters); span recall and span MRR count a gold span found when one chunk holds at least %v of it; nDCG and MRR are chunk-level, on the chunk judgements each chunking derives from the spans. Precision Ω (Chroma's) is the precision of retrieving exactly the chunks that hold gold text: the chunking's ceiling, the same for every retriever.\n\n", r.cfg.Dataset.SpanCoverShare)
 	head := []string{"cell", "chunks", "precision Ω"}
 	for _, f := range fams {
-		head = append(head, metricName(f, r.pk))
+		head = append(head, config.MetricName(f, r.pk))
 	}
 	var rows [][]string
 	for _, c := range r.res.Cells {
@@ -63,16 +64,16 @@ func (r *reportWriter) spanMeasures() {
 		if c.PrecisionOmega != nil {
 			omega = f4(*c.PrecisionOmega)
 		}
-		row := []string{c.Name, groupDigits(c.Chunks), omega}
+		row := []string{c.Name, GroupDigits(c.Chunks), omega}
 		for _, f := range fams {
-			row = append(row, f4(c.Means[GroupAll][metricName(f, r.pk)]))
+			row = append(row, f4(c.Means[results.GroupAll][config.MetricName(f, r.pk)]))
 		}
 		rows = append(rows, row)
 	}
 	table(&r.b, head, rows)
 	r.w("\n")
 	for _, f := range []string{"span_recall", "token_recall"} {
-		if !contains(r.cfg.Metrics, f) || len(r.cfg.K) < 2 {
+		if !slices.Contains(r.cfg.Metrics, f) || len(r.cfg.K) < 2 {
 			continue
 		}
 		r.w("%s across the k grid (passages found as the prompt grows; each chunking's chunks hold different amounts of text, so compare at equal prompt size with the token measures above):\n\n", f)
@@ -84,7 +85,7 @@ func (r *reportWriter) spanMeasures() {
 		for _, c := range r.res.Cells {
 			row := []string{c.Name}
 			for _, k := range r.cfg.K {
-				row = append(row, f4(c.Means[GroupAll][metricName(f, k)]))
+				row = append(row, f4(c.Means[results.GroupAll][config.MetricName(f, k)]))
 			}
 			rows = append(rows, row)
 		}
@@ -95,7 +96,7 @@ func (r *reportWriter) spanMeasures() {
 	var missRows [][]string
 	for _, c := range r.res.Cells {
 		if c.SpansMissed != nil {
-			missRows = append(missRows, []string{c.Name, fmt.Sprintf("%d / %d", *c.SpansMissed, c.spansTotal())})
+			missRows = append(missRows, []string{c.Name, fmt.Sprintf("%d / %d", *c.SpansMissed, c.SpansTotal)})
 		}
 	}
 	if len(missRows) > 0 {
@@ -105,23 +106,15 @@ func (r *reportWriter) spanMeasures() {
 	}
 }
 
-// spansTotal is the number of gold spans of the answerable queries.
-func (c *CellResult) spansTotal() int {
-	if c.spans == nil {
-		return 0
-	}
-	return c.spans.total
-}
-
 // chunkingFinding names, with span labels and more than one chunking, the
 // chunking of the best cell on m and the best cell of every other chunking
 // against it, with the significance verdict.
-func chunkingFinding(res *Results, m string) string {
-	if res.Dataset.Labels != LabelsSpans {
+func chunkingFinding(res *results.Results, m string) string {
+	if res.Dataset.Labels != results.LabelsSpans {
 		return ""
 	}
 	mean := meanOn(m)
-	best := map[string]*CellResult{}
+	best := map[string]*results.CellResult{}
 	var order []string
 	for i := range res.Cells {
 		c := &res.Cells[i]
@@ -148,7 +141,7 @@ func chunkingFinding(res *Results, m string) string {
 		if c == win {
 			continue
 		}
-		note += fmt.Sprintf("\n  - `%s` %s (%s), %s", c.Name, f4(mean(c)), signed(mean(c)-mean(win)), res.Significance.verdict(m, c.Name, win.Name, true))
+		note += fmt.Sprintf("\n  - `%s` %s (%s), %s", c.Name, f4(mean(c)), signed(mean(c)-mean(win)), verdict(&res.Significance, m, c.Name, win.Name, true))
 	}
 	return note
 }

@@ -1,12 +1,22 @@
-package sweep
+// Package results is the contract of bench run's outputs: the Results a
+// sweep measured and results.json, their JSON form (ResultsJSON); the
+// rows of misses.jsonl (Miss, SpanMiss; MissesJSONL); manifest.json
+// (Manifest, FileHash); and the readers of results.json and
+// manifest.json (ReadResults, ReadManifest) for the tools that compare
+// runs (package gate), which read files written by earlier versions too.
+//
+// The config recorded in results.json and each cell's retriever are
+// package config's types, whose JSON shape (the retriever's flat object
+// included) is part of this contract. Package sweep fills Results,
+// package report renders report.md and report.html from them alone.
+package results
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 
-	"github.com/ragbench/ragbench/corpus"
-	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/config"
 )
 
 // Results is everything a sweep measured; results.json is its JSON form.
@@ -15,7 +25,7 @@ import (
 type Results struct {
 	// Config is the resolved config (output, cache and history paths
 	// blanked: they do not change the numbers).
-	Config Config `json:"config"`
+	Config config.Config `json:"config"`
 	// Dataset summarises the queries evaluated.
 	Dataset DatasetSummary `json:"dataset"`
 	// Metrics are the metric names evaluated, "family@k", in report order.
@@ -34,6 +44,13 @@ type Results struct {
 	// Timings are wall times per cell: the only part that changes between
 	// runs of the same config.
 	Timings []Timing `json:"timings"`
+
+	// Groups are the answerable queries' ids of each group of Means
+	// (GroupAll, GroupTuning, GroupHeldOut, SliceGroup(s)), in query-id
+	// order, as the sweep averaged them: report.html's confidence
+	// intervals are over the same queries. Set by sweep.Run, not written
+	// to results.json (ReadResults leaves it nil).
+	Groups map[string][]string `json:"-"`
 }
 
 // DatasetSummary describes the evaluated queries.
@@ -51,6 +68,9 @@ type DatasetSummary struct {
 	// judgements derived per chunking), else empty.
 	Labels string `json:"labels,omitempty"`
 }
+
+// LabelsSpans is DatasetSummary.Labels for span labels.
+const LabelsSpans = "spans"
 
 // Group names used in CellResult.Means: "all", "tuning", "heldout", and
 // "slice:<label>" for each slice (DatasetSummary.Slices), NoSlice included.
@@ -73,10 +93,10 @@ const NoSlice = "(none)"
 // CellResult is one cell's numbers. Metric names are "family@k" (see
 // Config.Metrics), values in [0, 1].
 type CellResult struct {
-	Name      string          `json:"name"`      // "<chunking>/<retriever>"
-	Chunking  Chunking        `json:"chunking"`  // the cell's chunking
-	Retriever RetrieverConfig `json:"retriever"` // the cell's retriever, defaults filled in
-	Chunks    int             `json:"chunks"`    // chunks indexed
+	Name      string                 `json:"name"`      // "<chunking>/<retriever>"
+	Chunking  config.Chunking        `json:"chunking"`  // the cell's chunking
+	Retriever config.RetrieverConfig `json:"retriever"` // the cell's retriever, defaults filled in
+	Chunks    int                    `json:"chunks"`    // chunks indexed
 	// Means maps group → metric → mean over the group's answerable queries
 	// (a query missing from the run scores 0).
 	Means map[string]map[string]float64 `json:"means"`
@@ -101,13 +121,15 @@ type CellResult struct {
 	// without grids): the cell's numbers are the chosen setting's.
 	Tuning *Tuning `json:"tuning,omitempty"`
 
-	run    eval.Run                      // document-level (or chunk-level) run at Config.Depth
-	scores map[string]map[string]float64 // PerQuery as compare reads it: metric → query → value
-	// spans is the chunking's span state (nil without span labels);
-	// chunkByID and chunks give misses their chunk snippets.
-	spans     *spanCells
-	chunkByID map[string]int
-	chunks    []corpus.Chunk
+	// Misses are the cell's rows of misses.jsonl: per answerable query
+	// whose gold ids are not all in the top prompt_k, and with span
+	// labels (SpanMisses) per gold span no chunk of the top prompt_k
+	// covers; SpansTotal is then the number of gold spans of the
+	// answerable queries. Set by sweep.Run, not written to results.json
+	// (ReadResults leaves them empty): report.md and report.html read them.
+	Misses     []Miss     `json:"-"`
+	SpanMisses []SpanMiss `json:"-"`
+	SpansTotal int        `json:"-"`
 }
 
 // UnanswerableHits is what a cell returned for a query with no relevant
@@ -178,7 +200,7 @@ func ResultsJSON(res *Results) []byte {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(res); err != nil {
-		panic(fmt.Sprintf("sweep: results.json: %v", err)) // NaN-free by construction
+		panic(fmt.Sprintf("results: results.json: %v", err)) // NaN-free by construction
 	}
 	return buf.Bytes()
 }

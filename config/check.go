@@ -1,22 +1,25 @@
-package sweep
+package config
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/ragbench/ragbench/encoder"
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/internal/srcpos"
-	"github.com/ragbench/ragbench/rerank"
-	"github.com/ragbench/ragbench/retrievers/bm25"
-	"github.com/ragbench/ragbench/retrievers/hybrid"
+	"github.com/ragbench/ragbench/spans"
 )
+
+// chunkingStrategies lists the config's chunking strategies for messages.
+const chunkingStrategies = "doc, fixed, sentence, tokens, recursive"
 
 // configCheck is one run of Config.check: the config being filled in, its
 // YAML document (for lines, explicit nulls and numbers as written) and the
@@ -113,25 +116,13 @@ func (ck *configCheck) emptyValues() {
 			ck.explicit(f+".overlaps", len(ch.Overlaps) == 0, "empty overlaps list: give at least one overlap, e.g. [0]"+noDefault+" ([0])")
 		}
 	}
-	for i, r := range c.Retrievers {
-		f := fmt.Sprintf("retrievers.%d", i)
-		ck.explicit(f+".scoring", r.Scoring == "", "empty: lucene or bleve"+noDefault+" (lucene)")
-		ck.explicit(f+".fields", r.Fields == "", "empty: flat or multi"+noDefault+" (flat)")
-		ck.explicit(f+".analyzer", r.Analyzer == "", "empty: en or lucene-en"+noDefault+" (en)")
-		ck.explicit(f+".fusion", r.Fusion == "", "empty: rrf, combsum, combmnz, dbsf, harmonic or geometric"+noDefault+" (rrf)")
-		ck.explicit(f+".normalization", r.Normalization == "", "empty: minmax, zscore, max, sum, rank, borda or none"+noDefault+" (minmax)")
-		ck.explicit(f+".missing", r.Missing == "", "empty: zero, min, rank or borda"+noDefault+" (zero; borda under normalization borda)")
-		ck.explicit(f+".mode", r.Mode == "", "empty: ce or interpolate"+noDefault+" (ce)")
-		ck.explicit(f+".batch_size", r.BatchSize == 0, "batch_size 0: must be ≥ 1"+noDefault+" (32)")
-		ck.explicit(f+".depth", r.Depth == 0, "depth 0: must be ≥ 1"+noDefault+" (100)")
-		ck.explicit(f+".weights", len(r.Weights) == 0, "empty weights list: one weight per input"+noDefault+" (all 1)")
-	}
+	ck.retrieverEmpty()
 	sg := &c.Significance
 	ck.explicit("significance.test", sg.Test == "", "empty: randomization, t, bootstrap, wilcoxon or sign"+noDefault+" (randomization)")
 	ck.explicit("significance.correction", sg.Correction == "", "empty: holm, bonferroni, bh or none"+noDefault+" (holm)")
 	ck.explicit("significance.metrics", len(sg.Metrics) == 0, "empty metrics list: name at least one evaluated metric"+noDefault+" ([primary_metric])")
 	if sg.Test == "" || sg.Test == "randomization" || sg.Test == "bootstrap" {
-		ck.explicit("significance.permutations", sg.Permutations == 0, "0 permutations: the %s test needs ≥ 1 (e.g. 10000)"+noDefault+" (10000)", firstNonEmpty(sg.Test, "randomization"))
+		ck.explicit("significance.permutations", sg.Permutations == 0, "0 permutations: the %s test needs ≥ 1 (e.g. 10000)"+noDefault+" (10000)", cmp.Or(sg.Test, "randomization"))
 	}
 }
 
@@ -215,190 +206,6 @@ func (ck *configCheck) chunking() {
 	}
 }
 
-// retrievers checks names and each retriever by type, then references.
-func (ck *configCheck) retrievers() {
-	c := ck.c
-	if len(c.Retrievers) == 0 {
-		ck.bad("retrievers", "missing: give at least one retriever (e.g. - {name: bm25, type: bm25})")
-	}
-	names := map[string]int{}
-	for i := range c.Retrievers {
-		r := &c.Retrievers[i]
-		f := fmt.Sprintf("retrievers.%d", i)
-		if !nameRe.MatchString(r.Name) {
-			ck.bad(f+".name", "name %q: use letters, digits, '.', '-', '_'", r.Name)
-		} else if j, dup := names[r.Name]; dup {
-			ck.bad(f+".name", "duplicate name %q (also retrievers[%d])", r.Name, j)
-		}
-		names[r.Name] = i
-		ck.tuneKeys(f, r)
-		switch r.Type {
-		case "bm25":
-			ck.bm25(f, r)
-		case "dense":
-			ck.dense(f, r)
-		case "hybrid":
-			ck.hybrid(f, r)
-		case "rerank":
-			ck.rerank(f, r)
-		case "elasticsearch", "opensearch":
-			ck.engine(f, r)
-		case "":
-			ck.bad(f+".type", "missing: one of bm25, dense, hybrid, rerank, elasticsearch, opensearch")
-		default:
-			ck.bad(f+".type", "unknown type %q: one of bm25, dense, hybrid, rerank, elasticsearch, opensearch", r.Type)
-		}
-	}
-	ck.references(names)
-}
-
-// only reports the fields of r (at f) that do not apply to its type.
-func (ck *configCheck) only(f string, r *RetrieverConfig, allowed ...string) {
-	for _, k := range append([]string{"k1", "b", "scoring", "fields", "analyzer", "exact_lengths", "model", "fallback_models", "batch_size", "inputs", "fusion", "rrf_k", "normalization", "weights", "input", "mode", "alpha", "depth"}, engineFields...) {
-		if ck.has(f+"."+k) && !contains(allowed, k) {
-			ck.bad(f+"."+k, "does not apply to type %s", r.Type)
-		}
-	}
-}
-
-// bm25 fills a bm25 retriever from bm25.DefaultOptions and validates it with bm25.Options.Validate.
-func (ck *configCheck) bm25(f string, r *RetrieverConfig) {
-	ck.only(f, r, "k1", "b", "scoring", "fields", "analyzer", "exact_lengths")
-	d := bm25.DefaultOptions()
-	if r.K1 == nil {
-		r.K1 = ptr(d.K1)
-	}
-	if r.B == nil {
-		r.B = ptr(d.B)
-	}
-	r.Scoring = firstNonEmpty(r.Scoring, d.Scoring)
-	r.Fields = firstNonEmpty(r.Fields, d.Fields)
-	r.Analyzer = firstNonEmpty(r.Analyzer, d.Analyzer)
-	if err := r.bm25Options("").Validate(); err != nil {
-		field, msg := optionField(f, err)
-		ck.bad(field, "%s", msg)
-	}
-}
-
-// dense checks a dense retriever.
-func (ck *configCheck) dense(f string, r *RetrieverConfig) {
-	ck.only(f, r, "model", "fallback_models", "batch_size")
-	if r.Model == "" {
-		ck.bad(f+".model", "missing: a model folder (relative to the models root)")
-	}
-	if r.BatchSize == 0 {
-		r.BatchSize = defaultInferenceBatch(encoder.KindEmbedder)
-	}
-	if r.BatchSize < 1 {
-		ck.bad(f+".batch_size", "batch_size %d must be ≥ 1", r.BatchSize)
-	}
-}
-
-// hybrid fills a hybrid retriever from hybrid.DefaultOptions and validates
-// it with hybrid.Options.Validate (one owner of fusion's rules); a tuned
-// hybrid (grids) is expanded by hybridGrid instead.
-func (ck *configCheck) hybrid(f string, r *RetrieverConfig) {
-	ck.only(f, r, "inputs", "fusion", "rrf_k", "normalization", "missing", "weights", "depth")
-	if len(r.Inputs) < 2 {
-		ck.bad(f+".inputs", "a hybrid fuses at least two retrievers, e.g. inputs: [bm25, dense]")
-	}
-	if r.Tune != nil {
-		ck.hybridGrid(f, r)
-		return
-	}
-	d := hybrid.DefaultOptions()
-	if r.Fusion == "" {
-		r.Fusion = string(d.Method)
-	}
-	m := hybrid.Method(r.Fusion)
-	if m == hybrid.RRF {
-		if r.RRFK == nil {
-			r.RRFK = ptr(d.K)
-		}
-	} else if ck.has(f + ".rrf_k") {
-		ck.bad(f+".rrf_k", "applies to fusion rrf only")
-	}
-	if r.Normalization == "" && m != hybrid.RRF && m != hybrid.DBSF && slices.Contains(hybrid.Methods, m) {
-		r.Normalization = string(hybrid.MinMax)
-	}
-	if r.Depth == 0 {
-		r.Depth = d.Depth
-	}
-	o, n := r.hybridOptions(), len(r.Inputs)
-	if n < 2 {
-		o.Weights, n = nil, 2 // the inputs error is reported; check the rest
-	}
-	if err := o.Validate(n); err != nil {
-		field, msg := hybridField(f, err)
-		ck.bad(field, "%s", msg)
-	}
-}
-
-// rerank fills a rerank retriever from rerank.DefaultOptions and validates it with rerank.Options.Validate.
-func (ck *configCheck) rerank(f string, r *RetrieverConfig) {
-	ck.only(f, r, "input", "model", "fallback_models", "batch_size", "mode", "alpha", "depth")
-	if r.Input == "" {
-		ck.bad(f+".input", "missing: the retriever whose results are reranked")
-	}
-	if r.Model == "" {
-		ck.bad(f+".model", "missing: a cross-encoder model folder (relative to the models root)")
-	}
-	d := rerank.DefaultOptions()
-	if r.BatchSize == 0 {
-		r.BatchSize = defaultInferenceBatch(encoder.KindCrossEncoder)
-	}
-	if r.Depth == 0 {
-		r.Depth = d.Depth
-	}
-	r.Mode = firstNonEmpty(r.Mode, string(d.Mode))
-	switch rerank.Mode(r.Mode) {
-	case rerank.ModeCE:
-		if r.Alpha != nil {
-			ck.bad(f+".alpha", "applies to mode interpolate only")
-		}
-	case rerank.ModeInterpolate:
-		if r.Alpha == nil && r.Tune == nil {
-			ck.bad(f+".alpha", "missing: mode interpolate needs alpha (the cross-encoder's weight, e.g. %g)", d.Alpha)
-		}
-	}
-	if err := r.rerankOptions().Validate(); err != nil {
-		field, msg := optionField(f, err)
-		ck.bad(field, "%s", msg)
-	}
-	if r.Tune != nil {
-		ck.rerankGrid(f, r)
-	}
-}
-
-// references checks inputs: defined, not itself, not twice, and defined
-// earlier (so the config order is an evaluation order and has no cycle).
-func (ck *configCheck) references(names map[string]int) {
-	c := ck.c
-	for i, r := range c.Retrievers {
-		f := fmt.Sprintf("retrievers.%d", i)
-		refs := r.Inputs
-		field := ".inputs"
-		if r.Type == "rerank" && r.Input != "" {
-			refs, field = []string{r.Input}, ".input"
-		}
-		seen := map[string]bool{}
-		for _, in := range refs {
-			j, ok := names[in]
-			switch {
-			case !ok:
-				ck.bad(f+field, "unknown retriever %q (defined: %s)", in, strings.Join(sortedKeys(names), ", "))
-			case in == r.Name:
-				ck.bad(f+field, "retriever %q cannot take itself as input", in)
-			case seen[in]:
-				ck.bad(f+field, "retriever %q listed twice", in)
-			case j > i:
-				ck.bad(f+field, "retriever %q must be defined before %q", in, r.Name)
-			}
-			seen[in] = true
-		}
-	}
-}
-
 // grid fills and checks the k grid, metrics, prompt_k, depth and snippet.
 func (ck *configCheck) grid() {
 	c := ck.c
@@ -420,7 +227,7 @@ func (ck *configCheck) grid() {
 		c.Metrics = DefaultMetrics(c.spanLabels)
 	}
 	for i, m := range c.Metrics {
-		if !contains(MetricFamilies, m) && !contains(SpanMetricFamilies, m) {
+		if !slices.Contains(MetricFamilies, m) && !slices.Contains(SpanMetricFamilies, m) {
 			ck.bad(fmt.Sprintf("metrics.%d", i), "unknown metric %q: one of %s, or with span labels %s", m, strings.Join(MetricFamilies, ", "), strings.Join(SpanMetricFamilies, ", "))
 		}
 	}
@@ -460,13 +267,13 @@ func (ck *configCheck) significance() {
 	if s.Test == "" {
 		s.Test = "randomization"
 	}
-	if !contains([]string{"randomization", "t", "bootstrap", "wilcoxon", "sign"}, s.Test) {
+	if !slices.Contains([]string{"randomization", "t", "bootstrap", "wilcoxon", "sign"}, s.Test) {
 		ck.bad("significance.test", "unknown test %q: randomization, t, bootstrap, wilcoxon or sign", s.Test)
 	}
 	if s.Correction == "" {
 		s.Correction = "holm"
 	}
-	if !contains([]string{"holm", "bonferroni", "bh", "none"}, s.Correction) {
+	if !slices.Contains([]string{"holm", "bonferroni", "bh", "none"}, s.Correction) {
 		ck.bad("significance.correction", "unknown correction %q: holm, bonferroni, bh or none", s.Correction)
 	}
 	if s.Alpha == 0 && !ck.has("significance.alpha") {
@@ -486,7 +293,7 @@ func (ck *configCheck) significance() {
 	}
 	if c.PrimaryMetric == "" {
 		c.PrimaryMetric = "ndcg"
-		if !contains(c.Metrics, "ndcg") && len(c.Metrics) > 0 {
+		if !slices.Contains(c.Metrics, "ndcg") && len(c.Metrics) > 0 {
 			c.PrimaryMetric = c.Metrics[0]
 		}
 	}
@@ -506,8 +313,8 @@ func (ck *configCheck) significance() {
 func (ck *configCheck) evaluated(field, m string) {
 	c := ck.c
 	switch {
-	case contains(c.Metrics, m):
-	case contains(SpanMetricFamilies, m) && !c.spanLabels:
+	case slices.Contains(c.Metrics, m):
+	case slices.Contains(SpanMetricFamilies, m) && !c.spanLabels:
 		ck.bad(field, "metric %s needs span labels (dataset.queries with \"gold_spans\", or Chroma's questions.csv; docs/spans.md)", m)
 	default:
 		ck.bad(field, "metric %q is not among the evaluated metrics %v", m, c.Metrics)
@@ -528,3 +335,64 @@ func (ck *configCheck) heldOut() {
 		h.Seed = ptr(int64(1))
 	}
 }
+
+// textChunking checks a tokens or recursive chunking entry (field f).
+func (ck *configCheck) textChunking(f string, ch *ChunkingConfig) {
+	unit := "tokens"
+	if ch.Strategy == "recursive" && ch.Tokenizer == "" {
+		unit = "characters"
+	}
+	if ch.Strategy == "tokens" && ch.Tokenizer == "" {
+		ck.bad(f+".tokenizer", "strategy tokens needs a tokenizer: tokenizer: %s", corpus.CL100kBase)
+	} else if ch.Tokenizer != "" && ch.Tokenizer != corpus.CL100kBase {
+		ck.bad(f+".tokenizer", "unknown tokenizer %q: %s (tiktoken's, embedded)", ch.Tokenizer, corpus.CL100kBase)
+	}
+	if len(ch.Sizes) == 0 {
+		ck.bad(f+".sizes", "strategy %s needs sizes (%s per chunk), e.g. sizes: [200, 400]", ch.Strategy, unit)
+	}
+	if len(ch.Overlaps) == 0 {
+		ch.Overlaps = []int{0}
+	}
+	for j, s := range ch.Sizes {
+		if s < 1 {
+			ck.bad(fmt.Sprintf("%s.sizes.%d", f, j), "size %d must be ≥ 1 %s", s, unit)
+		}
+		for k, o := range ch.Overlaps {
+			switch {
+			case ch.Strategy == "tokens" && (o < 0 || (s >= 1 && o >= s)):
+				ck.bad(fmt.Sprintf("%s.overlaps.%d", f, k), "overlap %d must be in [0, size %d) %s", o, s, unit)
+			case ch.Strategy == "recursive" && (o < 0 || (s >= 1 && o > s)):
+				ck.bad(fmt.Sprintf("%s.overlaps.%d", f, k), "overlap %d must be in [0, size %d] %s", o, s, unit)
+			}
+		}
+	}
+}
+
+// spanCoverShare fills and checks dataset.span_cover_share.
+func (ck *configCheck) spanCoverShare() {
+	d := &ck.c.Dataset
+	if d.SpanCoverShare == 0 && !ck.has("dataset.span_cover_share") {
+		d.SpanCoverShare = spans.DefaultCoverShare
+	}
+	if !(d.SpanCoverShare > 0 && d.SpanCoverShare <= 1) {
+		ck.bad("dataset.span_cover_share", "share %v must be in (0, 1] (the share of a gold span a chunk must hold to find it; default %v)", d.SpanCoverShare, spans.DefaultCoverShare)
+	}
+}
+
+// gridded tells whether the dotted field ("retrievers.2.fusion") holds a
+// grid, so that the empty-value checks leave it to the grid's own.
+func (ck *configCheck) gridded(field string) bool {
+	parts := strings.Split(field, ".")
+	if len(parts) != 3 || parts[0] != "retrievers" {
+		return false
+	}
+	i, err := strconv.Atoi(parts[1])
+	if err != nil || i < 0 || i >= len(ck.c.Retrievers) {
+		return false
+	}
+	return slices.Contains(ck.c.Retrievers[i].gridKeys, parts[2])
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func isNaN(f float64) bool { return f != f }

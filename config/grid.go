@@ -1,4 +1,4 @@
-package sweep
+package config
 
 import "github.com/ragbench/ragbench/corpus"
 

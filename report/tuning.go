@@ -1,8 +1,10 @@
-package sweep
+package report
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/ragbench/ragbench/results"
 )
 
 // tuningTableRows is how many settings of a grid report.md lists (the best
@@ -13,7 +15,7 @@ const tuningTableRows = 10
 // the tuning queries, its held-out mean against the untuned default's with
 // the paired test, and the best settings of the grid.
 func (r *reportWriter) tuning() {
-	var tuned []CellResult
+	var tuned []results.CellResult
 	for _, c := range r.res.Cells {
 		if c.Tuning != nil {
 			tuned = append(tuned, c)
@@ -89,7 +91,7 @@ func testName(test string) string {
 }
 
 // tuningVerdict is the chosen − default held-out difference and its test.
-func tuningVerdict(t *Tuning) string {
+func tuningVerdict(t *results.Tuning) string {
 	switch {
 	case t.Test != nil:
 		v := fmt.Sprintf("%s, p %s", signed(t.Test.MeanDiff), formatP(t.Test.P))
@@ -104,7 +106,7 @@ func tuningVerdict(t *Tuning) string {
 }
 
 // tuningSummary is one sentence per tuned cell, for report.html's summary.
-func tuningSummary(res *Results) []string {
+func tuningSummary(res *results.Results) []string {
 	var out []string
 	for _, c := range res.Cells {
 		if t := c.Tuning; t != nil {

@@ -1,4 +1,4 @@
-package sweep
+package config
 
 import (
 	"math"
@@ -32,10 +32,17 @@ func checkNumbers(n *yaml.Node, t reflect.Type, path string, bad func(field, for
 		if t.Kind() != reflect.Struct {
 			return
 		}
+		fieldType := func(k string) (reflect.Type, bool) {
+			f, ok := yamlField(t, k)
+			return f.Type, ok
+		}
+		if t == reflect.TypeFor[RetrieverConfig]() {
+			fieldType = retrieverKeyType(n)
+		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i].Value
-			if f, ok := yamlField(t, k); ok {
-				checkNumbers(n.Content[i+1], f.Type, joinPath(path, k), bad)
+			if ft, ok := fieldType(k); ok {
+				checkNumbers(n.Content[i+1], ft, joinPath(path, k), bad)
 			}
 		}
 	case yaml.SequenceNode:

@@ -1,4 +1,4 @@
-package sweep
+package results
 
 import (
 	"bytes"
@@ -7,8 +7,36 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"strings"
+
+	"github.com/ragbench/ragbench/config"
 )
+
+// Manifest is manifest.json: what a run read and what ran it.
+type Manifest struct {
+	Tool      string               `json:"tool"`
+	GoVersion string               `json:"go_version"`
+	Platform  string               `json:"platform"`
+	GitCommit string               `json:"git_commit,omitempty"`
+	GitDirty  bool                 `json:"git_dirty,omitempty"`
+	Modules   map[string]string    `json:"modules"`
+	Seed      int64                `json:"seed"`
+	HeldOut   config.HeldOutConfig `json:"heldout"`
+	Config    *config.Config       `json:"config"`
+	ConfigSHA string               `json:"config_sha256"`
+	ConfigRaw string               `json:"config_file"`
+	DataDir   string               `json:"data_dir"`
+	ModelsDir string               `json:"models_dir"`
+	Dataset   string               `json:"dataset_sha256"`
+	Files     []FileHash           `json:"files"`
+}
+
+// FileHash is one hashed input file of the manifest.
+type FileHash struct {
+	Role   string `json:"role,omitempty"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Bytes  int64  `json:"bytes"`
+}
 
 // ReadResults reads a results.json written by bench run (ResultsJSON) back
 // into Results, for tools that compare runs (package gate). The unexported
@@ -85,28 +113,4 @@ func ReadManifest(path string) (*Manifest, error) {
 		return nil, fmt.Errorf("%s: not a manifest.json of bench run (no config_sha256/dataset_sha256)", path)
 	}
 	return &m, nil
-}
-
-// QueryTexts returns query id → text for the queries of cfg's dataset (the
-// judged ones, as the sweep searches them), read as Run reads them. It
-// loads the dataset again (corpus included), so call it once, after Run.
-func QueryTexts(cfg *Config) (map[string]string, error) {
-	ds, _, err := loadDataset(cfg, defaultBackend())
-	if err != nil {
-		return nil, err
-	}
-	return ds.text, nil
-}
-
-// GateMetric is the name ("ndcg@10") of the metric bench run gates and
-// leads with: the primary metric family at prompt_k.
-func (c *Config) GateMetric() string { return metricName(c.PrimaryMetric, c.PromptK) }
-
-// MetricAt resolves a metric as a user names it: "recall@100" as is, a
-// family alone ("recall") at prompt_k.
-func (c *Config) MetricAt(name string) string {
-	if strings.Contains(name, "@") {
-		return name
-	}
-	return metricName(name, c.PromptK)
 }
