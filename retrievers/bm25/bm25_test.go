@@ -359,14 +359,19 @@ func TestLengths(t *testing.T) {
 	chunks := chunksOf(t, true, docs...)
 	for _, o := range []Options{{BatchSize: 3}, {Fields: FieldsMulti, BatchSize: 7}, {Analyzer: AnalyzerLuceneEn, BatchSize: 1000}} {
 		r := newRetriever(t, chunks, o)
+		byID := map[string]corpus.Chunk{}
+		for _, c := range chunks {
+			byID[c.ID] = c
+		}
 		for f, fld := range r.fields {
-			for i, c := range chunks {
+			for d := range r.Len() { // lengths are in the index's document order
+				c := byID[r.ids.get(d)]
 				want := 0
 				for _, tc := range r.Terms(fieldTexts(c, r.opts.Fields)[f]) {
 					want += tc.Count
 				}
-				if int(fld.lengths[i]) != want {
-					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.lengths[i], want)
+				if int(fld.lengths[d]) != want {
+					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.lengths[d], want)
 				}
 			}
 		}
@@ -422,6 +427,87 @@ func TestTiesStraddlingK(t *testing.T) {
 		eval.Sort(ranked, eval.TieDocIDDesc)
 		if !slices.Equal(all, ranked) {
 			t.Errorf("%s: full list %v is not in eval.Sort order %v", scoring, all, ranked)
+		}
+	}
+}
+
+// exhaustive is the reference scorer MaxScore must reproduce bit for bit:
+// every posting of every (field, term) clause summed into a per-document
+// accumulator in the exhaustive order (fields, then terms in byte order),
+// all matching documents sorted by eval.CompareRank and cut at k.
+func exhaustive(t *testing.T, r *Retriever, text string, k int) []eval.Result {
+	t.Helper()
+	scores := map[uint64]float64{}
+	terms := r.Terms(text)
+	for _, f := range r.fields {
+		if f.docCount == 0 {
+			continue
+		}
+		dict, err := r.seg.Dictionary(f.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range terms {
+			pl, err := dict.PostingsList([]byte(tc.Term), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			df := pl.Count()
+			if df == 0 {
+				continue
+			}
+			w := float64(tc.Count) * math.Log(1+(float64(f.docCount)-float64(df)+0.5)/(float64(df)+0.5))
+			it := pl.Iterator(true, false, false, nil)
+			for p, err := it.Next(); p != nil || err != nil; p, err = it.Next() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				tf := float64(p.Frequency())
+				scores[p.Number()] += w * tf / (tf + f.denom(p.Number()))
+			}
+		}
+	}
+	out := []eval.Result{}
+	for d, s := range scores {
+		out = append(out, eval.Result{DocID: r.ids.get(int(d)), Score: s})
+	}
+	eval.Sort(out, eval.TieDocIDDesc)
+	return out[:min(k, len(out))]
+}
+
+// TestMaxScoreExact: Search (MaxScore, pruning with exact per-clause
+// bounds) returns exactly — ids, order and float64 scores — what summing
+// every posting returns, at k = 1, 10 and 100, for frequent and rare terms,
+// repeated query terms, both field layouts, exact and lossy lengths, and
+// BinaryTF (k1 = 0: every match of a term scores the same, so ties
+// straddle every cut).
+func TestMaxScoreExact(t *testing.T) {
+	docs := synthetic(4000, 11)
+	chunks, err := corpus.Spec{Strategy: corpus.Fixed, Size: 50, Overlap: 10, Title: true}.Chunk(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	zipf := rand.NewZipf(rng, 1.1, 1, 20000)
+	var queries []string
+	for range 120 {
+		var ws []string
+		for range 1 + rng.IntN(7) {
+			ws = append(ws, fmt.Sprintf("w%d", zipf.Uint64()))
+		}
+		queries = append(queries, strings.Join(ws, " "))
+	}
+	queries = append(queries, "w1 w1 w2", "w0 w1 w2 w3 w4 w5 w6 w7", "w19999 w1", "nothing-here")
+	for _, o := range []Options{{}, {Fields: FieldsMulti}, {ExactLengths: true}, {BinaryTF: true}, {K1: 2, B: 1}, {Workers: 1}} {
+		r := newRetriever(t, chunks, o)
+		for _, k := range []int{1, 10, 100} {
+			run := search(t, r, k, queries...)
+			for i, q := range queries {
+				want := exhaustive(t, r, q, k)
+				if got := run[fmt.Sprint("q", i)]; !cmp.Equal(want, got) {
+					t.Fatalf("%+v k=%d %q:\n%s", o, k, q, cmp.Diff(want, got))
+				}
+			}
 		}
 	}
 }
