@@ -192,6 +192,10 @@ func newMapping(o Options) (*mapping.IndexMappingImpl, error) {
 		fm.DocValues = false
 		doc.AddFieldMappingsAt(name, fm)
 	}
+	// No "_all" composite field: it would index every chunk id (the _id
+	// field is included by default) as a term with its locations, for no
+	// query of ours.
+	doc.AddSubDocumentMapping("_all", bleve.NewDocumentDisabledMapping())
 	m.DefaultMapping = doc
 	m.StoreDynamic = false
 	m.IndexDynamic = false

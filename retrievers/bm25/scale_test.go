@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -24,7 +25,8 @@ import (
 // temporary folder as the sweep builds it), so no chunk text is held, then
 // every query of queries.jsonl is searched for the top 100; the run is
 // written to $RAGBENCH_SCALE_RUN when set. Metrics: index-s, search-s (wall
-// seconds), peak-RSS-MB (VmHWM). Skipped without $RAGBENCH_SCALE_DATA.
+// seconds), peak-RSS-MB (VmHWM). $RAGBENCH_SCALE_BATCH sets Options.BatchSize.
+// Skipped without $RAGBENCH_SCALE_DATA.
 //
 //	RAGBENCH_SCALE_DATA=.bench-scale/data-1000000 GOMAXPROCS=1 \
 //	  go test ./retrievers/bm25 -run '^$' -bench ScaleBEIR -benchtime 1x
@@ -34,10 +36,11 @@ func BenchmarkScaleBEIR(b *testing.B) {
 		b.Skip("set RAGBENCH_SCALE_DATA to a BEIR folder (scripts/bench-scale.sh writes one)")
 	}
 	queries := readQueries(b, filepath.Join(data, "queries.jsonl"))
+	batch, _ := strconv.Atoi(os.Getenv("RAGBENCH_SCALE_BATCH")) // 0: the default
 	for b.Loop() {
 		t0 := time.Now()
 		r, err := Build(context.Background(), jsonlChunks(filepath.Join(data, "corpus.jsonl")),
-			Options{Analyzer: AnalyzerLuceneEn, Dir: b.TempDir()})
+			Options{Analyzer: AnalyzerLuceneEn, Dir: b.TempDir(), BatchSize: batch})
 		if err != nil {
 			b.Fatal(err)
 		}
