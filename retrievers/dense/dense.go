@@ -399,4 +399,3 @@ func (r *Retriever) Len() int { return r.n }
 
 // Dim returns the embedding dimension.
 func (r *Retriever) Dim() int { return r.dim }
-
