@@ -107,7 +107,7 @@ EOF
 	read -r build search < <("$PY" -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["timings"][0]
-print(f'{t["build_s"]:.1f} {t["search_s"]:.1f}')' "$WORK/ragbench-out/results.json")
+print("%.1f %.1f" % (t["build_s"], t["search_s"]))' "$WORK/ragbench-out/results.json")
 	wall=$(secs "$(field "$WORK/ragbench.time" 'Elapsed (wall clock)')")
 	read -r nd rc < <(score "$WORK/ragbench-out/runs/doc__bm25.trec")
 	ROWS+=("ragbench \`bench run\`|$build|$search|$wall (whole run)|$(rss "$WORK/ragbench.time")|$(cpu "$WORK/ragbench.time")|$nd|$rc|$l0 → $(load)")
