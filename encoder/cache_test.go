@@ -88,14 +88,8 @@ func TestCachedEmbedder(t *testing.T) {
 // TestCachedEmbedderCorrupt: a damaged entry is counted and recomputed,
 // never returned.
 func TestCachedEmbedderCorrupt(t *testing.T) {
-	e, ref := useLiteEmbedder(t, Options{TextNormalization: TextCollapseWhitespace})
+	_, ref, _, c, want := embedInNewCache(t, 2, true)
 	ctx := context.Background()
-	cdir := t.TempDir()
-	c, _ := NewCachedEmbedder(e, cdir)
-	want, err := c.Embed(ctx, ref.Sentences[:2], true)
-	if err != nil {
-		t.Fatal(err)
-	}
 	flip := func(text string, at func(n uint32) int64) {
 		l := c.st.index[c.key(text, true)]
 		f, err := os.OpenFile(c.st.path(int(l.pack), packData), os.O_RDWR, 0)
@@ -349,14 +343,8 @@ func TestCachedEmbedderLegacy(t *testing.T) {
 // reads every whole entry, and when it appends to that pack it first cuts
 // the torn tail, so a third wrapper reads old and new entries alike.
 func TestCachePackTornTail(t *testing.T) {
-	e, ref := useLiteEmbedder(t, Options{TextNormalization: TextCollapseWhitespace})
+	e, ref, cdir, c1, want := embedInNewCache(t, 3, false)
 	ctx := context.Background()
-	cdir := t.TempDir()
-	c1, _ := NewCachedEmbedder(e, cdir)
-	want, err := c1.Embed(ctx, ref.Sentences[:3], false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	c1.Close() // the writer dies: its lock is released
 	appendTo := func(path string, b []byte) {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
@@ -389,4 +377,22 @@ func TestCachePackTornTail(t *testing.T) {
 	if n, other := cacheFiles(t, cdir); n != 4 || other != 0 {
 		t.Errorf("%d entries, %d other files; want 4 in one pack and 0", n, other)
 	}
+}
+
+// embedInNewCache embeds the first n use-lite reference sentences (query
+// side or not) through a CachedEmbedder over a new folder and returns the
+// embedder, the reference, the folder, the cache and the vectors.
+func embedInNewCache(t *testing.T, n int, query bool) (*Embedder, useLiteRef, string, *CachedEmbedder, [][]float32) {
+	t.Helper()
+	e, ref := useLiteEmbedder(t, Options{TextNormalization: TextCollapseWhitespace})
+	cdir := t.TempDir()
+	c, err := NewCachedEmbedder(e, cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := c.Embed(context.Background(), ref.Sentences[:n], query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, ref, cdir, c, want
 }

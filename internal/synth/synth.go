@@ -198,20 +198,25 @@ func (g *gen) corpus(w *bufio.Writer) error {
 		if q, ok := g.targets[i]; ok {
 			g.terms[q] = pickTerms(qr, words, g.s.MinTerms+qr.IntN(g.s.MaxTerms-g.s.MinTerms+1))
 		}
-		w.WriteString(`{"_id": "`)
-		w.WriteString(g.docID(i))
-		w.WriteString(`", "title": "", "text": "`)
-		for j, r := range words {
-			if j > 0 {
-				w.WriteByte(' ')
-			}
-			w.WriteString(Word(r))
-		}
-		if _, err := w.WriteString("\"}\n"); err != nil {
+		if err := writeLine(w, `{"_id": "`+g.docID(i)+`", "title": "", "text": "`, words); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeLine writes a JSONL line: prefix, the words of ranks separated by
+// spaces, and the closing quote and brace (words need no JSON escaping).
+func writeLine(w *bufio.Writer, prefix string, ranks []int) error {
+	w.WriteString(prefix)
+	for j, r := range ranks {
+		if j > 0 {
+			w.WriteByte(' ')
+		}
+		w.WriteString(Word(r))
+	}
+	_, err := w.WriteString("\"}\n")
+	return err
 }
 
 // pickTerms draws up to n distinct words of words at random positions.
@@ -238,14 +243,7 @@ func (g *gen) queries(w *bufio.Writer) error {
 		if terms == nil {
 			return errors.New("a query without terms (generator bug)")
 		}
-		fmt.Fprintf(w, `{"_id": "%s", "text": "`, g.queryID(q))
-		for j, r := range terms {
-			if j > 0 {
-				w.WriteByte(' ')
-			}
-			w.WriteString(Word(r))
-		}
-		if _, err := w.WriteString("\"}\n"); err != nil {
+		if err := writeLine(w, `{"_id": "`+g.queryID(q)+`", "text": "`, terms); err != nil {
 			return err
 		}
 	}

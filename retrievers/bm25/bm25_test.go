@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/synth"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -507,6 +508,22 @@ func TestMaxScoreExact(t *testing.T) {
 				if got := run[fmt.Sprint("q", i)]; !cmp.Equal(want, got) {
 					t.Fatalf("%+v k=%d %q:\n%s", o, k, q, cmp.Diff(want, got))
 				}
+			}
+		}
+	}
+}
+
+// TestSyntheticWordsAnalysedAsIs: the scale benchmark's words
+// (internal/synth) are single terms that both analyzers keep unchanged (no
+// stop word, no stemming), which is what lets its nDCG be compared with
+// Lucene's and BM25S's to the third decimal.
+func TestSyntheticWordsAnalysedAsIs(t *testing.T) {
+	for _, a := range []string{AnalyzerEn, AnalyzerLuceneEn} {
+		r := newRetriever(t, chunksOf(t, false, corpus.Document{ID: "d", Text: "x"}), Options{Analyzer: a})
+		for _, rank := range []int{0, 1, 2, 18, 19, 360, 361, 5000, 123456, 499999} {
+			w := synth.Word(rank)
+			if got := r.Terms(w); !cmp.Equal(got, []TermCount{{w, 1}}) {
+				t.Errorf("%s: Terms(%q) = %v", a, w, got)
 			}
 		}
 	}

@@ -152,26 +152,23 @@ func (o Options) withDefaults() (Options, error) {
 	if o.B < 0 || o.B > 1 || math.IsNaN(o.B) {
 		return o, fmt.Errorf("b: %g, want in [0, 1]", o.B)
 	}
-	switch o.Scoring {
-	case "":
-		o.Scoring = d.Scoring
-	case ScoringLucene, ScoringBleve:
-	default:
-		return o, fmt.Errorf("scoring: %q, want %q or %q", o.Scoring, ScoringLucene, ScoringBleve)
-	}
-	switch o.Fields {
-	case "":
-		o.Fields = d.Fields
-	case FieldsFlat, FieldsMulti:
-	default:
-		return o, fmt.Errorf("fields: %q, want %q or %q", o.Fields, FieldsFlat, FieldsMulti)
-	}
-	switch o.Analyzer {
-	case "":
-		o.Analyzer = d.Analyzer
-	case AnalyzerEn, AnalyzerLuceneEn:
-	default:
-		return o, fmt.Errorf("analyzer: %q, want %q or %q", o.Analyzer, AnalyzerEn, AnalyzerLuceneEn)
+	for _, c := range []struct {
+		name     string
+		v        *string
+		def      string
+		one, two string
+	}{
+		{"scoring", &o.Scoring, d.Scoring, ScoringLucene, ScoringBleve},
+		{"fields", &o.Fields, d.Fields, FieldsFlat, FieldsMulti},
+		{"analyzer", &o.Analyzer, d.Analyzer, AnalyzerEn, AnalyzerLuceneEn},
+	} {
+		switch *c.v {
+		case "":
+			*c.v = c.def
+		case c.one, c.two:
+		default:
+			return o, fmt.Errorf("%s: %q, want %q or %q", c.name, *c.v, c.one, c.two)
+		}
 	}
 	if o.BatchSize == 0 {
 		o.BatchSize = d.BatchSize

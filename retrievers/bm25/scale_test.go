@@ -15,7 +15,7 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/retrievers"
+	"github.com/ragbench/ragbench/internal/testenv/beir"
 )
 
 // BenchmarkScaleBEIR is the bm25 package alone on a BEIR-layout dataset
@@ -23,7 +23,7 @@ import (
 // $RAGBENCH_SCALE_DATA: the corpus is streamed from corpus.jsonl into Build
 // (whole documents, title prepended, lucene-en, an on-disk index in a
 // temporary folder as the sweep builds it), so no chunk text is held, then
-// every query of queries.jsonl is searched for the top 100; the run is
+// every judged query of queries.jsonl is searched for the top 100; the run is
 // written to $RAGBENCH_SCALE_RUN when set. Metrics: index-s, search-s (wall
 // seconds), peak-RSS-MB (VmHWM). $RAGBENCH_SCALE_BATCH sets Options.BatchSize.
 // Skipped without $RAGBENCH_SCALE_DATA.
@@ -35,7 +35,11 @@ func BenchmarkScaleBEIR(b *testing.B) {
 	if data == "" {
 		b.Skip("set RAGBENCH_SCALE_DATA to a BEIR folder (scripts/bench-scale.sh writes one)")
 	}
-	queries := readQueries(b, filepath.Join(data, "queries.jsonl"))
+	qrels, _, err := eval.ReadQrels(filepath.Join(data, "qrels", "test.tsv"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	queries := beir.Queries(b, filepath.Join(data, "queries.jsonl"), qrels)
 	batch, _ := strconv.Atoi(os.Getenv("RAGBENCH_SCALE_BATCH")) // 0: the default
 	for b.Loop() {
 		t0 := time.Now()
@@ -92,28 +96,6 @@ func jsonlChunks(path string) iter.Seq2[corpus.Chunk, error] {
 			yield(corpus.Chunk{}, err)
 		}
 	}
-}
-
-func readQueries(t testing.TB, path string) []retrievers.Query {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var qs []retrievers.Query
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var q struct {
-			ID   string `json:"_id"`
-			Text string `json:"text"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			t.Fatal(err)
-		}
-		qs = append(qs, retrievers.Query{ID: q.ID, Text: q.Text})
-	}
-	return qs
 }
 
 func writeRun(t testing.TB, path string, run eval.Run) {

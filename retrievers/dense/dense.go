@@ -61,9 +61,11 @@ type Options struct {
 	// BatchSize is the most texts per EmbedFunc call (chunks when building,
 	// queries when searching), > 0; 0 means DefaultBatchSize (64).
 	BatchSize int
-	// Concurrency is how many goroutines add documents to the chromem
-	// collection, > 0; 0 means DefaultConcurrency (4). It does not affect
-	// results.
+	// Concurrency, > 0 (0 means DefaultConcurrency, 4), is kept so that
+	// existing callers and configs stay valid; it no longer changes
+	// anything: documents are added to the chromem collection in row order
+	// (each one's embedding is its row of the contiguous array), and a
+	// search uses runtime.GOMAXPROCS(0) goroutines.
 	Concurrency int
 	// Model identifies the embedding model (e.g. "use-lite" or a model
 	// folder's hash). It is recorded by Save and, when both are non-empty,
@@ -87,19 +89,10 @@ func (o Options) Validate() error {
 }
 
 func (o Options) resolve() (Options, error) {
-	if o.BatchSize == 0 {
-		o.BatchSize = DefaultBatchSize
+	if err := retrievers.DefaultPositive("batch_size", &o.BatchSize, DefaultBatchSize); err != nil {
+		return o, err
 	}
-	if o.BatchSize < 0 {
-		return o, fmt.Errorf("batch_size: must be > 0, got %d", o.BatchSize)
-	}
-	if o.Concurrency == 0 {
-		o.Concurrency = DefaultConcurrency
-	}
-	if o.Concurrency < 0 {
-		return o, fmt.Errorf("concurrency: must be > 0, got %d", o.Concurrency)
-	}
-	return o, nil
+	return o, retrievers.DefaultPositive("concurrency", &o.Concurrency, DefaultConcurrency)
 }
 
 // Retriever is a dense retriever over a chromem-go collection; it implements
