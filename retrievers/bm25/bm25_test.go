@@ -528,3 +528,44 @@ func TestSyntheticWordsAnalysedAsIs(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildStream: Build over an iterator gives New's results, in memory
+// and on disk (where the iterator is ranged twice: the cache key, then the
+// build), and stops at the iterator's error.
+func TestBuildStream(t *testing.T) {
+	ctx := context.Background()
+	chunks := chunksOf(t, true, synthetic(500, 21)...)
+	want := search(t, newRetriever(t, chunks, Options{}), 20, "w1 w2 w3", "w40 w7")
+	for _, o := range []Options{{}, {Dir: t.TempDir()}} {
+		ranged := 0
+		src := func(yield func(corpus.Chunk, error) bool) {
+			ranged++
+			for _, c := range chunks {
+				if !yield(c, nil) {
+					return
+				}
+			}
+		}
+		r, err := Build(ctx, src, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		if got := search(t, r, 20, "w1 w2 w3", "w40 w7"); !cmp.Equal(want, got) {
+			t.Errorf("Dir %q: Build's results differ from New's", o.Dir)
+		}
+		if wantRanged := map[bool]int{false: 1, true: 2}[o.Dir != ""]; ranged != wantRanged {
+			t.Errorf("Dir %q: iterator ranged %d times, want %d", o.Dir, ranged, wantRanged)
+		}
+	}
+	failing := func(yield func(corpus.Chunk, error) bool) {
+		if yield(chunks[0], nil) {
+			yield(corpus.Chunk{}, errors.New("corpus.jsonl:2: bad line"))
+		}
+	}
+	for _, o := range []Options{{}, {Dir: t.TempDir()}} {
+		if _, err := Build(ctx, failing, o); err == nil || !strings.Contains(err.Error(), "corpus.jsonl:2: bad line") {
+			t.Errorf("Dir %q: iterator error: err = %v", o.Dir, err)
+		}
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -149,49 +150,117 @@ func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Optio
 		}
 		pos[c.ID] = i
 	}
-	// Chunks without text cannot be embedded (encoders refuse empty input)
-	// and could never be found by similarity: they are left out, counted and
-	// reported by Warnings.
-	var skipped []string
-	kept := make([]corpus.Chunk, 0, len(chunks))
-	for _, c := range chunks {
-		if strings.TrimSpace(c.IndexText()) == "" {
-			skipped = append(skipped, c.ID)
-			continue
+	r, err := build(ctx, Chunks(chunks), len(chunks), embed, o)
+	if err != nil {
+		return nil, err
+	}
+	r.build = time.Since(start)
+	return r, nil
+}
+
+// Build is New for chunks streamed by an iterator instead of held in a
+// slice (see bm25.Build): each batch of BatchSize texts is embedded as it
+// arrives and only ids and vectors are kept, never the texts. An error
+// from chunks stops the build and is returned. Duplicate ids are found
+// after embedding (New finds them before). Errors are otherwise New's.
+func Build(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], embed EmbedFunc, opts Options) (*Retriever, error) {
+	start := time.Now()
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if embed == nil {
+		return nil, errors.New("dense: embed function is nil")
+	}
+	r, err := build(ctx, chunks, 0, embed, o)
+	if err != nil {
+		return nil, err
+	}
+	r.build = time.Since(start)
+	return r, nil
+}
+
+// Chunks returns an iterator over a slice of chunks, for Build.
+func Chunks(chunks []corpus.Chunk) iter.Seq2[corpus.Chunk, error] {
+	return func(yield func(corpus.Chunk, error) bool) {
+		for _, c := range chunks {
+			if !yield(c, nil) {
+				return
+			}
 		}
-		kept = append(kept, c)
 	}
-	if len(kept) == 0 {
-		return nil, fmt.Errorf("dense: empty corpus: all %d chunks have empty text", len(chunks))
-	}
-	chunks = kept
+}
+
+// build embeds the chunks batch by batch into rows; n, when known (New,
+// which has checked the ids), sizes the vector array once; else (Build)
+// duplicate ids are looked for at the end. Chunks without text cannot be embedded (encoders
+// refuse empty input) and could never be found by similarity: they are left
+// out, counted and reported by Warnings.
+func build(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], n int, embed EmbedFunc, o Options) (*Retriever, error) {
+	var skipped, ids, texts []string
+	var order []string // every id in stream order (Build only: for the duplicate check)
 	var mat []float32
-	ids := make([]string, 0, len(chunks))
-	texts := make([]string, 0, o.BatchSize)
-	dim := 0
-	for b := 0; b < len(chunks); b += o.BatchSize {
-		batch := chunks[b:min(b+o.BatchSize, len(chunks))]
-		texts = texts[:0]
-		for _, c := range batch {
-			texts = append(texts, c.IndexText())
+	dim, total := 0, 0
+	flush := func() error {
+		if len(texts) == 0 {
+			return nil
 		}
+		b := len(ids) - len(texts) // the batch is ids[b:]
 		vecs, err := embed(ctx, texts, false)
 		if err != nil {
-			return nil, fmt.Errorf("dense: embedding chunks %d–%d: %w", b, b+len(batch)-1, err)
+			return fmt.Errorf("dense: embedding chunks %d–%d: %w", b, b+len(texts)-1, err)
 		}
-		if len(vecs) != len(batch) {
-			return nil, fmt.Errorf("dense: embedding chunks %d–%d: got %d vectors for %d texts", b, b+len(batch)-1, len(vecs), len(batch))
+		if len(vecs) != len(texts) {
+			return fmt.Errorf("dense: embedding chunks %d–%d: got %d vectors for %d texts", b, b+len(texts)-1, len(vecs), len(texts))
 		}
 		for i, v := range vecs {
 			if dim == 0 {
 				dim = len(v)
-				mat = make([]float32, 0, len(chunks)*dim)
+				mat = make([]float32, 0, n*dim)
 			}
 			if err := checkVector(v, dim); err != nil {
-				return nil, fmt.Errorf("dense: chunk %q: %w", batch[i].ID, err)
+				return fmt.Errorf("dense: chunk %q: %w", ids[b+i], err)
 			}
 			mat = appendNormalized(mat, v)
-			ids = append(ids, batch[i].ID)
+		}
+		texts = texts[:0]
+		return nil
+	}
+	for c, err := range chunks {
+		if err != nil {
+			return nil, fmt.Errorf("dense: %w", err)
+		}
+		if c.ID == "" {
+			return nil, fmt.Errorf("dense: chunk %d: empty id", total)
+		}
+		total++
+		if n == 0 {
+			order = append(order, c.ID)
+		}
+		if strings.TrimSpace(c.IndexText()) == "" {
+			skipped = append(skipped, c.ID)
+			continue
+		}
+		ids = append(ids, c.ID)
+		texts = append(texts, c.IndexText())
+		if len(texts) == o.BatchSize {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	if total == 0 {
+		return nil, errors.New("dense: empty corpus: no chunks to index")
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("dense: empty corpus: all %d chunks have empty text", total)
+	}
+	if n == 0 {
+		if i, j, ok := duplicateID(order); ok {
+			return nil, fmt.Errorf("dense: chunks %d and %d: duplicate id %q", i, j, order[i])
 		}
 	}
 	r, err := fromRows(ctx, ids, mat, dim, embed, o)
@@ -199,8 +268,28 @@ func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Optio
 		return nil, err
 	}
 	r.skipped = skipped
-	r.build = time.Since(start)
 	return r, nil
+}
+
+// duplicateID returns two positions i < j of ids holding the same id, or
+// ok = false (sorting positions, no map of all ids).
+func duplicateID(ids []string) (i, j int, ok bool) {
+	ord := make([]int32, len(ids))
+	for k := range ord {
+		ord[k] = int32(k)
+	}
+	slices.SortFunc(ord, func(a, b int32) int {
+		if c := strings.Compare(ids[a], ids[b]); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	for k := 1; k < len(ord); k++ {
+		if ids[ord[k-1]] == ids[ord[k]] {
+			return int(ord[k-1]), int(ord[k]), true
+		}
+	}
+	return 0, 0, false
 }
 
 // Skipped returns the ids of the chunks left out of the index because their

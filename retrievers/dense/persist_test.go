@@ -2,6 +2,7 @@ package dense
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/retrievers"
@@ -136,4 +138,39 @@ func queries(texts ...string) []retrievers.Query {
 		qs = append(qs, retrievers.Query{ID: fmt.Sprint("q", i), Text: t})
 	}
 	return qs
+}
+
+// TestBuildStream: Build over an iterator gives New's index (same search
+// results, same skipped chunks), reports a duplicate id with both
+// positions, and stops at the iterator's error.
+func TestBuildStream(t *testing.T) {
+	ctx := context.Background()
+	e := &vecEmbed{}
+	cs := chunks("1 0", "", "0 1", "1 1", "-1 0")
+	want, err := New(ctx, cs, e.embed, Options{BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Build(ctx, Chunks(cs), e.embed, Options{BatchSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := queries("1 0.5", "-1 -1")
+	a, _ := want.Search(ctx, qs, 5)
+	b, _ := got.Search(ctx, qs, 5)
+	if d := cmp.Diff(a, b); d != "" || !slices.Equal(want.Skipped(), got.Skipped()) {
+		t.Errorf("Build differs from New (skipped %v vs %v):\n%s", want.Skipped(), got.Skipped(), d)
+	}
+	dup := append(chunks("1 0", "0 1"), cs[0])
+	if _, err := Build(ctx, Chunks(dup), e.embed, Options{}); err == nil || !strings.Contains(err.Error(), `chunks 0 and 2: duplicate id "c0"`) {
+		t.Errorf("duplicate: err = %v", err)
+	}
+	failing := func(yield func(corpus.Chunk, error) bool) {
+		if yield(cs[0], nil) {
+			yield(corpus.Chunk{}, errors.New("corpus.jsonl:2: bad line"))
+		}
+	}
+	if _, err := Build(ctx, failing, e.embed, Options{}); err == nil || !strings.Contains(err.Error(), "corpus.jsonl:2: bad line") {
+		t.Errorf("iterator error: err = %v", err)
+	}
 }
