@@ -47,6 +47,11 @@ const (
 	lengthsFile = "lengths.bin"
 )
 
+// mergeMax is how many segments scorch's builder merges at a time (it
+// merges until one is left); the document order this gives is read back by
+// inDocOrder, whatever it is. A variable for the scale benchmark.
+var mergeMax = math.MaxInt32
+
 // analyzedField is a field analysed by ragbench's workers: scorch's builder
 // calls Analyze on every field of a document, which must not analyse again.
 type analyzedField struct{ document.Field }
@@ -237,9 +242,7 @@ func buildIndex(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chunk, 
 		"path":            filepath.Join(dir, "store"),
 		"buildPathPrefix": dir,
 		"batchSize":       o.BatchSize,
-		// Every segment is merged in one pass, in order, so document
-		// numbers stay the chunks' ordinals.
-		"mergeMax": math.MaxInt32,
+		"mergeMax": mergeMax,
 		"internal": map[string][]byte{string(util.MappingInternalKey): mappingJSON},
 	})
 	if err != nil {

@@ -25,7 +25,8 @@ import (
 // temporary folder as the sweep builds it), so no chunk text is held, then
 // every judged query of queries.jsonl is searched for the top 100; the run is
 // written to $RAGBENCH_SCALE_RUN when set. Metrics: index-s, search-s (wall
-// seconds), peak-RSS-MB (VmHWM). $RAGBENCH_SCALE_BATCH sets Options.BatchSize.
+// seconds), peak-RSS-MB (VmHWM). $RAGBENCH_SCALE_BATCH sets Options.BatchSize,
+// $RAGBENCH_SCALE_MERGE the segments merged at a time (all by default).
 // Skipped without $RAGBENCH_SCALE_DATA.
 //
 //	RAGBENCH_SCALE_DATA=.bench-scale/data-1000000 GOMAXPROCS=1 \
@@ -41,6 +42,10 @@ func BenchmarkScaleBEIR(b *testing.B) {
 	}
 	queries := beir.Queries(b, filepath.Join(data, "queries.jsonl"), qrels)
 	batch, _ := strconv.Atoi(os.Getenv("RAGBENCH_SCALE_BATCH")) // 0: the default
+	if m, _ := strconv.Atoi(os.Getenv("RAGBENCH_SCALE_MERGE")); m > 0 {
+		defer func(old int) { mergeMax = old }(mergeMax)
+		mergeMax = m
+	}
 	for b.Loop() {
 		t0 := time.Now()
 		r, err := Build(context.Background(), jsonlChunks(filepath.Join(data, "corpus.jsonl")),
