@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -58,19 +59,21 @@ var luceneStopWords = []string{"a", "an", "and", "are", "as", "at", "be", "but",
 // Lucene norm per field — about len(id) + 13 bytes per chunk with one field
 // — and never the chunk texts. Search holds per worker only the query's
 // posting iterators and a k-entry heap, and the retriever keeps one float64
-// per (field, term) ever queried (the MaxScore bounds).
+// per (field, term) ever queried (the MaxScore bounds), and a byte per item
+// for each of the frequent terms queried, within 64 MiB (see Search).
 type Retriever struct {
-	opts     Options
-	idx      bleve.Index
-	reader   index.IndexReader // one snapshot, held for the retriever's life
-	seg      segment.Segment   // its one segment: document number = ordinal
-	analyzer analysis.Analyzer
-	ids      packedIDs // ordinal → chunk id (the order of the chunks)
-	fields   []*field
-	tmpDir   string // the index folder of an in-memory (Dir "") retriever, removed by Close
-	build    time.Duration
-	bytes    int64
-	bounds   sync.Map // field and term → float64: max over its postings of tf/(tf + denom)
+	opts      Options
+	idx       bleve.Index
+	reader    index.IndexReader // one snapshot, held for the retriever's life
+	seg       segment.Segment   // its one segment: document number = ordinal
+	analyzer  analysis.Analyzer
+	ids       packedIDs // ordinal → chunk id (the order of the chunks)
+	fields    []*field
+	tmpDir    string // the index folder of an in-memory (Dir "") retriever, removed by Close
+	build     time.Duration
+	bytes     int64
+	stats     sync.Map     // field and term → termStat: MaxScore bound, frequent terms' tf arrays
+	freqBytes atomic.Int64 // bytes of tf arrays allotted (≤ freqBudget)
 
 	mu        sync.Mutex // guards latencies
 	latencies []time.Duration

@@ -481,10 +481,13 @@ func exhaustive(t *testing.T, r *Retriever, text string, k int) []eval.Result {
 // every posting returns, at k = 1, 10 and 100, for frequent and rare terms,
 // repeated query terms, both field layouts, exact and lossy lengths, and
 // BinaryTF (k1 = 0: every match of a term scores the same, so ties
-// straddle every cut).
+// straddle every cut); frequent terms are probed through their tf arrays.
 func TestMaxScoreExact(t *testing.T) {
 	docs := synthetic(4000, 11)
-	chunks, err := corpus.Spec{Strategy: corpus.Fixed, Size: 50, Overlap: 10, Title: true}.Chunk(docs)
+	// A frequent term with a frequency above 255 in one document is read
+	// from its postings rather than a byte array (termStats).
+	docs = append(docs, corpus.Document{ID: "many-w2", Text: strings.Repeat("w2 ", 300)})
+	chunks, err := corpus.Spec{Strategy: corpus.Fixed, Size: 400, Overlap: 10, Title: true}.Chunk(docs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -242,8 +242,8 @@ func buildIndex(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chunk, 
 		"path":            filepath.Join(dir, "store"),
 		"buildPathPrefix": dir,
 		"batchSize":       o.BatchSize,
-		"mergeMax": mergeMax,
-		"internal": map[string][]byte{string(util.MappingInternalKey): mappingJSON},
+		"mergeMax":        mergeMax,
+		"internal":        map[string][]byte{string(util.MappingInternalKey): mappingJSON},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("bm25: create index builder in %s: %w", dir, err)

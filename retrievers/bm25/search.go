@@ -30,7 +30,9 @@ import (
 // Advance past them) rather than summed. A clause's upper bound is the
 // largest tf/(tf + k1·(1 − b + b·dl/avgdl)) over its postings, times
 // qtf·idf: exact, computed once per (field, term) on first use and kept for
-// the retriever's life. The pruning keeps every document whose score can
+// the retriever's life; a term in at least 1/32 of the items also keeps its
+// term frequencies in a byte per item (at most 64 MiB of them per
+// retriever), so that probing it for a candidate is one array read. The pruning keeps every document whose score can
 // reach the k-th (ties included, with a relative margin of 1e-9 for
 // rounding), and every kept document's score is summed in the same order as
 // an exhaustive evaluation (fields, then terms in byte order), so results
@@ -113,6 +115,11 @@ type clause struct {
 	it    segment.PostingsIterator
 	doc   uint64 // current document number, exhausted at the end
 	tf    float64
+	// tfs, for a frequent term, is its term frequency per document
+	// (0: absent), read once from its postings: a non-essential clause is
+	// probed by one array read instead of advancing its iterator, which
+	// in zap walks every posting passed.
+	tfs []uint8
 }
 
 func (c *clause) set(p segment.Posting, err error) error {
@@ -205,11 +212,11 @@ func (s *searcher) clauses(text string) error {
 			}
 			idf := math.Log(1 + (float64(f.docCount)-float64(df)+0.5)/(float64(df)+0.5))
 			c.canon, c.f, c.w = len(s.cl), f, float64(t.Count)*idf
-			bound, err := s.r.bound(fi, t.Term, pl)
+			st, err := s.r.termStats(fi, t.Term, pl)
 			if err != nil {
 				return err
 			}
-			c.ub = c.w * bound
+			c.ub, c.tfs = c.w*st.bound, st.tfs
 			c.it = pl.Iterator(true, false, false, c.it)
 			if err := c.next(); err != nil {
 				return err
@@ -239,29 +246,60 @@ func (s *searcher) clauses(text string) error {
 	return nil
 }
 
-// bound returns the largest tf/(tf + denom) over the postings of term in
-// field fi, reading them once (with its own iterator) on first use.
-func (r *Retriever) bound(fi int, term string, pl segment.PostingsList) (float64, error) {
+// Frequent terms' tf arrays (clause.tfs): a term in at least 1/freqShare
+// of the documents gets one byte per document, within freqBudget bytes per
+// retriever (first come, first kept; 64 MiB is 64 such terms at 1 M
+// documents). A term with a frequency above 255 in some document is not
+// kept (its postings are read as usual).
+const (
+	freqShare  = 32
+	freqBudget = 64 << 20
+)
+
+// termStat is what the retriever keeps of a (field, term) after reading its
+// postings once: the largest tf/(tf + denom) and, for a frequent term, its
+// tf array.
+type termStat struct {
+	bound float64
+	tfs   []uint8
+}
+
+// termStats returns the stats of term in field fi, reading its postings
+// once (with an iterator of their own) on first use.
+func (r *Retriever) termStats(fi int, term string, pl segment.PostingsList) (termStat, error) {
 	key := string(rune('0'+fi)) + "\x00" + term
-	if v, ok := r.bounds.Load(key); ok {
-		return v.(float64), nil
+	if v, ok := r.stats.Load(key); ok {
+		return v.(termStat), nil
 	}
 	f := r.fields[fi]
+	n := r.ids.len()
+	var tfs []uint8
+	if pl.Count() >= uint64(n/freqShare) && r.freqBytes.Add(int64(n)) <= freqBudget {
+		tfs = make([]uint8, n)
+	}
 	it := pl.Iterator(true, false, false, nil)
 	best := 0.0
 	for {
 		p, err := it.Next()
 		if err != nil {
-			return 0, err
+			return termStat{}, err
 		}
 		if p == nil {
 			break
 		}
-		tf := float64(p.Frequency())
-		best = max(best, tf/(tf+f.denom(p.Number())))
+		d, ftf := p.Number(), p.Frequency()
+		tf := float64(ftf)
+		best = max(best, tf/(tf+f.denom(d)))
+		if tfs != nil {
+			if ftf > 255 {
+				tfs = nil // rare in chunks; the budget stays spent
+			} else {
+				tfs[d] = uint8(ftf)
+			}
+		}
 	}
-	r.bounds.Store(key, best)
-	return best, nil
+	st, _ := r.stats.LoadOrStore(key, termStat{bound: best, tfs: tfs})
+	return st.(termStat), nil
 }
 
 // search returns the top k of one query (see Search).
@@ -307,7 +345,13 @@ func (s *searcher) search(ctx context.Context, text string, k int) ([]eval.Resul
 				break
 			}
 			c := cl[i]
-			if err := c.advance(d); err != nil {
+			if c.tfs != nil {
+				if tf := c.tfs[d]; tf > 0 {
+					c.doc, c.tf = d, float64(tf)
+				} else {
+					continue
+				}
+			} else if err := c.advance(d); err != nil {
 				return nil, err
 			}
 			if c.doc == d {
