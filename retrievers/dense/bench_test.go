@@ -260,29 +260,42 @@ func BenchmarkDense1M(b *testing.B) {
 		b.ReportMetric(vmHWM()/vecMB, "peak-RSS/vectors")
 		scores := make([]float32, n)
 		p := runtime.GOMAXPROCS(0)
-		for _, m := range []struct {
-			name string
-			run  func(q []float32)
-		}{
-			{"scan", func(q []float32) { r.scan(q, 10) }},
-			{"loop1", func(q []float32) { dotAll(q, mat, scores); topK(scores, 10) }},
-			{"loopP", func(q []float32) {
-				var wg sync.WaitGroup
-				per := (n + p - 1) / p
-				for w := range p {
-					lo, hi := w*per, min((w+1)*per, n)
-					wg.Go(func() { dotAll(q, mat[lo*dim:hi*dim], scores[lo:hi]) })
+		// Three interleaved rounds; the fastest round of each variant is
+		// reported (the machine is shared: the minimum is the least
+		// disturbed).
+		best := map[string]float64{}
+		for range 3 {
+			for _, m := range []struct {
+				name string
+				run  func(q []float32)
+			}{
+				{"scan", func(q []float32) { r.scan(q, 10) }},
+				{"loop1", func(q []float32) { dotAll(q, mat, scores); topK(scores, 10) }},
+				{"loopP", func(q []float32) {
+					var wg sync.WaitGroup
+					per := (n + p - 1) / p
+					for w := range p {
+						lo, hi := w*per, min((w+1)*per, n)
+						wg.Go(func() { dotAll(q, mat[lo*dim:hi*dim], scores[lo:hi]) })
+					}
+					wg.Wait()
+					topK(scores, 10)
+				}},
+			} {
+				t1 := time.Now()
+				for _, q := range qs {
+					m.run(q)
 				}
-				wg.Wait()
-				topK(scores, 10)
-			}},
-		} {
-			t1 := time.Now()
-			for _, q := range qs {
-				m.run(q)
+				ms := float64(time.Since(t1).Microseconds()) / 1000 / float64(len(qs))
+				if old, ok := best[m.name]; !ok || ms < old {
+					best[m.name] = ms
+				}
 			}
-			b.ReportMetric(float64(time.Since(t1).Milliseconds())/float64(len(qs)), m.name+"-ms/query")
 		}
+		for name, ms := range best {
+			b.ReportMetric(ms, name+"-ms/query")
+		}
+		b.ReportMetric(best["scan"]/best["loopP"], "scan/loopP")
 	}
 }
 
