@@ -338,11 +338,11 @@ func TestCachedEmbedderLegacy(t *testing.T) {
 	}
 }
 
-// TestCachePackTornTail: a writer killed while appending leaves a partial
+// TestCachedEmbedderTornTail: a writer killed while appending leaves a partial
 // entry and a partial index record at the ends of its pack; a new wrapper
 // reads every whole entry, and when it appends to that pack it first cuts
 // the torn tail, so a third wrapper reads old and new entries alike.
-func TestCachePackTornTail(t *testing.T) {
+func TestCachedEmbedderTornTail(t *testing.T) {
 	e, ref, cdir, c1, want := embedInNewCache(t, 3, false)
 	ctx := context.Background()
 	c1.Close() // the writer dies: its lock is released

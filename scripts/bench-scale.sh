@@ -131,7 +131,7 @@ fi
 # java ≥ 21 or nothing.
 find_java() {
 	for j in "${JAVA:-}" "${JAVA_HOME:+$JAVA_HOME/bin/java}" /usr/lib/jvm/temurin-25-jdk-amd64/bin/java "$(command -v java || true)"; do
-		[ -n "$j" ] && [ -x "$j" ] || continue
+		if [ -z "$j" ] || [ ! -x "$j" ]; then continue; fi
 		v=$("$j" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)
 		[ "${v:-0}" -ge 21 ] && { echo "$j"; return; }
 	done

@@ -41,7 +41,7 @@ func BenchmarkScaleRun(b *testing.B) {
 }
 
 // heapAtPeak writes a heap profile to path (when not empty) each time the
-// live heap exceeds its largest value so far by 5 %, until stop is called.
+// live heap exceeds its largest value so far by 20 %, until stop is called.
 func heapAtPeak(b *testing.B, path string) (stop func()) {
 	if path == "" {
 		return func() {}
@@ -60,7 +60,7 @@ func heapAtPeak(b *testing.B, path string) (stop func()) {
 			case <-tick.C:
 			}
 			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > peak+peak/20 {
+			if v := sample[0].Value.Uint64(); v > peak+peak/5 {
 				peak = v
 				runtime.GC() // the profile's in-use figures are as of the last GC
 				if f, err := os.Create(path); err == nil {
