@@ -483,7 +483,7 @@ func exhaustive(t *testing.T, r *Retriever, text string, k int) []eval.Result {
 // BinaryTF (k1 = 0: every match of a term scores the same, so ties
 // straddle every cut); frequent terms are probed through their tf arrays.
 func TestMaxScoreExact(t *testing.T) {
-	docs := synthetic(4000, 11)
+	docs := synthetic(2500, 11)
 	// A frequent term with a frequency above 255 in one document is read
 	// from its postings rather than a byte array (termStats).
 	docs = append(docs, corpus.Document{ID: "many-w2", Text: strings.Repeat("w2 ", 300)})
@@ -494,7 +494,7 @@ func TestMaxScoreExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	zipf := rand.NewZipf(rng, 1.1, 1, 20000)
 	var queries []string
-	for range 120 {
+	for range 80 {
 		var ws []string
 		for range 1 + rng.IntN(7) {
 			ws = append(ws, fmt.Sprintf("w%d", zipf.Uint64()))
