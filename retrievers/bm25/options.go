@@ -96,10 +96,12 @@ type Options struct {
 	// Dir, when not empty, keeps the index on disk under Dir, in a folder
 	// named by a hash of (chunk ids and texts — so corpus and chunking —,
 	// analyzer, field layout); New reuses it when it exists. "" builds the
-	// index in memory.
+	// index in a temporary folder (os.TempDir) that Close removes.
 	Dir string
-	// BatchSize is documents per bleve batch while indexing; 0 selects 1000.
-	// It changes bleve's segment layout, never ragbench's scores.
+	// BatchSize is documents per segment of scorch's offline builder (the
+	// segments are merged into one at the end); 0 selects 1000 (chosen by
+	// measurement: docs/benchmarks/bm25.md). It never changes ragbench's
+	// scores.
 	BatchSize int
 	// Workers bounds concurrent query evaluation; 0 selects
 	// runtime.GOMAXPROCS(0). Results do not depend on it. (Indexing runs on
