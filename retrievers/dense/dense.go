@@ -96,6 +96,16 @@ func (o Options) resolve() (Options, error) {
 	return o, retrievers.DefaultPositive("concurrency", &o.Concurrency, DefaultConcurrency)
 }
 
+// withEmbed resolves o for New, Build and Load, which also need an embed
+// function.
+func (o Options) withEmbed(embed EmbedFunc) (Options, error) {
+	r, err := o.resolve()
+	if err == nil && embed == nil {
+		err = errors.New("dense: embed function is nil")
+	}
+	return r, err
+}
+
 // Retriever is a dense retriever over a chromem-go collection; it implements
 // retrievers.Retriever. Search is safe for concurrent use.
 //
@@ -130,12 +140,9 @@ type Retriever struct {
 // dimension, or a zero, NaN or infinite vector (naming the chunk id).
 func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Options) (*Retriever, error) {
 	start := time.Now()
-	o, err := opts.resolve()
+	o, err := opts.withEmbed(embed)
 	if err != nil {
 		return nil, err
-	}
-	if embed == nil {
-		return nil, errors.New("dense: embed function is nil")
 	}
 	if len(chunks) == 0 {
 		return nil, errors.New("dense: empty corpus: no chunks to index")
@@ -165,12 +172,9 @@ func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Optio
 // after embedding (New finds them before). Errors are otherwise New's.
 func Build(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], embed EmbedFunc, opts Options) (*Retriever, error) {
 	start := time.Now()
-	o, err := opts.resolve()
+	o, err := opts.withEmbed(embed)
 	if err != nil {
 		return nil, err
-	}
-	if embed == nil {
-		return nil, errors.New("dense: embed function is nil")
 	}
 	r, err := build(ctx, chunks, 0, embed, o)
 	if err != nil {

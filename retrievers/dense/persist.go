@@ -91,12 +91,9 @@ func (r *Retriever) Save(path string) error {
 // dimensions or checksum disagree with its header (each naming the file).
 func Load(ctx context.Context, path string, embed EmbedFunc, opts Options) (*Retriever, error) {
 	start := time.Now()
-	o, err := opts.resolve()
+	o, err := opts.withEmbed(embed)
 	if err != nil {
 		return nil, err
-	}
-	if embed == nil {
-		return nil, errors.New("dense: embed function is nil")
 	}
 	f, err := os.Open(path)
 	if err != nil {
