@@ -1,0 +1,152 @@
+package passages
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/srcpos"
+)
+
+// ChunkMap places a pipeline's own chunk ids in the corpus: chunk id → its
+// passage (placed, or unmapped).
+type ChunkMap struct {
+	// Name is the file's name, for messages.
+	Name   string
+	Chunks map[string]Passage
+}
+
+// ReadChunkMap reads the chunk map at path (see ParseChunkMap).
+func ReadChunkMap(path string, loc *Locator) (*ChunkMap, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseChunkMap(f, path, loc)
+}
+
+// ParseChunkMap reads a chunk map: UTF-8 JSONL (a byte order mark dropped,
+// LF or CRLF, blank lines skipped), one chunk per line, a result of a
+// passage run (docs/pipelines.md) with a required "id" and no "score":
+//
+//	{"id": "act-17", "doc": "leases/act", "start": 1204, "end": 1388}
+//	{"id": "act-18", "text": "Rent is due monthly, in advance."}
+//
+// Text is placed by loc (unmapped text is kept, and counted when a run
+// names the chunk). Errors: every problem of the file (up to 100, then
+// their count), each an *srcpos.Error naming name, line and field: the
+// result rules of Parse, a missing or non-string id, a score, an id given
+// twice (naming both lines); a file with no chunk.
+func ParseChunkMap(r io.Reader, name string, loc *Locator) (*ChunkMap, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
+	cm := &ChunkMap{Name: name, Chunks: map[string]Passage{}}
+	lineOf := map[string]int{}
+	var el errorList
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimRight(sc.Bytes(), "\r")
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		if len(bytes.TrimSpace(b)) == 0 {
+			continue
+		}
+		obj, ok := lineObject(b, name, line, &el)
+		if !ok {
+			continue
+		}
+		p, _, errs := parseResult(b, "", loc)
+		for _, e := range errs {
+			field := e.field
+			if len(field) > 0 && field[0] == '.' {
+				field = field[1:]
+			}
+			el.add(name, line, field, "%s", e.msg)
+		}
+		if _, has := obj["score"]; has {
+			el.add(name, line, "score", "a chunk map places chunks: scores belong in the TREC run")
+			ok = false
+		}
+		raw, has := obj["id"]
+		if !has || p.ID == "" {
+			if !has {
+				el.add(name, line, "id", "missing: the chunk id the TREC run names")
+			} else if isString(raw) {
+				el.add(name, line, "id", "empty")
+			}
+			continue
+		}
+		if first, dup := lineOf[p.ID]; dup {
+			el.add(name, line, "id", "chunk %q given twice (first at line %d)", p.ID, first)
+			continue
+		}
+		lineOf[p.ID] = line
+		if ok && len(errs) == 0 {
+			cm.Chunks[p.ID] = p
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return nil, &srcpos.Error{File: name, Line: line + 1, Msg: fmt.Sprintf("line longer than %d MiB, the longest line this reader takes", maxLine>>20)}
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := el.err(); err != nil {
+		return nil, err
+	}
+	if len(lineOf) == 0 {
+		return nil, &srcpos.Error{File: name, Msg: "empty chunk map (no chunk)"}
+	}
+	return cm, nil
+}
+
+func isString(raw []byte) bool { return len(raw) > 0 && raw[0] == '"' }
+
+// FromTREC turns run (a TREC run of the pipeline's own chunk ids, read by
+// eval.ReadRun from the file name) into a passage Run: each query's results
+// ranked as eval.Sort ranks them with tb (trec_eval's order:
+// eval.TieDocIDDesc; or the run's order: eval.TieInputOrder), each chunk id
+// replaced by its passage of cm (Passage.ID keeps the chunk id, Score the
+// run's score); unmapped chunks are counted per result. Queries are in id
+// order. Errors: every chunk id the run names that cm lacks (up to 100,
+// then their count), naming the query.
+func FromTREC(run eval.Run, name string, cm *ChunkMap, tb eval.TieBreak) (*Run, error) {
+	out := NewRun(name)
+	var el errorList
+	qids := make([]string, 0, len(run))
+	for q := range run {
+		qids = append(qids, q)
+	}
+	slices.Sort(qids)
+	for _, q := range qids {
+		res := slices.Clone(run[q])
+		eval.Sort(res, tb)
+		ps := make([]Passage, 0, len(res))
+		ok := true
+		for _, r := range res {
+			p, found := cm.Chunks[r.DocID]
+			if !found {
+				el.add(name, 0, "", "query %q: chunk %q is not in the chunk map %s", q, r.DocID, cm.Name)
+				ok = false
+				continue
+			}
+			p.ID, p.Score, p.HasScore = r.DocID, r.Score, true
+			ps = append(ps, p)
+		}
+		if ok {
+			out.add(q, 0, ps)
+		}
+	}
+	if err := el.err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
