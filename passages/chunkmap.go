@@ -9,8 +9,10 @@ import (
 	"os"
 	"slices"
 
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/srcpos"
+	"github.com/ragbench/ragbench/spans"
 )
 
 // ChunkMap places a pipeline's own chunk ids in the corpus: chunk id → its
@@ -149,4 +151,22 @@ func FromTREC(run eval.Run, name string, cm *ChunkMap, tb eval.TieBreak) (*Run, 
 		return nil, err
 	}
 	return out, nil
+}
+
+// ChunkMapOf is the chunk map of a ragbench chunking: each chunk of chunks
+// (corpus.Spec.Chunk of docs; byte offsets) as the passage it is, so that a
+// TREC run of ragbench's own chunk ids reads as passages. name names it in
+// messages. Errors: a chunk of a document docs lack, or whose offsets fall
+// inside a character.
+func ChunkMapOf(name string, docs []corpus.Document, chunks []corpus.Chunk) (*ChunkMap, error) {
+	ch, err := spans.NewChunking(docs, chunks)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	cm := &ChunkMap{Name: name, Chunks: make(map[string]Passage, len(chunks))}
+	for _, id := range ch.IDs {
+		iv := ch.Intervals[id]
+		cm.Chunks[id] = Passage{Doc: iv.Doc, Start: iv.Start, End: iv.End, Length: iv.Len(), Placing: Offsets, ID: id}
+	}
+	return cm, nil
 }

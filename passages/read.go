@@ -114,6 +114,19 @@ func (r *Run) OutOfOrder() int {
 	return n
 }
 
+// Cut keeps at most n passages of each query (their top n; n ≤ 0 keeps
+// all): trec_eval's -M. The counts of the run's results are those read.
+func (r *Run) Cut(n int) {
+	if n <= 0 {
+		return
+	}
+	for i := range r.Queries {
+		if len(r.Queries[i].Passages) > n {
+			r.Queries[i].Passages = r.Queries[i].Passages[:n]
+		}
+	}
+}
+
 // DefaultMaxUnmapped is the default highest unmapped rate a run may have
 // (bench eval's --max-unmapped, the run and http kinds' max_unmapped): 5 %
 // of its results.

@@ -319,6 +319,10 @@ func Evaluate(queries []spans.Query, s *Scored, ms []eval.Measure, opts Options)
 		return nil, err
 	}
 	per := sev.PerQuery()
+	for i := range e.Values {
+		// eval's rows share one array: each grows into a copy of its own.
+		e.Values[i] = slices.Clip(e.Values[i])
+	}
 	for _, name := range opts.Span {
 		e.Measures = append(e.Measures, eval.Measure{Name: name, Kind: eval.P})
 		sum, n := 0.0, 0
