@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/retrievers"
@@ -381,10 +380,8 @@ func (e *Engine) Preflight(name string, credentials bool) []FieldError {
 		if v.name == "" || !credentials {
 			continue
 		}
-		if val := os.Getenv(v.name); val == "" {
-			errs = append(errs, FieldError{v.key, fmt.Sprintf("retriever %q: environment variable %s is unset or empty", name, v.name)})
-		} else if strings.ContainsFunc(val, unicode.IsControl) {
-			errs = append(errs, FieldError{v.key, fmt.Sprintf("retriever %q: environment variable %s holds a control character (a trailing \\r or \\n read from a file?); its value is not shown", name, v.name)})
+		if fe, ok := credentialVar(name, v.key, v.name, os.Getenv); !ok {
+			errs = append(errs, fe)
 		}
 	}
 	if e.CAFile != "" {
