@@ -38,8 +38,9 @@ import (
 // under the version and the request: same version + same request = same
 // answer.
 type HTTP struct {
-	// URL is the service's address, http or https, without credentials,
-	// query or fragment.
+	// URL is the service's address, http or https, without credentials
+	// (in userinfo or the query: it is written to results.json) or
+	// fragment.
 	URL string `yaml:"url" json:"url,omitempty"`
 	// Version names the service's behaviour for the cache ("" = no cache).
 	Version string `yaml:"version" json:"version,omitempty"`
@@ -145,8 +146,9 @@ func (h *HTTP) Check(c Checker) {
 	checkMaxUnmapped(c, h.MaxUnmapped)
 }
 
-// checkURL requires an http or https URL without credentials, query or
-// fragment (a credential in it would reach results.json).
+// checkURL requires an http or https URL without credentials (they would
+// reach results.json; the query string must not hold any either) or
+// fragment.
 func (h *HTTP) checkURL(c Checker) {
 	if h.URL == "" {
 		c.Bad("url", "missing: the service's address (http://127.0.0.1:8750/search)")
@@ -158,8 +160,8 @@ func (h *HTTP) checkURL(c Checker) {
 		c.Bad("url", "want an http or https URL with a host, e.g. http://127.0.0.1:8750/search")
 	case u.User != nil:
 		c.Bad("url", "credentials in the URL are refused (they would be written to results.json): name environment variables in bearer_env or headers_env")
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		c.Bad("url", "a query or fragment is refused (it may carry a credential, and would be written to results.json): name environment variables in bearer_env or headers_env")
+	case u.Fragment != "":
+		c.Bad("url", "a fragment is never sent: remove it")
 	}
 }
 
@@ -305,6 +307,7 @@ type answer struct {
 	err     error
 	cached  bool
 	latency time.Duration
+	stopped bool // its error came after another query stopped the run
 }
 
 // ask asks the service every query of c for k results, reading answers
@@ -323,10 +326,11 @@ func (h *HTTP) ask(ctx context.Context, c *Cell, k int) (*passageResult, error) 
 			answers[i] = answer{body: b, cached: true}
 		}
 	}
-	if err := s.askAll(ctx, c, reqs, answers); err != nil {
+	cause, err := s.askAll(ctx, c, reqs, answers)
+	if err != nil {
 		return nil, err
 	}
-	res, first, err := h.answers(c, s, k, reqs, answers)
+	res, first, err := h.answers(c, s, k, reqs, answers, cause)
 	if err != nil {
 		return nil, err
 	}
@@ -345,18 +349,21 @@ func (h *HTTP) ask(ctx context.Context, c *Cell, k int) (*passageResult, error) 
 
 // askAll sends the requests not answered from the cache, Concurrency at
 // a time, into answers. An authentication failure (401, 403), and any
-// query error under on_query_error fail, stops the others; so does ctx.
-// Errors: ctx's, or the authentication failure.
-func (s *service) askAll(parent context.Context, c *Cell, reqs [][]byte, answers []answer) error {
+// query error under on_query_error fail, stops the others (their errors
+// are then not theirs: answer.stopped): cause is the index of the first
+// query, in query order, that failed before the run stopped (-1 when
+// none). Errors: ctx's, or the authentication failure.
+func (s *service) askAll(parent context.Context, c *Cell, reqs [][]byte, answers []answer) (cause int, err error) {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	jobs := make(chan int)
 	var (
-		mu   sync.Mutex // guards done, the progress and authErr
+		mu   sync.Mutex // guards done, the progress, auth and cause
 		done int
 		auth error
 		wg   sync.WaitGroup
 	)
+	cause = -1
 	for i := range answers {
 		if answers[i].cached {
 			done++
@@ -372,13 +379,16 @@ func (s *service) askAll(parent context.Context, c *Cell, reqs [][]byte, answers
 				b, err := s.policy.Do(ctx, func() ([]byte, error) { return s.once(ctx, reqs[i]) }, retryable)
 				answers[i] = answer{body: b, err: err, latency: time.Since(t)}
 				mu.Lock()
+				answers[i].stopped = err != nil && ctx.Err() != nil
 				done++
 				c.Progress.Set(done, 0)
 				var ae *authError
-				if errors.As(err, &ae) && auth == nil {
-					auth = err
-					cancel()
-				} else if err != nil && s.h.OnQueryError != queryErrorMiss {
+				stop := errors.As(err, &ae) || err != nil && s.h.OnQueryError != queryErrorMiss
+				if stop && cause < 0 && ctx.Err() == nil {
+					cause = i
+					if ae != nil {
+						auth = err
+					}
 					cancel()
 				}
 				mu.Unlock()
@@ -399,40 +409,37 @@ func (s *service) askAll(parent context.Context, c *Cell, reqs [][]byte, answers
 	}
 	close(jobs)
 	wg.Wait()
+	for i, a := range answers {
+		if a.err != nil && !a.stopped && cause >= 0 && i < cause {
+			cause = i // failed before the stop too: the first in query order
+		}
+	}
 	switch {
 	case parent.Err() != nil:
-		return parent.Err()
+		return cause, parent.Err()
 	case auth != nil:
-		return fmt.Errorf("retriever %q: %w; not counted as a miss: every query would fail the same way", c.Retriever, auth)
+		return cause, fmt.Errorf("retriever %q: query %q: %w; not counted as a miss: every query would fail the same way", c.Retriever, c.Queries[cause].ID, auth)
 	}
-	return nil
+	return cause, nil
 }
 
 // answers reads every answer in query order into a passage run (an error
-// or a malformed answer is a query error: the run fails on the first, in
-// query order, or the query scores as a miss), caches the fresh answers
-// that read, and scores the run. first is the first query error's text
-// (misses only).
-func (h *HTTP) answers(c *Cell, s *service, k int, reqs [][]byte, answers []answer) (*passageResult, string, error) {
+// or a malformed answer is a query error: under on_query_error fail the
+// run fails on the query that failed first, cause, or else the first in
+// query order; under miss the query scores as a miss), caches the fresh
+// answers that read, and scores the run. first is the first query error's
+// text (misses only).
+func (h *HTTP) answers(c *Cell, s *service, k int, reqs [][]byte, answers []answer, cause int) (*passageResult, string, error) {
 	run := passages.NewRun(h.URL)
 	loc := c.Env.locator(c.Docs)
 	var failed []string
 	first := ""
-	// Under on_query_error fail the first query to fail stopped the others:
-	// their cancelled requests are not the cause.
-	cause := -1
-	for i, a := range answers {
-		if a.err != nil && !errors.Is(a.err, context.Canceled) {
-			cause = i
-			break
-		}
+	if cause >= 0 && h.OnQueryError != queryErrorMiss {
+		return nil, "", h.queryError(c, s, c.Queries[cause].ID, answers[cause].err)
 	}
 	for i, q := range c.Queries {
 		a := answers[i]
 		err := a.err
-		if h.OnQueryError != queryErrorMiss && cause >= 0 && i < cause && err != nil {
-			continue // cancelled when query cause failed
-		}
 		if err == nil && a.body == nil {
 			err = errors.New("not asked: the run stopped")
 		}
@@ -442,12 +449,11 @@ func (h *HTTP) answers(c *Cell, s *service, k int, reqs [][]byte, answers []answ
 			}
 		}
 		if err != nil {
-			msg := redaction.Text(err.Error(), s.secrets, 0)
 			if h.OnQueryError != queryErrorMiss {
-				return nil, "", fmt.Errorf("retriever %q: query %q: %s", c.Retriever, q.ID, msg)
+				return nil, "", h.queryError(c, s, q.ID, err)
 			}
 			if first == "" {
-				first = fmt.Sprintf("query %q: %s", q.ID, msg)
+				first = strings.TrimPrefix(h.queryError(c, s, q.ID, err).Error(), fmt.Sprintf("retriever %q: ", c.Retriever))
 			}
 			failed = append(failed, q.ID)
 			run.AddAnswer(q.ID, []byte(`{"results": []}`), k, loc)
@@ -465,6 +471,17 @@ func (h *HTTP) answers(c *Cell, s *service, k int, reqs [][]byte, answers []answ
 	}
 	res.stats.QueryErrors, res.stats.FailedQueries = len(failed), failed
 	return res, first, nil
+}
+
+// queryError is query qid's error err in words, redacted of s's
+// credentials.
+func (h *HTTP) queryError(c *Cell, s *service, qid string, err error) error {
+	msg := err.Error()
+	var ae *passages.AnswerError
+	if errors.As(err, &ae) {
+		msg = "malformed answer: " + ae.Msg
+	}
+	return fmt.Errorf("retriever %q: query %q: %s", c.Retriever, qid, redaction.Text(msg, s.secrets, 0))
 }
 
 // cachePath is where the answer to request body is cached under h's

@@ -191,4 +191,3 @@ func isPassageFile(path string) bool {
 	s := strings.TrimLeftFunc(strings.TrimPrefix(string(buf[:n]), "\ufeff"), func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\n' })
 	return strings.HasPrefix(s, "{")
 }
-

@@ -498,7 +498,9 @@ func compareMeasures(names []string) ([]string, []eval.Measure, error) {
 // join the warnings. Errors: readCompareInput's, a run that is not
 // passages with span labels, a run above --max-unmapped.
 func readCompareCorpus(stderr io.Writer, pf passageFlags, labelsPath string, runs []compareRun, measures measureList, complete bool, level int) (in compare.Input, texts map[string]string, warnings []string, err error) {
-	fail := func(err error) (compare.Input, map[string]string, []string, error) { return compare.Input{}, nil, nil, err }
+	fail := func(err error) (compare.Input, map[string]string, []string, error) {
+		return compare.Input{}, nil, nil, err
+	}
 	spanned, err := spanLabels(labelsPath)
 	if err != nil {
 		return fail(err)
