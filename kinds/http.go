@@ -128,7 +128,7 @@ func (h *HTTP) Check(c Checker) {
 		c.Bad("on_query_error", "unknown policy %q: fail (a query failing after the retries fails the run; the default) or miss (it scores as a miss, counted in the report)", h.OnQueryError)
 	}
 	if h.BearerEnv != "" && !envNameRE.MatchString(h.BearerEnv) {
-		c.Bad("bearer_env", "%q is not an environment variable name: give the variable's name, never its value", h.BearerEnv)
+		c.Bad("bearer_env", "not an environment variable name (letters, digits, '_'; not shown, in case it is the token itself): give the variable's name, never its value")
 	}
 	for _, name := range mapKeys(h.HeadersEnv) {
 		v := h.HeadersEnv[name]
@@ -140,7 +140,7 @@ func (h *HTTP) Check(c Checker) {
 		case strings.EqualFold(name, "Authorization") && h.BearerEnv != "":
 			c.Bad("headers_env", "Authorization is set by bearer_env: give one of the two")
 		case !envNameRE.MatchString(v):
-			c.Bad("headers_env", "header %s: %q is not an environment variable name: give the variable's name, never its value", name, v)
+			c.Bad("headers_env", "header %s: not an environment variable name (letters, digits, '_'; not shown, in case it is the value itself): give the variable's name, never its value", name)
 		}
 	}
 	checkMaxUnmapped(c, h.MaxUnmapped)

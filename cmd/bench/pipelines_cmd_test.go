@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -434,4 +435,92 @@ func TestHTTPSIGTERM(t *testing.T) {
 		t.Errorf("exit %d %v after SIGTERM, want 143 within %v; stderr:\n%s", code, took, stopLimit, w)
 	}
 	checkOutputIntact(t, "http", out, before)
+}
+
+// TestPipelineKindsConfig checks what bench run --check says of bad run
+// and http retrievers — each problem at once, on its line — and that a
+// hybrid cannot fuse a pipeline's passages.
+func TestPipelineKindsConfig(t *testing.T) {
+	t.Setenv("RB_SET", "x")
+	s := newSweep(t, 4, `  - {name: bm25, type: bm25}
+  - {name: svc, type: http, url: "http://user:pw@127.0.0.1:9/search", k: 0, concurrency: -1, on_query_error: skip, bearer_env: "Bearer abc", headers_env: {"X Key": RB_SET, X-Api-Key: "not a name"}, max_unmapped: 2}
+  - {name: nourl, type: http}
+  - {name: unset, type: http, url: "http://127.0.0.1:9/search", bearer_env: RB_UNSET_VARIABLE}
+  - {name: file, type: run, max_unmapped: -0.5, depth: 3}
+  - {name: fused, type: hybrid, inputs: [bm25, unset]}`)
+	code, _, errOut := runBench("run", "--check", "--no-history", s.cfg)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", code, errOut)
+	}
+	if strings.Contains(errOut, "abc") || strings.Contains(errOut, ":pw@") {
+		t.Errorf("a value that may be a credential is shown:\n%s", errOut)
+	}
+	for _, w := range []string{
+		"retrievers[1].url: credentials in the URL are refused",
+		"retrievers[1].k: k 0: must be ≥ 1",
+		"retrievers[1].concurrency: -1: must be ≥ 1",
+		`retrievers[1].on_query_error: unknown policy "skip"`,
+		"retrievers[1].bearer_env: not an environment variable name (letters, digits, '_'; not shown",
+		`retrievers[1].headers_env: "X Key" is not an HTTP header name`,
+		"retrievers[1].max_unmapped: max unmapped 2: want a fraction in [0, 1]",
+		"retrievers[2].url: missing",
+		"retrievers[4].file: missing",
+		"retrievers[4].depth: does not apply to type run",
+		"retrievers[4].max_unmapped: max unmapped -0.5",
+	} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+	s = newSweep(t, 4, `  - {name: bm25, type: bm25}
+  - {name: unset, type: http, url: "http://127.0.0.1:9/search", bearer_env: RB_UNSET_VARIABLE}
+  - {name: fused, type: hybrid, inputs: [bm25, unset]}`)
+	code, _, errOut = runBench("run", "--check", "--no-history", s.cfg)
+	for _, w := range []string{`retrievers[1].bearer_env: retriever "unset": environment variable RB_UNSET_VARIABLE is unset or empty`,
+		`retrievers[2].inputs: retriever "unset" is of type http: its results are a pipeline's own passages`} {
+		if code != 1 || !strings.Contains(errOut, w) {
+			t.Errorf("exit %d, stderr lacks %q:\n%s", code, w, errOut)
+		}
+	}
+}
+
+// TestHTTPDocumentLabels scores a type http cell on document labels: each
+// passage stands for its document (MaxP). The fault server's /ok answers
+// windows of the documents in id order (chatlogs, state_of_the_union,
+// wikitexts) at scores k, k−1, k−2, …: by hand, a query labelled chatlogs
+// finds it at rank 1, one labelled wikitexts at rank 3.
+func TestHTTPDocumentLabels(t *testing.T) {
+	srv := pipetest.FaultServer(t, nil)
+	dir := t.TempDir()
+	labels := filepath.Join(dir, "labels.jsonl")
+	if err := os.WriteFile(labels, []byte(`{"id": "a", "question": "what did the chat say", "gold": ["chatlogs"]}
+{"id": "b", "question": "what does the wiki say", "gold": ["wikitexts"]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	corpusDir, _ := pipetest.Chroma(t)
+	cfg := filepath.Join(dir, "docs.yaml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(`name: docs
+dataset: {corpus: %q, queries: %q, title: false}
+chunking: [{strategy: doc}]
+retrievers:
+  - {name: svc, type: http, url: %q, k: 9}
+k: [1, 3]
+metrics: [hit_rate, mrr]
+`, corpusDir, labels, srv.URL("/ok"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := sweepDir{dir: dir, out: filepath.Join(dir, "out"), cache: filepath.Join(dir, "cache"), cfg: cfg}
+	if code, _, errOut := s.run(); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, per := s.results(t).cell(t, "doc/svc")
+	want := map[string]map[string]float64{"a": {"hit_rate@1": 1, "mrr@3": 1}, "b": {"hit_rate@1": 0, "hit_rate@3": 1, "mrr@3": 1.0 / 3}}
+	for q, m := range want {
+		for name, v := range m {
+			if got := per[q][name]; math.Abs(got-v) > 1e-12 {
+				t.Errorf("query %s %s = %v, want %v", q, name, got, v)
+			}
+		}
+	}
 }
