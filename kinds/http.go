@@ -82,9 +82,9 @@ var (
 	headerRE  = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
 
-// Check checks the URL, the durations and counts (filling the defaults of
-// retries, timeout and backoff), on_query_error (its default "fail" is
-// stored as ""), the credential variables' names and the limits.
+// Check checks the URL, the client's settings as the engines' are
+// (checkClient: on_query_error, retries, timeout, backoff), the counts, the
+// credential variables' names and the limits.
 func (h *HTTP) Check(c Checker) {
 	c.Only("url", "version", "k", "timeout", "backoff", "concurrency", "retries", "on_query_error", "bearer_env", "headers_env", "max_answer_bytes", "max_unmapped")
 	h.checkURL(c)
@@ -99,33 +99,12 @@ func (h *HTTP) Check(c Checker) {
 			c.Bad(n.key, "%d: must be ≥ 1", n.v)
 		}
 	}
-	if h.Retries == nil {
-		h.Retries = ptr(engine.DefaultRetries)
-	} else if *h.Retries < 0 {
+	checkClient(c, &h.OnQueryError, &h.Retries, &h.Timeout, &h.Backoff)
+	if *h.Retries < 0 {
 		c.Bad("retries", "%d: must be ≥ 0 (0: no retry)", *h.Retries)
 	}
-	for _, d := range []struct {
-		key string
-		val *string
-		def time.Duration
-	}{{"timeout", &h.Timeout, engine.DefaultTimeout}, {"backoff", &h.Backoff, engine.DefaultBackoff}} {
-		if *d.val == "" {
-			if c.Has(d.key) && !c.Null(d.key) {
-				c.Bad(d.key, "empty duration; remove the line to use the default (%v)", d.def)
-			}
-			*d.val = d.def.String()
-			continue
-		}
-		if v, err := time.ParseDuration(*d.val); err != nil || v < 0 || d.key == "timeout" && v == 0 {
-			c.Bad(d.key, "%q: want a duration > 0 (e.g. 30s, 500ms)", *d.val)
-		}
-	}
-	switch h.OnQueryError {
-	case "", queryErrorFail:
-		h.OnQueryError = ""
-	case queryErrorMiss:
-	default:
-		c.Bad("on_query_error", "unknown policy %q: fail (a query failing after the retries fails the run; the default) or miss (it scores as a miss, counted in the report)", h.OnQueryError)
+	if v, err := time.ParseDuration(h.Backoff); err == nil && v < 0 {
+		c.Bad("backoff", "%v must be ≥ 0", v)
 	}
 	if h.BearerEnv != "" && !envNameRE.MatchString(h.BearerEnv) {
 		c.Bad("bearer_env", "not an environment variable name (letters, digits, '_'; not shown, in case it is the token itself): give the variable's name, never its value")

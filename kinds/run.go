@@ -103,7 +103,7 @@ func (r *RunFile) Run(ctx context.Context, c *Cell) error {
 	file := strings.ReplaceAll(r.File, chunkingPlaceholder, c.Chunking)
 	chunkMap := strings.ReplaceAll(r.ChunkMap, chunkingPlaceholder, c.Chunking)
 	key := "run\x00" + file + "\x00" + chunkMap
-	if !isPassageFile(file) && chunkMap == "" {
+	if !passages.IsRun(file) && chunkMap == "" {
 		key += "\x00" + c.Chunking // the row's own chunk ids
 	}
 	c.Progress.Begin(StageSearch, len(c.Queries), "queries")
@@ -130,7 +130,7 @@ func (r *RunFile) Run(ctx context.Context, c *Cell) error {
 // read reads file (and chunkMap) for cell c.
 func (r *RunFile) read(c *Cell, file, chunkMap string) (*passageResult, error) {
 	loc := c.Env.locator(c.Docs)
-	if isPassageFile(file) {
+	if passages.IsRun(file) {
 		run, err := passages.Read(file, loc)
 		if err != nil {
 			return nil, wrapName(c.Retriever, err)
@@ -175,19 +175,4 @@ func (r *RunFile) read(c *Cell, file, chunkMap string) (*passageResult, error) {
 			c.Retriever, file, c.Chunking, strings.Join(unknown, ", "), more)
 	}
 	return &passageResult{chunkRun: ids}, nil
-}
-
-// isPassageFile reports whether the file at path is a passage run (its
-// first non-blank line is a JSON object; a TREC run's lines never start
-// with '{'). A file that cannot be read is not (the TREC reader says why).
-func isPassageFile(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	buf := make([]byte, 4096)
-	n, _ := f.Read(buf)
-	s := strings.TrimLeftFunc(strings.TrimPrefix(string(buf[:n]), "\ufeff"), func(r rune) bool { return r == ' ' || r == '\t' || r == '\r' || r == '\n' })
-	return strings.HasPrefix(s, "{")
 }

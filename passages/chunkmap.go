@@ -1,13 +1,11 @@
 package passages
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
@@ -46,60 +44,45 @@ func ReadChunkMap(path string, loc *Locator) (*ChunkMap, error) {
 // result rules of Parse, a missing or non-string id, a score, an id given
 // twice (naming both lines); a file with no chunk.
 func ParseChunkMap(r io.Reader, name string, loc *Locator) (*ChunkMap, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
 	cm := &ChunkMap{Name: name, Chunks: map[string]Passage{}}
 	lineOf := map[string]int{}
 	var el errorList
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimRight(sc.Bytes(), "\r")
-		if line == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
+	err := scanJSONL(r, name, func(line int, b []byte) bool {
 		obj, ok := lineObject(b, name, line, &el)
 		if !ok {
-			continue
+			return true
 		}
 		p, _, errs := parseResult(b, "", loc)
 		for _, e := range errs {
-			field := e.field
-			if len(field) > 0 && field[0] == '.' {
-				field = field[1:]
-			}
-			el.add(name, line, field, "%s", e.msg)
+			el.add(name, line, strings.TrimPrefix(e.field, "."), "%s", e.msg)
 		}
 		if _, has := obj["score"]; has {
 			el.add(name, line, "score", "a chunk map places chunks: scores belong in the TREC run")
 			ok = false
 		}
 		raw, has := obj["id"]
-		if !has || p.ID == "" {
-			if !has {
-				el.add(name, line, "id", "missing: the chunk id the TREC run names")
-			} else if isString(raw) {
+		switch {
+		case !has:
+			el.add(name, line, "id", "missing: the chunk id the TREC run names")
+			return true
+		case p.ID == "":
+			if isString(raw) {
 				el.add(name, line, "id", "empty")
 			}
-			continue
+			return true
 		}
 		if first, dup := lineOf[p.ID]; dup {
 			el.add(name, line, "id", "chunk %q given twice (first at line %d)", p.ID, first)
-			continue
+			return true
 		}
 		lineOf[p.ID] = line
 		if ok && len(errs) == 0 {
 			cm.Chunks[p.ID] = p
 		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &srcpos.Error{File: name, Line: line + 1, Msg: fmt.Sprintf("line longer than %d MiB, the longest line this reader takes", maxLine>>20)}
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := el.err(); err != nil {
 		return nil, err

@@ -242,25 +242,15 @@ const maxLine = 64 << 20
 // (naming both lines), and each result's (see ParseAnswer for the result
 // rules). A file with no line is an error.
 func Parse(r io.Reader, name string, loc *Locator) (*Run, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
 	run := &Run{Name: name, byID: map[string]int{}}
 	var el errorList
-	line, lines := 0, 0
+	lines := 0
 	qidLine := map[string]int{} // every qid read, valid line or not
-	for sc.Scan() {
-		line++
-		b := bytes.TrimRight(sc.Bytes(), "\r")
-		if line == 1 {
-			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
-		}
-		if len(bytes.TrimSpace(b)) == 0 {
-			continue
-		}
+	err := scanJSONL(r, name, func(line int, b []byte) bool {
 		lines++
 		obj, ok := lineObject(b, name, line, &el)
 		if !ok {
-			continue
+			return true
 		}
 		qid, ok := lineQID(obj, name, line, &el)
 		if first, dup := qidLine[qid]; ok && dup {
@@ -272,22 +262,19 @@ func Parse(r io.Reader, name string, loc *Locator) (*Run, error) {
 		raw, has := obj["results"]
 		if !has {
 			el.add(name, line, "results", "missing (want a list of results, [] for none)")
-			continue
+			return true
 		}
 		ps, errs := parseResults(raw, loc)
 		for _, e := range errs {
 			el.add(name, line, e.field, "%s", e.msg)
 		}
-		if !ok || len(errs) > 0 {
-			continue
+		if ok && len(errs) == 0 {
+			run.add(qid, line, ps)
 		}
-		run.add(qid, line, ps)
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &srcpos.Error{File: name, Line: line + 1, Msg: fmt.Sprintf("line longer than %d MiB, the longest line this reader takes", maxLine>>20)}
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := el.err(); err != nil {
 		return nil, err
@@ -296,6 +283,54 @@ func Parse(r io.Reader, name string, loc *Locator) (*Run, error) {
 		return nil, &srcpos.Error{File: name, Msg: "empty passage run (no line)"}
 	}
 	return run, nil
+}
+
+// scanJSONL calls each with every non-blank line of r (UTF-8 JSONL: a byte
+// order mark dropped, LF or CRLF line ends; lines numbered from 1) and its
+// number, until each returns false. Errors: a line longer than maxLine, a
+// read error.
+func scanJSONL(r io.Reader, name string, each func(line int, b []byte) bool) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 1<<20), maxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimRight(sc.Bytes(), "\r")
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+		}
+		if len(bytes.TrimSpace(b)) > 0 && !each(line, b) {
+			return nil
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &srcpos.Error{File: name, Line: line + 1, Msg: fmt.Sprintf("line longer than %d MiB, the longest line this reader takes", maxLine>>20)}
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// IsRun reports whether the file at path is a passage run: its first
+// non-blank line is a JSON object with "results" (a TREC run's lines never
+// start with '{', and a ranx JSON run is one object of query ids). A file
+// that cannot be read is not one (the run reader then says why).
+func IsRun(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	is := false
+	scanJSONL(f, path, func(_ int, b []byte) bool {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(bytes.TrimSpace(b), &obj) == nil {
+			_, is = obj["results"]
+		}
+		return false
+	})
+	return is
 }
 
 // add ranks a query's passages and adds it to r, counting its placings.

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -63,32 +61,9 @@ func (p *passageFlags) check() error {
 	return nil
 }
 
-// isPassageRun reports whether the file at path is a passage run: its first
-// non-blank line is a JSON object with "results" (a TREC run's lines never
-// start with '{'; a ranx JSON run is one object of query ids). A file that
-// cannot be read is not one (the run reader says why).
-func isPassageRun(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<16), 64<<20)
-	for sc.Scan() {
-		line := bytes.TrimSpace(bytes.TrimPrefix(sc.Bytes(), []byte("\ufeff")))
-		if len(line) == 0 {
-			continue
-		}
-		var obj map[string]json.RawMessage
-		if line[0] != '{' || json.Unmarshal(line, &obj) != nil {
-			return false
-		}
-		_, ok := obj["results"]
-		return ok
-	}
-	return false
-}
+// isPassageRun reports whether the file at path is a passage run
+// (passages.IsRun).
+func isPassageRun(path string) bool { return passages.IsRun(path) }
 
 // spanLabels reports whether the labels file at path holds span labels
 // (spans.Detect). Errors: the file cannot be read.
