@@ -16,6 +16,20 @@ import (
 	"github.com/ragbench/ragbench/spans"
 )
 
+// chroma loads the shared chunking-chroma corpus and its 276 questions.
+func chroma(t *testing.T) (corpusDir, questions string, docs []corpus.Document, qs []spans.Query) {
+	t.Helper()
+	corpusDir, questions = pipetest.Chroma(t)
+	docs, err := corpus.Load(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if qs, err = spans.Read(questions, docs); err != nil {
+		t.Fatal(err)
+	}
+	return corpusDir, questions, docs, qs
+}
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	pipetest.Cleanup()
@@ -30,15 +44,7 @@ func TestMain(m *testing.M) {
 // scorer (pipelines/reference/score.py) on the same file, to 1e-9, and the
 // placing counts against its own.
 func TestE2EReferencePipelines(t *testing.T) {
-	corpusDir, questions := pipetest.Chroma(t)
-	docs, err := corpus.Load(corpusDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := spans.Read(questions, docs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	corpusDir, questions, docs, qs := chroma(t)
 	files := map[string]string{}
 	for s, f := range pipetest.Runs(t, "langchain", "offsets", "bytes", "doc-text", "text", "text-ws") {
 		files["langchain/"+s] = f
@@ -109,15 +115,7 @@ func TestE2EReferencePipelines(t *testing.T) {
 // spans.Evaluate (ties in input order) gives the same means as the passage
 // run scored as passages.
 func TestE2ELangChainIsRecursive1000(t *testing.T) {
-	corpusDir, questions := pipetest.Chroma(t)
-	docs, err := corpus.Load(corpusDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := spans.Read(questions, docs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, docs, qs := chroma(t)
 	run, err := passages.Read(pipetest.Runs(t, "langchain", "offsets", "bytes", "doc-text", "text", "text-ws")["offsets"], passages.NewLocator(docs))
 	if err != nil {
 		t.Fatal(err)
