@@ -431,6 +431,7 @@ func TestHTTPSIGTERM(t *testing.T) {
 	cmd, waited, w := startStage(t, "search", `: search 12 queries …`, []string{"run", "--no-history", "--progress", "plain", "--output", out, "--cache-dir", s.cache, s.cfg})
 	time.Sleep(300 * time.Millisecond) // requests in flight
 	code, took := stopStage(t, cmd, waited, w)
+	t.Logf("exit %d %v after SIGTERM", code, took.Round(time.Millisecond))
 	if took > stopLimit || code != 143 {
 		t.Errorf("exit %d %v after SIGTERM, want 143 within %v; stderr:\n%s", code, took, stopLimit, w)
 	}
