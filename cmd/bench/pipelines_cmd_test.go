@@ -525,3 +525,31 @@ metrics: [hit_rate, mrr]
 		}
 	}
 }
+
+// TestHTTPCellGateAndHistory runs a sweep with a type http cell twice: the
+// second run, gated against the first (--baseline), finds the cell
+// unchanged (exit 0, the cell in the summary), and both runs' rows are in
+// the history CSV with the cell's numbers.
+func TestHTTPCellGateAndHistory(t *testing.T) {
+	srv := pipetest.FaultServer(t, nil)
+	s := newSweep(t, 12, "  - {name: bm25, type: bm25}\n"+httpRetriever("svc", srv.URL("/ok"), "k: 10, version: ok-1"))
+	hist := filepath.Join(s.dir, "history.csv")
+	code, _, errOut := runBench("run", "--progress", "none", "--history", hist, "--output", s.out, "--cache-dir", s.cache, s.cfg)
+	if code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	summary := filepath.Join(s.dir, "gate.md")
+	code, _, errOut = runBench("run", "--progress", "none", "--history", hist, "--output", filepath.Join(s.dir, "out2"), "--cache-dir", s.cache,
+		"--baseline", s.out, "--gate-summary", summary, s.cfg)
+	if code != 0 {
+		t.Fatalf("gated run: exit %d, want 0: %s", code, errOut)
+	}
+	md, err := os.ReadFile(summary)
+	if err != nil || !strings.Contains(string(md), "recursive-1000o150/svc") {
+		t.Errorf("gate summary lacks the http cell (%v):\n%s", err, md)
+	}
+	csv, err := os.ReadFile(hist)
+	if err != nil || strings.Count(string(csv), "recursive-1000o150/svc") < 2 {
+		t.Errorf("history lacks the http cell's two rows (%v):\n%s", err, csv)
+	}
+}
