@@ -162,7 +162,11 @@ func htmlSliceCharts(cfg *config.Config, res *results.Results, primary string) (
 			if err != nil {
 				return nil, fmt.Errorf("report.html: %s, %s: %w", c.Name, g.name, err)
 			}
-			sc.Bars = append(sc.Bars, chart.Bar{Label: c.Name, Value: e.MeanA, Low: e.Effect.CILow, High: e.Effect.CIHigh, Color: chart.Color(retrieverIndex(cfg, c.Retriever.Name))})
+			low, high := e.Effect.CILow, e.Effect.CIHigh
+			if !e.Effect.CIDefined { // one query: no interval (it is not [0, 0])
+				low, high = math.NaN(), math.NaN()
+			}
+			sc.Bars = append(sc.Bars, chart.Bar{Label: c.Name, Value: e.MeanA, Low: low, High: high, Color: chart.Color(retrieverIndex(cfg, c.Retriever.Name))})
 		}
 		charts = append(charts, sc)
 	}

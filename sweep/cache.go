@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 )
@@ -31,6 +32,19 @@ func cachedRun(run eval.Run) map[string][][2]any {
 		out[q] = rows
 	}
 	return out
+}
+
+// writeCacheJSON writes v's JSON to the run-cache file path, atomically;
+// a value JSON cannot hold (NaN) is an error, not a panic.
+func writeCacheJSON(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = fileutil.WriteAtomic(path, b)
+	}
+	if err != nil {
+		return fmt.Errorf("run cache: %w", err)
+	}
+	return nil
 }
 
 func readCachedRun(path string) (eval.Run, error) {

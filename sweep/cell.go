@@ -3,14 +3,16 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math"
 	"path/filepath"
+	"slices"
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/results"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/retrievers"
@@ -106,6 +108,9 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 	if err := rc.Settings.Run(ctx, kc); err != nil {
 		return nil, err
 	}
+	if err := finiteRun(kc.Run); err != nil {
+		return nil, err
+	}
 	cr.run = kc.Run
 	setStats(&cr.timing, kc.Stats)
 	for _, q := range r.ds.queries {
@@ -121,11 +126,27 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 		cc.runs[rc.Name] = cr
 		return cr, nil
 	}
-	if err := fileutil.WriteAtomic(cachePath, hashkey.JSON(cachedRun(cr.run))); err != nil {
-		return nil, fmt.Errorf("run cache: %w", err)
+	if err := writeCacheJSON(cachePath, cachedRun(cr.run)); err != nil {
+		return nil, err
 	}
 	cc.runs[rc.Name] = cr
 	return cr, nil
+}
+
+// finiteRun checks that every score of a run a kind made is a finite
+// number: a NaN ranks nowhere (its list's order would be arbitrary), and
+// no output can hold it (JSON has no NaN, the run cache and results.json
+// are JSON, TREC readers refuse it). The error names the first query (in
+// id order) and doc.
+func finiteRun(run eval.Run) error {
+	for _, q := range slices.Sorted(maps.Keys(run)) {
+		for _, r := range run[q] {
+			if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
+				return fmt.Errorf("query %q: doc %q: score %v is not a finite number: a retriever's scores must be finite", q, r.DocID, r.Score)
+			}
+		}
+	}
+	return nil
 }
 
 // setStats copies a kind's measured timings and counters into t.

@@ -197,12 +197,16 @@ func stageOutputs(ctx context.Context, stage string, cfg *Config, ds *dataset, r
 	if err != nil {
 		return nil, err
 	}
+	resJSON, err := results.ResultsJSON(res)
+	if err != nil {
+		return nil, err
+	}
 	files := []struct {
 		name string
 		data []byte
 	}{
 		{"misses.jsonl", results.MissesJSONL(res)},
-		{"results.json", results.ResultsJSON(res)},
+		{"results.json", resJSON},
 		{"report.md", []byte(report.Markdown(res))},
 		{"report.html", page},
 		{"manifest.json", man},

@@ -12,8 +12,6 @@ import (
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/internal/fileutil"
-	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
 )
@@ -63,11 +61,11 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 			cr.run[q.ID] = []eval.Result{}
 		}
 	}
-	if err := fileutil.WriteAtomic(runPath, hashkey.JSON(cachedRun(cr.run))); err != nil {
-		return nil, fmt.Errorf("run cache: %w", err)
+	if err := writeCacheJSON(runPath, cachedRun(cr.run)); err != nil {
+		return nil, err
 	}
-	if err := fileutil.WriteAtomic(tunePath, hashkey.JSON(t)); err != nil {
-		return nil, fmt.Errorf("run cache: %w", err)
+	if err := writeCacheJSON(tunePath, t); err != nil {
+		return nil, err
 	}
 	cc.runs[rc.Name] = cr
 	return cr, nil
@@ -119,6 +117,9 @@ func (r *cellRunner) searchGrid(ctx context.Context, t kinds.Tunable, tuner *kin
 			r.prog.begin(scope+" ("+label+")", tuner.Stage, 0, tuner.Unit)
 		}
 		run, err := tuner.Produce(s)
+		if err == nil {
+			err = finiteRun(run)
+		}
 		if err == nil && tuner.PerSetting {
 			r.prog.end("")
 		}
