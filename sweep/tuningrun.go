@@ -4,14 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
 )
@@ -20,11 +24,13 @@ import (
 // inputs' runs (a hybrid fuses them once ranked, hybrid.RankRuns; a rerank
 // reinterpolates the cross-encoder's scores, which the sweep's cross-scorer
 // memo computes once), evaluated on the primary metric; the chosen
-// setting's run is the cell's. The run and the results.Tuning are cached under the
-// cell's run-cache key.
+// setting's run is the cell's. The run and the results.Tuning are cached under
+// tuningKey: the cell's run-cache key and everything the choice depends on
+// besides (the split, the qrels, the metric, the test).
 func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.Cell, scope string) (*cellRun, error) {
 	rc := cell.Retriever
-	key := r.cacheKey(cc, cell)
+	ev := r.tuneEvaluator(cc)
+	key := tuningKey(r.cacheKey(cc, cell), ev.keyInputs(r.cfg.Significance))
 	cr := &cellRun{key: key, timing: results.Timing{Cell: cell.Name}}
 	runPath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".json")
 	tunePath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".tuning.json")
@@ -40,7 +46,6 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 	if err != nil {
 		return nil, err
 	}
-	ev := r.tuneEvaluator(cc)
 	g, err := r.searchGrid(ctx, tunable, tuner, scope, ev)
 	if err != nil {
 		return nil, err
@@ -166,6 +171,62 @@ func (r *cellRunner) searchGrid(ctx context.Context, t kinds.Tunable, tuner *kin
 		return nil, err
 	}
 	return g, nil
+}
+
+// tuningInputs are what a tuned cell's choice depends on besides its
+// run-cache key's parts (the inputs' runs, the grid): the split of the
+// answerable queries into tuning and held-out ids, the qrels they are
+// scored on and at which level, the metric and depth, and the test of the
+// chosen setting against the default (its options are in the cached
+// Tuning). A seed or fraction of heldout that moves one query changes the
+// key, so a choice made on queries now held out is never read back.
+type tuningInputs struct {
+	Metric       string                    `json:"metric"`
+	Depth        int                       `json:"depth"`
+	DocLevel     bool                      `json:"doc_level"`
+	Tuning       []string                  `json:"tuning"`  // sorted, never null
+	HeldOut      []string                  `json:"heldout"` // sorted, never null
+	Qrels        string                    `json:"qrels"`   // qrelsKey
+	Significance config.SignificanceConfig `json:"significance"`
+}
+
+// tuningKey is a tuned cell's cache key: its run-cache key (base) with
+// the tuning's own inputs. Equal inputs give equal keys (the id lists are
+// sets: sorted, repeats dropped; nil and empty are one); distinct ones
+// distinct keys (FuzzTuningKey). Ids are quoted (strconv.Quote) before
+// they enter the JSON: a TREC qrels id need not be UTF-8, and JSON would
+// turn every invalid byte into the same U+FFFD.
+func tuningKey(base string, in tuningInputs) string {
+	norm := func(ids []string) []string {
+		out := []string{}
+		for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+			out = append(out, strconv.Quote(id))
+		}
+		return out
+	}
+	in.Tuning, in.HeldOut = norm(in.Tuning), norm(in.HeldOut)
+	if in.Significance.Metrics == nil {
+		in.Significance.Metrics = []string{}
+	}
+	return hashkey.Of(map[string]any{"run": base, "tuning": in})
+}
+
+// qrelsKey is the key of qrels in tuningKey: its judgements sorted, each
+// query and doc id quoted (see tuningKey), with its grade.
+func qrelsKey(q eval.Qrels) string {
+	var rows [][3]any
+	for _, qid := range slices.Sorted(maps.Keys(q)) {
+		for _, doc := range slices.Sorted(maps.Keys(q[qid])) {
+			rows = append(rows, [3]any{strconv.Quote(qid), strconv.Quote(doc), q[qid][doc]})
+		}
+	}
+	return hashkey.Of(rows)
+}
+
+// keyInputs are ev's tuningInputs under the significance settings sig.
+func (ev *tuneEvaluator) keyInputs(sig config.SignificanceConfig) tuningInputs {
+	return tuningInputs{Metric: ev.metric, Depth: ev.depth, DocLevel: ev.docLevel, Tuning: ev.tuning, HeldOut: ev.heldout,
+		Qrels: qrelsKey(ev.qrels), Significance: sig}
 }
 
 // tuneEvaluator scores a setting's chunk-level run as the cell would be
