@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ragbench/ragbench/internal/fileutil"
@@ -90,6 +91,63 @@ func TestOutputKilledMidCommit(t *testing.T) {
 			}
 			after := outputSnapshot(t, cfg.Output)
 			sameOutputs(t, name, before, after)
+			if tmp, _ := filepath.Glob(filepath.Join(cfg.Output, stagePrefix+"*")); len(tmp) > 0 {
+				t.Errorf("%s: staging folders left: %v", name, tmp)
+			}
+		}
+	}
+}
+
+// TestOutputKilledMidCommitBeforeWork (issue 26): after a run killed
+// between two moves of its commit, the folder mixes two runs' outputs;
+// the next bench run --check (the preflight, Check) puts the earlier
+// outputs back and says so, and so does a run stopped before its first
+// cell (its context cancelled before any work), so that neither leaves
+// the mix: the folder holds the earlier run's outputs byte for byte and no
+// staging folder. Before, --check said nothing (exit 0) and only a run
+// that reached its write stage restored the folder, while docs/config.md
+// said the next run first puts the earlier outputs back. A kill before
+// the first move leaves nothing to put back, and nothing is said.
+func TestOutputKilledMidCommitBeforeWork(t *testing.T) {
+	for _, viaCheck := range []bool{true, false} {
+		for at := 0; ; at++ {
+			dir := t.TempDir()
+			cfg := loadSmall(t, dir)
+			if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
+				t.Fatal(err)
+			}
+			before := outputSnapshot(t, cfg.Output)
+			child := exec.Command(os.Args[0], "-test.run=^TestOutputKilledMidCommitChild$")
+			child.Env = append(os.Environ(), killAtEnv+"="+strconv.Itoa(at), "RAGBENCH_TEST_OUT="+dir, "RAGBENCH_TEST_EXCHANGE=1")
+			out, err := child.CombinedOutput()
+			var ee *exec.ExitError
+			if err == nil {
+				break // the child made every move: all kill points tried
+			}
+			if !errors.As(err, &ee) || ee.ExitCode() != 137 {
+				t.Fatalf("child (kill at %d): %v\n%s", at, err, out)
+			}
+			name := fmt.Sprintf("killed before move %d, then --check %v", at, viaCheck)
+			var note string
+			if viaCheck {
+				rep, err := Check(t.Context(), loadSmall(t, dir), CheckOptions{Chunkings: true})
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				note = rep.Recovered
+			} else {
+				var stderr syncBuffer
+				ctx, cancel := context.WithCancel(t.Context())
+				cancel() // stopped before the first cell
+				if _, err := Run(ctx, loadSmall(t, dir), Options{NoHistory: true, Stderr: &stderr}); !errors.Is(err, context.Canceled) {
+					t.Fatalf("%s: run: %v, want it cancelled", name, err)
+				}
+				note = stderr.String()
+			}
+			if want := "the outputs it was replacing were put back whole"; (at > 0) != strings.Contains(note, want) {
+				t.Errorf("%s: said %q; want %q exactly when a move was made", name, note, want)
+			}
+			sameOutputs(t, name, before, outputSnapshot(t, cfg.Output))
 			if tmp, _ := filepath.Glob(filepath.Join(cfg.Output, stagePrefix+"*")); len(tmp) > 0 {
 				t.Errorf("%s: staging folders left: %v", name, tmp)
 			}

@@ -63,6 +63,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*results.Results, erro
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
+	if rep.Recovered != "" {
+		fmt.Fprintf(opts.Stderr, "bench run: %s\n", rep.Recovered)
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

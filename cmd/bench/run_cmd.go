@@ -209,6 +209,9 @@ func runCheck(ctx context.Context, stdout io.Writer, cfg *config.Config, f runFl
 		}
 	}
 	fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
+	if rep.Recovered != "" {
+		fmt.Fprintf(stdout, "recovered   %s\n", rep.Recovered)
+	}
 	printDataset(stdout, rep.Dataset)
 	// The warnings are report.md's (one owner), so --check says what the
 	// run will.
