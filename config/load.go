@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -205,8 +206,9 @@ func walkYAML(n *yaml.Node, prefix string, visit func(path string, key, v *yaml.
 			walkYAML(c, prefix, visit)
 		}
 	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
+		pairs, _ := mergedPairs(n)
+		for i := 0; i+1 < len(pairs); i += 2 {
+			k, v := pairs[i], pairs[i+1]
 			p := k.Value
 			if prefix != "" {
 				p = prefix + "." + k.Value
@@ -221,6 +223,68 @@ func walkYAML(n *yaml.Node, prefix string, visit func(path string, key, v *yaml.
 			walkYAML(c, p, visit)
 		}
 	}
+}
+
+// mergedPairs is mapping n's keys and values (alternating, as in
+// n.Content) with its merge keys resolved as YAML's merge key type defines
+// them (https://yaml.org/type/merge.html), which is how yaml.v3 decodes
+// them into the config's structs: "<<: *anchor", or a list of anchors,
+// brings each key of the mappings named that n does not give itself, an
+// earlier mapping winning over a later one; merges inside those mappings
+// are resolved too. Without a merge key it is n.Content itself. Every
+// walker of the config's nodes (lines, nulls, numbers, the retrievers'
+// decoder and checks) reads these, so that "{<<: *r, name: bm25b}" is
+// decoded and checked as if written out. bad is the first merge value that
+// is not a mapping or a list of mappings (nil: none).
+func mergedPairs(n *yaml.Node) (pairs []*yaml.Node, bad *yaml.Node) {
+	isMerge := func(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" }
+	if !slices.ContainsFunc(n.Content, isMerge) {
+		return n.Content, nil
+	}
+	seen := map[string]bool{}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; isMerge(k) {
+			merges = append(merges, n.Content[i+1])
+		} else {
+			seen[k.Value] = true
+			pairs = append(pairs, k, n.Content[i+1])
+		}
+	}
+	deref := func(v *yaml.Node) *yaml.Node {
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			return v.Alias
+		}
+		return v
+	}
+	for _, m := range merges {
+		sources := []*yaml.Node{deref(m)}
+		if sources[0].Kind == yaml.SequenceNode {
+			sources = nil
+			for _, item := range deref(m).Content {
+				sources = append(sources, deref(item))
+			}
+		}
+		for _, src := range sources {
+			if src.Kind != yaml.MappingNode {
+				if bad == nil {
+					bad = m
+				}
+				continue
+			}
+			sub, subBad := mergedPairs(src)
+			if bad == nil {
+				bad = subBad
+			}
+			for i := 0; i+1 < len(sub); i += 2 {
+				if k := sub[i]; !seen[k.Value] {
+					seen[k.Value] = true
+					pairs = append(pairs, k, sub[i+1])
+				}
+			}
+		}
+	}
+	return pairs, bad
 }
 
 func (l lines) errf(file, field, format string, a ...any) *srcpos.Error {
