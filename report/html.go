@@ -92,7 +92,10 @@ func htmlMainTable(cfg *config.Config, res *results.Results, primary string) htm
 			row = append(row, htmlreport.TableCell{Text: f4(v), Sort: v, Bold: v == best[m]})
 		}
 		ho := c.Means[results.GroupHeldOut][primary]
-		row = append(row, htmlreport.TableCell{Text: f4(ho), Sort: ho})
+		if res.Dataset.HeldOut == 0 {
+			ho = math.NaN() // no held-out query: no mean (—), sorted last
+		}
+		row = append(row, htmlreport.TableCell{Text: meanOf(ho, res.Dataset.HeldOut), Sort: ho})
 		t.Rows = append(t.Rows, row)
 	}
 	return t
