@@ -40,6 +40,10 @@ type Cell struct {
 	Run eval.Run
 	// Stats are its timings and counters (set by Run).
 	Stats Stats
+	// Notes are counted remarks on the run that the report lists as
+	// warnings, one line each without the cell's name (the sweep adds it):
+	// a fusion's flat lists (hybrid.Notes.Lines). Set by Run (a Noter).
+	Notes []string
 
 	embedded func(time.Duration) // set while a first stage is built and searched
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/eval"
@@ -45,6 +46,38 @@ func writeCacheJSON(path string, v any) error {
 		return fmt.Errorf("run cache: %w", err)
 	}
 	return nil
+}
+
+// notesPath is the file beside a run-cache file that holds its run's
+// notes (kinds.Cell.Notes): <key>.notes.json, a JSON list of lines.
+func notesPath(runPath string) string {
+	return strings.TrimSuffix(runPath, ".json") + ".notes.json"
+}
+
+// writeNotes writes the notes of the run cached at runPath when its kind
+// is a kinds.Noter (an empty list too: "no note" is known).
+func writeNotes(runPath string, noter bool, notes []string) error {
+	if !noter {
+		return nil
+	}
+	if notes == nil {
+		notes = []string{}
+	}
+	return writeCacheJSON(notesPath(runPath), notes)
+}
+
+// readNotes reads the notes of the run cached at runPath; ok is false
+// when a Noter's are missing or unreadable (a run cached before notes
+// were: the caller makes it again). A kind that notes nothing has none.
+func readNotes(runPath string, noter bool) (notes []string, ok bool) {
+	if !noter {
+		return nil, true
+	}
+	b, err := os.ReadFile(notesPath(runPath))
+	if err != nil || json.Unmarshal(b, &notes) != nil {
+		return nil, false
+	}
+	return notes, true
 }
 
 func readCachedRun(path string) (eval.Run, error) {

@@ -45,6 +45,7 @@ type cellRun struct {
 	run    eval.Run
 	timing results.Timing
 	tuning *results.Tuning // a tuned cell's grid search (tuningrun.go)
+	notes  []string        // kinds.Cell.Notes (cached beside the run), report warnings
 }
 
 // cellRunner produces the cells' chunk-level runs of one sweep. It holds
@@ -98,11 +99,14 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 	cr := &cellRun{key: key, timing: results.Timing{Cell: cell.Name}}
 	cachePath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".json")
 	cacheable := rc.Settings.Cacheable()
+	_, noter := rc.Settings.(kinds.Noter)
 	if run, err := readCachedRun(cachePath); err == nil && cacheable {
-		cr.run = run
-		cr.timing.Cached = true
-		cc.runs[rc.Name] = cr
-		return cr, nil
+		if notes, ok := readNotes(cachePath, noter); ok {
+			cr.run, cr.notes = run, notes
+			cr.timing.Cached = true
+			cc.runs[rc.Name] = cr
+			return cr, nil
+		}
 	}
 	kc := r.kindCell(cc, cell, scope)
 	if err := rc.Settings.Run(ctx, kc); err != nil {
@@ -111,7 +115,7 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 	if err := finiteRun(kc.Run); err != nil {
 		return nil, err
 	}
-	cr.run = kc.Run
+	cr.run, cr.notes = kc.Run, kc.Notes
 	setStats(&cr.timing, kc.Stats)
 	for _, q := range r.ds.queries {
 		if cr.run[q.ID] == nil {
@@ -127,6 +131,9 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 		return cr, nil
 	}
 	if err := writeCacheJSON(cachePath, cachedRun(cr.run)); err != nil {
+		return nil, err
+	}
+	if err := writeNotes(cachePath, noter, cr.notes); err != nil {
 		return nil, err
 	}
 	cc.runs[rc.Name] = cr

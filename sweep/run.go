@@ -349,6 +349,9 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 		if cr.timing.Cached {
 			r.prog.line(scope, "run read from the run cache (nothing built or searched)")
 		}
+		for _, n := range cr.notes { // counted remarks on the run (kinds.Cell.Notes)
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("cell %s: %s", cell.Name, n))
+		}
 		cr.timing.Chunk = chunkTime
 		t1 := time.Now()
 		r.prog.begin(scope, "score", len(r.ds.answerable), "queries")

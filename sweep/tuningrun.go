@@ -34,10 +34,13 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 	cr := &cellRun{key: key, timing: results.Timing{Cell: cell.Name}}
 	runPath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".json")
 	tunePath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".tuning.json")
+	_, noter := rc.Settings.(kinds.Noter)
 	if run, t, ok := readTunedCache(runPath, tunePath); ok {
-		cr.run, cr.tuning, cr.timing.Cached = run, t, true
-		cc.runs[rc.Name] = cr
-		return cr, nil
+		if notes, ok := readNotes(runPath, noter); ok {
+			cr.run, cr.tuning, cr.notes, cr.timing.Cached = run, t, notes, true
+			cc.runs[rc.Name] = cr
+			return cr, nil
+		}
 	}
 	t0 := time.Now()
 	kc := r.kindCell(cc, cell, scope)
@@ -61,6 +64,11 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 	tuner.Time(&kc.Stats, time.Since(t0).Seconds())
 	setStats(&cr.timing, kc.Stats)
 	cr.run, cr.tuning = g.chosenRun, t
+	if tuner.Notes != nil {
+		for _, n := range tuner.Notes(t.Chosen.Name) {
+			cr.notes = append(cr.notes, "chosen setting "+t.Chosen.Name+": "+n)
+		}
+	}
 	for _, q := range r.ds.queries {
 		if cr.run[q.ID] == nil {
 			cr.run[q.ID] = []eval.Result{}
@@ -70,6 +78,9 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 		return nil, err
 	}
 	if err := writeCacheJSON(tunePath, t); err != nil {
+		return nil, err
+	}
+	if err := writeNotes(runPath, noter, cr.notes); err != nil {
 		return nil, err
 	}
 	cc.runs[rc.Name] = cr
