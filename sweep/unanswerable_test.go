@@ -39,3 +39,23 @@ func TestEveryQueryUnanswerable(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryQueryUnanswerableSpans: the same refusal for span labels whose
+// every query has no gold span (there the report named a "winning
+// chunking" at 0.0000).
+func TestEveryQueryUnanswerableSpans(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "corpus"), os.DirFS("testdata/spans/corpus")); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "labels.jsonl"), []byte(`{"id": "q3", "question": "zulu", "gold_spans": [], "kind": "unanswerable"}`+"\n"+
+		`{"id": "q4", "question": "alpha", "gold_spans": [], "kind": "unanswerable"}`+"\n"), 0o644)
+	cfg := loadConfig(t, "testdata/spans.yaml", dir, dir)
+	want := "labels.jsonl: no answerable query: all 2 judged queries are unanswerable"
+	if _, err := Check(t.Context(), cfg, CheckOptions{Chunkings: true}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Check: %v\nwant %q", err, want)
+	}
+	if _, err := Run(t.Context(), cfg, Options{NoHistory: true}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Run: %v\nwant %q", err, want)
+	}
+}
