@@ -237,16 +237,26 @@ func walkYAML(n *yaml.Node, prefix string, visit func(path string, key, v *yaml.
 // decoded and checked as if written out. bad is the first merge value that
 // is not a mapping or a list of mappings (nil: none).
 func mergedPairs(n *yaml.Node) (pairs []*yaml.Node, bad *yaml.Node) {
-	isMerge := func(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" }
-	if !slices.ContainsFunc(n.Content, isMerge) {
+	if !slices.ContainsFunc(n.Content, isMergeKey) {
 		return n.Content, nil
 	}
-	seen := map[string]bool{}
+	// Each mapping is merged once: a second time brings no key the first
+	// did not, and aliases can name one mapping exponentially often.
+	return mergeInto(n, map[string]bool{}, map[*yaml.Node]bool{})
+}
+
+func isMergeKey(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" }
+
+// mergeInto is mergedPairs of n, given the keys seen already (they win)
+// and the mappings merged already (skipped).
+func mergeInto(n *yaml.Node, seen map[string]bool, done map[*yaml.Node]bool) (pairs []*yaml.Node, bad *yaml.Node) {
+	done[n] = true
 	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if k := n.Content[i]; isMerge(k) {
+		switch k := n.Content[i]; {
+		case isMergeKey(k):
 			merges = append(merges, n.Content[i+1])
-		} else {
+		case !seen[k.Value]:
 			seen[k.Value] = true
 			pairs = append(pairs, k, n.Content[i+1])
 		}
@@ -272,16 +282,14 @@ func mergedPairs(n *yaml.Node) (pairs []*yaml.Node, bad *yaml.Node) {
 				}
 				continue
 			}
-			sub, subBad := mergedPairs(src)
+			if done[src] {
+				continue
+			}
+			sub, subBad := mergeInto(src, seen, done)
 			if bad == nil {
 				bad = subBad
 			}
-			for i := 0; i+1 < len(sub); i += 2 {
-				if k := sub[i]; !seen[k.Value] {
-					seen[k.Value] = true
-					pairs = append(pairs, k, sub[i+1])
-				}
-			}
+			pairs = append(pairs, sub...)
 		}
 	}
 	return pairs, bad

@@ -2,8 +2,10 @@ package config
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ragbench/ragbench/kinds"
 )
@@ -60,5 +62,26 @@ func TestMergeKeys(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v\nwant %q", tc.yaml, err, tc.want)
 		}
+	}
+}
+
+// TestMergeKeysAliasBomb: merges of merges naming one anchor many times
+// (8 levels of 8, 8^8 paths) load at once: each mapping is merged once.
+func TestMergeKeysAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("dataset: {corpus: c, queries: q}\nretrievers:\n  - &l0 {name: r0, type: bm25}\n")
+	for i := 1; i <= 8; i++ {
+		refs := strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d, ", i-1), 8), ", ")
+		fmt.Fprintf(&b, "  - &l%d {<<: [%s], name: r%d}\n", i, refs, i)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Load(writeConfig(t, b.String()), LoadOptions{DataDir: "/d"}); done <- err }()
+	select {
+	case err := <-done:
+		if err != nil && !strings.Contains(err.Error(), "alias") {
+			t.Errorf("Load: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Load of nested merges took over 10 s")
 	}
 }
