@@ -196,11 +196,14 @@ type LoadOptions struct {
 	// list separator (':' on Unix, as in $PATH). Empty:
 	// $RAGBENCH_MODELS_DIR (the same form). See ModelRoots for the order.
 	ModelsDir string
-	// Output overrides the config's output folder.
+	// Output overrides the config's output folder; relative, it is taken
+	// from the current folder (the config's output, from the config's).
 	Output string
-	// CacheDir overrides the config's cache folder.
+	// CacheDir overrides the config's cache folder (and
+	// $RAGBENCH_CACHE_DIR); relative, from the current folder.
 	CacheDir string
-	// History overrides the config's history CSV path.
+	// History overrides the config's history CSV path; relative, from the
+	// current folder.
 	History string
 }
 

@@ -48,6 +48,10 @@ type Cell struct {
 	// unmapped results).
 	Passages     *passages.Scored
 	PassageNotes []string
+	// Notes are counted remarks on the run that the report lists as
+	// warnings, one line each without the cell's name (the sweep adds it):
+	// a fusion's flat lists (hybrid.Notes.Lines). Set by Run (a Noter).
+	Notes []string
 
 	embedded func(time.Duration) // set while a first stage is built and searched
 }

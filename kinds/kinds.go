@@ -155,6 +155,14 @@ type CacheKeyed interface {
 	CacheKeyParts() map[string]string
 }
 
+// Noter is implemented by kinds whose Run may set Cell.Notes (hybrid: the
+// lists a normalisation found flat). A run of such a kind read from the run
+// cache comes with the notes cached beside it; where they are missing (a
+// run cached by an earlier ragbench) the run is made again.
+type Noter interface {
+	NotesRun()
+}
+
 // TimingNoter is implemented by kinds whose timings need explaining under
 // report.md's timing table (once per distinct note).
 type TimingNoter interface {

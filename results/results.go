@@ -194,13 +194,17 @@ type Timing struct {
 }
 
 // ResultsJSON is results.json: indented JSON of res, ending in a newline.
-func ResultsJSON(res *Results) []byte {
+// Every number of res is meant to be finite (undefined values are null or
+// flagged, as PairTest's interval); one that is not (NaN, ±Inf, which JSON
+// cannot hold) is an error naming results.json, never a panic that loses
+// the run's outputs.
+func ResultsJSON(res *Results) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(res); err != nil {
-		panic(fmt.Sprintf("results: results.json: %v", err)) // NaN-free by construction
+		return nil, fmt.Errorf("results.json: %w (a number that is not finite: a bug of ragbench; please report it)", err)
 	}
-	return buf.Bytes()
+	return buf.Bytes(), nil
 }

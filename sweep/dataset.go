@@ -351,6 +351,17 @@ func (ds *dataset) splitQueries(cfg *Config, judged, queriesPath string) (noText
 			ds.unanswer = append(ds.unanswer, id)
 		}
 	}
+	if len(ds.answerable) == 0 {
+		// trec_eval averages only queries with a relevant document (so
+		// does bench compare, which refuses the same set): with none, no
+		// cell has a mean, and a "best" cell at 0.0000 would be made up.
+		all := fmt.Sprintf("all %d judged queries are", len(ds.unanswer))
+		if len(ds.unanswer) == 1 {
+			all = "the one judged query is"
+		}
+		return 0, fmt.Errorf("%s: no answerable query: %s unanswerable (no gold passage with a positive grade); bench run's measures average the answerable queries only, as trec_eval does, so no cell can be scored or ranked: label the gold passages of at least one query (unanswerable queries are then reported apart)",
+			judged, all)
+	}
 	return noText, nil
 }
 

@@ -63,6 +63,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*results.Results, erro
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
+	if rep.Recovered != "" {
+		fmt.Fprintf(opts.Stderr, "bench run: %s\n", rep.Recovered)
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -345,6 +348,9 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 		}
 		if cr.timing.Cached {
 			r.prog.line(scope, "run read from the run cache (nothing built or searched)")
+		}
+		for _, n := range cr.notes { // counted remarks on the run (kinds.Cell.Notes)
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("cell %s: %s", cell.Name, n))
 		}
 		cr.timing.Chunk = chunkTime
 		t1 := time.Now()
