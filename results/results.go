@@ -41,6 +41,9 @@ type Results struct {
 	// Warnings are counted, reported policies (empty documents, queries
 	// without text, ...).
 	Warnings []string `json:"warnings"`
+	// Labels counts the labels' judgements, grade 0 ones and span labels
+	// placed at new offsets (nil in files of earlier versions).
+	Labels *LabelNotes `json:"labels,omitempty"`
 	// Timings are wall times per cell: the only part that changes between
 	// runs of the same config.
 	Timings []Timing `json:"timings"`

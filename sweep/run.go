@@ -101,6 +101,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	res := &results.Results{Config: cfg.Recorded(), Metrics: cfg.MetricNames(), Groups: ds.answerableGroups()}
 	var warns []string
 	res.Dataset, warns = ds.summary(cfg)
+	res.Labels = ds.labelNotes
 	res.Warnings = append(res.Warnings, warns...)
 	modelHash := map[string]string{}
 	for _, rc := range cfg.Retrievers {
@@ -204,7 +205,9 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 	if len(ds.unanswer) > 0 {
 		qrels := ds.qrels
 		if sc != nil {
-			qrels = sc.qrels
+			if qrels, err = sc.judgements(run); err != nil {
+				return cr, scored, err
+			}
 		}
 		cr.Threshold = thresholdAnalysis(cfg, ds, qrels, run)
 	}
