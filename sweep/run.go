@@ -192,6 +192,9 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 	if err := cellMeans(ctx, cfg, ds, scores, &cr); err != nil {
 		return cr, scored, err
 	}
+	if cr.Judged, err = cellJudged(ctx, cfg, ds, in); err != nil {
+		return cr, scored, err
+	}
 	for _, id := range ds.unanswer {
 		u := results.UnanswerableHits{QueryID: id, Query: ds.text[id], Slice: ds.slice[id], Top: []results.Hit{}}
 		for i, r := range run[id] {
