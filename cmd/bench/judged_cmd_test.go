@@ -1,11 +1,14 @@
 package main
 
 import (
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/results"
 )
 
 // TestRunRefusesBadLabels: bench run and bench run --check refuse the
@@ -128,5 +131,61 @@ func TestRunChunkIDLabels(t *testing.T) {
 	res := readFile(t, filepath.Join(dir, "out", "results.json"))
 	if !strings.Contains(res, `"name": "fixed-5/bm25"`) || !regexp.MustCompile(`"recall@1": 1\b`).MatchString(res) {
 		t.Errorf("fixed-5 alone: results.json lacks fixed-5/bm25 with recall@1 = 1")
+	}
+}
+
+// TestRunJudgedCoverage is docs/labelling.md's worked example of judged
+// coverage, from the command line (testdata/judged: the handbook pages,
+// five span labels, two passages judged not relevant, "Passwords expire
+// after 90 days." repeated under "## Reminder"; fixed-8 and fixed-30, bm25,
+// judged_only). The values are worked by hand from the chunks and runs in
+// the docs: fixed-8's judged@1 = (1 + 0 + 0 + 1)/4, judged@3 = (1/3 + 1/3 +
+// 1/2 + 1)/4 (lockout has two results: 1 judged of 2), nDCG@3 =
+// (0 + 1/log₂3 + 1/log₂3 + 1)/4 and, on judged results only, (0 + 1 + 1 +
+// 1)/4; fixed-30 returns the reminder's copy of the expiry passage
+// unjudged at rank 2: a hole of similarity 1. The gap in judged@3 (0.25)
+// is warned about.
+func TestRunJudgedCoverage(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runBench("run", "--progress", "none", "--data-dir", "testdata", "--no-history", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), "testdata/judged/judged.yaml")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	res, err := results.ReadResults(filepath.Join(dir, "out", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Cells) != 2 || res.Cells[0].Judged == nil || res.Cells[1].Judged == nil {
+		t.Fatalf("cells %d, judged coverage missing", len(res.Cells))
+	}
+	if want := (results.LabelNotes{Judgements: 6, NotRelevant: 2}); res.Labels == nil || *res.Labels != want {
+		t.Errorf("labels %+v, want %+v", res.Labels, want)
+	}
+	f8, f30 := res.Cells[0], res.Cells[1]
+	l3 := 1 / math.Log2(3)
+	for name, c := range map[string]struct{ got, want float64 }{
+		"judged@1":             {f8.Judged.Judged[results.GroupAll]["judged@1"], 0.5},
+		"judged@3":             {f8.Judged.Judged[results.GroupAll]["judged@3"], (1.0/3 + 1.0/3 + 0.5 + 1) / 4},
+		"judged@3 slice:it":    {f8.Judged.Judged[results.SliceGroup("it")]["judged@3"], (1.0/3 + 0.5) / 2},
+		"ndcg@3":               {f8.Means[results.GroupAll]["ndcg@3"], (0 + l3 + l3 + 1) / 4},
+		"ndcg@3 judged only":   {f8.Judged.JudgedOnly[results.GroupAll]["ndcg@3"], 0.75},
+		"recall@3 judged only": {f8.Judged.JudgedOnly[results.GroupAll]["recall@3"], f8.Means[results.GroupAll]["recall@3"]},
+	} {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("fixed-8/bm25 %s = %v, want %v", name, c.got, c.want)
+		}
+	}
+	if hs := f30.Judged.HoleList; len(hs) != 1 || hs[0].QueryID != "expiry" || hs[0].Rank != 2 || hs[0].ID != "it/passwords#1" || hs[0].Similarity != 1 || hs[0].Gold != "it/passwords [13, 44)" {
+		t.Errorf("fixed-30 holes %+v, want the reminder's copy of the expiry passage at rank 2", hs)
+	}
+	if f30.Judged.Holes[results.GroupAll]["holes@1"] != 0 || f30.Judged.Holes[results.GroupAll]["holes@3"] != 1 || len(f8.Judged.HoleList) != 0 {
+		t.Errorf("holes: fixed-30 %v, fixed-8 %v", f30.Judged.Holes[results.GroupAll], f8.Judged.HoleList)
+	}
+	report := readFile(t, filepath.Join(dir, "out", "report.md"))
+	for _, want := range []string{"## Judged coverage", "**Warning: cells compared at prompt_k = 3 differ by 0.10 or more in judged@3**", "`fixed-30/bm25` 0.7917 vs `fixed-8/bm25` 0.5417 (+0.2500)",
+		"| fixed-8/bm25  | 0.5655 | 0.7500             | +0.1845    |", "| fixed-30/bm25 | `expiry` | 2    | `it/passwords#1` | 100%    | it/passwords [13, 44)"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
 	}
 }
