@@ -80,37 +80,37 @@ const HoleThreshold = anchor.DefaultThreshold
 // a near-copy of a gold passage, at least HoleThreshold similar; with
 // several gold passages, the most similar (the first on a tie). Results
 // are in rank order. A result shorter than HoleThreshold of a passage
-// (folded) cannot reach it and is not compared.
+// cannot reach it and is not compared. (HoleFinder.Find with a new
+// HoleFinder.)
 func FindHoles(query string, ids []string, n int, judged map[string]int, text func(id string) string, gold []GoldText) []Hole {
-	type folded struct {
-		GoldText
-		n int // code points, folded
-	}
-	var golds []folded
-	for _, g := range gold {
-		if n := utf8.RuneCountInString(anchor.FoldString(g.Text, anchor.FoldAll)); n > 0 {
-			golds = append(golds, folded{g, n})
-		}
-	}
+	return NewHoleFinder(text).Find(query, ids, n, judged, gold)
+}
+
+// HoleFinder finds holes (FindHoles) over one set of texts, remembering
+// each result's similarity to each gold passage: the cells of one
+// chunking return many of the same chunks for a query, and each pair is
+// compared once. Not safe for concurrent use.
+type HoleFinder struct {
+	text func(id string) string
+	sim  map[[2]string]float64 // {id, gold text} → similarity (−1: below HoleThreshold)
+	glen map[string]int        // gold text → its length folded, in code points
+}
+
+// NewHoleFinder is a HoleFinder over the texts text(id).
+func NewHoleFinder(text func(id string) string) *HoleFinder {
+	return &HoleFinder{text: text, sim: map[[2]string]float64{}, glen: map[string]int{}}
+}
+
+// Find is FindHoles with f's texts and remembered similarities.
+func (f *HoleFinder) Find(query string, ids []string, n int, judged map[string]int, gold []GoldText) []Hole {
 	var out []Hole
 	for i, id := range ids[:min(n, len(ids))] {
-		if g, ok := judged[id]; ok && g >= 0 || len(golds) == 0 {
+		if g, ok := judged[id]; ok && g >= 0 {
 			continue
 		}
-		t := text(id)
-		tn := utf8.RuneCountInString(anchor.FoldString(t, anchor.FoldAll))
-		var doc *anchor.Doc
 		best := Hole{Similarity: -1}
-		for _, g := range golds {
-			// Fewer code points than HoleThreshold·n: more than a quarter
-			// of the passage's are missing, whatever they are.
-			if float64(tn) < HoleThreshold*float64(g.n) {
-				continue
-			}
-			if doc == nil {
-				doc = anchor.NewDoc(id, t)
-			}
-			if _, sim, ok := doc.Nearest(g.Text); ok && sim >= HoleThreshold && sim > best.Similarity {
+		for _, g := range gold {
+			if sim := f.similarity(id, g.Text); sim >= HoleThreshold && sim > best.Similarity {
 				best = Hole{Query: query, Rank: i + 1, ID: id, Gold: g.Label, Similarity: sim}
 			}
 		}
@@ -119,4 +119,29 @@ func FindHoles(query string, ids []string, n int, judged map[string]int, text fu
 		}
 	}
 	return out
+}
+
+// similarity is anchor's similarity of gold's nearest passage in id's
+// text, or −1 when it is below HoleThreshold.
+func (f *HoleFinder) similarity(id, gold string) float64 {
+	key := [2]string{id, gold}
+	if s, ok := f.sim[key]; ok {
+		return s
+	}
+	s := -1.0
+	t := f.text(id)
+	// A text of fewer code points than HoleThreshold of the passage's
+	// (folding never lengthens it) misses more than a quarter of them.
+	m, ok := f.glen[gold]
+	if !ok {
+		m = utf8.RuneCountInString(anchor.FoldString(gold, anchor.FoldAll))
+		f.glen[gold] = m
+	}
+	if m > 0 && float64(utf8.RuneCountInString(t)) >= HoleThreshold*float64(m) {
+		if _, sim, ok := anchor.NewDoc(id, t).Nearest(gold); ok && sim >= HoleThreshold {
+			s = sim
+		}
+	}
+	f.sim[key] = s
+	return s
 }

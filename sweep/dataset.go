@@ -206,6 +206,10 @@ type dataset struct {
 	labelNotes   *results.LabelNotes
 	movedNote    string
 	labelsDigest string
+	// holes remembers the similarity of each item returned by a cell of
+	// chunking holesOf to each gold passage (judged.go).
+	holes   *spans.HoleFinder
+	holesOf string
 }
 
 // sliceOf is the query's slice for the per-slice groups: its label, or

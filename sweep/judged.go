@@ -42,6 +42,18 @@ func (ds *dataset) fullText(id string, chunkByID map[string]int, chunks []corpus
 	return ""
 }
 
+// holeFinder is the spans.HoleFinder of the cell's chunking, one per
+// chunking (its cells return many of the same chunks: each chunk is
+// compared with each gold passage once). The cells of a chunking are
+// scored one after another, so only the current chunking's is kept.
+func (ds *dataset) holeFinder(in cellInputs) *spans.HoleFinder {
+	if name := in.cell.Chunking.Name; ds.holes == nil || ds.holesOf != name {
+		ds.holesOf = name
+		ds.holes = spans.NewHoleFinder(func(c string) string { return ds.fullText(c, in.chunkByID, in.chunks) })
+	}
+	return ds.holes
+}
+
 // goldTexts are query id's gold passages as texts: its gold spans, or its
 // relevant ids' texts (grade ≥ 1, in id order).
 func (ds *dataset) goldTexts(id string, in cellInputs) []spans.GoldText {
@@ -67,6 +79,7 @@ func cellJudged(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (*
 	judged := ds.judgedSet(in.spans)
 	maxK := slices.Max(cfg.K)
 	share := map[string]map[string]float64{} // query → judged@k
+	finder := ds.holeFinder(in)
 	var holes []spans.Hole
 	for i, id := range ds.answerable {
 		if i%256 == 0 && ctx.Err() != nil {
@@ -83,8 +96,7 @@ func cellJudged(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (*
 		for j, r := range res {
 			ids[j] = r.DocID
 		}
-		text := func(c string) string { return ds.fullText(c, in.chunkByID, in.chunks) }
-		holes = append(holes, spans.FindHoles(id, ids, maxK, judged[id], text, ds.goldTexts(id, in))...)
+		holes = append(holes, finder.Find(id, ids, maxK, judged[id], ds.goldTexts(id, in))...)
 	}
 	jc := &results.JudgedCoverage{Judged: map[string]map[string]float64{}, Holes: map[string]map[string]int{}, HoleList: []results.Hole{}}
 	holesOf := map[string][]spans.Hole{}
