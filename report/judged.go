@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ragbench/ragbench/chart"
 	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/htmlreport"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/spans"
 )
@@ -65,7 +67,10 @@ func (r *reportWriter) judged() {
 	table(&r.b, head, rows)
 	r.w("\n")
 	r.judgedSlices(cells, pk)
-	r.judgedWarning(cells, pk)
+	if w := judgedWarning(r.res, mdCode); w != "" {
+		first, rest, _ := strings.Cut(w, ", so")
+		r.w("**Warning: %s**, so%s\n\n", first, rest)
+	}
 	r.judgedOnly(cells)
 	r.holes(cells)
 }
@@ -93,49 +98,83 @@ func (r *reportWriter) judgedSlices(cells []results.CellResult, pk string) {
 	r.w("\n")
 }
 
-// judgedWarning warns when two cells the sweep compares (its
-// significance pairs) differ by JudgedGap or more in judged@prompt_k,
-// naming the widest gaps.
-func (r *reportWriter) judgedWarning(cells []results.CellResult, pk string) {
+// judgedGap is a pair of compared cells and their judged@prompt_k, the
+// better-judged first.
+type judgedGap struct {
+	a, b   string
+	va, vb float64
+}
+
+// judgedGaps are the pairs of cells the sweep compares (its significance
+// pairs) whose judged@prompt_k differ by JudgedGap or more, widest first.
+func judgedGaps(res *results.Results, pk string) []judgedGap {
 	of := map[string]float64{}
-	for _, c := range cells {
-		of[c.Name] = c.Judged.Judged[results.GroupAll][pk]
+	for _, c := range res.Cells {
+		if c.Judged != nil {
+			of[c.Name] = c.Judged.Judged[results.GroupAll][pk]
+		}
 	}
-	type gap struct {
-		a, b string
-		d    float64
-	}
-	var gaps []gap
+	var gaps []judgedGap
 	seen := map[[2]string]bool{}
-	for _, p := range r.res.Significance.Pairs {
+	for _, p := range res.Significance.Pairs {
 		va, okA := of[p.A]
 		vb, okB := of[p.B]
 		if !okA || !okB || seen[[2]string{p.A, p.B}] {
 			continue
 		}
 		seen[[2]string{p.A, p.B}] = true
-		if d := va - vb; d >= JudgedGap || -d >= JudgedGap {
-			if d < 0 {
-				gaps = append(gaps, gap{p.B, p.A, -d})
-			} else {
-				gaps = append(gaps, gap{p.A, p.B, d})
-			}
+		switch {
+		case va-vb >= JudgedGap:
+			gaps = append(gaps, judgedGap{p.A, p.B, va, vb})
+		case vb-va >= JudgedGap:
+			gaps = append(gaps, judgedGap{p.B, p.A, vb, va})
 		}
 	}
+	slices.SortStableFunc(gaps, func(x, y judgedGap) int { return cmp.Compare(y.va-y.vb, x.va-x.vb) })
+	return gaps
+}
+
+// judgedWarning is the warning about judgedGaps (code marks cell names:
+// mdCode for report.md, or none), "" when there is none.
+func judgedWarning(res *results.Results, code func(string) string) string {
+	pk := config.MetricName("judged", res.Config.PromptK)
+	gaps := judgedGaps(res, pk)
 	if len(gaps) == 0 {
-		return
+		return ""
 	}
-	slices.SortStableFunc(gaps, func(x, y gap) int { return cmp.Compare(y.d, x.d) })
 	var parts []string
 	for i, g := range gaps {
 		if i == 5 {
 			parts = append(parts, fmt.Sprintf("and %d more", len(gaps)-5))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%s %s vs %s %s (%s)", mdCode(g.a), f4(of[g.a]), mdCode(g.b), f4(of[g.b]), signed(g.d)))
+		parts = append(parts, fmt.Sprintf("%s %s vs %s %s (%s)", code(g.a), f4(g.va), code(g.b), f4(g.vb), signed(g.va-g.vb)))
 	}
-	r.w("**Warning: cells compared at prompt_k = %d differ by %.2f or more in %s**, so those comparisons favour the better-judged cell: %s. Judge what the less-judged cells return (the holes below first), or compare their measures on judged results only (`dataset.judged_only`).\n\n",
-		r.pk, JudgedGap, pk, strings.Join(parts, "; "))
+	return fmt.Sprintf("cells compared at prompt_k = %d differ by %.2f or more in %s, so those comparisons favour the better-judged cell: %s. Judge what the less-judged cells return (the holes first), or compare their measures on judged results only (dataset.judged_only).",
+		res.Config.PromptK, JudgedGap, pk, strings.Join(parts, "; "))
+}
+
+// judgedSection is report.html's judged coverage: the warning (for the
+// summary, "" when none) and a bar chart of judged@prompt_k per cell;
+// ok is false when no cell has judged coverage.
+func judgedSection(res *results.Results) (warning string, sec htmlreport.Section, ok bool) {
+	pk := config.MetricName("judged", res.Config.PromptK)
+	bars := chart.Bars{Title: pk + " per cell", XLabel: "share of the top " + fmt.Sprint(res.Config.PromptK) + " the labels judge", XMin: 0, XMax: 1}
+	for _, c := range res.Cells {
+		if c.Judged != nil {
+			v := c.Judged.Judged[results.GroupAll][pk]
+			bars.Bars = append(bars.Bars, chart.Bar{Label: c.Name, Value: v, Low: v, High: v})
+		}
+	}
+	if len(bars.Bars) == 0 {
+		return "", sec, false
+	}
+	if w := judgedWarning(res, func(s string) string { return s }); w != "" {
+		warning = "Warning: " + w
+	}
+	return warning, htmlreport.Section{ID: "judged", Title: "Judged coverage",
+		Note:  "judged@k: the share of a cell's top k that the labels judge (ir_measures' Judged@k); unjudged results count as not relevant. report.md lists the holes: unjudged results holding a near-copy of a gold passage.",
+		Chart: bars.SVG}, true
 }
 
 // judgedOnly writes the primary metric at prompt_k on all results and on

@@ -144,7 +144,8 @@ func TestRunChunkIDLabels(t *testing.T) {
 // (0 + 1/log₂3 + 1/log₂3 + 1)/4 and, on judged results only, (0 + 1 + 1 +
 // 1)/4; fixed-30 returns the reminder's copy of the expiry passage
 // unjudged at rank 2: a hole of similarity 1. The gap in judged@3 (0.25)
-// is warned about.
+// is warned about, in report.md and report.html (whose judged coverage
+// chart a person sees in a browser: checked by eye, headless Chromium).
 func TestRunJudgedCoverage(t *testing.T) {
 	dir := t.TempDir()
 	code, out, errOut := runBench("run", "--progress", "none", "--data-dir", "testdata", "--no-history", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), "testdata/judged/judged.yaml")
@@ -180,6 +181,12 @@ func TestRunJudgedCoverage(t *testing.T) {
 	}
 	if f30.Judged.Holes[results.GroupAll]["holes@1"] != 0 || f30.Judged.Holes[results.GroupAll]["holes@3"] != 1 || len(f8.Judged.HoleList) != 0 {
 		t.Errorf("holes: fixed-30 %v, fixed-8 %v", f30.Judged.Holes[results.GroupAll], f8.Judged.HoleList)
+	}
+	page := readFile(t, filepath.Join(dir, "out", "report.html"))
+	for _, want := range []string{`id="judged"`, "Warning: cells compared at prompt_k = 3 differ by 0.10 or more in judged@3"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report.html lacks %q", want)
+		}
 	}
 	report := readFile(t, filepath.Join(dir, "out", "report.md"))
 	for _, want := range []string{"## Judged coverage", "**Warning: cells compared at prompt_k = 3 differ by 0.10 or more in judged@3**", "`fixed-30/bm25` 0.7917 vs `fixed-8/bm25` 0.5417 (+0.2500)",
