@@ -19,14 +19,7 @@ import (
 // qrels' queries, a query missing from the run scoring 0: eval's
 // CompleteQueries with AverageUnanswerable.
 func TestJudgedIRMeasures(t *testing.T) {
-	qrels, _, err := ReadQrels("testdata/judged/qrels.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := ReadRun("testdata/judged/run.trec")
-	if err != nil {
-		t.Fatal(err)
-	}
+	qrels, run := judgedFixture(t)
 	ms, err := ParseMeasures([]string{"judged.1,3,5,10,20"})
 	if err != nil {
 		t.Fatal(err)
@@ -78,9 +71,9 @@ func TestJudgedIRMeasures(t *testing.T) {
 	}
 }
 
-// TestCondense: Condense is -J's rule as a run: scoring the condensed run
-// equals scoring the run with Options.JudgedOnly.
-func TestCondense(t *testing.T) {
+// judgedFixture reads testdata/judged's qrels and run.
+func judgedFixture(t *testing.T) (Qrels, Run) {
+	t.Helper()
 	qrels, _, err := ReadQrels("testdata/judged/qrels.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +82,13 @@ func TestCondense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return qrels, run
+}
+
+// TestCondense: Condense is -J's rule as a run: scoring the condensed run
+// equals scoring the run with Options.JudgedOnly.
+func TestCondense(t *testing.T) {
+	qrels, run := judgedFixture(t)
 	ms, err := ParseMeasures([]string{"P.5", "ndcg_cut.10", "map", "recall.10", "judged.5"})
 	if err != nil {
 		t.Fatal(err)
