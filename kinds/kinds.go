@@ -1,6 +1,7 @@
 // Package kinds is the registry of the retriever kinds of a sweep (the
 // type of a retriever in a bench run config): bm25, dense, hybrid, rerank,
-// elasticsearch and opensearch. Each kind is one file of this package and
+// elasticsearch, opensearch, and run and http (a pipeline's own passages:
+// a run file, a retriever service; passages.go). Each kind is one file of this package and
 // one line of registry.go; the file holds everything ragbench knows about
 // the kind:
 //

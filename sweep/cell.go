@@ -13,6 +13,7 @@ import (
 	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/passages"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -43,6 +44,11 @@ type cellRun struct {
 	run    eval.Run
 	timing results.Timing
 	tuning *results.Tuning // a tuned cell's grid search (tuningrun.go)
+	// passages, set for a kind that brings a pipeline's own passages
+	// (kinds.Cell.Passages), are what run's ids name; passageNotes are
+	// what the report should say of them (passages.go).
+	passages     *passages.Scored
+	passageNotes []string
 }
 
 // cellRunner produces the cells' chunk-level runs of one sweep. It holds
@@ -107,6 +113,7 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 		return nil, err
 	}
 	cr.run = kc.Run
+	cr.passages, cr.passageNotes = kc.Passages, kc.PassageNotes
 	setStats(&cr.timing, kc.Stats)
 	for _, q := range r.ds.queries {
 		if cr.run[q.ID] == nil {

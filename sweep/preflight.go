@@ -190,6 +190,7 @@ func Validate(c *Config, offline bool) error {
 			errs = append(errs, checkModel(c, i, r.Name, m)...)
 		}
 	}
+	errs = append(errs, checkPassageInputs(c)...)
 	for i, r := range c.Retrievers {
 		if p, ok := r.Settings.(kinds.Preflighter); ok {
 			for _, fe := range p.Preflight(r.Name, !offline) {

@@ -360,9 +360,18 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 			final = corpus.MaxP(final, docOf)
 		}
 		final = kinds.Truncate(final, r.cfg.Depth)
-		result, scored, err := scoreCell(ctx, r.cfg, r.ds, cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc})
+		in := cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc}
+		if cr.passages != nil { // a pipeline's own passages (passages.go)
+			if in, err = r.passageInputs(cell, cr, level); err != nil {
+				return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
+			}
+		}
+		result, scored, err := scoreCell(ctx, r.cfg, r.ds, in)
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
+		}
+		if cr.passages != nil {
+			result.PrecisionOmega = nil // the pipeline's whole chunking is unknown
 		}
 		r.scored = append(r.scored, scored)
 		result.Tuning = cr.tuning
