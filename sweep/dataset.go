@@ -206,10 +206,12 @@ type dataset struct {
 	labelNotes   *results.LabelNotes
 	movedNote    string
 	labelsDigest string
-	// holes remembers the similarity of each item returned by a cell of
-	// chunking holesOf to each gold passage (judged.go).
-	holes   *spans.HoleFinder
-	holesOf string
+	// holes remembers the similarity of each item of the chunks starting
+	// at holesOf to each gold passage; spanByID indexes spanQueries
+	// (judged.go).
+	holes    *spans.HoleFinder
+	holesOf  *corpus.Chunk
+	spanByID map[string]spans.Query
 }
 
 // sliceOf is the query's slice for the per-slice groups: its label, or

@@ -20,14 +20,18 @@ import (
 // trec_eval -J's rule).
 
 // judgedSet is, per query, the ids a cell's results are judged by: with
-// span labels the chunks overlapping a judged passage (spans.JudgedChunks),
-// else the labels' own judgements (ids of any grade ≥ 0, at the level the
-// run is scored at).
+// span labels the chunks (or a pipeline's passages) overlapping a judged
+// passage (spans.JudgedChunks, computed once per chunking), else the
+// labels' own judgements (ids of any grade ≥ 0, at the level the run is
+// scored at).
 func (ds *dataset) judgedSet(sc *spanCells) eval.Qrels {
-	if sc != nil {
-		return sc.judged
+	if sc == nil {
+		return ds.qrels
 	}
-	return ds.qrels
+	if sc.judged == nil {
+		sc.judged = spans.JudgedChunks(ds.spanQueries, sc.ch)
+	}
+	return sc.judged
 }
 
 // fullText is the text an item of a run holds: a chunk's own text when id
@@ -42,13 +46,18 @@ func (ds *dataset) fullText(id string, chunkByID map[string]int, chunks []corpus
 	return ""
 }
 
-// holeFinder is the spans.HoleFinder of the cell's chunking, one per
+// holeFinder is the spans.HoleFinder of the cell's chunks, one per
 // chunking (its cells return many of the same chunks: each chunk is
-// compared with each gold passage once). The cells of a chunking are
-// scored one after another, so only the current chunking's is kept.
+// compared with each gold passage once) or per cell of a pipeline's own
+// passages. Cells are scored one after another, so only the current
+// chunks' finder is kept; they are known by their first chunk's address.
 func (ds *dataset) holeFinder(in cellInputs) *spans.HoleFinder {
-	if name := in.cell.Chunking.Name; ds.holes == nil || ds.holesOf != name {
-		ds.holesOf = name
+	var first *corpus.Chunk
+	if len(in.chunks) > 0 {
+		first = &in.chunks[0]
+	}
+	if ds.holes == nil || ds.holesOf != first {
+		ds.holesOf = first
 		ds.holes = spans.NewHoleFinder(func(c string) string { return ds.fullText(c, in.chunkByID, in.chunks) })
 	}
 	return ds.holes
@@ -58,7 +67,13 @@ func (ds *dataset) holeFinder(in cellInputs) *spans.HoleFinder {
 // relevant ids' texts (grade ≥ 1, in id order).
 func (ds *dataset) goldTexts(id string, in cellInputs) []spans.GoldText {
 	if in.spans != nil {
-		return spans.SpanGold(in.spans.byID[id])
+		if ds.spanByID == nil {
+			ds.spanByID = make(map[string]spans.Query, len(ds.spanQueries))
+			for _, q := range ds.spanQueries {
+				ds.spanByID[q.ID] = q
+			}
+		}
+		return spans.SpanGold(ds.spanByID[id])
 	}
 	var out []spans.GoldText
 	for _, g := range slices.Sorted(maps.Keys(ds.qrels[id])) {

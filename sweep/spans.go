@@ -72,7 +72,6 @@ func (ds *dataset) readSpanLabels(cfg *Config, queriesPath, qrelsPath string) (o
 type spanCells struct {
 	ch      *spans.Chunking
 	queries []spans.Query
-	byID    map[string]spans.Query
 	// qrels are the chunk judgements when they do not depend on the run
 	// (no query gives alternatives: spans.Judgements), else nil.
 	qrels eval.Qrels
@@ -116,11 +115,7 @@ func (ds *dataset) newSpanCells(cfg *Config, chunks []corpus.Chunk) (*spanCells,
 	for _, q := range ds.spanQueries {
 		total += len(q.Passages()) // a group of alternatives once, as misses count it
 	}
-	byID := make(map[string]spans.Query, len(ds.spanQueries))
-	for _, q := range ds.spanQueries {
-		byID[q.ID] = q
-	}
-	return &spanCells{ch: ch, queries: ds.spanQueries, byID: byID, qrels: qrels, judged: spans.JudgedChunks(ds.spanQueries, ch), share: share, uncoverable: un, omega: omega, total: total}, nil
+	return &spanCells{ch: ch, queries: ds.spanQueries, qrels: qrels, judged: spans.JudgedChunks(ds.spanQueries, ch), share: share, uncoverable: un, omega: omega, total: total}, nil
 }
 
 // hasAlternatives reports whether some query gives a group of

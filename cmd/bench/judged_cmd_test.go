@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbench/ragbench/internal/pipetest"
 	"github.com/ragbench/ragbench/results"
 )
 
@@ -194,5 +196,29 @@ func TestRunJudgedCoverage(t *testing.T) {
 		if !strings.Contains(report, want) {
 			t.Errorf("report.md lacks %q", want)
 		}
+	}
+}
+
+// TestRunPassageCellJudged: a cell of a pipeline's own passages (type
+// run, LangChain's reference pipeline on chunking-chroma) has its judged
+// coverage over its passages: a passage covering a gold span is judged, so
+// its judged@1 is at least its chunk-level hit rate@1, which is not 0.
+func TestRunPassageCellJudged(t *testing.T) {
+	runFile := pipetest.Runs(t, "langchain", "offsets")["offsets"]
+	s := newSweep(t, 40, fmt.Sprintf("  - {name: lc-run, type: run, file: %q}\n", runFile))
+	if code, _, errOut := s.run(); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	res, err := results.ReadResults(filepath.Join(s.out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Cells[0]
+	if c.Judged == nil {
+		t.Fatal("no judged coverage")
+	}
+	j, hit := c.Judged.Judged[results.GroupAll]["judged@1"], c.Means[results.GroupAll]["hit_rate@1"]
+	if hit == 0 || j < hit {
+		t.Errorf("judged@1 = %v, hit_rate@1 = %v: want judged@1 ≥ hit_rate@1 > 0", j, hit)
 	}
 }
