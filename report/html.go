@@ -62,6 +62,12 @@ func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) 
 	}
 	// The span-label precision–recall scatter (token measures) is a later
 	// feature: it goes into r.Sections as one htmlreport.Section.
+	if w, sec, ok := judgedSection(res); ok {
+		r.Sections = append(r.Sections, sec)
+		if w != "" {
+			r.Summary = append(r.Summary, w)
+		}
+	}
 	r.Misses = htmlMisses(cfg, res)
 	return r, nil
 }

@@ -20,7 +20,7 @@ import (
 // tables, unanswerable queries, misses, timings and warnings.
 func Markdown(res *results.Results) string {
 	r := &reportWriter{res: res, cfg: &res.Config, ds: res.Dataset, pk: res.Config.PromptK}
-	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.spanMeasures, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
+	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.spanMeasures, r.judged, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
 		section()
 	}
 	return r.b.String()

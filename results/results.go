@@ -41,6 +41,9 @@ type Results struct {
 	// Warnings are counted, reported policies (empty documents, queries
 	// without text, ...).
 	Warnings []string `json:"warnings"`
+	// Labels counts the labels' judgements, grade 0 ones and span labels
+	// placed at new offsets (nil in files of earlier versions).
+	Labels *LabelNotes `json:"labels,omitempty"`
 	// Timings are wall times per cell: the only part that changes between
 	// runs of the same config.
 	Timings []Timing `json:"timings"`
@@ -120,6 +123,10 @@ type CellResult struct {
 	// Tuning is a tuned retriever's grid search (nil for a retriever
 	// without grids): the cell's numbers are the chosen setting's.
 	Tuning *Tuning `json:"tuning,omitempty"`
+	// Judged is the cell's judged coverage: judged@k, holes and, with
+	// dataset.judged_only, its measures on judged results only (nil in
+	// files of earlier versions).
+	Judged *JudgedCoverage `json:"judged,omitempty"`
 
 	// Misses are the cell's rows of misses.jsonl: per answerable query
 	// whose gold ids are not all in the top prompt_k, and with span

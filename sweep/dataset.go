@@ -199,6 +199,19 @@ type dataset struct {
 	// then hold each query's gold documents, and each chunking derives
 	// its chunk judgements from the spans (newSpanCells).
 	spanQueries []spans.Query
+	// labelNotes count the labels' judgements and the span labels placed
+	// at a new place (results.json "labels"); movedNote is the warning
+	// saying so ("" when none moved); labelsDigest is spans.Digest of the
+	// span labels, for the manifest ("" for other labels). labels.go.
+	labelNotes   *results.LabelNotes
+	movedNote    string
+	labelsDigest string
+	// holes remembers the similarity of each item of the chunks starting
+	// at holesOf to each gold passage; spanByID indexes spanQueries
+	// (judged.go).
+	holes    *spans.HoleFinder
+	holesOf  *corpus.Chunk
+	spanByID map[string]spans.Query
 }
 
 // sliceOf is the query's slice for the per-slice groups: its label, or
@@ -255,6 +268,12 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	}
 	if slices != nil {
 		ds.slice = slices
+	}
+	if ds.movedNote != "" {
+		warns = append(warns, ds.movedNote)
+	}
+	if ds.labelNotes == nil {
+		ds.labelNotes = ds.idLabelNotes()
 	}
 	judged := cmp.Or(qrelsPath, queriesPath)
 	ds.judged = judged

@@ -99,7 +99,7 @@ func check(ctx context.Context, cfg *Config, opts CheckOptions, be backend) (*Ch
 	var sw []string
 	rep.Dataset, sw = ds.summary(cfg)
 	rep.Warnings = append(append(cfg.FallbackWarnings(), warns...), sw...)
-	if err := checkLabelRecord(cfg, ds); err != nil {
+	if err := checkChunkLabels(cfg, ds); err != nil {
 		return nil, err
 	}
 	if !opts.Chunkings {

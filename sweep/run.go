@@ -104,6 +104,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	res := &results.Results{Config: cfg.Recorded(), Metrics: cfg.MetricNames(), Groups: ds.answerableGroups()}
 	var warns []string
 	res.Dataset, warns = ds.summary(cfg)
+	res.Labels = ds.labelNotes
 	res.Warnings = append(res.Warnings, warns...)
 	modelHash := map[string]string{}
 	for _, rc := range cfg.Retrievers {
@@ -194,6 +195,9 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 	if err := cellMeans(ctx, cfg, ds, scores, &cr); err != nil {
 		return cr, scored, err
 	}
+	if cr.Judged, err = cellJudged(ctx, cfg, ds, in); err != nil {
+		return cr, scored, err
+	}
 	for _, id := range ds.unanswer {
 		u := results.UnanswerableHits{QueryID: id, Query: ds.text[id], Slice: ds.slice[id], Top: []results.Hit{}}
 		for i, r := range run[id] {
@@ -207,7 +211,9 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 	if len(ds.unanswer) > 0 {
 		qrels := ds.qrels
 		if sc != nil {
-			qrels = sc.qrels
+			if qrels, err = sc.judgements(run); err != nil {
+				return cr, scored, err
+			}
 		}
 		cr.Threshold = thresholdAnalysis(cfg, ds, qrels, run)
 	}
