@@ -7,7 +7,8 @@
 # a regression seed once fixed. Exits non-zero when any target fails.
 # Label readers and writers (issues 20, 25, 26): eval FuzzReadLabelRows (the one
 # labelled-query row parser), spans FuzzParseJSONL, FuzzParseChromaCSV and
-# FuzzChromaColumns, anchor FuzzAnchor (the text locator), labels FuzzRepairRow.
+# FuzzChromaColumns, anchor FuzzAnchor (the text locator), labels FuzzRepairRow,
+# FuzzFileRoundTrip (the editor of bench label and merge) and FuzzReadPool (review files).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"

@@ -307,8 +307,10 @@ func (s *searcher) search(ctx context.Context, question string) ([]Hit, []string
 			return 1
 		case a.Doc != b.Doc:
 			return strings.Compare(a.Doc, b.Doc)
+		case a.Start != b.Start:
+			return a.Start - b.Start
 		}
-		return a.Start - b.Start
+		return a.End - b.End
 	})
 	return out, notes, nil
 }
@@ -346,19 +348,6 @@ func (s *searcher) runCell(ctx context.Context, c *searchCell, cs *chunkSet, q [
 	return kc.Run, nil
 }
 
-// chunkPlace is the place of chunk id under chunking name (ok false when
-// the chunking or the chunk is unknown, or not cut yet).
-func (s *searcher) chunkPlace(name, id string) (spans.Interval, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cs := s.chunkings[name]
-	if cs == nil || cs.places == nil {
-		return spans.Interval{}, false
-	}
-	iv, ok := cs.places.Intervals[id]
-	return iv, ok
-}
-
 // Found is one place of a plain text search.
 type Found struct {
 	Doc   string `json:"doc"`
@@ -377,7 +366,7 @@ type Found struct {
 // what a person types finds what the document spells), in corpus then
 // document order, at most limit places.
 func findText(ix *anchor.Index, text string, limit int) []Found {
-	var out []Found
+	out := []Found{}
 	if strings.TrimSpace(text) == "" {
 		return out
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/internal/testenv"
 	"github.com/ragbench/ragbench/labels"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/spans"
@@ -745,5 +746,63 @@ func TestKillDuringSave(t *testing.T) {
 	f.post(t, "/api/save", struct{}{}, &res)
 	if got := string(readAll(t, labelsPath)); !strings.Contains(got, "my bike?") {
 		t.Errorf("the next session's save: %s", got)
+	}
+}
+
+// TestSearchDense: with a dense retriever whose model is present, a
+// hybrid of it and BM25, and a dense retriever whose model is not, the
+// first two are searched beside BM25 — their cells mark the pooled hits —
+// and the third is listed as skipped, saying why.
+func TestSearchDense(t *testing.T) {
+	model := testenv.Model(t, "all-minilm-l6-v2")
+	dir := copyDir(t, "testdata")
+	cfgText := readAll(t, filepath.Join(dir, "bench.yaml"))
+	i := bytes.Index(cfgText, []byte("retrievers:"))
+	j := bytes.Index(cfgText, []byte("k: [1"))
+	cfgText = append(cfgText[:i:i], append([]byte(fmt.Sprintf(`retrievers:
+  - name: bm25
+    type: bm25
+  - name: dense
+    type: dense
+    model: %s
+  - name: gone
+    type: dense
+    model: no-such-model
+  - name: mix
+    type: hybrid
+    inputs: [bm25, dense]
+    fusion: rrf
+`, model)), cfgText[j:]...)...)
+	os.WriteFile(filepath.Join(dir, "bench.yaml"), cfgText, 0o644)
+	f := newFixture(t, dir, "labels.jsonl", "")
+	var st stateView
+	f.get(t, "/api/state", &st)
+	states := map[string]searchCell{}
+	for _, c := range st.Cells {
+		states[c.Name] = c
+	}
+	if c := states["fixed-12/dense"]; c.State == stateFailed && strings.Contains(c.Note, "ONNX Runtime") && os.Getenv("CI") != "true" {
+		t.Skipf("ONNX Runtime not installed: %s", c.Note)
+	}
+	for _, name := range []string{"fixed-12/bm25", "fixed-12/dense", "fixed-12/mix", "fixed-12o4/dense"} {
+		if states[name].State != stateReady {
+			t.Errorf("%s: %+v", name, states[name])
+		}
+	}
+	if c := states["fixed-12/gone"]; c.State != stateSkipped || !strings.Contains(c.Note, "model no-such-model not present") {
+		t.Errorf("gone: %+v", c)
+	}
+	var r struct {
+		Hits []Hit `json:"hits"`
+	}
+	f.get(t, "/api/search?q=who+can+unlock+my+account", &r)
+	kinds := map[string]bool{}
+	for _, h := range r.Hits {
+		for _, c := range h.Cells {
+			kinds[c.Cell[strings.Index(c.Cell, "/")+1:]] = true
+		}
+	}
+	if !kinds["bm25"] || !kinds["dense"] || !kinds["mix"] || kinds["gone"] {
+		t.Errorf("the cells that returned hits: %v", kinds)
 	}
 }

@@ -70,7 +70,7 @@ async function refreshState() {
   const ready = state.cells.filter((c) => c.state === 'ready').length;
   const building = state.cells.filter((c) => c.state === 'building').length;
   const st = $('#status');
-  st.textContent = `${state.counts.all || 0} questions · retrievers: ${ready} of ${state.cells.length} ready` + (building ? ` (${building} building)` : '') + ' · ';
+  st.textContent = `${state.counts.all || 0} question${state.counts.all === 1 ? '' : 's'} · retrievers: ${ready} of ${state.cells.length} ready` + (building ? ` (${building} building)` : '') + ' · ';
   st.append(el('span', {class: state.dirty ? 'dirty' : ''}, state.dirty ? `${state.dirty} unsaved` : 'saved'));
   $('#save').classList.toggle('dirty', state.dirty > 0);
   for (const b of document.querySelectorAll('.tabs button')) {
@@ -109,6 +109,7 @@ async function showList(name, keep) {
 function renderList() {
   const ol = $('#list-items');
   ol.textContent = '';
+  ol.dataset.list = listName;
   if (items.length === 0) {
     ol.append(el('li', {class: 'muted'}, {all: 'No questions yet: + New question', unlabelled: 'Every question has a gold passage or is marked unanswerable',
       stale: 'Every label checks', missed: state && state.results ? 'The last run missed nothing' : 'No run read (bench label --results DIR, or run bench run first)',
