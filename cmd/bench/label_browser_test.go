@@ -351,6 +351,7 @@ func TestLabelBrowser(t *testing.T) {
 	b.selectWithMouse(t, quoteSOTU)
 	b.key(t, "a")
 	b.waitFor(t, "the first passage", `document.querySelectorAll('#passages li').length === 1 && document.querySelector('#doc .gold') !== null`)
+	b.waitFor(t, "the lists updated", `document.querySelector('#status').textContent.includes('1 unsaved') && document.querySelectorAll('#list-items li .badge').length === 1`)
 	b.screenshot(t, "labelling-search")
 
 	b.do(t, "find text", chromedp.SendKeys(chromedp.CSS("#find"), "carrying over a large portion"), chromedp.KeyEvent("\r"))

@@ -327,7 +327,7 @@ async function find() {
   if (!q.trim()) return;
   try {
     const r = await api('/api/find?q=' + encodeURIComponent(q));
-    $('#results-title').textContent = `${r.length} places of the text (white space, quotes, dashes and case ignored)`;
+    $('#results-title').textContent = `${r.length} place${r.length === 1 ? '' : 's'} of the text (white space, quotes, dashes and case ignored)`;
     renderHits(r.map((f) => ({doc: f.doc, s: f.start, e: f.end, text: f.before.slice(-40) + f.text + f.after.slice(0, 40), tags: [`line ${f.line}`]})));
   } catch (e) { report(e); }
 }
