@@ -603,7 +603,7 @@ func (f *File) Check(docs []corpus.Document, opt Options) (*Checked, error) {
 			return nil, err
 		}
 	}
-	if len(f.rows) == 0 { // nothing to check: an empty or new file
+	if len(f.lines) == 0 { // nothing to check: an empty or new file
 		c.Report = &Report{Path: path, Format: FormatSpans}
 		return c, nil
 	}

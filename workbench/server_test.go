@@ -806,3 +806,50 @@ func TestSearchDense(t *testing.T) {
 		t.Errorf("the cells that returned hits: %v", kinds)
 	}
 }
+
+// TestSaveConflict: when another program writes the labels file during a
+// session (the lock keeps out other bench label sessions only), saving does
+// not overwrite it: the session's labels go to ConflictPath, and the save
+// says so.
+func TestSaveConflict(t *testing.T) {
+	f := newFixture(t, "", "labels.jsonl", "")
+	theirs := append(readAll(t, f.labels), []byte(`{"id": "theirs", "question": "added elsewhere", "gold_spans": []}`+"\n")...)
+	os.WriteFile(f.labels, theirs, 0o644)
+	f.post(t, "/api/question", rowEdit{ID: "mine", New: true, Question: "added here"}, nil)
+	var res saveResult
+	f.post(t, "/api/save", struct{}{}, &res)
+	if res.Path != ConflictPath(f.labels) || !strings.Contains(res.Conflict, "changed on disk since this session read it") {
+		t.Errorf("save: %+v", res)
+	}
+	if got := readAll(t, f.labels); !bytes.Equal(got, theirs) {
+		t.Errorf("the other program's file was overwritten:\n%s", got)
+	}
+	if mine := string(readAll(t, res.Path)); !strings.Contains(mine, `"id": "mine"`) || strings.Contains(mine, "theirs") {
+		t.Errorf("the session's labels:\n%s", mine)
+	}
+}
+
+// TestUnreadableRows: a row that does not parse is kept as written, listed
+// as stale by its line, and the rest is edited and saved around it.
+func TestUnreadableRows(t *testing.T) {
+	dir := copyDir(t, "testdata")
+	orig := append(readAll(t, filepath.Join(dir, "labels.jsonl")), []byte(`{"id": "broken", "gold_spans": [{"doc": 3}]}`+"\n")...)
+	os.WriteFile(filepath.Join(dir, "labels.jsonl"), orig, 0o644)
+	f := newFixture(t, dir, "labels.jsonl", "")
+	var stale []problemView
+	f.get(t, "/api/list?name=stale", &stale)
+	if len(stale) != 1 || stale[0].Line != 5 || stale[0].ID != "" || !strings.Contains(stale[0].Message, "must be a string") {
+		t.Fatalf("stale: %+v", stale)
+	}
+	var st stateView
+	f.get(t, "/api/state", &st)
+	if !strings.Contains(st.ReadError, "labels.jsonl:5:") {
+		t.Errorf("read error %q", st.ReadError)
+	}
+	f.post(t, "/api/question", rowEdit{ID: "parking", Question: "Where can I park?", Slice: "plain", Note: "n"}, nil)
+	f.post(t, "/api/save", struct{}{}, nil)
+	got := string(readAll(t, f.labels))
+	if !strings.HasSuffix(got, `{"id": "broken", "gold_spans": [{"doc": 3}]}`+"\n") || !strings.Contains(got, `"note": "n"`) {
+		t.Errorf("saved:\n%s", got)
+	}
+}

@@ -3,6 +3,7 @@ package workbench
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,7 @@ type state struct {
 	readOnly    bool
 	readOnlyWhy string
 	lock        *os.File
+	onDisk      [32]byte // SHA-256 of the labels file as last read or written (of nothing when absent)
 
 	runs   []labels.PoolRun // the last run (nil without one)
 	misses []missRow        // its span misses
@@ -59,6 +61,9 @@ func openState(path string, docs []corpus.Document, resultsDir string) (*state, 
 		return nil, err
 	}
 	st := &state{file: f, docs: docs, ix: anchor.NewIndex(docs), opt: labels.DefaultOptions()}
+	if st.onDisk, err = diskSum(path); err != nil {
+		return nil, err
+	}
 	st.takeLock()
 	if err := st.recheck(); err != nil {
 		st.close()
@@ -68,6 +73,24 @@ func openState(path string, docs []corpus.Document, resultsDir string) (*state, 
 		st.readRun(resultsDir)
 	}
 	return st, nil
+}
+
+// diskSum is the SHA-256 of the file at path (of no bytes when it does not
+// exist).
+func diskSum(path string) ([32]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return [32]byte{}, err
+	}
+	return sha256.Sum256(data), nil
+}
+
+// ConflictPath is where a session writes its labels when the labels file
+// changed on disk since the session read it (another program wrote it: the
+// lock keeps out other bench label sessions only): LABELS.bench-label.jsonl,
+// for a person to compare and merge.
+func ConflictPath(labelsPath string) string {
+	return strings.TrimSuffix(labelsPath, ".jsonl") + ".bench-label.jsonl"
 }
 
 // LockPath is the lock file of a labels file: LABELS.lock, held (flock(2))
@@ -582,6 +605,7 @@ func (st *state) repair(id, field string) (rowView, error) {
 // saveResult is what a save wrote.
 type saveResult struct {
 	Path     string        `json:"path"`
+	Conflict string        `json:"conflict,omitempty"`
 	Rows     int           `json:"rows"`
 	Recorded bool          `json:"recorded"`
 	Problems []problemView `json:"problems"`
@@ -589,7 +613,8 @@ type saveResult struct {
 
 // save writes the labels file: atomically (a pending file beside it,
 // fsynced, renamed over it: the previous file stays whole until the new
-// one is), after checking that no passage added since the last save has a
+// one is) — or, when the file changed on disk since the session read or
+// last wrote it, to ConflictPath instead (Conflict says so) —, after checking that no passage added since the last save has a
 // problem (edits are checked as they are made: this is the last guard);
 // then the anchor record when the whole file checks clean.
 func (st *state) save() (saveResult, error) {
@@ -618,6 +643,15 @@ func (st *state) save() (saveResult, error) {
 	if _, err := os.Stat(st.file.Path); errors.Is(err, os.ErrNotExist) && len(data) == 0 {
 		return res, nil // nothing to write yet
 	}
+	now, err := diskSum(st.file.Path)
+	if err != nil {
+		return saveResult{}, err
+	}
+	if now != st.onDisk { // written by another program since: keep both
+		res.Path = ConflictPath(st.file.Path)
+		res.Conflict = fmt.Sprintf("%s changed on disk since this session read it (another program wrote it): not overwritten; this session's labels are written to %s to compare and merge by hand", st.file.Path, res.Path)
+		return res, fileutil.WriteAtomic(res.Path, data)
+	}
 	err = fileutil.WriteStream(st.file.Path, func(w io.Writer) error {
 		half := len(data) / 2
 		if _, err := w.Write(data[:half]); err != nil {
@@ -635,6 +669,7 @@ func (st *state) save() (saveResult, error) {
 	if err := st.file.Saved(); err != nil {
 		return saveResult{}, err
 	}
+	st.onDisk = sha256.Sum256(data)
 	st.dirty = 0
 	if err := st.recheck(); err != nil {
 		return saveResult{}, err

@@ -301,7 +301,8 @@ async function deleteQuestion() {
 async function save() {
   try {
     const r = await api('/api/save', {});
-    banner(`Saved ${r.rows} questions to ${r.path}` + (r.recorded ? ' (every label checks; anchor record written)' : ` (${r.problems.length} label problems left: see Stale)`));
+    if (r.conflict) banner(r.conflict, true);
+    else banner(`Saved ${r.rows} questions to ${r.path}` + (r.recorded ? ' (every label checks; anchor record written)' : ` (${r.problems.length} label problems left: see Stale)`));
     await refreshState();
     await showList(listName, true);
     if (cur && !cur.isNew) await loadQuestion(cur.view.id);
