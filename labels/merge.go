@@ -141,28 +141,52 @@ func Merge(labelsPath, reviewPath string, docs []corpus.Document, out string, op
 		m.After, err = Check(labelsPath, docs, opt)
 		return m, err
 	}
-	m.Path = out
-	if out == "" {
-		m.Path = labelsPath
-		old, err := os.ReadFile(labelsPath)
-		if err != nil {
-			return nil, err
-		}
-		if m.Backup, err = backup(labelsPath, old); err != nil {
-			return nil, err
-		}
-	}
-	if err := fileutil.WriteAtomic(m.Path, data); err != nil {
+	w, err := writeChecked(labelsPath, nil, data, out, docs, opt)
+	if err != nil {
 		return nil, err
 	}
-	if m.After, err = Check(m.Path, docs, opt); err != nil {
-		return nil, err
-	}
-	if m.After.Spans != nil && len(m.After.Problems) == 0 {
-		if err := spans.WriteAnchorRecord(m.Path, spans.NewAnchorRecord(data, m.After.Spans, docs)); err != nil {
-			return nil, err
-		}
-		m.Recorded = true
-	}
+	m.Path, m.Backup, m.After, m.Recorded = w.path, w.backup, w.after, w.recorded
 	return m, nil
+}
+
+// written is what writeChecked did.
+type written struct {
+	path, backup string
+	after        *Report
+	recorded     bool
+}
+
+// writeChecked writes data, the new content of the labels file at path, to
+// out, or, with out "", to path itself after copying its current bytes (old,
+// or read when nil) to a backup (backup); atomically. It then checks the
+// file written against docs and, when it checks clean, writes its anchor
+// record: the end of Fix and Merge.
+func writeChecked(path string, old, data []byte, out string, docs []corpus.Document, opt Options) (written, error) {
+	w := written{path: out}
+	if out == "" {
+		w.path = path
+		var err error
+		if old == nil {
+			if old, err = os.ReadFile(path); err != nil {
+				return w, err
+			}
+		}
+		if w.backup, err = backup(path, old); err != nil {
+			return w, err
+		}
+	}
+	if err := fileutil.WriteAtomic(w.path, data); err != nil {
+		return w, err
+	}
+	var err error
+	if w.after, err = Check(w.path, docs, opt); err != nil {
+		return w, err
+	}
+	if w.after.Spans != nil && len(w.after.Problems) == 0 {
+		if err := spans.WriteAnchorRecord(w.path, spans.NewAnchorRecord(data, w.after.Spans, docs)); err != nil {
+			return w, err
+		}
+		w.recorded = true
+	}
+	return w, nil
 }

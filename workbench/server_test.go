@@ -35,30 +35,6 @@ type fixture struct {
 	ts          *httptest.Server
 }
 
-// copyDir copies src into a new temporary folder.
-func copyDir(t testing.TB, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
 // load reads the copy's config and corpus.
 func load(t testing.TB, dir string) (*config.Config, []corpus.Document) {
 	t.Helper()
@@ -79,7 +55,7 @@ func load(t testing.TB, dir string) (*config.Config, []corpus.Document) {
 func newFixture(t testing.TB, dir, labelsName, results string) *fixture {
 	t.Helper()
 	if dir == "" {
-		dir = copyDir(t, "testdata")
+		dir = testenv.CopyTree(t, "testdata")
 	}
 	cfg, docs := load(t, dir)
 	f := &fixture{dir: dir, labels: filepath.Join(dir, labelsName), cfg: cfg, docs: docs}
@@ -576,7 +552,7 @@ func runSweep(t testing.TB, dir string) string {
 // question as a gold passage, not relevant (x) as a grade-0 judgement,
 // and either leaves the pool.
 func TestMissedAndPool(t *testing.T) {
-	dir := copyDir(t, "testdata")
+	dir := testenv.CopyTree(t, "testdata")
 	out := runSweep(t, dir)
 	f := newFixture(t, dir, "labels.jsonl", out)
 	var missed []missRow
@@ -702,7 +678,7 @@ func TestKillDuringSaveChild(t *testing.T) {
 // pending file beside it, renamed over it only once complete — and its
 // lock is released: the next session writes.
 func TestKillDuringSave(t *testing.T) {
-	dir := copyDir(t, "testdata")
+	dir := testenv.CopyTree(t, "testdata")
 	labelsPath := filepath.Join(dir, "labels.jsonl")
 	orig := readAll(t, labelsPath)
 	child := exec.Command(os.Args[0], "-test.run=^TestKillDuringSaveChild$", "-test.v")
@@ -755,7 +731,7 @@ func TestKillDuringSave(t *testing.T) {
 // and the third is listed as skipped, saying why.
 func TestSearchDense(t *testing.T) {
 	model := testenv.Model(t, "all-minilm-l6-v2")
-	dir := copyDir(t, "testdata")
+	dir := testenv.CopyTree(t, "testdata")
 	cfgText := readAll(t, filepath.Join(dir, "bench.yaml"))
 	i := bytes.Index(cfgText, []byte("retrievers:"))
 	j := bytes.Index(cfgText, []byte("k: [1"))
@@ -832,7 +808,7 @@ func TestSaveConflict(t *testing.T) {
 // TestUnreadableRows: a row that does not parse is kept as written, listed
 // as stale by its line, and the rest is edited and saved around it.
 func TestUnreadableRows(t *testing.T) {
-	dir := copyDir(t, "testdata")
+	dir := testenv.CopyTree(t, "testdata")
 	orig := append(readAll(t, filepath.Join(dir, "labels.jsonl")), []byte(`{"id": "broken", "gold_spans": [{"doc": 3}]}`+"\n")...)
 	os.WriteFile(filepath.Join(dir, "labels.jsonl"), orig, 0o644)
 	f := newFixture(t, dir, "labels.jsonl", "")
