@@ -829,3 +829,43 @@ func TestUnreadableRows(t *testing.T) {
 		t.Errorf("saved:\n%s", got)
 	}
 }
+
+// TestDeleteGroupsDocs: the document list gives every id with its length;
+// two passages given one group are written as alternatives (any_of) and
+// check as such; a deleted question leaves the file at the next save; an
+// unknown one is refused.
+func TestDeleteGroupsDocs(t *testing.T) {
+	f := newFixture(t, "", "labels.jsonl", "")
+	var docs []struct {
+		ID  string
+		Len int
+	}
+	f.get(t, "/api/docs", &docs)
+	if len(docs) != 3 || docs[0].ID != "evil" || docs[2].ID != "policies/leave" || docs[2].Len != utf8.RuneCountInString(f.docText(t, "policies/leave")) {
+		t.Errorf("docs %+v", docs)
+	}
+	pw := f.docText(t, "it/passwords")
+	s1, e1 := cp(t, pw, "Passwords expire after 90 days.")
+	s2, e2 := cp(t, pw, "it must differ from the last five")
+	var v rowView
+	f.post(t, "/api/question", rowEdit{ID: "expiry", New: true, Question: "when does my password expire",
+		Passages: []passageEdit{{Doc: "it/passwords", Start: s1, End: e1, Grade: 1, Group: 1}, {Doc: "it/passwords", Start: s2, End: e2, Grade: 1, Group: 1}}}, &v)
+	if v.Passages[0].Field != "gold_spans[0].any_of[0]" || v.Passages[1].Field != "gold_spans[0].any_of[1]" {
+		t.Errorf("fields %+v", v.Passages)
+	}
+	var code int
+	var b []byte
+	if code, b = f.do(t, "POST", "/api/delete", map[string]string{"id": "nope"}, true); code != 400 {
+		t.Errorf("delete nope: %d %s", code, b)
+	}
+	f.post(t, "/api/delete", map[string]string{"id": "sick-note"}, nil)
+	f.post(t, "/api/save", struct{}{}, nil)
+	got := string(readAll(t, f.labels))
+	if strings.Contains(got, "sick-note") || !strings.Contains(got, `"gold_spans": [{"any_of": [{"doc": "it/passwords", "start": 13, "end": 44, "text": "Passwords expire after 90 days."`) {
+		t.Errorf("saved:\n%s", got)
+	}
+	r, err := labels.Check(f.labels, f.docs, labels.DefaultOptions())
+	if err != nil || r.Groups != 1 || len(r.Problems) != 0 || r.Queries != 4 {
+		t.Errorf("%v: %d groups, %d queries, %v", err, r.Groups, r.Queries, r.Err())
+	}
+}
