@@ -23,7 +23,7 @@ go test -count=1 -race -timeout 10m -run 'CachedEmbedder' ./encoder
 go test -count=1 -timeout 20m ./...
 # The Python side of external pipelines (pipelines/: reference pipelines, scorer, fault server; docs/pipelines.md), about 40 s.
 third_party/python/bin/python -m unittest discover -s pipelines/tests
-./scripts/fuzz.sh 10s               # every fuzz target 10 s, one at a time: 13 targets, about 3 min (long run: ./scripts/fuzz.sh 10m)
+./scripts/fuzz.sh 10s               # every fuzz target 10 s, one at a time (fuzz.sh finds the targets itself: about 10 s × their number; long run: ./scripts/fuzz.sh 10m)
 go test -count=1 -tags e2e -run '^TestE2E' -timeout 70m ./...
 # Elasticsearch 8.19.21 and OpenSearch 3.5.0, each a single node and a
 # two-node cluster on 127.0.0.1:9200–9370 (fetched by setup.sh): the SciFact
