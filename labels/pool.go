@@ -76,9 +76,9 @@ type PoolHit struct {
 // Pool gathers the unjudged passages of runs (in cell order): for each run
 // and each query of queries it holds, the chunks of the query's top depth
 // (ranked in trec_eval's order: eval.Sort with eval.TieDocIDDesc, as the
-// sweep cuts at k) that overlap no passage the query judges (gold or grade
-// 0, alternatives included; overlap: at least one code point in common,
-// judged@k's rule) and are not empty. Chunks of different cells with the
+// sweep cuts at k) that the query does not judge — that overlap no passage
+// it judges, gold or grade 0, alternatives included, by a code point or
+// more: spans.JudgedChunks, judged@k's rule — and are not empty. Chunks of different cells with the
 // same span are one item. Items are ordered most returned first (Returned
 // descending), then by their best rank, then by doc, start and end; an
 // item's queries by hits (descending), best rank, then query id; a
@@ -100,7 +100,13 @@ func Pool(queries []spans.Query, docs []corpus.Document, runs []PoolRun, depth i
 	}
 	items := map[key]*PoolItem{}
 	qhits := map[key]map[string]*PoolQuery{}
+	judgedOf := map[*spans.Chunking]eval.Qrels{} // per chunking: the chunks each query judges
 	for _, pr := range runs {
+		judged := judgedOf[pr.Chunking]
+		if judged == nil {
+			judged = spans.JudgedChunks(queries, pr.Chunking)
+			judgedOf[pr.Chunking] = judged
+		}
 		for _, qid := range sortedKeys(pr.Run) {
 			q, ok := byID[qid]
 			if !ok {
@@ -113,7 +119,7 @@ func Pool(queries []spans.Query, docs []corpus.Document, runs []PoolRun, depth i
 				if !ok {
 					return nil, fmt.Errorf("cell %s: query %q: %q is not a chunk of its chunking (the corpus changed since the run?)", pr.Cell, qid, res.DocID)
 				}
-				if iv.Len() == 0 || judged(q, iv) {
+				if _, seen := judged[qid][res.DocID]; seen || iv.Len() == 0 {
 					continue
 				}
 				k := key{iv.Doc, iv.Start, iv.End}
@@ -157,19 +163,6 @@ func Pool(queries []spans.Query, docs []corpus.Document, runs []PoolRun, depth i
 			strings.Compare(a.Doc, b.Doc), cmp.Compare(a.Start, b.Start), cmp.Compare(a.End, b.End))
 	})
 	return out, nil
-}
-
-// judged reports whether iv overlaps a passage q judges (gold of any
-// group, or grade 0) by at least one code point.
-func judged(q *spans.Query, iv spans.Interval) bool {
-	for _, list := range [][]spans.Span{q.Gold, q.NonRelevant} {
-		for _, s := range list {
-			if s.Doc == iv.Doc && min(s.End, iv.End) > max(s.Start, iv.Start) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func bestRank(hs []PoolHit) int {
