@@ -78,6 +78,7 @@ type chunkCells struct {
 	runs   map[string]*cellRun // retriever name → run, for hybrid and rerank inputs
 	level  corpus.Level        // qrels level for this chunking (tuned cells score as the cell)
 	docOf  func(chunkID string) string
+	spans  *spanCells // the chunking's span judgements (nil without span labels): tuned cells score on them too
 }
 
 // kindCell is the kinds.Cell of cell over cc's chunks: its inputs' runs,

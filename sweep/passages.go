@@ -45,11 +45,7 @@ func (r *cellRunner) passageInputs(cell config.Cell, cr *cellRun, level corpus.L
 		if err != nil {
 			return cellInputs{}, err
 		}
-		total := 0
-		for _, q := range r.ds.spanQueries {
-			total += len(q.Gold)
-		}
-		in.spans = &spanCells{ch: ps.Chunking, qrels: qrels, total: total}
+		in.spans = &spanCells{ch: ps.Chunking, qrels: qrels, total: goldPassages(r.ds.spanQueries)}
 	}
 	for _, n := range cr.passageNotes {
 		w := fmt.Sprintf("retriever %s: %s", cell.Retriever.Name, n)

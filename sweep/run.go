@@ -340,7 +340,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 			depth = max(depth, d.ChunkDepth())
 		}
 	}
-	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf}
+	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf, spans: sc}
 	for _, rc := range r.cfg.Retrievers {
 		if err := ctx.Err(); err != nil {
 			return 0, err

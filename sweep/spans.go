@@ -111,11 +111,18 @@ func (ds *dataset) newSpanCells(cfg *Config, chunks []corpus.Chunk) (*spanCells,
 		return nil, err
 	}
 	omega, _ := ev.Mean(spans.PrecisionOmegaName)
+	return &spanCells{ch: ch, queries: ds.spanQueries, qrels: qrels, judged: spans.JudgedChunks(ds.spanQueries, ch), share: share, uncoverable: un, omega: omega, total: goldPassages(ds.spanQueries)}, nil
+}
+
+// goldPassages is the number of gold passages of queries, the total that
+// the misses' "missed / total" counts against: a group of alternatives
+// once, as misses count it (spans.Query.Passages).
+func goldPassages(queries []spans.Query) int {
 	total := 0
-	for _, q := range ds.spanQueries {
-		total += len(q.Passages()) // a group of alternatives once, as misses count it
+	for _, q := range queries {
+		total += len(q.Passages())
 	}
-	return &spanCells{ch: ch, queries: ds.spanQueries, qrels: qrels, judged: spans.JudgedChunks(ds.spanQueries, ch), share: share, uncoverable: un, omega: omega, total: total}, nil
+	return total
 }
 
 // hasAlternatives reports whether some query gives a group of

@@ -18,6 +18,7 @@ import (
 	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
+	"github.com/ragbench/ragbench/spans"
 )
 
 // runTuned produces a tuned cell's run: each setting's run from the
@@ -199,6 +200,12 @@ type tuningInputs struct {
 	HeldOut      []string                  `json:"heldout"` // sorted, never null
 	Qrels        string                    `json:"qrels"`   // qrelsKey
 	Significance config.SignificanceConfig `json:"significance"`
+	// Spans are the span labels (spans.Digest) and the cover share the
+	// settings are scored on: with span labels the choice rests on them,
+	// not on the dataset's qrels. Empty without span labels, so those
+	// keys are unchanged.
+	Spans      string  `json:"spans,omitempty"`
+	CoverShare float64 `json:"span_cover_share,omitempty"`
 }
 
 // tuningKey is a tuned cell's cache key: its run-cache key (base) with
@@ -236,8 +243,12 @@ func qrelsKey(q eval.Qrels) string {
 
 // keyInputs are ev's tuningInputs under the significance settings sig.
 func (ev *tuneEvaluator) keyInputs(sig config.SignificanceConfig) tuningInputs {
-	return tuningInputs{Metric: ev.metric, Depth: ev.depth, DocLevel: ev.docLevel, Tuning: ev.tuning, HeldOut: ev.heldout,
+	in := tuningInputs{Metric: ev.metric, Depth: ev.depth, DocLevel: ev.docLevel, Tuning: ev.tuning, HeldOut: ev.heldout,
 		Qrels: qrelsKey(ev.qrels), Significance: sig}
+	if ev.spans != nil {
+		in.Spans, in.CoverShare = spans.Digest(ev.ds.spanQueries), ev.cfg.Dataset.SpanCoverShare
+	}
+	return in
 }
 
 // tuneEvaluator scores a setting's chunk-level run as the cell would be
@@ -246,6 +257,8 @@ func (ev *tuneEvaluator) keyInputs(sig config.SignificanceConfig) tuningInputs {
 type tuneEvaluator struct {
 	cfg             Config // Metrics and K reduced to the primary metric at prompt_k
 	qrels           eval.Qrels
+	spans           *spanCells // the chunking's span judgements, nil without span labels
+	ds              *dataset
 	metric          string
 	tuning, heldout []string // answerable query ids
 	docOf           func(string) string
@@ -254,7 +267,7 @@ type tuneEvaluator struct {
 }
 
 func (r *cellRunner) tuneEvaluator(cc *chunkCells) *tuneEvaluator {
-	ev := &tuneEvaluator{cfg: *r.cfg, qrels: r.ds.qrels, metric: config.MetricName(r.cfg.PrimaryMetric, r.cfg.PromptK),
+	ev := &tuneEvaluator{cfg: *r.cfg, qrels: r.ds.qrels, spans: cc.spans, ds: r.ds, metric: config.MetricName(r.cfg.PrimaryMetric, r.cfg.PromptK),
 		docOf: cc.docOf, docLevel: cc.level == corpus.DocLevel, depth: r.cfg.Depth}
 	ev.cfg.Metrics = []string{r.cfg.PrimaryMetric}
 	ev.cfg.K = []int{r.cfg.PromptK}
@@ -275,7 +288,10 @@ func (ev *tuneEvaluator) eval(name string, run eval.Run) (results.TuningSetting,
 		final = corpus.MaxP(final, ev.docOf)
 	}
 	final = kinds.Truncate(final, ev.depth)
-	scores, err := evaluateRun(&ev.cfg, ev.qrels, final)
+	// Scored as the cell is (cellScores): with span labels on the
+	// chunking's derived judgements and the span measures, not the
+	// dataset's qrels (which hold no chunk of this chunking).
+	scores, err := cellScores(context.Background(), &ev.cfg, ev.ds, ev.spans, final)
 	if err != nil {
 		return results.TuningSetting{}, nil, fmt.Errorf("setting %s: %w", name, err)
 	}
