@@ -379,7 +379,7 @@ func TestLabelBrowser(t *testing.T) {
 		t.Error("a script of the HTML page ran")
 	}
 
-	b.do(t, "a new question", chromedp.Click(chromedp.CSS("#new-q")))
+	b.key(t, "n")
 	b.waitFor(t, "a new question", `document.querySelector('#q-id').value === 'q-2' && document.activeElement.id === 'q-text'`)
 	b.do(t, "type it", chromedp.SendKeys(chromedp.CSS("#q-text"), "What is the airspeed velocity of an unladen swallow?"))
 	b.key(t, "\x1b") // Esc leaves the text box

@@ -488,13 +488,16 @@ document.addEventListener('keydown', (e) => {
   if ((e.ctrlKey || e.metaKey) && e.key === 's') { e.preventDefault(); save(); return; }
   if (e.key === 'Escape') { $('#help').hidden = true; if (typing(e)) e.target.blur(); return; }
   if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;
+  // Keys that move the focus into a text box do so when released, so that
+  // the key's own character is never typed into the box.
+  const focusOnUp = (sel) => document.addEventListener('keyup', () => $(sel).focus(), {once: true});
   const act = {
-    '/': () => $('#q-text').focus(),
-    'f': () => $('#find').focus(),
+    '/': () => focusOnUp('#q-text'),
+    'f': () => focusOnUp('#find'),
     'a': () => addSelection(false),
     'A': () => addSelection(true),
     'u': () => { $('#q-unanswerable').checked = !$('#q-unanswerable').checked; commit(); },
-    'n': () => newQuestion(),
+    'n': () => { newQuestion(); $('#q-text').blur(); focusOnUp('#q-text'); },
     'j': () => pick(active + 1),
     'k': () => pick(active - 1),
     'r': () => judge(1),
