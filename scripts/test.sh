@@ -14,9 +14,10 @@ go vet ./...
 ./scripts/lint.sh                   # staticcheck and shellcheck, clean
 # The packages with concurrency under the race detector (about 1.5 minutes):
 # eval's streaming reader, stats, compare, dense, the sweep, bm25 (without
-# its SciFact and Cranfield replays) and the encoder's embedding cache (its
-# other tests run ONNX models); the skipped tests run without -race below.
-go test -count=1 -race -timeout 20m ./eval ./stats ./compare ./retrievers/dense ./sweep
+# its SciFact and Cranfield replays), the encoder's embedding cache (its
+# other tests run ONNX models) and the labelling workbench's server; the
+# skipped tests run without -race below.
+go test -count=1 -race -timeout 20m ./eval ./stats ./compare ./retrievers/dense ./sweep ./workbench
 go test -count=1 -race -timeout 10m -skip '^Test(SciFact|Cranfield)$' ./retrievers/bm25
 go test -count=1 -race -timeout 10m -run 'CachedEmbedder' ./encoder
 go test -count=1 -timeout 20m ./...
