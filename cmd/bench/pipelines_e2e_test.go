@@ -40,12 +40,7 @@ func TestE2EPipelinesReport(t *testing.T) {
   - {name: llamaindex-run, type: run, file: %q}
   - {name: llamaindex-http, type: http, url: %q, k: 10}`, model, lcRun, lc.URL("/search"), liRun, li.URL("/search"))
 	s := newSweep(t, 0, retrievers)
-	if err := os.MkdirAll(s.cache, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(testenv.EmbeddingCache(), filepath.Join(s.cache, "embeddings")); err != nil {
-		t.Fatal(err)
-	}
+	testenv.LinkEmbeddingCache(t, filepath.Join(s.cache, "embeddings"))
 	t0 := time.Now()
 	code, _, errOut := s.run()
 	if code != 0 {
