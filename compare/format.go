@@ -208,10 +208,11 @@ func (r *Report) testSentence() string {
 
 // labelSentence says how to read the superscripts.
 func (r *Report) labelSentence() string {
+	n := r.noun()
 	if len(r.Systems) > 26 {
-		return "A superscript number marks a system that is significantly better than the system with that number (numbers separated by commas, · in plain text)."
+		return "A superscript number marks a " + n + " that is significantly better than the " + n + " with that number (numbers separated by commas, · in plain text)."
 	}
-	return "A superscript letter marks a system that is significantly better than the system with that letter."
+	return "A superscript letter marks a " + n + " that is significantly better than the " + n + " with that letter."
 }
 
 // mddNote is the minimum-detectable-difference sentence of one metric.
@@ -265,8 +266,11 @@ func (r *Report) mddNote(m MDDSummary) string {
 	return s + ": smaller true differences are likely to be missed."
 }
 
-// allWarnings returns the report's warnings, then the distinct warnings of
-// the pairs, each with the number of pairs it applies to.
+// AllWarnings returns the report's warnings, then the distinct warnings
+// of the pairs, each with the number of comparisons it applies to ("… (1
+// of 3 comparisons)"): the warnings every format prints.
+func (r *Report) AllWarnings() []string { return r.allWarnings() }
+
 func (r *Report) allWarnings() []string {
 	out := append([]string(nil), r.Warnings...)
 	count := map[string]int{}

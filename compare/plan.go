@@ -67,12 +67,15 @@ type Plan struct {
 
 // Describe is the plan in words for the report's "Plan:" line, such as
 // "each system against baseline bm25".
-func (p Plan) Describe() string {
+func (p Plan) Describe() string { return p.describe("system") }
+
+// describe is Describe with noun for what is compared ("system", "cell").
+func (p Plan) describe(noun string) string {
 	switch p.Kind {
 	case VsBaseline:
-		return "each system against baseline " + p.Baseline
+		return "each " + noun + " against baseline " + p.Baseline
 	case VsBest:
-		return "each system against the best system of each metric"
+		return "each " + noun + " against the best " + noun + " of each metric"
 	case Explicit:
 		return "the listed pairs"
 	}
