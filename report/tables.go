@@ -129,22 +129,6 @@ func splitTable(b *strings.Builder, keys [][]string, cols, first []string, colum
 	}
 }
 
-// cellLetters labels cells a, b, …, z, aa, ab, ….
-func cellLetters(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		s := ""
-		for j := i; ; j = j/26 - 1 {
-			s = string(rune('a'+j%26)) + s
-			if j < 26 {
-				break
-			}
-		}
-		out[i] = s
-	}
-	return out
-}
-
 func latency(t results.Timing) string {
 	if t.LatencyP50 == 0 && t.LatencyP95 == 0 {
 		return ""

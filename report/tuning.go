@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ragbench/ragbench/results"
 )
@@ -37,6 +38,9 @@ func (r *reportWriter) tuning() {
 	}
 	table(&r.b, []string{"cell", "settings", "chosen", t0.Metric + " tuning", t0.Metric + " held-out", "default", "default held-out", "chosen − default (held-out)"}, rows)
 	r.w("\n")
+	if w := smallSample(t0.HeldOutQueries, "held-out means and tests"); w != "" {
+		r.w("%s\n\n", strings.TrimSpace(w))
+	}
 	for _, c := range tuned {
 		t := c.Tuning
 		order := make([]int, len(t.Settings))
@@ -90,9 +94,14 @@ func testName(test string) string {
 	return test
 }
 
-// tuningVerdict is the chosen − default held-out difference and its test.
+// tuningVerdict is the chosen − default held-out difference and its
+// test: with the interval and the verdict in words since comparison plans
+// ("+0.0166 [−0.0100, +0.0400], p = 0.357: no evidence either way"), else
+// "(significant)" or "(not significant)".
 func tuningVerdict(t *results.Tuning) string {
 	switch {
+	case t.Test != nil && t.Test.Verdict != "":
+		return fmt.Sprintf("%s %s, p %s: %s", signed(t.Test.MeanDiff), interval(*t.Test), formatP(t.Test.P), t.Test.Verdict)
 	case t.Test != nil:
 		v := fmt.Sprintf("%s, p %s", signed(t.Test.MeanDiff), formatP(t.Test.P))
 		if t.Test.Significant {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/ragbench/ragbench/compare"
@@ -16,6 +17,7 @@ import (
 	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
+	"github.com/ragbench/ragbench/stats"
 )
 
 // runTuned produces a tuned cell's run: each setting's run from the
@@ -30,8 +32,12 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 	cr := &cellRun{key: key, timing: results.Timing{Cell: cell.Name}}
 	runPath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".json")
 	tunePath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".tuning.json")
-	if run, t, ok := readTunedCache(runPath, tunePath); ok {
-		cr.run, cr.tuning, cr.timing.Cached = run, t, true
+	ev := r.tuneEvaluator(cc)
+	if run, tc, ok := readTunedCache(runPath, tunePath); ok {
+		if err := tc.test(r.cfg, ev); err != nil {
+			return nil, err
+		}
+		cr.run, cr.tuning, cr.timing.Cached = run, tc.Tuning, true
 		cc.runs[rc.Name] = cr
 		return cr, nil
 	}
@@ -42,18 +48,14 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 	if err != nil {
 		return nil, err
 	}
-	ev := r.tuneEvaluator(cc)
 	g, err := r.searchGrid(ctx, tunable, tuner, scope, ev)
 	if err != nil {
 		return nil, err
 	}
 	t := g.tuning
-	if t.Chosen.Name != t.Default.Name && len(ev.heldout) > 0 {
-		p, err := tuneTest(r.cfg, ev, t.Chosen.Name, t.Default.Name, g.chosenCol, g.defCol)
-		if err != nil {
-			return nil, err
-		}
-		t.Test = p
+	tc := tunedCache{Tuning: t, Chosen: held(ev, g.chosenCol), Default: held(ev, g.defCol)}
+	if err := tc.test(r.cfg, ev); err != nil {
+		return nil, err
 	}
 	tuner.Time(&kc.Stats, time.Since(t0).Seconds())
 	setStats(&cr.timing, kc.Stats)
@@ -66,17 +68,64 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 	if err := fileutil.WriteAtomic(runPath, hashkey.JSON(cachedRun(cr.run))); err != nil {
 		return nil, fmt.Errorf("run cache: %w", err)
 	}
-	if err := fileutil.WriteAtomic(tunePath, hashkey.JSON(t)); err != nil {
+	if err := fileutil.WriteAtomic(tunePath, hashkey.JSON(tc.withoutTest())); err != nil {
 		return nil, fmt.Errorf("run cache: %w", err)
 	}
 	cc.runs[rc.Name] = cr
 	return cr, nil
 }
 
-// readTunedCache reads a tuned cell's cached run and Tuning; ok is false
-// when either is missing or does not parse (the cell is then tuned again
-// and the cache rewritten).
-func readTunedCache(runPath, tunePath string) (eval.Run, *results.Tuning, bool) {
+// tunedCache is a tuned cell's runs/<key>.tuning.json: the grid search
+// (its Test left out) and the chosen and default settings' held-out
+// per-query values of the metric, from which the test is made again with
+// the significance settings of each run (a change of test, seed or
+// interval must not be read from the cache).
+type tunedCache struct {
+	Tuning  *results.Tuning    `json:"tuning"`
+	Chosen  map[string]float64 `json:"heldout_chosen"`
+	Default map[string]float64 `json:"heldout_default"`
+}
+
+// withoutTest is tc as cached: the Tuning without its Test.
+func (tc tunedCache) withoutTest() tunedCache {
+	t := *tc.Tuning
+	t.Test = nil
+	tc.Tuning = &t
+	return tc
+}
+
+// test sets tc.Tuning.Test: the chosen setting against the default on the
+// held-out queries (none when the default is chosen or nothing is held
+// out).
+func (tc tunedCache) test(cfg *Config, ev *tuneEvaluator) error {
+	t := tc.Tuning
+	t.Test = nil
+	if t.Chosen.Name == t.Default.Name || len(ev.heldout) == 0 {
+		return nil
+	}
+	p, err := tuneTest(cfg, ev, t.Chosen.Name, t.Default.Name, tc.Chosen, tc.Default)
+	if err != nil {
+		return err
+	}
+	t.Test = p
+	return nil
+}
+
+// held is col restricted to the held-out queries (a query col lacks
+// scores 0, as in the means).
+func held(ev *tuneEvaluator, col map[string]float64) map[string]float64 {
+	m := make(map[string]float64, len(ev.heldout))
+	for _, id := range ev.heldout {
+		m[id] = col[id]
+	}
+	return m
+}
+
+// readTunedCache reads a tuned cell's cached run and tunedCache; ok is
+// false when either is missing or does not parse, or is of the format
+// before the held-out values were kept (the cell is then tuned again and
+// the cache rewritten).
+func readTunedCache(runPath, tunePath string) (eval.Run, *tunedCache, bool) {
 	run, err := readCachedRun(runPath)
 	if err != nil {
 		return nil, nil, false
@@ -85,11 +134,11 @@ func readTunedCache(runPath, tunePath string) (eval.Run, *results.Tuning, bool) 
 	if err != nil {
 		return nil, nil, false
 	}
-	var t results.Tuning
-	if json.Unmarshal(data, &t) != nil {
+	var tc tunedCache
+	if json.Unmarshal(data, &tc) != nil || tc.Tuning == nil {
 		return nil, nil, false
 	}
-	return run, &t, true
+	return run, &tc, true
 }
 
 // gridResult is a grid search's outcome: the results.Tuning (Test not yet set),
@@ -227,15 +276,9 @@ func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string
 	if err != nil {
 		return nil, err
 	}
-	held := func(col map[string]float64) map[string]map[string]float64 {
-		m := make(map[string]float64, len(ev.heldout))
-		for _, id := range ev.heldout {
-			m[id] = col[id]
-		}
-		return map[string]map[string]float64{ev.metric: m}
-	}
 	in := compare.Input{Systems: []string{a, b}, Metrics: []string{ev.metric}, Queries: ev.heldout,
-		Scores: compare.Scores{a: held(colA), b: held(colB)}}
+		Scores: compare.Scores{a: {ev.metric: held(ev, colA)}, b: {ev.metric: held(ev, colB)}}}
+	opts.Plan, opts.Noun = compare.Plan{Kind: compare.VsBaseline, Baseline: b}, "setting"
 	rep, err := compare.Compare(in, opts)
 	if err != nil {
 		return nil, fmt.Errorf("tuning test: %w", err)
@@ -243,6 +286,9 @@ func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string
 	if len(rep.Pairs) != 1 {
 		return nil, fmt.Errorf("tuning test: %d comparisons, want 1", len(rep.Pairs))
 	}
-	p := pairTest(rep.Pairs[0])
+	p := pairTest(rep, rep.Pairs[0])
+	if w := stats.SmallSampleWarning(len(ev.heldout), "held-out test"); w != "" && !slices.Contains(p.Warnings, w) {
+		p.Warnings = append(p.Warnings, w)
+	}
 	return &p, nil
 }
