@@ -2,9 +2,11 @@ package report
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/ragbench/ragbench/compare"
+	"github.com/ragbench/ragbench/htmlreport"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/stats"
 )
@@ -208,4 +210,55 @@ func bestCell(b results.Best) string {
 		return b.Cell
 	}
 	return b.Cell + " (tied: " + strings.Join(b.Tied, ", ") + ")"
+}
+
+// htmlComparisons is report.html's significance view: the plan's
+// comparisons on the first tested metric (each cell against the baseline,
+// by default), with the plan sentence, how the baseline was chosen, the
+// method sentences and the warnings; nil when nothing was compared.
+func htmlComparisons(res *results.Results) *htmlreport.Comparisons {
+	sig := &res.Significance
+	if len(sig.Pairs) == 0 || len(sig.Metrics) == 0 {
+		return nil
+	}
+	m := sig.Metrics[0]
+	c := &htmlreport.Comparisons{Metric: m, Interval: intervalName(sig.Interval), Title: "Comparisons of the plan"}
+	switch compare.PlanKind(sig.Plan) {
+	case compare.VsBaseline:
+		c.Title = "Each cell against the baseline " + sig.Baseline
+	case compare.VsBest:
+		c.Title = "Each cell against the best cell " + sig.Reference[m]
+	case compare.AllPairs:
+		c.Title = "All pairs of cells"
+	}
+	for i, n := range sig.Notes {
+		if strings.HasPrefix(n, "A superscript ") {
+			continue
+		}
+		c.Notes = append(c.Notes, n)
+		if i == 0 && sig.Baseline != "" {
+			c.Notes = append(c.Notes, "The baseline, "+sig.Baseline+", is "+sig.BaselineRule+".")
+		}
+	}
+	for _, w := range sig.Warnings {
+		c.Notes = append(c.Notes, "Warning: "+w)
+	}
+	for _, p := range sig.Pairs {
+		if p.Metric != m {
+			continue
+		}
+		row := htmlreport.Comparison{A: p.A, B: p.B, MeanA: p.MeanA, MeanB: p.MeanB, Diff: p.MeanDiff,
+			Low: math.NaN(), High: math.NaN(), P: pAdj(p.PAdjusted, p.Counted), Verdict: p.Verdict}
+		if p.CILow != nil && p.CIHigh != nil {
+			row.Low, row.High = *p.CILow, *p.CIHigh
+		}
+		switch p.Verdict {
+		case string(compare.Better):
+			row.Class = "win"
+		case string(compare.Worse):
+			row.Class = "loss"
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c
 }
