@@ -324,8 +324,9 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 	if md {
 		sep, item, warnHead = "\n\n", "- ", "Warnings:\n\n"
 		systems.Align = make([]texttab.Align, len(systems.Header))
+		systems.Markup = make([]bool, len(systems.Header))
 		for i := 2; i < len(systems.Align); i++ {
-			systems.Align[i] = texttab.Right
+			systems.Align[i], systems.Markup[i] = texttab.Right, true // **best**<sup>ab</sup>
 		}
 		systems.WriteMarkdown(&buf)
 	} else {
@@ -349,6 +350,7 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 	case md:
 		R, L := texttab.Right, texttab.Left
 		pairs.Align = []texttab.Align{L, L, L, R, R, R, L, R, L, R, R, L, L}
+		pairs.Markup = []bool{6: true} // the interval's [ ], ours: not a link to escape
 		pairs.WriteMarkdown(&buf)
 	default:
 		buf.WriteString("\n")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/internal/texttab"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -232,27 +234,31 @@ func TestMarkdownChangesOfRegressedMetric(t *testing.T) {
 	}
 }
 
-// TestEscapeRule: the summary's escape (texttab.Escape, then the markup
-// escape) writes every string as the gate's former single rule did — & < >
-// as entities; | \ ` * [ ] with a backslash; CRLF, LF and CR as a space —
-// on each special character alone, in pairs, and in longer strings.
+// TestEscapeRule: the summary's escape is texttab.Escape, the one rule,
+// and writes every string as the gate's former rule did — & < > as
+// entities; | \ ` * [ ] with a backslash; CRLF, LF and CR as a space — on
+// each special character alone, in pairs and in longer strings, except an
+// _ at a word's edge, which it now escapes too (it could open emphasis).
 func TestEscapeRule(t *testing.T) {
 	former := strings.NewReplacer(
 		"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\\", "\\\\",
 		"`", "\\`", "*", "\\*", "[", "\\[", "]", "\\]",
 		"\r\n", " ", "\n", " ", "\r", " ",
 	)
-	special := []string{"&", "<", ">", "|", "\\", "`", "*", "[", "]", "\r\n", "\n", "\r", "_", "a", "é", "&amp;", "\\|"}
+	special := []string{"&", "<", ">", "|", "\\", "`", "*", "[", "]", "\r\n", "\n", "\r", "a", "é", "&amp;", "\\|"}
 	var cases []string
 	for _, a := range special {
 		for _, b := range special {
 			cases = append(cases, a+b, "x"+a+"y"+b+"z")
 		}
 	}
-	cases = append(cases, "what is <script>alert(1)</script> | a pipe?", "doc/bm25|x", "[link](javascript:x) **b** `c`\r\nd")
+	cases = append(cases, "what is <script>alert(1)</script> | a pipe?", "doc/bm25|x", "[link](javascript:x) **b** `c`\r\nd", "hit_rate@10")
 	for _, c := range cases {
-		if got, want := esc(c), former.Replace(c); got != want {
+		if got, want := esc(c), former.Replace(c); got != want || got != texttab.Escape(c) {
 			t.Errorf("esc(%q) = %q, want %q", c, got, want)
 		}
+	}
+	if got := esc("_em_ a_b"); got != "\\_em\\_ a_b" {
+		t.Errorf("esc(_em_ a_b) = %q", got)
 	}
 }

@@ -175,17 +175,10 @@ func clip(s string, n int) string {
 	return s
 }
 
-// markupEscaper escapes what a pull-request comment could read as HTML or
-// Markdown markup in a user string: & < > as entities, ` * [ ] with a
-// backslash (not _, which GitHub does not read as emphasis inside words
-// such as hit_rate). What could break a table cell (| \ and line breaks)
-// is texttab.Escape's, the one rule of every table cell.
-var markupEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "`", "\\`", "*", "\\*", "[", "\\[", "]", "\\]")
-
-// esc escapes a user string for the summary: a table cell's escape
-// (texttab.Escape), then markupEscaper's. The two touch disjoint
-// characters, so neither undoes the other.
-func esc(s string) string { return markupEscaper.Replace(texttab.Escape(s)) }
+// esc escapes a user string for the summary: texttab.Escape, the one
+// Markdown escape rule (a table cell's | \ and line breaks, and the markup
+// a pull-request comment must not read: ` * [ ] _ & < >).
+func esc(s string) string { return texttab.Escape(s) }
 
 func escList(names []string) string {
 	out := make([]string, len(names))

@@ -131,7 +131,8 @@ func (r *reportWriter) planTable(sig *results.Significance, m string) {
 		rows = append(rows, []string{p.A, f4(p.MeanA), p.B, f4(p.MeanB), signedZero(p.MeanDiff), interval(p), pAdj(p.PAdjusted, p.Counted), p.Verdict})
 	}
 	if len(rows) > 0 {
-		table(&r.b, []string{"cell", m, "vs", "vs " + m, "Δ", "95% CI (" + intervalName(sig.Interval) + ")", "p (corrected)", "verdict"}, rows)
+		// The interval's [ ] are ours (Markup): not a link to escape.
+		markupTable(&r.b, []string{"cell", m, "vs", "vs " + m, "Δ", "95% CI (" + intervalName(sig.Interval) + ")", "p (corrected)", "verdict"}, rows, 4)
 		r.w("\n")
 	}
 }

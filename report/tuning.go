@@ -33,8 +33,8 @@ func (r *reportWriter) tuning() {
 	for _, c := range tuned {
 		t := c.Tuning
 		verdict := tuningVerdict(t)
-		rows = append(rows, []string{c.Name, fmt.Sprint(len(t.Settings)), mdEscape(t.Chosen.Name), f4(t.Chosen.Tuning), f4(t.Chosen.HeldOut),
-			mdEscape(t.Default.Name), f4(t.Default.HeldOut), verdict})
+		rows = append(rows, []string{c.Name, fmt.Sprint(len(t.Settings)), t.Chosen.Name, f4(t.Chosen.Tuning), f4(t.Chosen.HeldOut),
+			t.Default.Name, f4(t.Default.HeldOut), verdict})
 	}
 	table(&r.b, []string{"cell", "settings", "chosen", t0.Metric + " tuning", t0.Metric + " held-out", "default", "default held-out", "chosen − default (held-out)"}, rows)
 	r.w("\n")
@@ -67,10 +67,10 @@ func (r *reportWriter) tuning() {
 			if s.Name == t.Default.Name {
 				mark, hasDefault = " (default)", true
 			}
-			srows = append(srows, []string{fmt.Sprint(rank + 1), mdEscape(s.Name) + mark, f4(s.Tuning), f4(s.HeldOut)})
+			srows = append(srows, []string{fmt.Sprint(rank + 1), s.Name + mark, f4(s.Tuning), f4(s.HeldOut)})
 		}
 		if !hasDefault {
-			srows = append(srows, []string{"–", mdEscape(t.Default.Name) + " (default)", f4(t.Default.Tuning), f4(t.Default.HeldOut)})
+			srows = append(srows, []string{"–", t.Default.Name + " (default)", f4(t.Default.Tuning), f4(t.Default.HeldOut)})
 		}
 		table(&r.b, []string{"rank", "setting", t.Metric + " tuning", t.Metric + " held-out"}, srows)
 		r.w("\n")

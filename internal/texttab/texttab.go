@@ -12,15 +12,20 @@
 //   - WritePaddedMarkdown: the same Markdown table with the cells padded to
 //     the column width, so that it also reads well in a terminal.
 //
-// Both Markdown forms pass every cell, header included, through Escape.
-// Cells may hold inline Markdown and HTML (compare's **bold** and <sup>
-// letters): Escape leaves them alone.
+// Both Markdown forms pass every cell, header included, through Escape,
+// the one Markdown escape rule of ragbench: a cell is plain text and
+// renders as itself. Body cells of a column marked in Table.Markup are
+// Markdown already (compare's **bold** and <sup> letters, report.md's
+// labels) and are written as they are, save their line breaks; any text a
+// user wrote inside them has gone through Escape. Prose (report.md's
+// sentences, the gate's summary) escapes user text with the same Escape.
 package texttab
 
 import (
 	"bufio"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -39,27 +44,69 @@ const (
 // the header's width are dropped). Align gives each column's alignment
 // (columns past len(Align) are Left). MinWidth gives each column's least
 // width in runes (0 or missing: the widest cell, header included), used by
-// WriteText and WritePaddedMarkdown.
+// WriteText and WritePaddedMarkdown. Markup marks the columns whose body
+// cells are Markdown already (see the package comment); the others, and
+// every header cell, are plain text passed through Escape.
 type Table struct {
 	Header   []string
 	Rows     [][]string
 	Align    []Align
 	MinWidth []int
+	Markup   []bool
 }
 
 // AddRow appends one row of cells.
 func (t *Table) AddRow(cells ...string) { t.Rows = append(t.Rows, cells) }
 
-// markdownEscaper is the one escape rule for Markdown cells: a backslash
-// is doubled and a pipe is escaped (GitHub splits cells on unescaped
-// pipes, before inline parsing), and a line break becomes a space (a table
-// row is one line).
-var markdownEscaper = strings.NewReplacer(`\`, `\\`, "|", `\|`, "\r\n", " ", "\n", " ", "\r", " ")
+// Escape returns s, plain text (a name, an id, a query, a snippet, a
+// label), as GitHub-flavoured Markdown that renders as s — in a table cell
+// or in a sentence: the one Markdown escape rule of every ragbench output.
+// A backslash, a pipe (GitHub splits table cells on unescaped pipes,
+// before inline parsing), a backtick (code span), * (emphasis) and [ ]
+// (links and images) get a backslash (GFM 0.29 §6.1, backslash escapes of
+// ASCII punctuation); & < > become the entities &amp; &lt; &gt; (no HTML
+// tag or entity of the user's is read as one); each line break (CRLF, LF
+// or CR) becomes a space (a table row, a list item, is one line). An _
+// gets a backslash unless it stands between two letters or digits, where
+// it can neither open nor close emphasis (§6.4's flanking rules), so that
+// names such as hit_rate@10 stay as they are.
+func Escape(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	rs := []rune(s)
+	alnum := func(i int) bool { return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i])) }
+	for i, r := range rs {
+		switch r {
+		case '\\', '|', '`', '*', '[', ']':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '_':
+			if !alnum(i-1) || !alnum(i+1) {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '\r':
+			if i+1 < len(rs) && rs[i+1] == '\n' {
+				continue // CRLF: one space, from the LF
+			}
+			b.WriteByte(' ')
+		case '\n':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
-// Escape returns s as the text of a Markdown table cell that renders as s:
-// `\` becomes `\\`, `|` becomes `\|`, and each line break (CRLF, LF or CR)
-// a space. Other characters, Markdown emphasis and HTML included, are kept.
-func Escape(s string) string { return markdownEscaper.Replace(s) }
+// lineBreaks turns the line breaks of a Markup cell into spaces.
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
 
 func (t *Table) align(i int) Align {
 	if i < len(t.Align) {
@@ -69,14 +116,20 @@ func (t *Table) align(i int) Align {
 }
 
 // cells returns the header and the rows, each exactly len(Header) cells
-// long, passed through f.
-func (t *Table) cells(f func(string) string) [][]string {
+// long, passed through f (a Markup column's body cells through
+// lineBreaks instead, when f is Escape: markdown).
+func (t *Table) cells(f func(string) string, markdown bool) [][]string {
 	n := len(t.Header)
 	out := make([][]string, 0, 1+len(t.Rows))
-	for _, r := range append([][]string{t.Header}, t.Rows...) {
+	for k, r := range append([][]string{t.Header}, t.Rows...) {
 		row := make([]string, n)
 		for i := range row {
-			if i < len(r) {
+			if i >= len(r) {
+				continue
+			}
+			if markdown && k > 0 && i < len(t.Markup) && t.Markup[i] {
+				row[i] = lineBreaks.Replace(r[i])
+			} else {
 				row[i] = f(r[i])
 			}
 		}
@@ -119,7 +172,7 @@ func identity(s string) string { return s }
 // spaces, trailing spaces trimmed. Cells are written as they are (no
 // escaping). Errors come from w.
 func (t *Table) WriteText(w io.Writer) error {
-	rows := t.cells(identity)
+	rows := t.cells(identity, false)
 	width := t.widths(rows)
 	bw := bufio.NewWriter(w)
 	var line strings.Builder
@@ -140,9 +193,10 @@ func (t *Table) WriteText(w io.Writer) error {
 // WriteMarkdown writes t as a compact Markdown table: "| " + cells joined
 // by " | " + " |" per row (an empty cell is "|  |"), the delimiter row
 // "|---|" for a left column and "|---:|" for a right one. Cells pass
-// through Escape. Errors come from w.
+// through Escape (Markup columns' body cells are written as they are).
+// Errors come from w.
 func (t *Table) WriteMarkdown(w io.Writer) error {
-	rows := t.cells(Escape)
+	rows := t.cells(Escape, true)
 	bw := bufio.NewWriter(w)
 	for k, r := range rows {
 		bw.WriteString("| " + strings.Join(r, " | ") + " |\n")
@@ -167,7 +221,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 // with its surrounding spaces ("|-----|"), the last dash a ":" for a right
 // column ("|----:|"). Errors come from w.
 func (t *Table) WritePaddedMarkdown(w io.Writer) error {
-	rows := t.cells(Escape)
+	rows := t.cells(Escape, true)
 	width := t.widths(rows)
 	bw := bufio.NewWriter(w)
 	for k, r := range rows {

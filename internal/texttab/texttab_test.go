@@ -1,9 +1,14 @@
 package texttab
 
 import (
+	"bytes"
+	"html"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
 )
 
 func sample() *Table {
@@ -78,7 +83,9 @@ func TestWrite(t *testing.T) {
 // TestEscape: the GitHub Flavored Markdown spec (0.29-gfm, section 4.10,
 // example 200) renders the cell `b \| az` as "b | az": a pipe is escaped
 // with a backslash; a backslash before punctuation (section 6.1) must
-// itself be escaped to stay visible. A row is one line.
+// itself be escaped to stay visible; markup characters are escaped too
+// (the one rule: a cell is plain text). A row is one line. A Markup
+// column's body cells are written as they are, their line breaks aside.
 func TestEscape(t *testing.T) {
 	for in, want := range map[string]string{
 		"b | az":               `b \| az`,
@@ -86,7 +93,9 @@ func TestEscape(t *testing.T) {
 		`C:\x`:                 `C:\\x`,
 		"two\nlines":           "two lines",
 		"crlf\r\nx":            "crlf x",
-		"**0.5**<sup>ab</sup>": "**0.5**<sup>ab</sup>",
+		"**0.5**<sup>ab</sup>": `\*\*0.5\*\*&lt;sup&gt;ab&lt;/sup&gt;`,
+		"[x](y) `c` & _z_":     "\\[x\\](y) \\`c\\` &amp; \\_z\\_",
+		"hit_rate@10 a__b":     "hit_rate@10 a\\_\\_b",
 	} {
 		if got := Escape(in); got != want {
 			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
@@ -102,5 +111,54 @@ func TestEscape(t *testing.T) {
 	got = render(t, tab, text)
 	if want := "a|b\nx\ny\n1\n"; got != want {
 		t.Errorf("text (no escaping, extra cells dropped): got %q, want %q", got, want)
+	}
+	mk := &Table{Header: []string{"name", "**mean**"}, Markup: []bool{false, true}}
+	mk.AddRow("a*b", "**0.5**<sup>a</sup>\n")
+	for _, w := range []writer{markdown, padded} {
+		if got := render(t, mk, w); !strings.Contains(got, "\\*\\*mean\\*\\*") || !strings.Contains(got, "a\\*b") || !strings.Contains(got, "**0.5**<sup>a</sup> ") {
+			t.Errorf("Markup column: got %q, want the header and the plain column escaped, the Markup cell as written", got)
+		}
+	}
+}
+
+// TestEscapeRenders checks the rule against a CommonMark/GFM renderer
+// (goldmark with GitHub's table extension, an independent implementation of
+// the spec GitHub follows): every string — each special character alone,
+// in pairs and in longer strings, HTML, links, code spans, emphasis, line
+// breaks — escaped and put in a table cell or in a paragraph renders as
+// exactly its own text (line breaks as spaces), never as markup.
+func TestEscapeRenders(t *testing.T) {
+	md := goldmark.New(goldmark.WithExtensions(extension.Table))
+	special := []string{"&", "<", ">", "|", "\\", "`", "*", "[", "]", "_", "\r\n", "\n", "\r", "a", "é", "&amp;", "\\|", "!", "#", "(", ")"}
+	var cases []string
+	for _, a := range special {
+		for _, b := range special {
+			cases = append(cases, "x"+a+"y"+b+"z")
+		}
+	}
+	cases = append(cases, "what is <script>alert(1)</script> | a pipe?", "doc/bm25|x", "[link](javascript:x) **b** `c`\r\nd",
+		"![img](x.png)", "<b>bold</b> &lt; &#124;", "C:\\path\\", "a ``b`` c", "*a*b*", "[a][b]", "x<y>z", "hit_rate@10 _em_")
+	flat := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+	for _, c := range cases {
+		want := html.EscapeString(flat.Replace(c))
+		want = strings.ReplaceAll(want, "&#39;", "'")
+		for _, form := range []struct{ name, src, open, close string }{
+			{"cell", "| h |\n|---|\n| " + Escape(c) + " |\n", "<td>", "</td>"},
+			{"prose", "- " + Escape(c) + "\n", "<li>", "</li>"},
+		} {
+			var b bytes.Buffer
+			if err := md.Convert([]byte(form.src), &b); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			i, j := strings.Index(out, form.open), strings.LastIndex(out, form.close)
+			if i < 0 || j < i {
+				t.Errorf("%s %q: rendered %q, no %s", form.name, c, out, form.open)
+				continue
+			}
+			if got := strings.TrimSpace(strings.ReplaceAll(out[i+len(form.open):j], "&quot;", "\"")); got != strings.TrimSpace(strings.ReplaceAll(want, "&#34;", "\"")) {
+				t.Errorf("%s %q: escaped %q renders %q, want %q", form.name, c, Escape(c), got, want)
+			}
+		}
 	}
 }
