@@ -63,6 +63,10 @@ type Plan struct {
 	Baseline string
 	// Pairs are the (A, B) system pairs of Explicit, compared as A − B.
 	Pairs [][2]string
+	// Description, for Explicit, says what the pairs are in the plan
+	// sentence ("each cell against its baseline counterpart"); default
+	// "the listed pairs".
+	Description string
 }
 
 // Describe is the plan in words for the report's "Plan:" line, such as
@@ -77,6 +81,9 @@ func (p Plan) describe(noun string) string {
 	case VsBest:
 		return "each " + noun + " against the best " + noun + " of each metric"
 	case Explicit:
+		if p.Description != "" {
+			return p.Description
+		}
 		return "the listed pairs"
 	}
 	return "all pairs"

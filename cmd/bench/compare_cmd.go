@@ -94,7 +94,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		baseline     = fs.String("baseline", "", "compare every run against this run `name` (the baseline plan; default: all pairs)")
 		planName     = fs.String("plan", "", "comparison `plan`: baseline (each run against --baseline), best (each run against the best run of each measure) or all-pairs; default baseline with --baseline, else all-pairs")
 		equivalence  = fs.Float64("equivalence", 0, "equivalence margin `δ`: TOST shows a difference within ±δ as \"equivalent\" (0: no equivalence test)")
-		detect       = fs.Float64("detect", 0.05, "report the questions needed to detect a true difference of `Δ` (0: none)")
+		detect       = fs.Float64("detect", stats.DefaultDetect, "report the questions needed to detect a true difference of `Δ` (0: none)")
 		interval     = fs.String("interval", string(stats.BCa), "interval `method`: bca or percentile (paired bootstrap), or t (Student t)")
 		complete     = fs.Bool("c", false, "score 0 for qrels queries missing from a run instead of failing")
 		level        = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l; 0: grade 0 too)")
@@ -147,7 +147,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	if *gateMode {
 		return compareGate(stdout, in, *baseline, texts, gf, gate.Options{Test: test, Correction: corr, Alpha: *alpha,
-			Permutations: *permutations, Resamples: *resamples, Seed: *seed})
+			Permutations: *permutations, Resamples: *resamples, Seed: *seed, Interval: ivMethod, Equivalence: *equivalence, Detect: *detect})
 	}
 	return writeCompareReport(stdout, f, in, evalWarnings, compare.Options{
 		Test: test, Correction: corr, Alpha: *alpha, Permutations: *permutations, Resamples: *resamples,
