@@ -71,7 +71,7 @@ func (r *Result) Markdown(w io.Writer) error {
 	n := len(t.Header)
 	t.Align, t.Markup = make([]texttab.Align, n), make([]bool, n)
 	t.Align[n-5], t.Align[n-4], t.Align[n-2] = texttab.Right, texttab.Right, texttab.Right
-	t.Markup[n-3], t.Markup[n-1] = true, true // ours: the interval's [ ] and **regressed**
+	t.Markup[n-3], t.Markup[n-2], t.Markup[n-1] = true, true, true // ours: the interval's [ ], "< 0.0001", **regressed**
 	for _, c := range r.Comparisons {
 		v := r.VerdictText(c)
 		if c.Verdict == Regressed {
