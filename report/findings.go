@@ -9,6 +9,7 @@ import (
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
+	"github.com/ragbench/ragbench/stats"
 )
 
 // Findings are report.md's "Notes": short Markdown sentences on what a
@@ -236,19 +237,16 @@ func correctionSuffix(s *results.Significance) string {
 }
 
 // correctionName is the display name of a significance.correction value
-// ("" for none).
+// (stats.Correction.Description, its one owner; "" for none).
 func correctionName(c string) string {
-	switch c {
-	case "holm":
-		return "Holm–Bonferroni"
-	case "bonferroni":
-		return "Bonferroni"
-	case "bh":
-		return "Benjamini–Hochberg"
-	case "none", "":
+	corr, err := stats.ParseCorrection(c)
+	if c == "" || err == nil && corr == stats.None {
 		return ""
 	}
-	return c
+	if err != nil {
+		return c
+	}
+	return corr.Description()
 }
 
 // formatP writes a p-value's relation and value with 3 significant digits:
