@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -532,17 +533,8 @@ func (r *Report) writeJSON(w io.Writer) error {
 	if doc.Plan == "" {
 		doc.Plan = AllPairs
 	}
-	for m, ref := range r.Reference {
-		if ref >= 0 {
-			if doc.Reference == nil {
-				doc.Reference = map[string]string{}
-			}
-			doc.Reference[r.Metrics[m]] = r.Systems[ref]
-		}
-		for _, s := range r.Ties[m] {
-			doc.Ties[r.Metrics[m]] = append(doc.Ties[r.Metrics[m]], r.Systems[s])
-		}
-	}
+	doc.Reference = r.ReferenceNames()
+	maps.Copy(doc.Ties, r.TieNames())
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}
 	}
@@ -567,6 +559,36 @@ func (r *Report) writeJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// ReferenceNames maps each metric to its reference system's name (the
+// baseline, or the best system of the metric); nil for all pairs.
+func (r *Report) ReferenceNames() map[string]string {
+	var out map[string]string
+	for m, ref := range r.Reference {
+		if ref >= 0 {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[r.Metrics[m]] = r.Systems[ref]
+		}
+	}
+	return out
+}
+
+// TieNames maps each metric with systems tied at the highest mean to their
+// names, in input order; nil when no metric has a tie.
+func (r *Report) TieNames() map[string][]string {
+	var out map[string][]string
+	for m, tie := range r.Ties {
+		for _, s := range tie {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[r.Metrics[m]] = append(out[r.Metrics[m]], r.Systems[s])
+		}
+	}
+	return out
 }
 
 // csvHeader lists the CSV columns, named as the JSON pair fields.

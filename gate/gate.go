@@ -45,6 +45,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -333,7 +334,7 @@ func (res *Result) queries() (map[string][]string, error) {
 				return nil, fmt.Errorf("gate: cell %s: %s has no %s", cell.Name, side, m)
 			}
 			for _, side := range []map[string]float64{b, c} {
-				for _, q := range sortedKeys(side) {
+				for _, q := range slices.Sorted(maps.Keys(side)) {
 					if v := side[q]; math.IsNaN(v) || math.IsInf(v, 0) {
 						return nil, fmt.Errorf("gate: cell %s, %s: query %q: score is %v", cell.Name, m, q, v)
 					}
@@ -364,7 +365,7 @@ func (res *Result) queries() (map[string][]string, error) {
 		if len(common) == 0 {
 			return nil, fmt.Errorf("gate: %s: no query is scored by every cell in both the baseline and this run", m)
 		}
-		ids[m] = sortedKeys(common)
+		ids[m] = slices.Sorted(maps.Keys(common))
 		res.Queries = max(res.Queries, len(ids[m]))
 	}
 	return ids, nil
@@ -435,16 +436,6 @@ func (r *Result) VerdictText(c Comparison) string {
 		return fmt.Sprintf("equivalent within ±%g", r.Options.Equivalence)
 	}
 	return string(c.Verdict)
-}
-
-// sortedKeys returns m's keys, sorted.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // shared returns the query ids scored in both maps, sorted, and how many

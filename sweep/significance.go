@@ -122,20 +122,7 @@ func significance(ctx context.Context, cfg *Config, ds *dataset, scored []scored
 	for _, p := range rep.Pairs {
 		sig.Pairs = append(sig.Pairs, pairTest(rep, p))
 	}
-	for m, ref := range rep.Reference {
-		if ref >= 0 {
-			if sig.Reference == nil {
-				sig.Reference = map[string]string{}
-			}
-			sig.Reference[rep.Metrics[m]] = rep.Systems[ref]
-		}
-		for _, c := range rep.Ties[m] {
-			if sig.Ties == nil {
-				sig.Ties = map[string][]string{}
-			}
-			sig.Ties[rep.Metrics[m]] = append(sig.Ties[rep.Metrics[m]], rep.Systems[c])
-		}
-	}
+	sig.Reference, sig.Ties = rep.ReferenceNames(), rep.TieNames()
 	for _, p := range rep.Power {
 		sig.Power = append(sig.Power, power(p))
 	}
