@@ -102,6 +102,17 @@ func TestRunBaselineErrors(t *testing.T) {
 	if code != 2 {
 		t.Errorf("--max-drop -1: exit %d, want 2", code)
 	}
+	for _, v := range []string{"-0.02", "NaN", "Inf", "x"} {
+		code, _, errOut := smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base"), "--equivalence", v)
+		if code != 2 || !strings.Contains(errOut, "a margin in the metric's units") {
+			t.Errorf("--equivalence %s: exit %d, stderr %q; want a usage error", v, code, errOut)
+		}
+	}
+	for _, v := range []string{"fixed-4", "doc=doc", "doc=fixed-4o1/bm25"} {
+		if code, _, errOut := smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base"), "--gate-map", v); code != 2 || !strings.Contains(errOut, "-gate-map") {
+			t.Errorf("--gate-map %s: exit %d, stderr %q; want a usage error", v, code, errOut)
+		}
+	}
 }
 
 // TestCompareGate: bench compare --gate on the fixture of TestCompareCLI
