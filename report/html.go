@@ -56,6 +56,7 @@ func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) 
 		return nil, err
 	}
 	r.Slices = slices
+	r.Summary = append(r.Summary, smallGroups(slices)...)
 	r.Comparisons, r.Matrix = htmlComparisons(res), htmlMatrix(res)
 	if l, err := history.Chart(rows, primary, history.ChartOptions{}); err == nil {
 		r.History = &l // else no run has the metric: no chart

@@ -263,3 +263,16 @@ func htmlComparisons(res *results.Results) *htmlreport.Comparisons {
 	}
 	return c
 }
+
+// smallGroups is report.html's warning on each group of queries whose bars
+// rest on fewer than stats.SmallSample queries (a slice, the held-out
+// split): their means and intervals are indicative only.
+func smallGroups(charts []htmlreport.SliceChart) []string {
+	var out []string
+	for _, sc := range charts {
+		if w := stats.SmallSampleWarning(sc.N, sc.Metric+", "+sc.Group); w != "" {
+			out = append(out, "Warning: "+w+".")
+		}
+	}
+	return out
+}

@@ -34,6 +34,9 @@ func TestSliceBarsUndefinedInterval(t *testing.T) {
 	if b := got["slice one"]; b[0] != 0.7 || !math.IsNaN(b[1]) || !math.IsNaN(b[2]) {
 		t.Errorf("one query: bar %v, want 0.7 with NaN bounds", b)
 	}
+	if w := strings.Join(p.Summary, "\n"); !strings.Contains(w, "Warning: ndcg@10, slice one: only 1 query (fewer than 20): indicative only.") || !strings.Contains(w, "slice two: only 2 queries") {
+		t.Errorf("report.html's summary lacks the small-group warnings:\n%s", w)
+	}
 	h := 12.706205 * math.Sqrt(0.5) / math.Sqrt(2)
 	if b := got["slice two"]; b[0] != 0.5 || math.Abs(b[1]-(0.5-h)) > 1e-5 || math.Abs(b[2]-(0.5+h)) > 1e-5 {
 		t.Errorf("two queries: bar %v, want 0.5 ± %v", b, h)
