@@ -13,8 +13,9 @@
 //     the column width, so that it also reads well in a terminal.
 //
 // Both Markdown forms pass every cell, header included, through Escape,
-// the one Markdown escape rule of ragbench: a cell is plain text and
-// renders as itself. Body cells of a column marked in Table.Markup are
+// the one Markdown escape rule of ragbench (less its guard of a line's
+// first characters: a cell holds inline content only), so a cell is plain
+// text and renders as itself. Body cells of a column marked in Table.Markup are
 // Markdown already (compare's **bold** and <sup> letters, report.md's
 // labels) and are written as they are, save their line breaks; any text a
 // user wrote inside them has gone through Escape. Prose (report.md's
@@ -69,15 +70,35 @@ func (t *Table) AddRow(cells ...string) { t.Rows = append(t.Rows, cells) }
 // or CR) becomes a space (a table row, a list item, is one line). An _
 // gets a backslash unless it stands between two letters or digits, where
 // it can neither open nor close emphasis (§6.4's flanking rules), so that
-// names such as hit_rate@10 stay as they are.
-func Escape(s string) string {
+// names such as hit_rate@10 stay as they are; ~ gets one (GitHub's
+// strikethrough). A string starting as a block would at a line's start
+// (a heading "# ", a list item "- " "+ " "1. " "1) ", a thematic break
+// "---") gets a backslash there, so that it stays text at the start of a
+// list item or a line.
+func Escape(s string) string { return escape(s, true) }
+
+// escapeCell is Escape for a table cell's text, which GFM parses as inline
+// content only: no block can start there, so a lone "-" (a placeholder)
+// stays as it is.
+func escapeCell(s string) string { return escape(s, false) }
+
+// escape is Escape; lineStart guards the block markers a line can start
+// with.
+func escape(s string, lineStart bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	rs := []rune(s)
+	rs := []rune(lineBreaks.Replace(s))
+	marker := -1
+	if lineStart {
+		marker = orderedMarker(rs)
+	}
 	alnum := func(i int) bool { return i >= 0 && i < len(rs) && (unicode.IsLetter(rs[i]) || unicode.IsDigit(rs[i])) }
 	for i, r := range rs {
+		if i == 0 && lineStart && blockStart(rs) {
+			b.WriteByte('\\')
+		}
 		switch r {
-		case '\\', '|', '`', '*', '[', ']':
+		case '\\', '|', '`', '*', '[', ']', '~':
 			b.WriteByte('\\')
 			b.WriteRune(r)
 		case '_':
@@ -91,21 +112,53 @@ func Escape(s string) string {
 			b.WriteString("&lt;")
 		case '>':
 			b.WriteString("&gt;")
-		case '\r':
-			if i+1 < len(rs) && rs[i+1] == '\n' {
-				continue // CRLF: one space, from the LF
-			}
-			b.WriteByte(' ')
-		case '\n':
-			b.WriteByte(' ')
 		default:
+			if i == marker {
+				b.WriteByte('\\')
+			}
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
 }
 
-// lineBreaks turns the line breaks of a Markup cell into spaces.
+// blockStart reports whether rs starts as a line could start a block
+// (CommonMark §4–5): an ATX heading (1 to 6 # then a space or the end), a
+// bullet list item (- or + then a space or the end) or a thematic break
+// (--- alone). A backslash before its first character keeps it text at
+// the start of a line or a list item. (> is written &gt;, which opens no
+// block quote; "-0.5" and "#3" open nothing and stay as they are.)
+func blockStart(rs []rune) bool {
+	spaceOrEnd := func(i int) bool { return i >= len(rs) || rs[i] == ' ' || rs[i] == '\t' }
+	switch rs[0] {
+	case '#':
+		i := 0
+		for i < len(rs) && rs[i] == '#' {
+			i++
+		}
+		return i <= 6 && spaceOrEnd(i)
+	case '-', '+':
+		return spaceOrEnd(1) || strings.Trim(string(rs), "- \t") == ""
+	}
+	return false
+}
+
+// orderedMarker is the index of the . or ) of a leading ordered-list
+// marker ("12. x", "3)" — digits, then . or ), then a space or the end),
+// else -1: "0.5000" is no marker.
+func orderedMarker(rs []rune) int {
+	i := 0
+	for i < len(rs) && i < 10 && rs[i] >= '0' && rs[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(rs) && (rs[i] == '.' || rs[i] == ')') && (i+1 == len(rs) || rs[i+1] == ' ' || rs[i+1] == '\t') {
+		return i
+	}
+	return -1
+}
+
+// lineBreaks turns line breaks (CRLF, LF, CR) into spaces: a Markup
+// cell's, and Escape's before anything else.
 var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
 
 func (t *Table) align(i int) Align {
@@ -117,7 +170,7 @@ func (t *Table) align(i int) Align {
 
 // cells returns the header and the rows, each exactly len(Header) cells
 // long, passed through f (a Markup column's body cells through
-// lineBreaks instead, when f is Escape: markdown).
+// lineBreaks instead, for markdown).
 func (t *Table) cells(f func(string) string, markdown bool) [][]string {
 	n := len(t.Header)
 	out := make([][]string, 0, 1+len(t.Rows))
@@ -196,7 +249,7 @@ func (t *Table) WriteText(w io.Writer) error {
 // through Escape (Markup columns' body cells are written as they are).
 // Errors come from w.
 func (t *Table) WriteMarkdown(w io.Writer) error {
-	rows := t.cells(Escape, true)
+	rows := t.cells(escapeCell, true)
 	bw := bufio.NewWriter(w)
 	for k, r := range rows {
 		bw.WriteString("| " + strings.Join(r, " | ") + " |\n")
@@ -221,7 +274,7 @@ func (t *Table) WriteMarkdown(w io.Writer) error {
 // with its surrounding spaces ("|-----|"), the last dash a ":" for a right
 // column ("|----:|"). Errors come from w.
 func (t *Table) WritePaddedMarkdown(w io.Writer) error {
-	rows := t.cells(Escape, true)
+	rows := t.cells(escapeCell, true)
 	width := t.widths(rows)
 	bw := bufio.NewWriter(w)
 	for k, r := range rows {

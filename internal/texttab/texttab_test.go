@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
@@ -128,8 +130,7 @@ func TestEscape(t *testing.T) {
 // breaks — escaped and put in a table cell or in a paragraph renders as
 // exactly its own text (line breaks as spaces), never as markup.
 func TestEscapeRenders(t *testing.T) {
-	md := goldmark.New(goldmark.WithExtensions(extension.Table))
-	special := []string{"&", "<", ">", "|", "\\", "`", "*", "[", "]", "_", "\r\n", "\n", "\r", "a", "é", "&amp;", "\\|", "!", "#", "(", ")"}
+	special := []string{"&", "<", ">", "|", "\\", "`", "*", "[", "]", "_", "~", "\r\n", "\n", "\r", "a", "é", "&amp;", "\\|", "!", "#", "(", ")", "-", "+", "=", "1.", " "}
 	var cases []string
 	for _, a := range special {
 		for _, b := range special {
@@ -137,28 +138,56 @@ func TestEscapeRenders(t *testing.T) {
 		}
 	}
 	cases = append(cases, "what is <script>alert(1)</script> | a pipe?", "doc/bm25|x", "[link](javascript:x) **b** `c`\r\nd",
-		"![img](x.png)", "<b>bold</b> &lt; &#124;", "C:\\path\\", "a ``b`` c", "*a*b*", "[a][b]", "x<y>z", "hit_rate@10 _em_")
-	flat := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+		"![img](x.png)", "<b>bold</b> &lt; &#124;", "C:\\path\\", "a ``b`` c", "*a*b*", "[a][b]", "x<y>z", "hit_rate@10 _em_",
+		"~~gone~~", "# heading", "## h", "#hashtag", "> quote", ">q", "- item", "-0.5", "+ item", "12. item", "3) item", "3)", "---", "- - -", "===", "1.5 is a number", "0.5000")
 	for _, c := range cases {
-		want := html.EscapeString(flat.Replace(c))
-		want = strings.ReplaceAll(want, "&#39;", "'")
-		for _, form := range []struct{ name, src, open, close string }{
-			{"cell", "| h |\n|---|\n| " + Escape(c) + " |\n", "<td>", "</td>"},
-			{"prose", "- " + Escape(c) + "\n", "<li>", "</li>"},
-		} {
-			var b bytes.Buffer
-			if err := md.Convert([]byte(form.src), &b); err != nil {
-				t.Fatal(err)
-			}
-			out := b.String()
-			i, j := strings.Index(out, form.open), strings.LastIndex(out, form.close)
-			if i < 0 || j < i {
-				t.Errorf("%s %q: rendered %q, no %s", form.name, c, out, form.open)
-				continue
-			}
-			if got := strings.TrimSpace(strings.ReplaceAll(out[i+len(form.open):j], "&quot;", "\"")); got != strings.TrimSpace(strings.ReplaceAll(want, "&#34;", "\"")) {
-				t.Errorf("%s %q: escaped %q renders %q, want %q", form.name, c, Escape(c), got, want)
-			}
+		checkRenders(t, c)
+	}
+}
+
+// FuzzEscape: any text, escaped, renders as itself in a table cell and in
+// a list item (TestEscapeRenders' check), leading and trailing white space
+// and control characters aside (Markdown trims the one; the other are not
+// text a report holds).
+func FuzzEscape(f *testing.F) {
+	for _, s := range []string{"a|b", "_x_", "<b>", "# h", "1. x", "[a](b)", "~~s~~", "\\`*"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		s = strings.TrimSpace(s)
+		if s == "" || !utf8.ValidString(s) || strings.ContainsFunc(s, func(r rune) bool {
+			return unicode.IsControl(r) && r != '\n' && r != '\r' || r == '\uFFFD' || unicode.IsSpace(r) && r != ' ' && r != '\n' && r != '\r'
+		}) {
+			return
+		}
+		checkRenders(t, s)
+	})
+}
+
+// checkRenders renders Escape(c) in a GFM table cell and in a list item
+// with goldmark and checks both read c (line breaks as spaces).
+func checkRenders(t *testing.T, c string) {
+	t.Helper()
+	md := goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+	flat := strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ")
+	want := html.EscapeString(flat.Replace(c))
+	want = strings.ReplaceAll(want, "&#39;", "'")
+	for _, form := range []struct{ name, src, open, close string }{
+		{"cell", "| h |\n|---|\n| " + Escape(c) + " |\n", "<td>", "</td>"},
+		{"prose", "- " + Escape(c) + "\n", "<li>", "</li>"},
+	} {
+		var b bytes.Buffer
+		if err := md.Convert([]byte(form.src), &b); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		i, j := strings.Index(out, form.open), strings.LastIndex(out, form.close)
+		if i < 0 || j < i {
+			t.Errorf("%s %q: rendered %q, no %s", form.name, c, out, form.open)
+			continue
+		}
+		if got := strings.TrimSpace(strings.ReplaceAll(out[i+len(form.open):j], "&quot;", "\"")); got != strings.TrimSpace(strings.ReplaceAll(want, "&#34;", "\"")) {
+			t.Errorf("%s %q: escaped %q renders %q, want %q", form.name, c, Escape(c), got, want)
 		}
 	}
 }
