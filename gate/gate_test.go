@@ -241,8 +241,9 @@ func TestMarkdownChangesOfRegressedMetric(t *testing.T) {
 // TestEscapeRule: the summary's escape is texttab.Escape, the one rule,
 // and writes every string as the gate's former rule did — & < > as
 // entities; | \ ` * [ ] with a backslash; CRLF, LF and CR as a space — on
-// each special character alone, in pairs and in longer strings, except an
-// _ at a word's edge, which it now escapes too (it could open emphasis).
+// each special character alone, in pairs and in longer strings; it now
+// escapes too an _ at a word's edge (it could open emphasis), ~ and a
+// leading block marker (texttab's TestEscapeRenders and FuzzEscape).
 func TestEscapeRule(t *testing.T) {
 	former := strings.NewReplacer(
 		"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\\", "\\\\",
