@@ -58,12 +58,16 @@ comparison draws from a stream derived from --seed and its names.
 
 --gate turns the comparison against --baseline into the baseline gate of
 'bench run --baseline' (docs/ci.md): every other run is compared with the
-baseline on each measure over the queries both cover, with --test and
---correction over all of them; instead of the table, a Markdown summary
-(also appended to $GITHUB_STEP_SUMMARY when set) gives per run baseline →
-now, the difference with its 95% CI, the corrected p and a verdict, and the
-queries that changed most. Exit status 3 when a run regressed (a significant
-fall, or one larger than --max-drop), 0 otherwise: an improvement never fails.
+baseline on each measure over the queries both cover, with --test,
+--interval and --correction over all of them but the runs identical to the
+baseline ("unchanged (identical)", not counted), and --equivalence;
+instead of the table, a Markdown summary (also appended to
+$GITHUB_STEP_SUMMARY when set) gives the plan, per run baseline → now, the
+difference with its 95% CI, the corrected p and a verdict (regressed,
+improved, equivalent within ±δ, no evidence either way), and the queries
+that changed most. The p-values are those of --baseline without --gate.
+Exit status 3 when a run regressed (significantly worse, or a fall larger
+than --max-drop), 0 otherwise: an improvement never fails.
 
 Examples:
   bench compare --qrels qrels.test bm25.trec dense.trec hybrid.trec
