@@ -46,8 +46,9 @@ func joinLabels(ls []string) string {
 // from before plans (no Plan) gets compare's sentences only.
 func (r *reportWriter) significance() {
 	sig := &r.res.Significance
-	if sig.Plan == "" {
-		r.notesList(sig.Notes)
+	if sig.Plan == "" || len(sig.Pairs) == 0 {
+		r.notesList(sig.Notes) // before plans, or nothing compared (one cell, no answerable query)
+		r.warningList(sig.Warnings)
 		return
 	}
 	notes := sig.Notes
@@ -62,9 +63,14 @@ func (r *reportWriter) significance() {
 		r.planTable(sig, m)
 	}
 	r.notesList(notes)
-	if len(sig.Warnings) > 0 {
+	r.warningList(sig.Warnings)
+}
+
+// warningList writes the significance warnings, if any, as a list.
+func (r *reportWriter) warningList(ws []string) {
+	if len(ws) > 0 {
 		r.w("Warnings:\n\n")
-		for _, w := range sig.Warnings {
+		for _, w := range ws {
 			r.w("- %s\n", mdEscape(w))
 		}
 		r.w("\n")

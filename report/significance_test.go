@@ -87,3 +87,17 @@ func TestSmallSampleWarnings(t *testing.T) {
 		t.Error("a warning on the 34 tuning queries")
 	}
 }
+
+// TestNothingCompared: a sweep with one cell (or no answerable query) has
+// a plan but no comparison: report.md says so, with no empty table nor a
+// baseline of no name.
+func TestNothingCompared(t *testing.T) {
+	res := findingsResults()
+	res.Cells = res.Cells[:1]
+	res.Significance = results.Significance{Plan: "baseline", Baseline: "doc/bm25", Metrics: []string{"ndcg@10"}, Pairs: []results.PairTest{},
+		Notes: []string{"Plan: each cell against baseline doc/bm25: 0 comparisons × 1 metric = 0."}, Warnings: []string{"only one system: nothing to compare"}}
+	md := Markdown(res)
+	if !strings.Contains(md, "- Plan: each cell against baseline doc/bm25: 0 comparisons × 1 metric = 0.") || !strings.Contains(md, "- only one system: nothing to compare") || strings.Contains(md, "**ndcg@10**") {
+		t.Errorf("report.md:\n%s", md)
+	}
+}
