@@ -63,6 +63,12 @@ func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) 
 	}
 	// The span-label precision–recall scatter (token measures) is a later
 	// feature: it goes into r.Sections as one htmlreport.Section.
+	if w, sec, ok := judgedSection(res); ok {
+		r.Sections = append(r.Sections, sec)
+		if w != "" {
+			r.Summary = append(r.Summary, w)
+		}
+	}
 	r.Misses = htmlMisses(cfg, res)
 	return r, nil
 }
@@ -93,7 +99,10 @@ func htmlMainTable(cfg *config.Config, res *results.Results, primary string) htm
 			row = append(row, htmlreport.TableCell{Text: f4(v), Sort: v, Bold: v == best[m]})
 		}
 		ho := c.Means[results.GroupHeldOut][primary]
-		row = append(row, htmlreport.TableCell{Text: f4(ho), Sort: ho})
+		if res.Dataset.HeldOut == 0 {
+			ho = math.NaN() // no held-out query: no mean (—), sorted last
+		}
+		row = append(row, htmlreport.TableCell{Text: meanOf(ho, res.Dataset.HeldOut), Sort: ho})
 		t.Rows = append(t.Rows, row)
 	}
 	return t

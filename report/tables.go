@@ -193,6 +193,11 @@ func mdCode(s string) string {
 // cells get it from the table writer: never escape a cell twice).
 func mdEscape(s string) string { return texttab.Escape(s) }
 
+// mdText writes s, a name the user chose (the config's, the dataset's),
+// as Markdown text that renders as s: texttab.Escape, the one rule
+// (mdEscape's).
+func mdText(s string) string { return texttab.Escape(s) }
+
 // table writes a padded Markdown table (texttab's, the renderer of every
 // ragbench report), every column left-aligned, every cell plain text
 // (escaped by the writer).
