@@ -122,6 +122,25 @@ func escape(s string, lineStart bool) string {
 	return b.String()
 }
 
+// cellPipes escapes the pipes of a Markup cell that are not escaped yet
+// (a code span's, say): GitHub splits a row on every unescaped pipe, in
+// code spans too, and reads \| as a pipe of the cell's text there.
+func cellPipes(s string) string {
+	if !strings.Contains(s, "|") {
+		return s
+	}
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range s {
+		if r == '|' && prev != '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
 // blockStart reports whether rs starts as a line could start a block
 // (CommonMark §4–5): an ATX heading (1 to 6 # then a space or the end), a
 // bullet list item (- or + then a space or the end) or a thematic break
@@ -181,7 +200,7 @@ func (t *Table) cells(f func(string) string, markdown bool) [][]string {
 				continue
 			}
 			if markdown && k > 0 && i < len(t.Markup) && t.Markup[i] {
-				row[i] = lineBreaks.Replace(r[i])
+				row[i] = cellPipes(lineBreaks.Replace(r[i]))
 			} else {
 				row[i] = f(r[i])
 			}

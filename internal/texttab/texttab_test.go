@@ -114,6 +114,16 @@ func TestEscape(t *testing.T) {
 	if want := "a|b\nx\ny\n1\n"; got != want {
 		t.Errorf("text (no escaping, extra cells dropped): got %q, want %q", got, want)
 	}
+	code := &Table{Header: []string{"id"}, Markup: []bool{true}}
+	code.AddRow("`a|b` " + Escape("x|y"))
+	if got := render(t, code, markdown); got != "| id |\n|---|\n| `a\\|b` x\\|y |\n" {
+		t.Errorf("Markup cell's pipes: got %q", got)
+	}
+	var rendered bytes.Buffer
+	goldmark.New(goldmark.WithExtensions(extension.Table)).Convert([]byte(render(t, code, markdown)), &rendered)
+	if !strings.Contains(rendered.String(), "<td><code>a|b</code> x|y</td>") {
+		t.Errorf("Markup cell with a code span holding a pipe renders %q", rendered.String())
+	}
 	mk := &Table{Header: []string{"name", "**mean**"}, Markup: []bool{false, true}}
 	mk.AddRow("a*b", "**0.5**<sup>a</sup>\n")
 	for _, w := range []writer{markdown, padded} {
