@@ -178,6 +178,35 @@ type SignificanceConfig struct {
 	// Holm needs (comparisons)/(B+1) < alpha for anything to be
 	// significant.
 	Metrics []string `yaml:"metrics" json:"metrics"`
+	// Plan is the comparison plan (compare.PlanKind): "baseline" (default:
+	// each cell against Baseline, m − 1 comparisons per metric), "best"
+	// (each cell against the best cell of each metric) or "all-pairs"
+	// (m(m − 1)/2). Every comparison of the plan costs power: the
+	// correction covers them all (issue 23).
+	Plan string `yaml:"plan" json:"plan"`
+	// Baseline names the baseline plan's reference cell
+	// ("<chunking>/<retriever>", one of the config's cells); empty: the
+	// best BM25 cell (kinds.IsReference) on the primary metric at
+	// prompt_k over all answerable queries, chosen by the sweep. Only with
+	// plan baseline.
+	Baseline string `yaml:"baseline" json:"baseline,omitempty"`
+	// Equivalence is the equivalence margin δ ≥ 0 in the metrics' units:
+	// two one-sided paired t-tests (TOST) show "equivalent within ±δ"; 0
+	// (default): no equivalence test.
+	Equivalence float64 `yaml:"equivalence" json:"equivalence"`
+	// Detect is the difference Δ ≥ 0 whose required number of queries the
+	// report gives (80 % power at the plan's level); default
+	// stats.DefaultDetect (0.05) when absent, 0: none.
+	Detect *float64 `yaml:"detect" json:"detect"`
+	// Interval is the method of each comparison's 95 % confidence
+	// interval: bca (default), percentile (paired bootstrap, Permutations
+	// resamples, seeded) or t (Student t).
+	Interval string `yaml:"interval" json:"interval"`
+	// Matrix adds the all-pairs significance matrix to report.html (a
+	// family of its own, m(m − 1)/2 comparisons per metric, corrected
+	// apart from the plan's); default false: a 36 × 36 matrix is not
+	// readable, and the plan's comparisons answer the question.
+	Matrix bool `yaml:"matrix" json:"matrix,omitempty"`
 }
 
 // HeldOutConfig configures the held-out split: a query is held out when

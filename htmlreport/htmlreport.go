@@ -10,8 +10,12 @@
 // cell's ceiling (its input's recall at the rerank depth: reranking only
 // reorders those) drawn dashed in its colour; bars of the primary metric
 // per slice (or, without slices, for all / tuning / held-out queries) with
-// 95% confidence intervals; the significance matrix of all pairs
-// (difference row − column and corrected p, significant ones coloured);
+// 95% confidence intervals; the significance view, the comparison plan's
+// comparisons (by default each cell against the baseline): a chart of the
+// differences with their paired intervals and a sortable table with the
+// corrected p and the verdict in words; on request only, the matrix of all
+// pairs (difference row − column and corrected p, significant ones
+// coloured);
 // the history chart; Report.Sections (the hook for later charts such as the
 // span-label precision–recall scatter); and the misses, browsable per cell
 // and query: the question, the gold passages missed (with their rank), and
@@ -50,7 +54,14 @@ type Report struct {
 	Recall []RecallChart
 	// Slices are the bar charts of the primary metric, one per group.
 	Slices []SliceChart
-	// Matrix is the significance matrix; nil when there are no pairs.
+	// Comparisons is the significance view: the comparison plan's
+	// comparisons on the first tested metric (each cell against the
+	// baseline, by default), each with its difference and paired
+	// interval; nil when there are none.
+	Comparisons *Comparisons
+	// Matrix is the all-pairs significance matrix, shown only on request
+	// (significance.matrix: a 36 × 36 matrix is not readable); nil
+	// otherwise.
 	Matrix *Matrix
 	// History is the history chart, nil when there is no history.
 	History *chart.Line
@@ -114,11 +125,42 @@ type SliceChart struct {
 	Bars   []chart.Bar
 }
 
+// Comparisons is the significance view: one metric's comparisons of the
+// plan, drawn as a chart of the differences with their intervals and
+// listed as a sortable table.
+type Comparisons struct {
+	// Title names the view ("Each cell against the baseline doc/bm25"),
+	// Metric the metric compared.
+	Title, Metric string
+	// Notes are the sentences above the chart: the plan and its number of
+	// comparisons, the test, correction and interval method, what the set
+	// can show, warnings.
+	Notes []string
+	// Interval names the interval method in the table's header
+	// ("bootstrap BCa").
+	Interval string
+	Rows     []Comparison
+}
+
+// Comparison is one row of Comparisons: cell A against cell B, the
+// difference A − B with its 95 % interval [Low, High] (NaN bounds: no
+// interval), the corrected p as text ("–" when not counted), the verdict in
+// words, and Class "win" (better), "loss" (worse) or "".
+type Comparison struct {
+	A, B            string
+	MeanA, MeanB    float64
+	Diff, Low, High float64
+	P               string
+	Verdict, Class  string
+}
+
 // Matrix is the significance matrix of all pairs of cells on one metric.
 type Matrix struct {
 	Metric, Test, Correction string
 	Alpha                    float64
-	Cells                    []string
+	// Comparisons is the number of comparisons its correction covers.
+	Comparisons int
+	Cells       []string
 	// Diff[i][j] is mean(i) − mean(j) and P[i][j] its corrected p (NaN on
 	// the diagonal and for pairs not tested).
 	Diff, P [][]float64
@@ -184,6 +226,13 @@ func Write(w io.Writer, r *Report) error {
 		}
 		v.SliceSVG = append(v.SliceSVG, svg)
 	}
+	if c := r.Comparisons; c != nil && len(c.Rows) > 0 {
+		svg, err := draw(comparisonBars(c).SVG)
+		if err != nil {
+			return err
+		}
+		v.ComparisonSVG = svg
+	}
 	if r.History != nil {
 		svg, err := draw(r.History.SVG)
 		if err != nil {
@@ -210,7 +259,7 @@ func Write(w io.Writer, r *Report) error {
 type view struct {
 	*Report
 	RecallSVG, SliceSVG, SectionSVG []template.HTML
-	HistorySVG                      template.HTML
+	HistorySVG, ComparisonSVG       template.HTML
 	MissesJSON                      template.JS
 }
 
@@ -249,6 +298,23 @@ func recallSVG(rc RecallChart) (template.HTML, error) {
 		}
 	}
 	return draw(l.SVG)
+}
+
+// comparisonBars is the significance view's chart: one bar per
+// comparison, the difference A − B with its interval, in row order.
+func comparisonBars(c *Comparisons) chart.Bars {
+	b := chart.Bars{Title: fmt.Sprintf("%s: difference with 95%% CI (%s)", c.Metric, c.Interval), XLabel: "difference in " + c.Metric}
+	for _, row := range c.Rows {
+		col := chart.Color(0)
+		switch row.Class {
+		case "win":
+			col = chart.Color(2)
+		case "loss":
+			col = chart.Color(1)
+		}
+		b.Bars = append(b.Bars, chart.Bar{Label: row.A, Value: row.Diff, Low: row.Low, High: row.High, Color: col})
+	}
+	return b
 }
 
 // compactMisses is the JSON the page's script reads: short keys, snippets

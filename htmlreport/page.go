@@ -49,6 +49,14 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%+.4f", v)
 	},
+	// interval prints [low, high] with signs ("[–, –]" when undefined:
+	// NaN bounds).
+	"interval": func(lo, hi float64) string {
+		if math.IsNaN(lo) || math.IsNaN(hi) {
+			return "[–, –]"
+		}
+		return fmt.Sprintf("[%+.4f, %+.4f]", lo, hi)
+	},
 }
 
 var page = template.Must(template.New("report.html").Funcs(funcs).Parse(`<!DOCTYPE html>
@@ -82,7 +90,7 @@ svg.chart { max-width: 100%; height: auto; }
 <body>
 <h1>{{.Title}}</h1>
 {{range .Summary}}<p class="note">{{.}}</p>
-{{end}}<nav><a href="#table">Table</a><a href="#recall">Recall@k</a><a href="#slices">Slices</a>{{if .Matrix}}<a href="#significance">Significance</a>{{end}}{{if .History}}<a href="#history">History</a>{{end}}{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}<a href="#misses-section">Misses</a></nav>
+{{end}}<nav><a href="#table">Table</a><a href="#recall">Recall@k</a><a href="#slices">Slices</a>{{if .Comparisons}}<a href="#significance">Significance</a>{{end}}{{if .Matrix}}<a href="#matrix-section">All pairs</a>{{end}}{{if .History}}<a href="#history">History</a>{{end}}{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}<a href="#misses-section">Misses</a></nav>
 
 <h2 id="table">{{.Table.Caption}}</h2>
 <p class="note">Click a column heading to sort.</p>
@@ -100,9 +108,17 @@ svg.chart { max-width: 100%; height: auto; }
 <p class="note">Means over each group's answerable queries, with 95% Student-t confidence intervals.</p>
 <div class="charts">{{range .SliceSVG}}<figure class="chart-slice">{{.}}</figure>
 {{end}}</div>
-{{with .Matrix}}
-<h2 id="significance">Significance of all pairs: {{.Metric}}</h2>
-<p class="note">Each entry is row − column and its p-value after {{.Correction}} correction over all comparisons ({{.Test}} test); green: the row is significantly better (p ≤ {{.Alpha}}), red: significantly worse.</p>
+{{with .Comparisons}}
+<h2 id="significance">{{.Title}}: {{.Metric}}</h2>
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}<figure class="chart-comparison">{{$.ComparisonSVG}}</figure>
+<div class="wide"><table class="sortable" id="comparisons">
+<thead><tr><th>cell</th><th>{{.Metric}}</th><th>vs</th><th>vs {{.Metric}}</th><th>difference</th><th>95% CI ({{.Interval}})</th><th>p (corrected)</th><th>verdict</th></tr></thead>
+<tbody>{{range .Rows}}<tr><td data-v="">{{.A}}</td><td data-v="{{sortKey .MeanA}}">{{num .MeanA}}</td><td data-v="">{{.B}}</td><td data-v="{{sortKey .MeanB}}">{{num .MeanB}}</td><td data-v="{{sortKey .Diff}}"{{if .Class}} class="{{.Class}}"{{end}}>{{signed .Diff}}</td><td data-v="{{sortKey .Low}}">{{interval .Low .High}}</td><td data-v="">{{.P}}</td><td data-v=""{{if .Class}} class="{{.Class}}"{{end}}>{{.Verdict}}</td></tr>
+{{end}}</tbody></table></div>
+{{end}}{{with .Matrix}}
+<h2 id="matrix-section">Significance of all pairs: {{.Metric}}</h2>
+<p class="note">On request (significance.matrix). Each entry is row − column and its p-value after {{.Correction}} correction over the {{.Comparisons}} comparisons of all pairs, a family apart from the plan's ({{.Test}} test); green: the row is significantly better (p ≤ {{.Alpha}}), red: significantly worse.</p>
 <div class="wide"><table class="matrix" id="matrix">
 <thead><tr><th></th>{{range .Cells}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{$m := .}}{{range $i, $row := .Cells}}<tr><th>{{$row}}</th>{{range $j, $col := $m.Cells}}{{$d := index (index $m.Diff $i) $j}}{{$p := index (index $m.P $i) $j}}<td class="{{pairClass $d $p $m.Alpha}}">{{if ne $i $j}}{{signed $d}}<small>{{pval $p}}</small>{{end}}</td>{{end}}</tr>

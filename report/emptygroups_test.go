@@ -74,9 +74,10 @@ func TestTuningEmptyGroups(t *testing.T) {
 
 // TestHeaderNamesEscaped (issue 26): the config's and the dataset's names
 // in report.md's title and dataset line are written with the one Markdown
-// escape (texttab.Escape: \ doubled, | escaped, line breaks as spaces) and
-// < > as entities, as the report's other user strings: a name can neither
-// end the heading nor open an HTML tag. They were written as given.
+// escape (texttab.Escape: \ doubled, | * escaped, line breaks as spaces, <
+// > as entities), as the report's other user strings: a name can neither
+// end the heading, nor close the bold around it, nor open an HTML tag.
+// They were written as given.
 func TestHeaderNamesEscaped(t *testing.T) {
 	res := tunedResults(3, 3)
 	res.Config.Name = "x|y <img src=x onerror=alert(1)> a\\b\n# injected"
@@ -84,7 +85,7 @@ func TestHeaderNamesEscaped(t *testing.T) {
 	md := Markdown(res)
 	for _, want := range []string{
 		"# ragbench sweep: x\\|y &lt;img src=x onerror=alert(1)&gt; a\\\\b # injected\n",
-		"Dataset **d**\\|&lt;i&gt;**: ",
+		"Dataset **d\\*\\*\\|&lt;i&gt;**: ",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md[:min(len(md), 400)])

@@ -56,7 +56,8 @@ func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) 
 		return nil, err
 	}
 	r.Slices = slices
-	r.Matrix = htmlMatrix(res)
+	r.Summary = append(r.Summary, smallGroups(slices)...)
+	r.Comparisons, r.Matrix = htmlComparisons(res), htmlMatrix(res)
 	if l, err := history.Chart(rows, primary, history.ChartOptions{}); err == nil {
 		r.History = &l // else no run has the metric: no chart
 	}
@@ -171,26 +172,28 @@ func htmlSliceCharts(cfg *config.Config, res *results.Results, primary string) (
 			if err != nil {
 				return nil, fmt.Errorf("report.html: %s, %s: %w", c.Name, g.name, err)
 			}
-			low, high := e.Effect.CILow, e.Effect.CIHigh
-			if !e.Effect.CIDefined { // one query: no interval (it is not [0, 0])
-				low, high = math.NaN(), math.NaN()
+			lo, hi := e.Effect.CILow, e.Effect.CIHigh
+			if !e.Effect.CIDefined { // one query: no interval, not [v, v]
+				lo, hi = math.NaN(), math.NaN()
 			}
-			sc.Bars = append(sc.Bars, chart.Bar{Label: c.Name, Value: e.MeanA, Low: low, High: high, Color: chart.Color(retrieverIndex(cfg, c.Retriever.Name))})
+			sc.Bars = append(sc.Bars, chart.Bar{Label: c.Name, Value: e.MeanA, Low: lo, High: hi, Color: chart.Color(retrieverIndex(cfg, c.Retriever.Name))})
 		}
 		charts = append(charts, sc)
 	}
 	return charts, nil
 }
 
-// htmlMatrix is the significance matrix on the first tested metric (nil
-// when no pair was tested): row a, column b holds mean(a) − mean(b) and the
-// adjusted p-value; untested pairs and the diagonal are NaN.
+// htmlMatrix is the all-pairs significance matrix, on request only
+// (significance.matrix: Significance.AllPairs; nil otherwise): row a,
+// column b holds mean(a) − mean(b) and the adjusted p-value; untested
+// pairs and the diagonal are NaN.
 func htmlMatrix(res *results.Results) *htmlreport.Matrix {
 	sig := res.Significance
-	if len(sig.Pairs) == 0 || len(sig.Metrics) == 0 {
+	ap := sig.AllPairs
+	if ap == nil || len(ap.Pairs) == 0 {
 		return nil
 	}
-	m := &htmlreport.Matrix{Metric: sig.Metrics[0], Test: sig.Test, Correction: sig.Correction, Alpha: sig.Alpha}
+	m := &htmlreport.Matrix{Metric: ap.Metric, Test: sig.Test, Correction: sig.Correction, Alpha: sig.Alpha, Comparisons: ap.Comparisons}
 	pos := map[string]int{}
 	for i, c := range res.Cells {
 		m.Cells = append(m.Cells, c.Name)
@@ -198,10 +201,7 @@ func htmlMatrix(res *results.Results) *htmlreport.Matrix {
 	}
 	n := len(m.Cells)
 	m.Diff, m.P = nanMatrix(n), nanMatrix(n)
-	for _, p := range sig.Pairs {
-		if p.Metric != m.Metric {
-			continue
-		}
+	for _, p := range ap.Pairs {
 		a, b := pos[p.A], pos[p.B]
 		m.Diff[a][b], m.P[a][b] = p.MeanA-p.MeanB, p.PAdjusted
 		m.Diff[b][a], m.P[b][a] = p.MeanB-p.MeanA, p.PAdjusted

@@ -81,10 +81,7 @@ func (r *reportWriter) judgedSlices(cells []results.CellResult, pk string) {
 		return
 	}
 	r.w("%s per slice:\n\n", pk)
-	head := []string{"cell"}
-	for _, s := range r.ds.Slices {
-		head = append(head, mdEscape(s))
-	}
+	head := append([]string{"cell"}, r.ds.Slices...) // the table escapes its cells
 	var rows [][]string
 	for _, c := range cells {
 		row := []string{c.Name}
@@ -222,7 +219,8 @@ func (r *reportWriter) holes(cells []results.CellResult) {
 		}
 		rows = append(rows, []string{h.cell, mdCode(h.QueryID), fmt.Sprint(h.Rank), mdCode(h.ID), pct(h.Similarity), mdEscape(h.Gold), mdEscape(h.Snippet)})
 	}
-	table(&r.b, []string{"cell", "query", "rank", "returned", "similar", "gold passage", "text"}, rows)
+	// From "query" on the cells are Markdown (code spans, escaped text).
+	markupTable(&r.b, []string{"cell", "query", "rank", "returned", "similar", "gold passage", "text"}, rows, 1)
 	if len(all) > maxHolesShown {
 		r.w("\n… and %d more.\n", len(all)-maxHolesShown)
 	}

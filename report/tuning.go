@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/ragbench/ragbench/results"
 )
@@ -38,11 +39,14 @@ func (r *reportWriter) tuning() {
 		t := c.Tuning
 		verdict := tuningVerdict(t)
 		tun, held := tuningMeans(t)
-		rows = append(rows, []string{c.Name, fmt.Sprint(len(t.Settings)), mdEscape(t.Chosen.Name), tun(t.Chosen), held(t.Chosen),
-			mdEscape(t.Default.Name), held(t.Default), verdict})
+		rows = append(rows, []string{c.Name, fmt.Sprint(len(t.Settings)), t.Chosen.Name, tun(t.Chosen), held(t.Chosen),
+			t.Default.Name, held(t.Default), verdict})
 	}
 	table(&r.b, []string{"cell", "settings", "chosen", t0.Metric + " tuning", t0.Metric + " held-out", "default", "default held-out", "chosen − default (held-out)"}, rows)
 	r.w("\n")
+	if w := smallSample(t0.HeldOutQueries, "held-out means and tests"); w != "" {
+		r.w("%s\n\n", strings.TrimSpace(w))
+	}
 	for _, c := range tuned {
 		t := c.Tuning
 		order := make([]int, len(t.Settings))
@@ -70,10 +74,10 @@ func (r *reportWriter) tuning() {
 			if s.Name == t.Default.Name {
 				mark, hasDefault = " (default)", true
 			}
-			srows = append(srows, []string{fmt.Sprint(rank + 1), mdEscape(s.Name) + mark, tun(s), held(s)})
+			srows = append(srows, []string{fmt.Sprint(rank + 1), s.Name + mark, tun(s), held(s)})
 		}
 		if !hasDefault {
-			srows = append(srows, []string{"–", mdEscape(t.Default.Name) + " (default)", tun(t.Default), held(t.Default)})
+			srows = append(srows, []string{"–", t.Default.Name + " (default)", tun(t.Default), held(t.Default)})
 		}
 		table(&r.b, []string{"rank", "setting", t.Metric + " tuning", t.Metric + " held-out"}, srows)
 		r.w("\n")
@@ -117,11 +121,16 @@ func emptySplit(t *results.Tuning) string {
 	return ""
 }
 
-// tuningVerdict is the chosen − default held-out difference and its test.
+// tuningVerdict is the chosen − default held-out difference and its
+// test: with the interval and the verdict in words since comparison plans
+// ("+0.0166 [−0.0100, +0.0400], p = 0.357: no evidence either way"), else
+// "(significant)" or "(not significant)".
 func tuningVerdict(t *results.Tuning) string {
 	switch {
 	case t.TuningQueries == 0:
 		return "no tuning query"
+	case t.Test != nil && t.Test.Verdict != "":
+		return fmt.Sprintf("%s %s, p %s: %s", signed(t.Test.MeanDiff), interval(*t.Test), formatP(t.Test.P), t.Test.Verdict)
 	case t.Test != nil:
 		v := fmt.Sprintf("%s, p %s", signed(t.Test.MeanDiff), formatP(t.Test.P))
 		if t.Test.Significant {

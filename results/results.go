@@ -166,6 +166,10 @@ type Best struct {
 	Metric   string  `json:"metric"`
 	Tuning   float64 `json:"tuning"`
 	HeldOut  float64 `json:"heldout"`
+	// Tied are the other cells of the chunking with the same tuning mean
+	// (ties at the top are named as ties, not one winner); empty when
+	// none.
+	Tied []string `json:"tied,omitempty"`
 }
 
 // Timing is one cell's wall times in seconds. Cached says the cell's run

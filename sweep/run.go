@@ -138,10 +138,9 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	} else {
 		res.Dataset.Level = "document"
 	}
-	n := len(res.Cells)
-	prog.begin("all cells", "significance", n*(n-1)/2*len(cfg.Significance.Metrics), "paired comparisons")
+	prog.begin("all cells", "significance", comparisonCount(cfg, len(res.Cells)), "paired comparisons")
 	var err error
-	if res.Significance, err = significance(ctx, cfg, ds, cells.scored); err != nil {
+	if res.Significance, err = significance(ctx, cfg, ds, cells.scored, res.Cells); err != nil {
 		return nil, nil, err
 	}
 	prog.end("")

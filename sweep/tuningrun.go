@@ -19,6 +19,7 @@ import (
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/spans"
+	"github.com/ragbench/ragbench/stats"
 )
 
 // runTuned produces a tuned cell's run: each setting's run from the
@@ -310,7 +311,9 @@ func (ev *tuneEvaluator) eval(name string, run eval.Run) (results.TuningSetting,
 }
 
 // tuneTest is the paired test of setting a against b on the held-out
-// queries, with the config's test, correction, alpha, permutations and seed.
+// queries, with the config's test, correction, alpha, permutations, seed
+// and interval (plan: a against the baseline b), with a warning when fewer
+// than stats.SmallSample queries are held out.
 func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string]float64) (*results.PairTest, error) {
 	opts, err := cfg.Significance.CompareOptions()
 	if err != nil {
@@ -325,6 +328,7 @@ func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string
 	}
 	in := compare.Input{Systems: []string{a, b}, Metrics: []string{ev.metric}, Queries: ev.heldout,
 		Scores: compare.Scores{a: held(colA), b: held(colB)}}
+	opts.Plan, opts.Noun = compare.Plan{Kind: compare.VsBaseline, Baseline: b}, "setting"
 	rep, err := compare.Compare(in, opts)
 	if err != nil {
 		return nil, fmt.Errorf("tuning test: %w", err)
@@ -332,6 +336,9 @@ func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string
 	if len(rep.Pairs) != 1 {
 		return nil, fmt.Errorf("tuning test: %d comparisons, want 1", len(rep.Pairs))
 	}
-	p := pairTest(rep.Pairs[0])
+	p := pairTest(rep, rep.Pairs[0])
+	if w := stats.SmallSampleWarning(len(ev.heldout), "held-out test"); w != "" && !slices.Contains(p.Warnings, w) {
+		p.Warnings = append(p.Warnings, w)
+	}
 	return &p, nil
 }

@@ -72,12 +72,16 @@ judged id) gets a warning on stderr naming the share.
 
 --gate turns the comparison against --baseline into the baseline gate of
 'bench run --baseline' (docs/ci.md): every other run is compared with the
-baseline on each measure over the queries both cover, with --test and
---correction over all of them; instead of the table, a Markdown summary
-(also appended to $GITHUB_STEP_SUMMARY when set) gives per run baseline →
-now, the difference with its 95% CI, the corrected p and a verdict, and the
-queries that changed most. Exit status 3 when a run regressed (a significant
-fall, or one larger than --max-drop), 0 otherwise: an improvement never fails.
+baseline on each measure over the queries both cover, with --test,
+--interval and --correction over all of them but the runs identical to the
+baseline ("unchanged (identical)", not counted), and --equivalence;
+instead of the table, a Markdown summary (also appended to
+$GITHUB_STEP_SUMMARY when set) gives the plan, per run baseline → now, the
+difference with its 95% CI, the corrected p and a verdict (regressed,
+improved, equivalent within ±δ, no evidence either way), and the queries
+that changed most. The p-values are those of --baseline without --gate.
+Exit status 3 when a run regressed (significantly worse, or a fall larger
+than --max-drop), 0 otherwise: an improvement never fails.
 
 Examples:
   bench compare --qrels qrels.test bm25.trec dense.trec hybrid.trec
@@ -110,7 +114,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		baseline     = fs.String("baseline", "", "compare every run against this run `name` (the baseline plan; default: all pairs)")
 		planName     = fs.String("plan", "", "comparison `plan`: baseline (each run against --baseline), best (each run against the best run of each measure) or all-pairs; default baseline with --baseline, else all-pairs")
 		equivalence  = fs.Float64("equivalence", 0, "equivalence margin `δ`: TOST shows a difference within ±δ as \"equivalent\" (0: no equivalence test)")
-		detect       = fs.Float64("detect", 0.05, "report the questions needed to detect a true difference of `Δ` (0: none)")
+		detect       = fs.Float64("detect", stats.DefaultDetect, "report the questions needed to detect a true difference of `Δ` (0: none)")
 		interval     = fs.String("interval", string(stats.BCa), "interval `method`: bca or percentile (paired bootstrap), or t (Student t)")
 		complete     = fs.Bool("c", false, "score 0 for qrels queries missing from a run instead of failing")
 		level        = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l; 0: grade 0 too)")
@@ -185,7 +189,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	}
 	if *gateMode {
 		return compareGate(stdout, in, *baseline, texts, gf, gate.Options{Test: test, Correction: corr, Alpha: *alpha,
-			Permutations: *permutations, Resamples: *resamples, Seed: *seed})
+			Permutations: *permutations, Resamples: *resamples, Seed: *seed, Interval: ivMethod, Equivalence: *equivalence, Detect: *detect})
 	}
 	return writeCompareReport(stdout, f, in, evalWarnings, compare.Options{
 		Test: test, Correction: corr, Alpha: *alpha, Permutations: *permutations, Resamples: *resamples,

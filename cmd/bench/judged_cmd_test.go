@@ -192,7 +192,7 @@ func TestRunJudgedCoverage(t *testing.T) {
 	}
 	report := readFile(t, filepath.Join(dir, "out", "report.md"))
 	for _, want := range []string{"## Judged coverage", "**Warning: cells compared at prompt_k = 3 differ by 0.10 or more in judged@3**", "`fixed-30/bm25` 0.7917 vs `fixed-8/bm25` 0.5417 (+0.2500)",
-		"| fixed-8/bm25  | 0.5655 | 0.7500             | +0.1845    |", "| fixed-30/bm25 | `expiry` | 2    | `it/passwords#1` | 100%    | it/passwords [13, 44)"} {
+		"| fixed-8/bm25  | 0.5655 | 0.7500             | +0.1845    |", "| fixed-30/bm25 | `expiry` | 2    | `it/passwords#1` | 100%    | it/passwords \\[13, 44)"} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report.md lacks %q", want)
 		}
