@@ -47,6 +47,7 @@ func (c *Config) check(root *yaml.Node) error {
 	ck.grid()
 	ck.significance()
 	ck.heldOut()
+	ck.budgets()
 	return ck.err()
 }
 
