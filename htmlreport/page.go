@@ -168,7 +168,7 @@ document.querySelectorAll("table.sortable th").forEach(function (th, col) {
       var k = j; while (k < cps.length && kind[k] === kind[j]) k++;
       var part = cps.slice(j, k).join("");
       if (kind[j] === 0) out.appendChild(document.createTextNode(part));
-      else out.appendChild(el("mark", part, kind[j] & 1 ? "gold" : "term"));
+      else out.appendChild(el("mark", part, ["", "gold", "term", "gold term"][kind[j]]));
       j = k;
     }
     return out;
