@@ -12,15 +12,20 @@
 // per slice (or, without slices, for all / tuning / held-out queries) with
 // 95% confidence intervals; the significance matrix of all pairs
 // (difference row − column and corrected p, significant ones coloured);
-// the history chart; Report.Sections (the hook for later charts such as the
-// span-label precision–recall scatter); and the misses, browsable per cell
-// and query: the question, the gold passages missed (with their rank), and
-// what came back.
+// the history chart; Report.Sections (each a chart, a table or both:
+// package report's misses' causes, prompt budgets, and quality against
+// cost with its Pareto front); and the misses, browsable per cell and
+// query: the question and its terms, the gold passages missed (with their
+// best rank, cause and text), and what came back, each snippet the miss's
+// own (cut from its cell's chunking) with its marks drawn as <mark>
+// elements. The main table's first columns, the cell and the primary
+// metric, stay in view when it scrolls.
 //
 // Escaping: the page is produced with html/template, so every user string
 // (names, query texts, snippets) is escaped in its context; the misses are
 // embedded as JSON (encoding/json escapes <, > and &) and put into the page
-// with textContent, never innerHTML. Charts come from package chart, whose
+// as text nodes (textContent, createTextNode), never innerHTML: a corpus
+// holding markup shows it as text. Charts come from package chart, whose
 // SVG text is escaped by vgsvg.
 //
 // Size: each distinct snippet text is stored once, however many misses

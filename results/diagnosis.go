@@ -65,7 +65,8 @@ type Diagnosis struct {
 	// BestRank is the rank of the first chunk covering the passage (the
 	// gold id's own rank, for id labels): 0 when none is in the run.
 	BestRank int `json:"best_rank"`
-	// Depth is the run's depth: how far BestRank was looked for.
+	// Depth is the retrieval depth (config depth): how far BestRank was
+	// looked for.
 	Depth int `json:"depth"`
 	// Cover is the chunk of the chunking holding the largest share of the
 	// passage (span labels; the first in corpus order on a tie).
@@ -79,15 +80,16 @@ type Diagnosis struct {
 	// Dilution is Cover's length over the passage's (code points), when
 	// Cover covers the passage.
 	Dilution float64 `json:"dilution,omitempty"`
-	// QueryTerms are the query's analysed terms, sorted; PassageTerms the
-	// passage's (at most MaxTerms, sorted; with PassageTermCount the
-	// number of distinct ones); SharedTerms those of both.
+	// QueryTerms are the query's analysed terms, sorted; SharedTerms those
+	// the passage has too; PassageTerms, when they share none, the
+	// passage's (at most MaxTerms, sorted); PassageTermCount the number of
+	// the passage's distinct terms.
 	QueryTerms       []string `json:"query_terms"`
 	SharedTerms      []string `json:"shared_terms"`
 	PassageTerms     []string `json:"passage_terms,omitempty"`
 	PassageTermCount int      `json:"passage_term_count"`
 	// Duplicate is the returned chunk holding text nearly the same as the
-	// passage (CauseDuplicate), else the most similar one tested, if any.
+	// passage (the most similar one): set for CauseDuplicate only.
 	Duplicate *Duplicate `json:"duplicate,omitempty"`
 }
 
