@@ -35,6 +35,8 @@ type Scatter struct {
 	FrontName string
 	// LogX draws x on a log scale (values must be > 0).
 	LogX bool
+	// YMin and YMax, when YMin < YMax, fix the y range (for example 0, 1).
+	YMin, YMax float64
 	// Width and Height in points; 0 means 540 × 320.
 	Width, Height float64
 }
@@ -120,6 +122,26 @@ func (s Scatter) SVG(w io.Writer) (err error) {
 			lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(3)}
 			p.Add(lb)
 		}
+	}
+	// Room around the points, so none sits on the frame (gonum's range
+	// is the data's, ±1 for a single value).
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, xy := range byGroup {
+		for _, pt := range xy {
+			lo, hi = math.Min(lo, pt.X), math.Max(hi, pt.X)
+		}
+	}
+	pad := 0.08 * (hi - lo)
+	if pad == 0 {
+		pad = 0.1 * math.Max(math.Abs(hi), 1)
+	}
+	if s.LogX {
+		p.X.Min, p.X.Max = lo/1.15, hi*1.15
+	} else {
+		p.X.Min, p.X.Max = lo-pad, hi+pad
+	}
+	if s.YMin < s.YMax {
+		p.Y.Min, p.Y.Max = s.YMin, s.YMax
 	}
 	width, height := s.Width, s.Height
 	if width <= 0 {

@@ -147,7 +147,7 @@ func htmlCost(res *results.Results) *htmlreport.Section {
 		timing[t.Cell] = t
 	}
 	sc := chart.Scatter{Title: fmt.Sprintf("%s against prompt size at k = %d", m, cfg.PromptK), XLabel: fmt.Sprintf("prompt tokens at k = %d (%s, mean per query)", cfg.PromptK, cells[0].PromptTokens.Tokenizer),
-		YLabel: m, FrontName: "Pareto front"}
+		YLabel: m, FrontName: "Pareto front", YMin: 0, YMax: 1}
 	for _, r := range cfg.Retrievers {
 		sc.Groups = append(sc.Groups, r.Name)
 	}
