@@ -46,7 +46,7 @@ func TestBudgetFinding(t *testing.T) {
 			cell("tokens-100", "bm25", 0.7, bm(0.5, 0.8)),
 		},
 		BudgetVerdict: &results.BudgetVerdict{Budget: 1024, Tokenizer: "cl100k_base", Metric: "span_recall", Winner: "tokens-100/bm25", Comparisons: 1, Correction: "holm",
-			Best: []results.BudgetBest{{Chunking: "tokens-400", Cell: "tokens-400/bm25", Mean: 0.6}, {Chunking: "tokens-100", Cell: "tokens-100/bm25", Mean: 0.8}},
+			Best:  []results.BudgetBest{{Chunking: "tokens-400", Cell: "tokens-400/bm25", Mean: 0.6}, {Chunking: "tokens-100", Cell: "tokens-100/bm25", Mean: 0.8}},
 			Tests: []results.PairTest{{A: "tokens-400/bm25", B: "tokens-100/bm25", Metric: "span_recall@1024 tokens", MeanA: 0.6, MeanB: 0.8, P: 0.01, PAdjusted: 0.01, Significant: true}}},
 	}
 	f := budgetFinding(res)
