@@ -49,9 +49,8 @@ func (ck *configCheck) budgets() {
 			}
 			seen[b] = true
 		}
-		slices.Sort(c.BudgetTokens)
 		if c.PromptBudget == 0 && !ck.has("prompt_budget") {
-			c.PromptBudget = c.BudgetTokens[len(c.BudgetTokens)-1]
+			c.PromptBudget = slices.Max(c.BudgetTokens)
 		}
 	}
 	if ck.has("prompt_budget") && c.PromptBudget != 0 && !slices.Contains(c.BudgetTokens, c.PromptBudget) {
@@ -61,6 +60,7 @@ func (ck *configCheck) budgets() {
 			ck.bad("prompt_budget", "prompt_budget %d must be one of budget_tokens %v", c.PromptBudget, c.BudgetTokens)
 		}
 	}
+	slices.Sort(c.BudgetTokens)
 	if len(c.CoverShares) > 0 && spanOnly("cover_shares") {
 		seen := map[float64]bool{}
 		for i, s := range c.CoverShares {
