@@ -13,6 +13,7 @@ import (
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/retrievers"
+	"github.com/ragbench/ragbench/spans"
 )
 
 // TestMissCauses: testdata/misses holds one miss of each cause, built by
@@ -52,6 +53,8 @@ k: [1, 5]
 prompt_k: 1
 significance: {permutations: 100}
 heldout: {fraction: 0}
+budget_tokens: [3, 10000]
+cover_shares: [0.25, 1]
 `, filepath.Join(data, "corpus"), filepath.Join(data, "labels.jsonl"))
 	if err := os.WriteFile(p, []byte(cfgText), 0o644); err != nil {
 		t.Fatal(err)
@@ -149,6 +152,26 @@ heldout: {fraction: 0}
 				t.Errorf("slice %s, %s: %d, want %d", s, cause, mc.Slices[s][cause], w[cause])
 			}
 		}
+	}
+	// The same cell at other cover shares, by hand: at a quarter, split's
+	// d#1 at rank 1 (48% of it) finds it, 1 of 7 passages; at 1, none.
+	if cs := c.CoverShares; len(cs) != 2 || cs[0].Means["span_recall@1"] != 1.0/7 || cs[1].Means["span_recall@1"] != 0 {
+		t.Errorf("cover shares %+v, want span_recall@1 = 1/7 at 0.25 and 0 at 1", cs)
+	}
+	// A budget of 10,000 tokens holds every chunk of these rankings (at
+	// most 3, well below depth 5): its measures are those at k = 5. A budget
+	// of 3 tokens holds one chunk, cut.
+	pb := c.PromptBudgets
+	if pb == nil || len(pb.Budgets) != 2 || pb.Budgets[0].Chunks != 1 {
+		t.Fatalf("prompt budgets %+v, want 2 budgets, one chunk at 3 tokens", pb)
+	}
+	for _, f := range spans.AtK {
+		if g, w := pb.Budgets[1].Means[results.GroupAll][f], c.Means[results.GroupAll][f+"@5"]; g != w {
+			t.Errorf("%s at 10,000 tokens %v, want %s@5 = %v", f, g, f, w)
+		}
+	}
+	if res.BudgetVerdict != nil {
+		t.Errorf("a verdict %+v with one chunking", res.BudgetVerdict)
 	}
 	// misses.jsonl carries the diagnoses; report.md the counts and the
 	// majority sentence.
