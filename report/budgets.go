@@ -160,10 +160,7 @@ func (r *reportWriter) promptBudgets(pb *results.PromptBudgets) {
 	table(&r.b, head, rows)
 	r.w("\n")
 	at := r.cfg.PromptBudget
-	head = []string{"cell", "chunks", "prompt tokens@k"}
-	for _, fam := range spans.AtK {
-		head = append(head, fam)
-	}
+	head = append([]string{"cell", "chunks", "prompt tokens@k"}, spans.AtK...)
 	rows = nil
 	for _, c := range r.res.Cells {
 		bm := c.PromptBudgets.At(at)
