@@ -9,19 +9,8 @@ import "context"
 // its dense cells silently lose (chunks longer than the model reads).
 // Errors: Tokenize's (an empty text, invalid UTF-8), or ctx's.
 func (e *Embedder) TokensCut(ctx context.Context, texts []string, query bool) ([]int, error) {
-	prefix := e.m.cfg.PassagePrefix
-	if query {
-		prefix = e.m.cfg.QueryPrefix
-	}
-	in := make([]string, len(texts))
-	for i, t := range texts {
-		n := normalizeText(t, e.m.cfg.TextNormalization)
-		if n == "" {
-			return nil, &TextError{"text", i, ErrEmptyText}
-		}
-		in[i] = prefix + n
-	}
-	if err := ctx.Err(); err != nil {
+	in, err := e.prepare(ctx, texts, query)
+	if err != nil {
 		return nil, err
 	}
 	raw, errs := e.m.tok.encodeAll(in, e.m.opts.TokenizeWorkers, 0)
@@ -69,4 +58,23 @@ func (c *CrossEncoder) PairTokensCut(query string, passages []string) (qCut int,
 		pCut[i] = max(0, len(ids)-room)
 	}
 	return max(0, len(qids)-c.m.cfg.MaxQueryTokens), pCut, nil
+}
+
+// prepare is texts as Embed tokenizes them: normalised (Config's
+// text_normalization) and prefixed (the query or passage prefix). An empty
+// text is a TextError naming its index; a cancelled ctx its error.
+func (e *Embedder) prepare(ctx context.Context, texts []string, query bool) ([]string, error) {
+	prefix := e.m.cfg.PassagePrefix
+	if query {
+		prefix = e.m.cfg.QueryPrefix
+	}
+	in := make([]string, len(texts))
+	for i, t := range texts {
+		n := normalizeText(t, e.m.cfg.TextNormalization)
+		if n == "" {
+			return nil, &TextError{"text", i, ErrEmptyText}
+		}
+		in[i] = prefix + n
+	}
+	return in, ctx.Err()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/spans"
+	"gonum.org/v1/gonum/stat"
 )
 
 // This file scores prompts by their size in tokens (docs/spans.md "Prompt
@@ -167,23 +168,14 @@ func cellBudgets(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult
 				if fi < 3 {
 					continue // the token measures do not depend on the share
 				}
-				cs.Means[results.BudgetMetricName(f, cfg.PromptBudget)] = mean(be.Values[0][fi])
+				if v := be.Values[0][fi]; len(v) > 0 {
+					cs.Means[results.BudgetMetricName(f, cfg.PromptBudget)] = stat.Mean(v, nil)
+				}
 			}
 		}
 		cr.CoverShares = append(cr.CoverShares, cs)
 	}
 	return nil
-}
-
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
 }
 
 // budgetFamily is the family the chunking verdict at the prompt budget

@@ -99,6 +99,19 @@ const showMiss = `(function (cell, qid) {
   };
 })`
 
+// missesReport runs sweep/testdata/misses.yaml through bench run into
+// folder dir and returns its report.html.
+func missesReport(t *testing.T, dir string) string {
+	t.Helper()
+	args := []string{"run", "--progress", "none", "--no-history", "--data-dir", "../../sweep/testdata/misses", "--output", filepath.Join(dir, "out"),
+		"--cache-dir", filepath.Join(dir, "cache"), "../../sweep/testdata/misses.yaml"}
+	var o, e bytes.Buffer
+	if code := run(&o, &e, args); code != 0 {
+		t.Fatalf("bench run: exit %d\n%s", code, e.String())
+	}
+	return filepath.Join(dir, "out", "report.html")
+}
+
 type missDetail struct {
 	Error     string
 	Gold      []string
@@ -122,14 +135,7 @@ type missDetail struct {
 // passage it holds marked; d#0's "<b>bravo</b>" stays text; no console
 // message.
 func TestReportHTMLMisses(t *testing.T) {
-	dir := t.TempDir()
-	args := []string{"run", "--progress", "none", "--no-history", "--data-dir", "../../sweep/testdata/misses", "--output", filepath.Join(dir, "out"),
-		"--cache-dir", filepath.Join(dir, "cache"), "../../sweep/testdata/misses.yaml"}
-	var o, e bytes.Buffer
-	if code := run(&o, &e, args); code != 0 {
-		t.Fatalf("bench run: exit %d\n%s", code, e.String())
-	}
-	p := openPage(t, filepath.Join(dir, "out", "report.html"), 1280, 900)
+	p := openPage(t, missesReport(t, t.TempDir()), 1280, 900)
 	want := map[string]struct{ d1, d1Gold string }{
 		"fixed-8/bm25": {"india juliet kilos limas mikes novembers oscars papas", "gold:india juliet"},
 		"fixed-4/bm25": {"echo foxtrot golfer hotel", "gold:golfer hotel"},
@@ -196,13 +202,7 @@ func TestReportHTMLMisses(t *testing.T) {
 func TestReportHTMLLayout(t *testing.T) {
 	dir := t.TempDir()
 	// The main table of a span-labelled run (all 12 families).
-	args := []string{"run", "--progress", "none", "--no-history", "--data-dir", "../../sweep/testdata/misses", "--output", filepath.Join(dir, "out"),
-		"--cache-dir", filepath.Join(dir, "cache"), "../../sweep/testdata/misses.yaml"}
-	var o, e bytes.Buffer
-	if code := run(&o, &e, args); code != 0 {
-		t.Fatalf("bench run: exit %d\n%s", code, e.String())
-	}
-	p := openPage(t, filepath.Join(dir, "out", "report.html"), 1280, 900)
+	p := openPage(t, missesReport(t, dir), 1280, 900)
 	type box struct {
 		Head                          []string
 		PrimaryRight, Right, Width    float64
