@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/results"
@@ -209,7 +210,7 @@ func (r *reportWriter) coverShares() {
 		}
 		r.w("%s:\n\n", name)
 		table(&r.b, head, rows)
-		r.w("\nWinning chunking on %s:", name)
+		var wins []string
 		for i, cs := range r.res.Cells[0].CoverShares {
 			w := bestAt(r.res, func(c *results.CellResult) (float64, bool) {
 				if i >= len(c.CoverShares) {
@@ -220,9 +221,9 @@ func (r *reportWriter) coverShares() {
 			})
 			if w != nil {
 				v := w.CoverShares[i].Means[name]
-				r.w(" share %v: `%s` (%s);", cs.Share, w.Chunking.Name, f4(v))
+				wins = append(wins, fmt.Sprintf("share %v: `%s` (%s)", cs.Share, w.Chunking.Name, f4(v)))
 			}
 		}
-		r.w("\n\n")
+		r.w("\nWinning chunking on %s: %s.\n\n", name, strings.Join(wins, "; "))
 	}
 }

@@ -128,8 +128,15 @@ func cellBudgets(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult
 		return nil
 	}
 	opt := spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc}
+	// A budget fills the prompt from the cell's whole ranking (its search
+	// depth), not only the evaluation's depth: 2,048 tokens of 100-token
+	// chunks need more than a depth of 10.
+	ranking := in.run
+	if in.chunkRun != nil {
+		ranking = in.chunkRun
+	}
 	if len(cfg.BudgetTokens) > 0 {
-		ev, err := spans.EvaluateBudgets(ds.spanQueries, sc.ch, in.run, cfg.BudgetTokens, in.prompt, opt)
+		ev, err := spans.EvaluateBudgets(ds.spanQueries, sc.ch, ranking, cfg.BudgetTokens, in.prompt, opt)
 		if err != nil {
 			return err
 		}
@@ -160,7 +167,7 @@ func cellBudgets(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult
 			cs.Means[config.MetricName(f, cfg.PromptK)], _ = ev.Mean(spans.MeasureName(f, cfg.PromptK))
 		}
 		if cfg.PromptBudget > 0 {
-			be, err := spans.EvaluateBudgets(ds.spanQueries, sc.ch, in.run, []int{cfg.PromptBudget}, in.prompt, o)
+			be, err := spans.EvaluateBudgets(ds.spanQueries, sc.ch, ranking, []int{cfg.PromptBudget}, in.prompt, o)
 			if err != nil {
 				return err
 			}
