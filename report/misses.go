@@ -62,23 +62,24 @@ func (r *reportWriter) missCauses() {
 		r.w("- %s\n", f)
 	}
 	r.w("\nOne example of each cause (the first in cell order):\n\n")
-	seen := map[string]bool{}
+	seen := map[string]string{} // cause → its example's line
 	for _, c := range r.res.Cells {
 		for _, m := range c.SpanMisses {
-			if dg := m.Diagnosis; dg != nil && !seen[dg.Cause] {
-				seen[dg.Cause] = true
-				r.w("- **%s**: %s, %s %s — passage %s [%d, %d) “%s”: %s\n", dg.Cause, mdCode(c.Name), mdCode(m.QueryID), mdEscape(m.Query),
+			if dg := m.Diagnosis; dg != nil && seen[dg.Cause] == "" {
+				seen[dg.Cause] = fmt.Sprintf("- **%s**: %s, %s %s — passage %s [%d, %d) “%s”: %s\n", dg.Cause, mdCode(c.Name), mdCode(m.QueryID), mdEscape(m.Query),
 					mdCode(m.Doc), m.Start, m.End, mdEscape(clip(m.Text, r.cfg.Snippet)), mdEscape(DiagnosisText(dg, r.pk)))
 			}
 		}
 		for _, m := range c.Misses {
 			for _, g := range m.Missing {
-				if dg := g.Diagnosis; dg != nil && !seen[dg.Cause] {
-					seen[dg.Cause] = true
-					r.w("- **%s**: %s, %s %s — gold %s: %s\n", dg.Cause, mdCode(c.Name), mdCode(m.QueryID), mdEscape(m.Query), mdCode(g.ID), mdEscape(DiagnosisText(dg, r.pk)))
+				if dg := g.Diagnosis; dg != nil && seen[dg.Cause] == "" {
+					seen[dg.Cause] = fmt.Sprintf("- **%s**: %s, %s %s — gold %s: %s\n", dg.Cause, mdCode(c.Name), mdCode(m.QueryID), mdEscape(m.Query), mdCode(g.ID), mdEscape(DiagnosisText(dg, r.pk)))
 				}
 			}
 		}
+	}
+	for _, cause := range results.Causes {
+		r.w("%s", seen[cause])
 	}
 	if len(seen) == 0 {
 		r.w("None: no miss.\n")
