@@ -10,10 +10,15 @@ import "unicode/utf8"
 // .decode("utf-8", errors="ignore")) in code points. It is how a prompt
 // budget cuts its last chunk (spans.Prompt).
 func (b *BPE) PrefixBytes(text string, n int) int {
+	return b.PrefixBytesOf(text, b.Encode(text), n)
+}
+
+// PrefixBytesOf is PrefixBytes for a caller that holds text's ids
+// (Encode(text)), so a text cut at many budgets is encoded once.
+func (b *BPE) PrefixBytesOf(text string, ids []int, n int) int {
 	if n <= 0 {
 		return 0
 	}
-	ids := b.Encode(text)
 	if n >= len(ids) {
 		return len(text)
 	}

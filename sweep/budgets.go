@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/config"
@@ -25,9 +26,9 @@ import (
 // measures count), each chunk counted alone (no separator or template
 // between chunks). It implements spans.PromptTokens.
 type promptTokens struct {
-	bpe    *corpus.BPE
-	text   map[string]string // chunk id → its document text
-	counts map[string]int
+	bpe  *corpus.BPE
+	text map[string]string // chunk id → its document text
+	ids  map[string][]int  // chunk id → its tokens, encoded once
 }
 
 // newPromptTokens loads cfg's prompt tokenizer for chunks (of ds's
@@ -37,7 +38,7 @@ func newPromptTokens(cfg *Config, ds *dataset, chunks []corpus.Chunk) (*promptTo
 	if err != nil {
 		return nil, fmt.Errorf("prompt_tokenizer: %w", err)
 	}
-	p := &promptTokens{bpe: bpe, text: make(map[string]string, len(chunks)), counts: map[string]int{}}
+	p := &promptTokens{bpe: bpe, text: make(map[string]string, len(chunks)), ids: map[string][]int{}}
 	for _, c := range chunks {
 		t := c.Text
 		if i, ok := ds.docByID[c.DocID]; ok {
@@ -50,21 +51,24 @@ func newPromptTokens(cfg *Config, ds *dataset, chunks []corpus.Chunk) (*promptTo
 	return p, nil
 }
 
-// Tokens is the chunk's length in tokens.
-func (p *promptTokens) Tokens(id string) int {
-	n, ok := p.counts[id]
+// tokens is the chunk's tokens.
+func (p *promptTokens) tokens(id string) []int {
+	ids, ok := p.ids[id]
 	if !ok {
-		n = p.bpe.Count(p.text[id])
-		p.counts[id] = n
+		ids = p.bpe.Encode(p.text[id])
+		p.ids[id] = ids
 	}
-	return n
+	return ids
 }
+
+// Tokens is the chunk's length in tokens.
+func (p *promptTokens) Tokens(id string) int { return len(p.tokens(id)) }
 
 // Prefix is the code points of the chunk's first n tokens, whole
 // characters only (corpus.BPE.PrefixBytes).
 func (p *promptTokens) Prefix(id string, n int) int {
 	t := p.text[id]
-	return len([]rune(t[:p.bpe.PrefixBytes(t, n)]))
+	return utf8.RuneCountInString(t[:p.bpe.PrefixBytesOf(t, p.tokens(id), n)])
 }
 
 // cellPromptTokens is the size of cell's prompt at prompt_k: the tokens of
