@@ -128,7 +128,7 @@ func htmlBudgets(res *results.Results) *htmlreport.Section {
 	}
 	note := fmt.Sprintf("Chunks are taken in rank order until the budget is full; the chunk that does not fit is cut to the tokens left. One line per chunking: its best cell at the prompt budget of %s tokens.", GroupDigits(at))
 	if f := budgetFinding(res); f != "" {
-		note += " " + plain(strings.ReplaceAll(f, "\n  - ", "; "))
+		note += " " + plain(strings.ReplaceAll(strings.ReplaceAll(f, ":\n  - ", ": "), "\n  - ", "; "))
 	}
 	return &htmlreport.Section{ID: "budgets", Title: "Prompt budgets", Note: note, Chart: l.SVG, Table: t}
 }
