@@ -12,18 +12,20 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func cacheFiles(t *testing.T, dir string) (entries, temps int) {
+// cacheFiles counts the entries the packs under dir name (whole index
+// records) and the files that are neither packs nor legacy entries.
+func cacheFiles(t *testing.T, dir string) (entries, others int) {
 	t.Helper()
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			switch {
-			// renameio names its temporary files "." + base + digits.
-			case strings.HasPrefix(filepath.Base(p), "."):
-				temps++
-			case strings.HasSuffix(p, ".emb"):
-				entries++
-			case strings.Contains(filepath.Base(p), ".tmp-"):
-				temps++
+			case strings.HasSuffix(p, packIndex):
+				if info, err := d.Info(); err == nil {
+					entries += int(info.Size() / recordSize)
+				}
+			case strings.HasSuffix(p, packData), strings.HasSuffix(p, ".emb"):
+			default:
+				others++
 			}
 		}
 		return nil
@@ -86,19 +88,22 @@ func TestCachedEmbedder(t *testing.T) {
 // TestCachedEmbedderCorrupt: a damaged entry is counted and recomputed,
 // never returned.
 func TestCachedEmbedderCorrupt(t *testing.T) {
-	e, ref := useLiteEmbedder(t, Options{TextNormalization: TextCollapseWhitespace})
+	_, ref, _, c, want := embedInNewCache(t, 2, true)
 	ctx := context.Background()
-	cdir := t.TempDir()
-	c, _ := NewCachedEmbedder(e, cdir)
-	want, err := c.Embed(ctx, ref.Sentences[:2], true)
-	if err != nil {
-		t.Fatal(err)
+	flip := func(text string, at func(n uint32) int64) {
+		l := c.st.index[c.key(text, true)]
+		f, err := os.OpenFile(c.st.path(int(l.pack), packData), os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		b := []byte{0}
+		f.ReadAt(b, l.off+at(l.n))
+		b[0] ^= 0xff
+		f.WriteAt(b, l.off+at(l.n))
 	}
-	p := c.path(c.key(ref.Sentences[1], true))
-	b, _ := os.ReadFile(p)
-	b[len(b)/2] ^= 0xff // flip one byte inside the vector
-	os.WriteFile(p, b, 0o644)
-	os.WriteFile(c.path(c.key(ref.Sentences[0], true)), []byte("RBE1 short"), 0o644)
+	flip(ref.Sentences[1], func(n uint32) int64 { return int64(n / 2) }) // inside the vector
+	flip(ref.Sentences[0], func(uint32) int64 { return 0 })              // the magic
 	got, err := c.Embed(ctx, ref.Sentences[:2], true)
 	if err != nil {
 		t.Fatal(err)
@@ -148,8 +153,26 @@ func TestCachedEmbedderConcurrent(t *testing.T) {
 			}
 		}
 	}
-	if n, tmp := cacheFiles(t, cdir); n != len(ref.Sentences) || tmp != 0 {
-		t.Errorf("%d entries, %d temp files; want %d and 0", n, tmp, len(ref.Sentences))
+	// Writers racing on the same texts may each append them (to packs of
+	// their own); a new reader finds every text, complete.
+	c, err := NewCachedEmbedder(e, cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Embed(ctx, ref.Sentences, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Stats(); s.Hits != int64(len(ref.Sentences)) || s.Misses != 0 || s.Corrupt != 0 {
+		t.Errorf("reader after the writers: %+v, want %d hits", s, len(ref.Sentences))
+	}
+	for i := range want {
+		if !cmp.Equal(want[i], got[i], cmpApprox(1e-6)) {
+			t.Fatalf("text %d read back differs", i)
+		}
+	}
+	if n, other := cacheFiles(t, cdir); n < len(ref.Sentences) || other != 0 {
+		t.Errorf("%d entries, %d other files; want ≥ %d and 0", n, other, len(ref.Sentences))
 	}
 }
 
@@ -264,4 +287,112 @@ func TestCachedEmbedderProgress(t *testing.T) {
 	if len(vecs) != 7 || !cmp.Equal(vecs[6], vecs[5]) {
 		t.Errorf("%d vectors (want 7), the duplicate's equal to its first: %v", len(vecs), len(vecs) == 7 && cmp.Equal(vecs[6], vecs[5]))
 	}
+}
+
+// TestCachedEmbedderLegacy: entries of the one-file-per-text layout
+// (DIR/<fingerprint[:16]>/<key[:2]>/<key>.emb, written before the packs)
+// are still read — hits with their vectors and token ids — and new entries
+// go to the packs.
+func TestCachedEmbedderLegacy(t *testing.T) {
+	e, ref := useLiteEmbedder(t, Options{TextNormalization: TextCollapseWhitespace})
+	ctx := context.Background()
+	want, err := e.Embed(ctx, ref.Sentences[:3], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, err := e.Tokenize(ctx, ref.Sentences[:2], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cdir := t.TempDir()
+	c0, err := NewCachedEmbedder(e, cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 { // what the earlier layout wrote for two texts
+		p := c0.legacyPath(c0.key(ref.Sentences[i], false))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, encodeEntry(toks[i].IDs, want[i]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := NewCachedEmbedder(e, cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Embed(ctx, ref.Sentences[:3], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Stats(); s.Hits != 2 || s.Misses != 1 {
+		t.Errorf("stats %+v, want 2 hits (legacy files) and 1 miss", s)
+	}
+	if diff := cmp.Diff(want, got, cmpApprox(1e-6)); diff != "" {
+		t.Errorf("vectors (-want +got):\n%s", diff)
+	}
+	if ids, ok := c.CachedIDs(ref.Sentences[1], false); !ok || !cmp.Equal(ids, ref.InputIDs[1]) {
+		t.Errorf("CachedIDs of a legacy entry = %v %v, want %v", ids, ok, ref.InputIDs[1])
+	}
+	if n, _ := cacheFiles(t, cdir); n != 1 {
+		t.Errorf("%d pack entries, want 1 (the miss)", n)
+	}
+}
+
+// TestCachedEmbedderTornTail: a writer killed while appending leaves a partial
+// entry and a partial index record at the ends of its pack; a new wrapper
+// reads every whole entry, and when it appends to that pack it first cuts
+// the torn tail, so a third wrapper reads old and new entries alike.
+func TestCachedEmbedderTornTail(t *testing.T) {
+	e, ref, cdir, c1, want := embedInNewCache(t, 3, false)
+	ctx := context.Background()
+	c1.Close() // the writer dies: its lock is released
+	appendTo := func(path string, b []byte) {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(b)
+		f.Close()
+	}
+	appendTo(c1.st.path(0, packData), []byte("RBE1 half an entry"))
+	appendTo(c1.st.path(0, packIndex), make([]byte, recordSize/2))
+	c2, _ := NewCachedEmbedder(e, cdir)
+	if _, err := c2.Embed(ctx, ref.Sentences[:4], false); err != nil {
+		t.Fatal(err)
+	}
+	if s := c2.Stats(); s.Hits != 3 || s.Misses != 1 || s.Corrupt != 0 {
+		t.Errorf("after a torn tail: %+v, want 3 hits and 1 miss", s)
+	}
+	c3, _ := NewCachedEmbedder(e, cdir)
+	got, err := c3.Embed(ctx, ref.Sentences[:4], false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c3.Stats(); s.Hits != 4 || s.Misses != 0 || s.Corrupt != 0 {
+		t.Errorf("third wrapper: %+v, want 4 hits", s)
+	}
+	if diff := cmp.Diff(want, got[:3]); diff != "" {
+		t.Errorf("entries before the tear (-want +got):\n%s", diff)
+	}
+	if n, other := cacheFiles(t, cdir); n != 4 || other != 0 {
+		t.Errorf("%d entries, %d other files; want 4 in one pack and 0", n, other)
+	}
+}
+
+// embedInNewCache embeds the first n use-lite reference sentences (query
+// side or not) through a CachedEmbedder over a new folder and returns the
+// embedder, the reference, the folder, the cache and the vectors.
+func embedInNewCache(t *testing.T, n int, query bool) (*Embedder, useLiteRef, string, *CachedEmbedder, [][]float32) {
+	t.Helper()
+	e, ref := useLiteEmbedder(t, Options{TextNormalization: TextCollapseWhitespace})
+	cdir := t.TempDir()
+	c, err := NewCachedEmbedder(e, cdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := c.Embed(context.Background(), ref.Sentences[:n], query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, ref, cdir, c, want
 }

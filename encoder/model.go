@@ -279,17 +279,50 @@ func (m *model) output(name string) (TensorInfo, bool) {
 func (m *model) resolve(cfg Config, hf hfConfig, wantKind string, facts graphFacts) error {
 	r := ResolvedConfig{Kind: cfg.Kind}
 	if r.Kind == "" {
-		names := make([]string, len(m.outputs))
-		for i, o := range m.outputs {
-			names[i] = o.Name
-		}
-		r.Kind = kindFromOutputs(names)
+		r.Kind = kindFromOutputs(m.outputNames())
 	}
 	if r.Kind != wantKind {
 		return fmt.Errorf("model kind is %q, not %q (set \"kind\" in %s if the inference is wrong)", r.Kind, wantKind, ConfigFile)
 	}
-	// Inputs: input_ids required; attention_mask and token_type_ids fed
-	// when the graph declares them; anything else is unsupported.
+	if err := m.resolveInputs(&r); err != nil {
+		return err
+	}
+	if err := m.resolveOutput(cfg, &r); err != nil {
+		return err
+	}
+	r.TextNormalization = firstNonEmpty(m.opts.TextNormalization, cfg.TextNormalization, TextTrim)
+	// Lengths.
+	r.MaxLength = firstPositive(cfg.MaxLength, hf.MaxLength, m.tok.truncLen, hf.MaxPositionEmbeddings, 512)
+	if err := m.resolveTemplates(cfg, hf, &r); err != nil {
+		return err
+	}
+	switch {
+	case cfg.PadID != nil:
+		r.PadID = *cfg.PadID
+	case m.tok.hasPad:
+		r.PadID = m.tok.padID
+	}
+	r.VocabSize = firstPositive(cfg.VocabSize, hf.VocabSize, facts.EmbeddingRows)
+	if facts.DynamicQuant && m.opts.BatchSize > 1 {
+		m.opts.BatchSize = 1
+		m.warnings = append(m.warnings, "graph quantizes activations dynamically (DynamicQuantizeLinear): a vector would depend on the texts batched with it, so batch size is forced to 1")
+	}
+	m.cfg = r
+	return nil
+}
+
+func (m *model) outputNames() []string {
+	names := make([]string, len(m.outputs))
+	for i, o := range m.outputs {
+		names[i] = o.Name
+	}
+	return names
+}
+
+// resolveInputs checks the graph's inputs: input_ids required;
+// attention_mask and token_type_ids fed when the graph declares them;
+// anything else is unsupported.
+func (m *model) resolveInputs(r *ResolvedConfig) error {
 	for _, in := range m.inputs {
 		switch in.Name {
 		case "input_ids", "attention_mask", "token_type_ids":
@@ -311,7 +344,13 @@ func (m *model) resolve(cfg Config, hf hfConfig, wantKind string, facts graphFac
 	if _, ok := m.input("input_ids"); !ok {
 		return errors.New("graph has no input named input_ids")
 	}
-	// Output.
+	return nil
+}
+
+// resolveOutput picks the output (the config's, else the kind's usual
+// name, else the first) and the pooling, normalisation and prefixes its
+// shape allows.
+func (m *model) resolveOutput(cfg Config, r *ResolvedConfig) error {
 	r.Output = cfg.Output
 	if r.Output == "" {
 		cands := []string{"sentence_embedding", "last_hidden_state"}
@@ -330,46 +369,43 @@ func (m *model) resolve(cfg Config, hf hfConfig, wantKind string, facts graphFac
 	}
 	out, ok := m.output(r.Output)
 	if !ok {
-		names := make([]string, len(m.outputs))
-		for i, o := range m.outputs {
-			names[i] = o.Name
-		}
-		return fmt.Errorf("output %q not in the graph (outputs: %s)", r.Output, strings.Join(names, ", "))
+		return fmt.Errorf("output %q not in the graph (outputs: %s)", r.Output, strings.Join(m.outputNames(), ", "))
 	}
 	if out.Type != "float32" {
 		return fmt.Errorf("output %s: element type %s; want float32", out.Name, out.Type)
 	}
 	m.out = out
 	rank := len(out.Shape)
-	if r.Kind == KindEmbedder {
-		r.Pooling = cfg.Pooling
-		if r.Pooling == "" {
-			r.Pooling = PoolingMean
-			if rank == 2 {
-				r.Pooling = PoolingNone
-			}
-		}
-		switch {
-		case r.Pooling == PoolingNone && rank != 2:
-			return fmt.Errorf("pooling none needs a [batch, dim] output; %s has rank %d (set pooling mean or cls)", out.Name, rank)
-		case r.Pooling != PoolingNone && rank != 3:
-			return fmt.Errorf("pooling %s needs a [batch, sequence, hidden] output; %s has rank %d (set pooling none)", r.Pooling, out.Name, rank)
-		}
-		r.Normalize = cfg.Normalize == nil || *cfg.Normalize
-		r.QueryPrefix, r.PassagePrefix = cfg.QueryPrefix, cfg.PassagePrefix
-	} else {
+	r.QueryPrefix, r.PassagePrefix = cfg.QueryPrefix, cfg.PassagePrefix
+	if r.Kind != KindEmbedder {
 		if rank < 1 || rank > 2 || (rank == 2 && out.Shape[1] != 1 && out.Shape[1] >= 0) {
 			return fmt.Errorf("cross-encoder output %s must be [batch] or [batch, 1] (one logit per pair); it is %v", out.Name, out.Shape)
 		}
 		if cfg.Pooling != "" && cfg.Pooling != PoolingNone {
 			return fmt.Errorf("pooling %q does not apply to a cross-encoder", cfg.Pooling)
 		}
-		r.QueryPrefix, r.PassagePrefix = cfg.QueryPrefix, cfg.PassagePrefix
+		return nil
 	}
-	r.TextNormalization = firstNonEmpty(m.opts.TextNormalization, cfg.TextNormalization, TextTrim)
-	// Lengths.
-	r.MaxLength = firstPositive(cfg.MaxLength, hf.MaxLength, m.tok.truncLen, hf.MaxPositionEmbeddings, 512)
-	// Templates.
+	r.Pooling = cfg.Pooling
+	if r.Pooling == "" {
+		r.Pooling = PoolingMean
+		if rank == 2 {
+			r.Pooling = PoolingNone
+		}
+	}
+	switch {
+	case r.Pooling == PoolingNone && rank != 2:
+		return fmt.Errorf("pooling none needs a [batch, dim] output; %s has rank %d (set pooling mean or cls)", out.Name, rank)
+	case r.Pooling != PoolingNone && rank != 3:
+		return fmt.Errorf("pooling %s needs a [batch, sequence, hidden] output; %s has rank %d (set pooling none)", r.Pooling, out.Name, rank)
+	}
+	r.Normalize = cfg.Normalize == nil || *cfg.Normalize
+	return nil
+}
+
+// resolveTemplates sets the single and pair templates (the config's, else
+// the tokenizer's) and checks that r.MaxLength leaves room for text.
+func (m *model) resolveTemplates(cfg Config, hf hfConfig, r *ResolvedConfig) error {
 	var err error
 	single, pair := m.tok.single, m.tok.pair
 	if cfg.SingleTemplate != "" {
@@ -383,31 +419,18 @@ func (m *model) resolve(cfg Config, hf hfConfig, wantKind string, facts graphFac
 		}
 	}
 	m.tok.single, m.tok.pair = single, pair
-	idTok := m.idToken
-	r.SingleTemplate = single.String(idTok)
+	r.SingleTemplate = single.String(m.idToken)
 	if r.MaxLength <= single.specials() {
 		return fmt.Errorf("max_length %d leaves no room for text after %d special tokens", r.MaxLength, single.specials())
 	}
 	if r.Kind == KindCrossEncoder {
-		r.PairTemplate = pair.String(idTok)
+		r.PairTemplate = pair.String(m.idToken)
 		room := r.MaxLength - pair.specials()
 		r.MaxQueryTokens = firstPositive(cfg.MaxQueryTokens, hf.MaxQueryTokens, room/2)
 		if room < 2 || r.MaxQueryTokens > room-1 {
 			return fmt.Errorf("max_query_tokens %d leaves no room for the passage (max_length %d, %d special tokens)", r.MaxQueryTokens, r.MaxLength, pair.specials())
 		}
 	}
-	switch {
-	case cfg.PadID != nil:
-		r.PadID = *cfg.PadID
-	case m.tok.hasPad:
-		r.PadID = m.tok.padID
-	}
-	r.VocabSize = firstPositive(cfg.VocabSize, hf.VocabSize, facts.EmbeddingRows)
-	if facts.DynamicQuant && m.opts.BatchSize > 1 {
-		m.opts.BatchSize = 1
-		m.warnings = append(m.warnings, "graph quantizes activations dynamically (DynamicQuantizeLinear): a vector would depend on the texts batched with it, so batch size is forced to 1")
-	}
-	m.cfg = r
 	return nil
 }
 

@@ -34,45 +34,13 @@ func compileNormalizer(raw json.RawMessage) (normalizerFunc, bool) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return func(s string) string { return s }, true
 	}
-	var spec struct {
-		Type               string            `json:"type"`
-		CleanText          bool              `json:"clean_text"`
-		HandleChineseChars bool              `json:"handle_chinese_chars"`
-		StripAccents       *bool             `json:"strip_accents"`
-		Lowercase          bool              `json:"lowercase"`
-		Normalizers        []json.RawMessage `json:"normalizers"`
-		Left               bool              `json:"left"`
-		Right              bool              `json:"right"`
-		Prepend            string            `json:"prepend"`
-		Content            string            `json:"content"`
-		Pattern            struct {
-			String *string `json:"String"`
-		} `json:"pattern"`
-	}
+	var spec normalizerSpec
 	if json.Unmarshal(raw, &spec) != nil {
 		return nil, false
 	}
 	switch spec.Type {
 	case "BertNormalizer":
-		strip := spec.Lowercase // HF: strip_accents None ⇒ follow lowercase
-		if spec.StripAccents != nil {
-			strip = *spec.StripAccents
-		}
-		return func(s string) string {
-			if spec.CleanText {
-				s = bertCleanText(s)
-			}
-			if spec.HandleChineseChars {
-				s = bertPadChinese(s)
-			}
-			if strip {
-				s = stripAccents(s)
-			}
-			if spec.Lowercase {
-				s = strings.ToLower(s)
-			}
-			return s
-		}, true
+		return spec.bert(), true
 	case "NFC":
 		return norm.NFC.String, true
 	case "NFD":
@@ -110,22 +78,68 @@ func compileNormalizer(raw json.RawMessage) (normalizerFunc, bool) {
 		old := *spec.Pattern.String
 		return func(s string) string { return strings.ReplaceAll(s, old, spec.Content) }, true
 	case "Sequence":
-		var fns []normalizerFunc
-		for _, r := range spec.Normalizers {
-			f, ok := compileNormalizer(r)
-			if !ok {
-				return nil, false
-			}
-			fns = append(fns, f)
-		}
-		return func(s string) string {
-			for _, f := range fns {
-				s = f(s)
-			}
-			return s
-		}, true
+		return spec.sequence()
 	}
 	return nil, false
+}
+
+// normalizerSpec is a tokenizer.json normalizer, the fields of every type
+// compileNormalizer knows.
+type normalizerSpec struct {
+	Type               string            `json:"type"`
+	CleanText          bool              `json:"clean_text"`
+	HandleChineseChars bool              `json:"handle_chinese_chars"`
+	StripAccents       *bool             `json:"strip_accents"`
+	Lowercase          bool              `json:"lowercase"`
+	Normalizers        []json.RawMessage `json:"normalizers"`
+	Left               bool              `json:"left"`
+	Right              bool              `json:"right"`
+	Prepend            string            `json:"prepend"`
+	Content            string            `json:"content"`
+	Pattern            struct {
+		String *string `json:"String"`
+	} `json:"pattern"`
+}
+
+// bert is HF's BertNormalizer.
+func (spec normalizerSpec) bert() normalizerFunc {
+	strip := spec.Lowercase // HF: strip_accents None ⇒ follow lowercase
+	if spec.StripAccents != nil {
+		strip = *spec.StripAccents
+	}
+	return func(s string) string {
+		if spec.CleanText {
+			s = bertCleanText(s)
+		}
+		if spec.HandleChineseChars {
+			s = bertPadChinese(s)
+		}
+		if strip {
+			s = stripAccents(s)
+		}
+		if spec.Lowercase {
+			s = strings.ToLower(s)
+		}
+		return s
+	}
+}
+
+// sequence is a Sequence normalizer: each of spec.Normalizers in turn.
+func (spec normalizerSpec) sequence() (normalizerFunc, bool) {
+	var fns []normalizerFunc
+	for _, r := range spec.Normalizers {
+		f, ok := compileNormalizer(r)
+		if !ok {
+			return nil, false
+		}
+		fns = append(fns, f)
+	}
+	return func(s string) string {
+		for _, f := range fns {
+			s = f(s)
+		}
+		return s
+	}, true
 }
 
 // bertCleanText drops NUL, U+FFFD and "other" characters (Unicode

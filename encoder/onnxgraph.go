@@ -33,16 +33,43 @@ func embeddingRows(b []byte) (rows int, dynamicQuant bool) {
 	if graph == nil {
 		return 0, false
 	}
-	type node struct {
-		op      string
-		in, out []string
+	g := parseGraph(graph)
+	for _, n := range g.nodes {
+		if n.op == "DynamicQuantizeLinear" {
+			dynamicQuant = true
+		}
 	}
-	var nodes []node
-	dims := map[string][]int64{}
+	for _, n := range g.nodes {
+		if n.op != "Gather" || len(n.in) < 2 || !g.fromIDs(n.in[1], 0) {
+			continue
+		}
+		if d := g.table(n.in[0], 0); len(d) == 2 && d[0] > 0 {
+			return int(d[0]), dynamicQuant
+		}
+	}
+	return 0, dynamicQuant
+}
+
+// graphNode is a GraphProto node: op type, inputs, outputs.
+type graphNode struct {
+	op      string
+	in, out []string
+}
+
+// graphInfo is what embeddingRows reads of a GraphProto: its nodes, the
+// dimensions of its initializers, and each value's producer.
+type graphInfo struct {
+	nodes    []graphNode
+	dims     map[string][]int64
+	producer map[string]graphNode
+}
+
+func parseGraph(graph []byte) *graphInfo {
+	g := &graphInfo{dims: map[string][]int64{}, producer: map[string]graphNode{}}
 	forEach(graph, func(num protowire.Number, v []byte) {
 		switch num {
 		case 1:
-			var n node
+			var n graphNode
 			forEach(v, func(num protowire.Number, v []byte) {
 				switch num {
 				case 1:
@@ -53,84 +80,76 @@ func embeddingRows(b []byte) (rows int, dynamicQuant bool) {
 					n.op = string(v)
 				}
 			})
-			nodes = append(nodes, n)
+			g.nodes = append(g.nodes, n)
 		case 5:
-			var name string
-			var d []int64
-			forEachRaw(v, func(num protowire.Number, typ protowire.Type, raw []byte) {
-				switch {
-				case num == 8 && typ == protowire.BytesType:
-					s, _ := protowire.ConsumeBytes(raw)
-					name = string(s)
-				case num == 1 && typ == protowire.VarintType:
-					x, _ := protowire.ConsumeVarint(raw)
-					d = append(d, int64(x))
-				case num == 1 && typ == protowire.BytesType: // packed
-					p, _ := protowire.ConsumeBytes(raw)
-					for len(p) > 0 {
-						x, n := protowire.ConsumeVarint(p)
-						if n < 0 {
-							break
-						}
-						d = append(d, int64(x))
-						p = p[n:]
-					}
-				}
-			})
-			dims[name] = d
+			name, d := initializerDims(v)
+			g.dims[name] = d
 		}
 	})
-	producer := map[string]node{}
-	for _, n := range nodes {
+	for _, n := range g.nodes {
 		for _, o := range n.out {
-			producer[o] = n
+			g.producer[o] = n
 		}
 	}
-	// fromIDs reports whether name is input_ids seen through shape-only ops.
-	var fromIDs func(name string, depth int) bool
-	fromIDs = func(name string, depth int) bool {
-		if name == "input_ids" {
-			return true
+	return g
+}
+
+// initializerDims returns a TensorProto's name and dimensions.
+func initializerDims(v []byte) (name string, d []int64) {
+	forEachRaw(v, func(num protowire.Number, typ protowire.Type, raw []byte) {
+		switch {
+		case num == 8 && typ == protowire.BytesType:
+			s, _ := protowire.ConsumeBytes(raw)
+			name = string(s)
+		case num == 1 && typ == protowire.VarintType:
+			x, _ := protowire.ConsumeVarint(raw)
+			d = append(d, int64(x))
+		case num == 1 && typ == protowire.BytesType: // packed
+			p, _ := protowire.ConsumeBytes(raw)
+			for len(p) > 0 {
+				x, n := protowire.ConsumeVarint(p)
+				if n < 0 {
+					break
+				}
+				d = append(d, int64(x))
+				p = p[n:]
+			}
 		}
-		n, ok := producer[name]
-		if !ok || depth > 8 || len(n.in) == 0 {
-			return false
-		}
-		switch n.op {
-		case "Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze", "Flatten":
-			return fromIDs(n.in[0], depth+1)
-		}
+	})
+	return name, d
+}
+
+// fromIDs reports whether name is input_ids seen through shape-only ops.
+func (g *graphInfo) fromIDs(name string, depth int) bool {
+	if name == "input_ids" {
+		return true
+	}
+	n, ok := g.producer[name]
+	if !ok || depth > 8 || len(n.in) == 0 {
 		return false
 	}
-	var table func(name string, depth int) []int64
-	table = func(name string, depth int) []int64 {
-		if d, ok := dims[name]; ok {
-			return d
-		}
-		n, ok := producer[name]
-		if !ok || depth > 8 || len(n.in) == 0 {
-			return nil
-		}
-		switch n.op {
-		case "Cast", "Identity", "DequantizeLinear":
-			return table(n.in[0], depth+1)
-		}
+	switch n.op {
+	case "Cast", "Identity", "Reshape", "Unsqueeze", "Squeeze", "Flatten":
+		return g.fromIDs(n.in[0], depth+1)
+	}
+	return false
+}
+
+// table returns the dimensions of the initializer name is, seen through
+// casts and dequantization.
+func (g *graphInfo) table(name string, depth int) []int64 {
+	if d, ok := g.dims[name]; ok {
+		return d
+	}
+	n, ok := g.producer[name]
+	if !ok || depth > 8 || len(n.in) == 0 {
 		return nil
 	}
-	for _, n := range nodes {
-		if n.op == "DynamicQuantizeLinear" {
-			dynamicQuant = true
-		}
+	switch n.op {
+	case "Cast", "Identity", "DequantizeLinear":
+		return g.table(n.in[0], depth+1)
 	}
-	for _, n := range nodes {
-		if n.op != "Gather" || len(n.in) < 2 || !fromIDs(n.in[1], 0) {
-			continue
-		}
-		if d := table(n.in[0], 0); len(d) == 2 && d[0] > 0 {
-			return int(d[0]), dynamicQuant
-		}
-	}
-	return 0, dynamicQuant
+	return nil
 }
 
 // field returns the bytes of the first length-delimited field num in b.

@@ -182,6 +182,19 @@ func loadTokenizer(path string) (tt *textTokenizer, err error) {
 	if tt.hasTrunc {
 		tt.guards = append(tt.guards, "tokenizer.json truncation ignored: truncation is done by ragbench, keeping the closing special token")
 	}
+	tt.preTokenizer(meta, first)
+	tt.single, tt.pair, err = templatesFromPostProcessor(meta.PostProcessor, tt.vocab)
+	if err != nil {
+		return nil, fmt.Errorf("%s: post_processor: %w", path, err)
+	}
+	tt.free = append(tt.free, first)
+	return tt, nil
+}
+
+// preTokenizer sets what the pre-tokenizer of meta asks for: Metaspace's
+// white-space handling and replacement, or the word memo of WordPiece under
+// BertPreTokenizer.
+func (tt *textTokenizer) preTokenizer(meta tokenizerJSON, first *tokenizer.Tokenizer) {
 	if meta.PreTokenizer != nil && meta.PreTokenizer.Type == "Metaspace" {
 		if _, inVocab := tt.vocab[string(metaspacePlaceholder)]; !inVocab {
 			tt.metaspace = true
@@ -205,12 +218,6 @@ func loadTokenizer(path string) (tt *textTokenizer, err error) {
 			tt.addedContents = append(tt.addedContents, a.Content)
 		}
 	}
-	tt.single, tt.pair, err = templatesFromPostProcessor(meta.PostProcessor, tt.vocab)
-	if err != nil {
-		return nil, fmt.Errorf("%s: post_processor: %w", path, err)
-	}
-	tt.free = append(tt.free, first)
-	return tt, nil
 }
 
 // tokenizerModels maps the model types sugarme builds to the JSON shape of
@@ -331,14 +338,8 @@ func (tt *textTokenizer) encode(text string) ([]int, error) {
 }
 
 func (tt *textTokenizer) encodeLimit(text string, limit int) (ids []int, err error) {
-	if !utf8.ValidString(text) {
-		for i := 0; i < len(text); {
-			r, size := utf8.DecodeRuneInString(text[i:])
-			if r == utf8.RuneError && size == 1 {
-				return nil, fmt.Errorf("invalid UTF-8 at byte %d", i)
-			}
-			i += size
-		}
+	if err := checkUTF8(text); err != nil {
+		return nil, err
 	}
 	// The sugarme instance is taken on first use: with the word memo most
 	// texts need none, and a worker that never misses parses no instance
@@ -381,49 +382,86 @@ func (tt *textTokenizer) encodeLimit(text string, limit int) (ids []int, err err
 		if tt.norm != nil {
 			n = tt.norm(n)
 		}
+		var full bool
 		if tt.words != nil {
-			for w := range strings.SplitSeq(n, " ") {
-				if w == "" {
-					continue
-				}
-				if limit > 0 && len(ids) >= limit {
-					return ids, nil
-				}
-				wids, ok := tt.words.get(w)
-				if !ok {
-					if wids, err = tt.wordIDs(w, encodeSugarme); err != nil {
-						return nil, err
-					}
-					tt.words.put(w, wids)
-				}
-				ids = append(ids, wids...)
-			}
-			continue
+			ids, full, err = tt.appendWords(ids, n, limit, encodeSugarme)
+		} else {
+			ids, full, err = tt.appendChunks(ids, n, limit, encodeSugarme)
 		}
-		if tt.metaspace {
-			n = strings.Map(func(r rune) rune {
-				switch r {
-				case '\t', '\n', '\f', '\r':
-					return metaspacePlaceholder
-				}
-				return r
-			}, n)
+		if err != nil {
+			return nil, err
 		}
-		for _, chunk := range chunkAtSpaces(n, chunkBytes) {
-			if limit > 0 && len(ids) >= limit {
-				return ids, nil
-			}
-			if tt.metaspaceRep != "" {
-				chunk = strings.ReplaceAll(chunk, " ", tt.metaspaceRep)
-			}
-			cids, err := encodeSugarme(chunk)
-			if err != nil {
-				return nil, err
-			}
-			ids = append(ids, cids...)
+		if full {
+			return ids, nil
 		}
 	}
 	return ids, nil
+}
+
+// checkUTF8 reports the first invalid UTF-8 byte of text.
+func checkUTF8(text string) error {
+	if utf8.ValidString(text) {
+		return nil
+	}
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && size == 1 {
+			return fmt.Errorf("invalid UTF-8 at byte %d", i)
+		}
+		i += size
+	}
+	return nil
+}
+
+// appendWords appends the ids of normalised text n word by word through
+// the word memo (WordPiece under BertPreTokenizer); full reports that
+// limit (> 0) ids were reached.
+func (tt *textTokenizer) appendWords(ids []int, n string, limit int, encode func(string) ([]int, error)) (_ []int, full bool, err error) {
+	for w := range strings.SplitSeq(n, " ") {
+		if w == "" {
+			continue
+		}
+		if limit > 0 && len(ids) >= limit {
+			return ids, true, nil
+		}
+		wids, ok := tt.words.get(w)
+		if !ok {
+			if wids, err = tt.wordIDs(w, encode); err != nil {
+				return nil, false, err
+			}
+			tt.words.put(w, wids)
+		}
+		ids = append(ids, wids...)
+	}
+	return ids, false, nil
+}
+
+// appendChunks appends the ids of normalised text n encoded by sugarme in
+// chunks cut at spaces; full reports that limit (> 0) ids were reached.
+func (tt *textTokenizer) appendChunks(ids []int, n string, limit int, encode func(string) ([]int, error)) (_ []int, full bool, err error) {
+	if tt.metaspace {
+		n = strings.Map(func(r rune) rune {
+			switch r {
+			case '\t', '\n', '\f', '\r':
+				return metaspacePlaceholder
+			}
+			return r
+		}, n)
+	}
+	for _, chunk := range chunkAtSpaces(n, chunkBytes) {
+		if limit > 0 && len(ids) >= limit {
+			return ids, true, nil
+		}
+		if tt.metaspaceRep != "" {
+			chunk = strings.ReplaceAll(chunk, " ", tt.metaspaceRep)
+		}
+		cids, err := encode(chunk)
+		if err != nil {
+			return nil, false, err
+		}
+		ids = append(ids, cids...)
+	}
+	return ids, false, nil
 }
 
 // wordIDs returns the ids of one word (no ASCII space) under a WordPiece
@@ -704,99 +742,32 @@ func parseTemplate(s string, vocab map[string]int, wantB bool) (template, error)
 // tokenizer.json post_processor: TemplateProcessing, BertProcessing,
 // RobertaProcessing, or none (no special tokens).
 func templatesFromPostProcessor(raw json.RawMessage, vocab map[string]int) (single, pair template, err error) {
-	none := func() (template, template, error) {
+	if len(raw) == 0 || string(raw) == "null" {
 		return template{{seq: 0}}, template{{seq: 0}, {seq: 1}}, nil
 	}
-	if len(raw) == 0 || string(raw) == "null" {
-		return none()
-	}
-	var pp struct {
-		Type   string `json:"type"`
-		Single []struct {
-			SpecialToken *struct {
-				ID     string `json:"id"`
-				TypeID int    `json:"type_id"`
-			} `json:"SpecialToken"`
-			Sequence *struct {
-				ID     string `json:"id"`
-				TypeID int    `json:"type_id"`
-			} `json:"Sequence"`
-		} `json:"single"`
-		Pair          json.RawMessage `json:"pair"`
-		SpecialTokens map[string]struct {
-			IDs []int `json:"ids"`
-		} `json:"special_tokens"`
-		Sep []any `json:"sep"`
-		Cls []any `json:"cls"`
-	}
+	var pp postProcessor
 	if err := json.Unmarshal(raw, &pp); err != nil {
 		return nil, nil, err
 	}
 	switch pp.Type {
 	case "TemplateProcessing":
-		conv := func(raw json.RawMessage) (template, error) {
-			var items []struct {
-				SpecialToken *struct {
-					ID     string `json:"id"`
-					TypeID int    `json:"type_id"`
-				} `json:"SpecialToken"`
-				Sequence *struct {
-					ID     string `json:"id"`
-					TypeID int    `json:"type_id"`
-				} `json:"Sequence"`
-			}
-			if err := json.Unmarshal(raw, &items); err != nil {
-				return nil, err
-			}
-			var t template
-			for _, it := range items {
-				switch {
-				case it.Sequence != nil:
-					seq := 0
-					if it.Sequence.ID == "B" {
-						seq = 1
-					}
-					t = append(t, piece{seq: seq, typeID: it.Sequence.TypeID})
-				case it.SpecialToken != nil:
-					st, ok := pp.SpecialTokens[it.SpecialToken.ID]
-					if !ok || len(st.IDs) == 0 {
-						id, ok := vocab[it.SpecialToken.ID]
-						if !ok {
-							return nil, fmt.Errorf("special token %q has no id", it.SpecialToken.ID)
-						}
-						st.IDs = []int{id}
-					}
-					for _, id := range st.IDs {
-						t = append(t, piece{seq: -1, id: id, typeID: it.SpecialToken.TypeID})
-					}
-				}
-			}
-			return t, nil
+		sraw := pp.Single
+		if len(sraw) == 0 {
+			sraw = json.RawMessage("null") // no single: an empty template
 		}
-		sraw, _ := json.Marshal(pp.Single)
-		if single, err = conv(sraw); err != nil {
+		if single, err = pp.template(sraw, vocab); err != nil {
 			return nil, nil, err
 		}
-		if pair, err = conv(pp.Pair); err != nil {
+		if pair, err = pp.template(pp.Pair, vocab); err != nil {
 			return nil, nil, err
 		}
 		return single, pair, nil
 	case "BertProcessing", "RobertaProcessing":
-		tokID := func(v []any, field string) (int, error) {
-			if len(v) != 2 {
-				return 0, fmt.Errorf("%s: want [token, id]", field)
-			}
-			f, ok := v[1].(float64)
-			if !ok {
-				return 0, fmt.Errorf("%s: id is not a number", field)
-			}
-			return int(f), nil
-		}
-		cls, err := tokID(pp.Cls, "cls")
+		cls, err := postProcessorTokenID(pp.Cls, "cls")
 		if err != nil {
 			return nil, nil, err
 		}
-		sep, err := tokID(pp.Sep, "sep")
+		sep, err := postProcessorTokenID(pp.Sep, "sep")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -810,4 +781,70 @@ func templatesFromPostProcessor(raw json.RawMessage, vocab map[string]int) (sing
 	default:
 		return nil, nil, fmt.Errorf("type %q not supported: set single_template and pair_template in %s", pp.Type, ConfigFile)
 	}
+}
+
+// postProcessor is a tokenizer.json post_processor, the fields of the types
+// templatesFromPostProcessor knows.
+type postProcessor struct {
+	Type          string          `json:"type"`
+	Single        json.RawMessage `json:"single"`
+	Pair          json.RawMessage `json:"pair"`
+	SpecialTokens map[string]struct {
+		IDs []int `json:"ids"`
+	} `json:"special_tokens"`
+	Sep []any `json:"sep"`
+	Cls []any `json:"cls"`
+}
+
+// template converts a TemplateProcessing item list (raw) to a template,
+// special tokens by their ids in pp.SpecialTokens, else in vocab.
+func (pp *postProcessor) template(raw json.RawMessage, vocab map[string]int) (template, error) {
+	type ref struct {
+		ID     string `json:"id"`
+		TypeID int    `json:"type_id"`
+	}
+	var items []struct {
+		SpecialToken *ref `json:"SpecialToken"`
+		Sequence     *ref `json:"Sequence"`
+	}
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return nil, err
+	}
+	var t template
+	for _, it := range items {
+		switch {
+		case it.Sequence != nil:
+			seq := 0
+			if it.Sequence.ID == "B" {
+				seq = 1
+			}
+			t = append(t, piece{seq: seq, typeID: it.Sequence.TypeID})
+		case it.SpecialToken != nil:
+			st, ok := pp.SpecialTokens[it.SpecialToken.ID]
+			if !ok || len(st.IDs) == 0 {
+				id, ok := vocab[it.SpecialToken.ID]
+				if !ok {
+					return nil, fmt.Errorf("special token %q has no id", it.SpecialToken.ID)
+				}
+				st.IDs = []int{id}
+			}
+			for _, id := range st.IDs {
+				t = append(t, piece{seq: -1, id: id, typeID: it.SpecialToken.TypeID})
+			}
+		}
+	}
+	return t, nil
+}
+
+// postProcessorTokenID reads a BertProcessing/RobertaProcessing [token, id]
+// pair.
+func postProcessorTokenID(v []any, field string) (int, error) {
+	if len(v) != 2 {
+		return 0, fmt.Errorf("%s: want [token, id]", field)
+	}
+	f, ok := v[1].(float64)
+	if !ok {
+		return 0, fmt.Errorf("%s: id is not a number", field)
+	}
+	return int(f), nil
 }

@@ -84,17 +84,11 @@ func (o Options) Validate() error {
 }
 
 func (o Options) resolve() (Options, error) {
-	if o.Depth == 0 {
-		o.Depth = DefaultDepth
+	if err := retrievers.DefaultPositive("depth", &o.Depth, DefaultDepth); err != nil {
+		return o, err
 	}
-	if o.Depth < 0 {
-		return o, fmt.Errorf("depth: must be > 0, got %d", o.Depth)
-	}
-	if o.BatchSize == 0 {
-		o.BatchSize = DefaultBatchSize
-	}
-	if o.BatchSize < 0 {
-		return o, fmt.Errorf("batch_size: must be > 0, got %d", o.BatchSize)
+	if err := retrievers.DefaultPositive("batch_size", &o.BatchSize, DefaultBatchSize); err != nil {
+		return o, err
 	}
 	switch o.Mode {
 	case "":

@@ -26,3 +26,18 @@ func TestPercentile(t *testing.T) {
 		t.Errorf("empty: %v", p)
 	}
 }
+
+// TestDefaultPositive: 0 takes the default, a positive value stays, a
+// negative one is an error naming the field.
+func TestDefaultPositive(t *testing.T) {
+	for _, tc := range []struct{ in, want int }{{0, 64}, {1, 1}, {7, 7}} {
+		v := tc.in
+		if err := DefaultPositive("batch_size", &v, 64); err != nil || v != tc.want {
+			t.Errorf("DefaultPositive(%d) = %d, %v; want %d", tc.in, v, err, tc.want)
+		}
+	}
+	v := -3
+	if err := DefaultPositive("depth", &v, 100); err == nil || err.Error() != "depth: must be > 0, got -3" {
+		t.Errorf("DefaultPositive(-3) error = %v", err)
+	}
+}

@@ -5,6 +5,7 @@ package retrievers
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -53,4 +54,18 @@ func Percentile(d []time.Duration, p float64) time.Duration {
 	slices.Sort(s)
 	i := int(math.Ceil(p*float64(len(s)))) - 1
 	return s[min(max(i, 0), len(s)-1)]
+}
+
+// DefaultPositive is the rule of an option whose zero value selects its
+// default and whose set value must be positive (a batch size, a depth):
+// *v = def when *v is 0; a negative *v is the error "name: must be > 0,
+// got v" (name as configs spell the field, so callers can point at it).
+func DefaultPositive(name string, v *int, def int) error {
+	if *v == 0 {
+		*v = def
+	}
+	if *v < 0 {
+		return fmt.Errorf("%s: must be > 0, got %d", name, *v)
+	}
+	return nil
 }

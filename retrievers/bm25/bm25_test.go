@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/synth"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -359,14 +360,19 @@ func TestLengths(t *testing.T) {
 	chunks := chunksOf(t, true, docs...)
 	for _, o := range []Options{{BatchSize: 3}, {Fields: FieldsMulti, BatchSize: 7}, {Analyzer: AnalyzerLuceneEn, BatchSize: 1000}} {
 		r := newRetriever(t, chunks, o)
+		byID := map[string]corpus.Chunk{}
+		for _, c := range chunks {
+			byID[c.ID] = c
+		}
 		for f, fld := range r.fields {
-			for i, c := range chunks {
+			for d := range r.Len() { // lengths are in the index's document order
+				c := byID[r.ids.get(d)]
 				want := 0
 				for _, tc := range r.Terms(fieldTexts(c, r.opts.Fields)[f]) {
 					want += tc.Count
 				}
-				if int(fld.lengths[i]) != want {
-					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.lengths[i], want)
+				if int(fld.lengths[d]) != want {
+					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.lengths[d], want)
 				}
 			}
 		}
@@ -422,6 +428,147 @@ func TestTiesStraddlingK(t *testing.T) {
 		eval.Sort(ranked, eval.TieDocIDDesc)
 		if !slices.Equal(all, ranked) {
 			t.Errorf("%s: full list %v is not in eval.Sort order %v", scoring, all, ranked)
+		}
+	}
+}
+
+// exhaustive is the reference scorer MaxScore must reproduce bit for bit:
+// every posting of every (field, term) clause summed into a per-document
+// accumulator in the exhaustive order (fields, then terms in byte order),
+// all matching documents sorted by eval.CompareRank and cut at k.
+func exhaustive(t *testing.T, r *Retriever, text string, k int) []eval.Result {
+	t.Helper()
+	scores := map[uint64]float64{}
+	terms := r.Terms(text)
+	for _, f := range r.fields {
+		if f.docCount == 0 {
+			continue
+		}
+		dict, err := r.seg.Dictionary(f.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range terms {
+			pl, err := dict.PostingsList([]byte(tc.Term), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			df := pl.Count()
+			if df == 0 {
+				continue
+			}
+			w := float64(tc.Count) * math.Log(1+(float64(f.docCount)-float64(df)+0.5)/(float64(df)+0.5))
+			it := pl.Iterator(true, false, false, nil)
+			for p, err := it.Next(); p != nil || err != nil; p, err = it.Next() {
+				if err != nil {
+					t.Fatal(err)
+				}
+				tf := float64(p.Frequency())
+				scores[p.Number()] += w * tf / (tf + f.denom(p.Number()))
+			}
+		}
+	}
+	out := []eval.Result{}
+	for d, s := range scores {
+		out = append(out, eval.Result{DocID: r.ids.get(int(d)), Score: s})
+	}
+	eval.Sort(out, eval.TieDocIDDesc)
+	return out[:min(k, len(out))]
+}
+
+// TestMaxScoreExact: Search (MaxScore, pruning with exact per-clause
+// bounds) returns exactly — ids, order and float64 scores — what summing
+// every posting returns, at k = 1, 10 and 100, for frequent and rare terms,
+// repeated query terms, both field layouts, exact and lossy lengths, and
+// BinaryTF (k1 = 0: every match of a term scores the same, so ties
+// straddle every cut); frequent terms are probed through their tf arrays.
+func TestMaxScoreExact(t *testing.T) {
+	docs := synthetic(2500, 11)
+	// A frequent term with a frequency above 255 in one document is read
+	// from its postings rather than a byte array (termStats).
+	docs = append(docs, corpus.Document{ID: "many-w2", Text: strings.Repeat("w2 ", 300)})
+	chunks, err := corpus.Spec{Strategy: corpus.Fixed, Size: 400, Overlap: 10, Title: true}.Chunk(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	zipf := rand.NewZipf(rng, 1.1, 1, 20000)
+	var queries []string
+	for range 80 {
+		var ws []string
+		for range 1 + rng.IntN(7) {
+			ws = append(ws, fmt.Sprintf("w%d", zipf.Uint64()))
+		}
+		queries = append(queries, strings.Join(ws, " "))
+	}
+	queries = append(queries, "w1 w1 w2", "w0 w1 w2 w3 w4 w5 w6 w7", "w19999 w1", "nothing-here")
+	for _, o := range []Options{{}, {Fields: FieldsMulti}, {ExactLengths: true}, {BinaryTF: true}, {K1: 2, B: 1}, {Workers: 1}} {
+		r := newRetriever(t, chunks, o)
+		for _, k := range []int{1, 10, 100} {
+			run := search(t, r, k, queries...)
+			for i, q := range queries {
+				want := exhaustive(t, r, q, k)
+				if got := run[fmt.Sprint("q", i)]; !cmp.Equal(want, got) {
+					t.Fatalf("%+v k=%d %q:\n%s", o, k, q, cmp.Diff(want, got))
+				}
+			}
+		}
+	}
+}
+
+// TestSyntheticWordsAnalysedAsIs: the scale benchmark's words
+// (internal/synth) are single terms that both analyzers keep unchanged (no
+// stop word, no stemming), which is what lets its nDCG be compared with
+// Lucene's and BM25S's to the third decimal.
+func TestSyntheticWordsAnalysedAsIs(t *testing.T) {
+	for _, a := range []string{AnalyzerEn, AnalyzerLuceneEn} {
+		r := newRetriever(t, chunksOf(t, false, corpus.Document{ID: "d", Text: "x"}), Options{Analyzer: a})
+		for _, rank := range []int{0, 1, 2, 18, 19, 360, 361, 5000, 123456, 499999} {
+			w := synth.Word(rank)
+			if got := r.Terms(w); !cmp.Equal(got, []TermCount{{w, 1}}) {
+				t.Errorf("%s: Terms(%q) = %v", a, w, got)
+			}
+		}
+	}
+}
+
+// TestBuildStream: Build over an iterator gives New's results, in memory
+// and on disk (where the iterator is ranged twice: the cache key, then the
+// build), and stops at the iterator's error.
+func TestBuildStream(t *testing.T) {
+	ctx := context.Background()
+	chunks := chunksOf(t, true, synthetic(500, 21)...)
+	want := search(t, newRetriever(t, chunks, Options{}), 20, "w1 w2 w3", "w40 w7")
+	for _, o := range []Options{{}, {Dir: t.TempDir()}} {
+		ranged := 0
+		src := func(yield func(corpus.Chunk, error) bool) {
+			ranged++
+			for _, c := range chunks {
+				if !yield(c, nil) {
+					return
+				}
+			}
+		}
+		r, err := Build(ctx, src, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close() })
+		if got := search(t, r, 20, "w1 w2 w3", "w40 w7"); !cmp.Equal(want, got) {
+			t.Errorf("Dir %q: Build's results differ from New's", o.Dir)
+		}
+		if wantRanged := map[bool]int{false: 1, true: 2}[o.Dir != ""]; ranged != wantRanged {
+			t.Errorf("Dir %q: iterator ranged %d times, want %d", o.Dir, ranged, wantRanged)
+		}
+	}
+	failing := func(yield func(corpus.Chunk, error) bool) {
+		if yield(chunks[0], nil) {
+			yield(corpus.Chunk{}, errors.New("corpus.jsonl:2: bad line"))
+		}
+	}
+	for _, o := range []Options{{}, {Dir: t.TempDir()}} {
+		if _, err := Build(ctx, failing, o); err == nil || !strings.Contains(err.Error(), "corpus.jsonl:2: bad line") {
+			t.Errorf("Dir %q: iterator error: err = %v", o.Dir, err)
 		}
 	}
 }

@@ -152,7 +152,11 @@ func TestBuildCleanup(t *testing.T) {
 	if left := buildDirs(t, dir); len(left) != 0 {
 		t.Errorf("after New: build folders %v left, want none", left)
 	}
-	final := filepath.Join(dir, "bm25-"+cacheKey(chunks, r.opts)[:24])
+	key, _, err := cacheKey(context.Background(), Chunks(chunks), r.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := filepath.Join(dir, "bm25-"+key[:24])
 	if _, err := os.Stat(filepath.Join(final, buildLockName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("index folder holds a lock file (err %v)", err)
 	}

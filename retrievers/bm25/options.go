@@ -96,10 +96,12 @@ type Options struct {
 	// Dir, when not empty, keeps the index on disk under Dir, in a folder
 	// named by a hash of (chunk ids and texts — so corpus and chunking —,
 	// analyzer, field layout); New reuses it when it exists. "" builds the
-	// index in memory.
+	// index in a temporary folder (os.TempDir) that Close removes.
 	Dir string
-	// BatchSize is documents per bleve batch while indexing; 0 selects 1000.
-	// It changes bleve's segment layout, never ragbench's scores.
+	// BatchSize is documents per segment of scorch's offline builder (the
+	// segments are merged into one at the end); 0 selects 1000 (chosen by
+	// measurement: docs/benchmarks/bm25.md). It never changes ragbench's
+	// scores.
 	BatchSize int
 	// Workers bounds concurrent query evaluation; 0 selects
 	// runtime.GOMAXPROCS(0). Results do not depend on it. (Indexing runs on
@@ -152,26 +154,23 @@ func (o Options) withDefaults() (Options, error) {
 	if o.B < 0 || o.B > 1 || math.IsNaN(o.B) {
 		return o, fmt.Errorf("b: %g, want in [0, 1]", o.B)
 	}
-	switch o.Scoring {
-	case "":
-		o.Scoring = d.Scoring
-	case ScoringLucene, ScoringBleve:
-	default:
-		return o, fmt.Errorf("scoring: %q, want %q or %q", o.Scoring, ScoringLucene, ScoringBleve)
-	}
-	switch o.Fields {
-	case "":
-		o.Fields = d.Fields
-	case FieldsFlat, FieldsMulti:
-	default:
-		return o, fmt.Errorf("fields: %q, want %q or %q", o.Fields, FieldsFlat, FieldsMulti)
-	}
-	switch o.Analyzer {
-	case "":
-		o.Analyzer = d.Analyzer
-	case AnalyzerEn, AnalyzerLuceneEn:
-	default:
-		return o, fmt.Errorf("analyzer: %q, want %q or %q", o.Analyzer, AnalyzerEn, AnalyzerLuceneEn)
+	for _, c := range []struct {
+		name     string
+		v        *string
+		def      string
+		one, two string
+	}{
+		{"scoring", &o.Scoring, d.Scoring, ScoringLucene, ScoringBleve},
+		{"fields", &o.Fields, d.Fields, FieldsFlat, FieldsMulti},
+		{"analyzer", &o.Analyzer, d.Analyzer, AnalyzerEn, AnalyzerLuceneEn},
+	} {
+		switch *c.v {
+		case "":
+			*c.v = c.def
+		case c.one, c.two:
+		default:
+			return o, fmt.Errorf("%s: %q, want %q or %q", c.name, *c.v, c.one, c.two)
+		}
 	}
 	if o.BatchSize == 0 {
 		o.BatchSize = d.BatchSize

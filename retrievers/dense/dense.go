@@ -4,24 +4,31 @@
 // similarity (exact, no approximate index).
 //
 // chromem-go is used with precomputed embeddings only (documents are added
-// with Embedding set, so chromem never calls an embedder). Three of its
-// behaviours are handled here: asking for more results than documents is an
-// error in chromem (k is clamped to the collection size); results with equal
-// similarity come back in nondeterministic order, and the top-k cut may pick
-// any of them (results are re-sorted by score, then id, and the cut is widened
-// until no tie crosses it); NewPersistentDB writes one file per document
-// (Save and Load use one Export file instead).
+// with Embedding set, so chromem never calls an embedder). The normalised
+// vectors live in one contiguous row-major []float32 (n × dim) and each
+// chromem document's Embedding is its row of that array — one copy of the
+// vectors, owned by the chromem collection (which holds every document, id
+// and vector, and answers GetByID, Count and QueryEmbedding on them) and laid
+// out so that Search can scan it as a plain contiguous loop on all cores
+// (chromem's own QueryEmbedding walks a map of documents, about twice as slow
+// as that loop). The scan computes each similarity exactly as chromem does
+// (float32 dot product of normalised vectors, summed in component order), so
+// scores are chromem's, bit for bit; results are sorted by score, then id
+// descending (eval.Sort's TieDocIDDesc order), the cut at k included, never
+// chromem's nondeterministic order of equal similarities.
+//
+// Save and Load stream the rows (no whole-collection encoding in memory):
+// the index file is a header line and then, per document, its id and
+// vector, with a CRC-32 at the end (format v2). Files of format v1 (chromem's
+// gob Export, written before issue 27) are still loaded.
 package dense
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"iter"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,7 +39,6 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -56,9 +62,11 @@ type Options struct {
 	// BatchSize is the most texts per EmbedFunc call (chunks when building,
 	// queries when searching), > 0; 0 means DefaultBatchSize (64).
 	BatchSize int
-	// Concurrency is how many goroutines add documents to the chromem
-	// collection, > 0; 0 means DefaultConcurrency (4). It does not affect
-	// results.
+	// Concurrency, > 0 (0 means DefaultConcurrency, 4), is kept so that
+	// existing callers and configs stay valid; it no longer changes
+	// anything: documents are added to the chromem collection in row order
+	// (each one's embedding is its row of the contiguous array), and a
+	// search uses runtime.GOMAXPROCS(0) goroutines.
 	Concurrency int
 	// Model identifies the embedding model (e.g. "use-lite" or a model
 	// folder's hash). It is recorded by Save and, when both are non-empty,
@@ -82,26 +90,33 @@ func (o Options) Validate() error {
 }
 
 func (o Options) resolve() (Options, error) {
-	if o.BatchSize == 0 {
-		o.BatchSize = DefaultBatchSize
+	if err := retrievers.DefaultPositive("batch_size", &o.BatchSize, DefaultBatchSize); err != nil {
+		return o, err
 	}
-	if o.BatchSize < 0 {
-		return o, fmt.Errorf("batch_size: must be > 0, got %d", o.BatchSize)
+	return o, retrievers.DefaultPositive("concurrency", &o.Concurrency, DefaultConcurrency)
+}
+
+// withEmbed resolves o for New, Build and Load, which also need an embed
+// function.
+func (o Options) withEmbed(embed EmbedFunc) (Options, error) {
+	r, err := o.resolve()
+	if err == nil && embed == nil {
+		err = errors.New("dense: embed function is nil")
 	}
-	if o.Concurrency == 0 {
-		o.Concurrency = DefaultConcurrency
-	}
-	if o.Concurrency < 0 {
-		return o, fmt.Errorf("concurrency: must be > 0, got %d", o.Concurrency)
-	}
-	return o, nil
+	return r, err
 }
 
 // Retriever is a dense retriever over a chromem-go collection; it implements
 // retrievers.Retriever. Search is safe for concurrent use.
+//
+// Memory: the vectors once (4·dim bytes per indexed chunk, in mat, shared
+// with chromem's documents), chromem's document records (about 200 bytes
+// each) and the ids; never the chunk texts.
 type Retriever struct {
 	db      *chromem.DB
 	coll    *chromem.Collection
+	mat     []float32 // n × dim, row-major, L2-normalised rows: chromem's documents' embeddings
+	ids     []string  // row → chunk id
 	embed   EmbedFunc
 	opts    Options
 	dim     int
@@ -125,12 +140,9 @@ type Retriever struct {
 // dimension, or a zero, NaN or infinite vector (naming the chunk id).
 func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Options) (*Retriever, error) {
 	start := time.Now()
-	o, err := opts.resolve()
+	o, err := opts.withEmbed(embed)
 	if err != nil {
 		return nil, err
-	}
-	if embed == nil {
-		return nil, errors.New("dense: embed function is nil")
 	}
 	if len(chunks) == 0 {
 		return nil, errors.New("dense: empty corpus: no chunks to index")
@@ -145,55 +157,143 @@ func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Optio
 		}
 		pos[c.ID] = i
 	}
-	// Chunks without text cannot be embedded (encoders refuse empty input)
-	// and could never be found by similarity: they are left out, counted and
-	// reported by Warnings.
-	var skipped []string
-	kept := make([]corpus.Chunk, 0, len(chunks))
-	for _, c := range chunks {
-		if strings.TrimSpace(c.IndexText()) == "" {
-			skipped = append(skipped, c.ID)
-			continue
-		}
-		kept = append(kept, c)
+	r, err := build(ctx, Chunks(chunks), len(chunks), embed, o)
+	if err != nil {
+		return nil, err
 	}
-	if len(kept) == 0 {
-		return nil, fmt.Errorf("dense: empty corpus: all %d chunks have empty text", len(chunks))
+	r.build = time.Since(start)
+	return r, nil
+}
+
+// Build is New for chunks streamed by an iterator instead of held in a
+// slice (see bm25.Build): each batch of BatchSize texts is embedded as it
+// arrives and only ids and vectors are kept, never the texts. An error
+// from chunks stops the build and is returned. Duplicate ids are found
+// after embedding (New finds them before). Errors are otherwise New's.
+func Build(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], embed EmbedFunc, opts Options) (*Retriever, error) {
+	start := time.Now()
+	o, err := opts.withEmbed(embed)
+	if err != nil {
+		return nil, err
 	}
-	chunks = kept
-	docs := make([]chromem.Document, 0, len(chunks))
-	texts := make([]string, 0, o.BatchSize)
-	dim := 0
-	for b := 0; b < len(chunks); b += o.BatchSize {
-		batch := chunks[b:min(b+o.BatchSize, len(chunks))]
-		texts = texts[:0]
-		for _, c := range batch {
-			texts = append(texts, c.IndexText())
+	r, err := build(ctx, chunks, 0, embed, o)
+	if err != nil {
+		return nil, err
+	}
+	r.build = time.Since(start)
+	return r, nil
+}
+
+// Chunks returns an iterator over a slice of chunks, for Build.
+func Chunks(chunks []corpus.Chunk) iter.Seq2[corpus.Chunk, error] {
+	return func(yield func(corpus.Chunk, error) bool) {
+		for _, c := range chunks {
+			if !yield(c, nil) {
+				return
+			}
 		}
+	}
+}
+
+// build embeds the chunks batch by batch into rows; n, when known (New,
+// which has checked the ids), sizes the vector array once; else (Build)
+// duplicate ids are looked for at the end. Chunks without text cannot be embedded (encoders
+// refuse empty input) and could never be found by similarity: they are left
+// out, counted and reported by Warnings.
+func build(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], n int, embed EmbedFunc, o Options) (*Retriever, error) {
+	var skipped, ids, texts []string
+	var order []string // every id in stream order (Build only: for the duplicate check)
+	var mat []float32
+	dim, total := 0, 0
+	flush := func() error {
+		if len(texts) == 0 {
+			return nil
+		}
+		b := len(ids) - len(texts) // the batch is ids[b:]
 		vecs, err := embed(ctx, texts, false)
 		if err != nil {
-			return nil, fmt.Errorf("dense: embedding chunks %d–%d: %w", b, b+len(batch)-1, err)
+			return fmt.Errorf("dense: embedding chunks %d–%d: %w", b, b+len(texts)-1, err)
 		}
-		if len(vecs) != len(batch) {
-			return nil, fmt.Errorf("dense: embedding chunks %d–%d: got %d vectors for %d texts", b, b+len(batch)-1, len(vecs), len(batch))
+		if len(vecs) != len(texts) {
+			return fmt.Errorf("dense: embedding chunks %d–%d: got %d vectors for %d texts", b, b+len(texts)-1, len(vecs), len(texts))
 		}
 		for i, v := range vecs {
 			if dim == 0 {
 				dim = len(v)
+				mat = make([]float32, 0, n*dim)
 			}
 			if err := checkVector(v, dim); err != nil {
-				return nil, fmt.Errorf("dense: chunk %q: %w", batch[i].ID, err)
+				return fmt.Errorf("dense: chunk %q: %w", ids[b+i], err)
 			}
-			docs = append(docs, chromem.Document{ID: batch[i].ID, Embedding: normalized(v)})
+			mat = appendNormalized(mat, v)
+		}
+		texts = texts[:0]
+		return nil
+	}
+	for c, err := range chunks {
+		if err != nil {
+			return nil, fmt.Errorf("dense: %w", err)
+		}
+		if c.ID == "" {
+			return nil, fmt.Errorf("dense: chunk %d: empty id", total)
+		}
+		total++
+		if n == 0 {
+			order = append(order, c.ID)
+		}
+		if strings.TrimSpace(c.IndexText()) == "" {
+			skipped = append(skipped, c.ID)
+			continue
+		}
+		ids = append(ids, c.ID)
+		texts = append(texts, c.IndexText())
+		if len(texts) == o.BatchSize {
+			if err := flush(); err != nil {
+				return nil, err
+			}
 		}
 	}
-	r, err := fromDocuments(ctx, docs, dim, embed, o)
+	if err := flush(); err != nil {
+		return nil, err
+	}
+	if total == 0 {
+		return nil, errors.New("dense: empty corpus: no chunks to index")
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("dense: empty corpus: all %d chunks have empty text", total)
+	}
+	if n == 0 {
+		if i, j, ok := duplicateID(order); ok {
+			return nil, fmt.Errorf("dense: chunks %d and %d: duplicate id %q", i, j, order[i])
+		}
+	}
+	r, err := fromRows(ctx, ids, mat, dim, embed, o)
 	if err != nil {
 		return nil, err
 	}
 	r.skipped = skipped
-	r.build = time.Since(start)
 	return r, nil
+}
+
+// duplicateID returns two positions i < j of ids holding the same id, or
+// ok = false (sorting positions, no map of all ids).
+func duplicateID(ids []string) (i, j int, ok bool) {
+	ord := make([]int32, len(ids))
+	for k := range ord {
+		ord[k] = int32(k)
+	}
+	slices.SortFunc(ord, func(a, b int32) int {
+		if c := strings.Compare(ids[a], ids[b]); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	for k := 1; k < len(ord); k++ {
+		if ids[ord[k-1]] == ids[ord[k]] {
+			return int(ord[k-1]), int(ord[k]), true
+		}
+	}
+	return 0, 0, false
 }
 
 // Skipped returns the ids of the chunks left out of the index because their
@@ -212,20 +312,34 @@ func (r *Retriever) Warnings() []string {
 	return []string{fmt.Sprintf("dense: %d chunks with empty text not indexed (never retrieved): %s", len(r.skipped), strings.Join(ex, ", "))}
 }
 
-// fromDocuments builds the chromem collection from normalised documents.
-func fromDocuments(ctx context.Context, docs []chromem.Document, dim int, embed EmbedFunc, o Options) (*Retriever, error) {
+// fromRows builds the chromem collection over ids and the row-major
+// normalised vectors mat (len(ids) × dim): each document's Embedding is its
+// row of mat (chromem keeps a normalised embedding as given), so the
+// collection and the contiguous scan share one copy of the vectors.
+func fromRows(ctx context.Context, ids []string, mat []float32, dim int, embed EmbedFunc, o Options) (*Retriever, error) {
 	db := chromem.NewDB()
 	meta := map[string]string{"ragbench.model": o.Model, "ragbench.dim": strconv.Itoa(dim)}
 	coll, err := db.CreateCollection(collectionName, meta, refuseEmbedding)
 	if err != nil {
 		return nil, fmt.Errorf("dense: %w", err)
 	}
-	if err := coll.AddDocuments(ctx, docs, o.Concurrency); err != nil {
-		return nil, fmt.Errorf("dense: %w", err)
+	for i, id := range ids {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		if err := coll.AddDocument(ctx, chromem.Document{ID: id, Embedding: mat[i*dim : (i+1)*dim : (i+1)*dim]}); err != nil {
+			return nil, fmt.Errorf("dense: %w", err)
+		}
 	}
-	r := &Retriever{db: db, coll: coll, embed: embed, opts: o, dim: dim, n: len(docs)}
-	for _, d := range docs {
-		r.bytes += int64(4*len(d.Embedding) + len(d.ID))
+	if coll.Count() != len(ids) {
+		return nil, fmt.Errorf("dense: %d documents in the collection for %d ids (duplicate ids?)", coll.Count(), len(ids))
+	}
+	r := &Retriever{db: db, coll: coll, mat: mat, ids: ids, embed: embed, opts: o, dim: dim, n: len(ids)}
+	r.bytes = int64(4 * len(mat))
+	for _, id := range ids {
+		r.bytes += int64(len(id))
 	}
 	return r, nil
 }
@@ -256,17 +370,19 @@ func checkVector(v []float32, dim int) error {
 }
 
 // normalized returns v / ‖v‖₂, computed in float64 (v unchanged).
-func normalized(v []float32) []float32 {
+func normalized(v []float32) []float32 { return appendNormalized(make([]float32, 0, len(v)), v) }
+
+// appendNormalized appends v / ‖v‖₂ (computed in float64) to dst.
+func appendNormalized(dst, v []float32) []float32 {
 	var ss float64
 	for _, x := range v {
 		ss += float64(x) * float64(x)
 	}
 	n := math.Sqrt(ss)
-	out := make([]float32, len(v))
-	for i, x := range v {
-		out[i] = float32(float64(x) / n)
+	for _, x := range v {
+		dst = append(dst, float32(float64(x)/n))
 	}
-	return out
+	return dst
 }
 
 // Search implements retrievers.Retriever: queries are embedded with
@@ -342,24 +458,10 @@ func (r *Retriever) searchVector(ctx context.Context, v []float32, k int) ([]eva
 	if err := checkVector(v, r.dim); err != nil {
 		return nil, err
 	}
-	v = normalized(v)
-	k = min(k, r.n)
-	// Ask for one more than k; while the last fetched result ties with the
-	// k-th, chromem may have cut among equal scores, so fetch more.
-	for m := min(k+1, r.n); ; m = min(2*m, r.n) {
-		res, err := r.coll.QueryEmbedding(ctx, v, m, nil, nil)
-		if err != nil {
-			return nil, err
-		}
-		l := make([]eval.Result, len(res))
-		for i, x := range res {
-			l[i] = eval.Result{DocID: x.ID, Score: float64(x.Similarity)}
-		}
-		eval.Sort(l, eval.TieDocIDDesc)
-		if m == r.n || len(l) <= k || l[len(l)-1].Score < l[k-1].Score {
-			return l[:min(k, len(l)):min(k, len(l))], nil
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
+	return r.scan(normalized(v), min(k, r.n)), nil
 }
 
 // Stats implements retrievers.Retriever. IndexBytes is the vectors (4 bytes
@@ -383,103 +485,3 @@ func (r *Retriever) Len() int { return r.n }
 
 // Dim returns the embedding dimension.
 func (r *Retriever) Dim() int { return r.dim }
-
-// fileMagic starts every file Save writes; a JSON header line follows it,
-// then chromem's Export stream.
-const fileMagic = "ragbench-dense v1 "
-
-// header is the JSON line before the chromem stream in a saved index.
-type header struct {
-	Model string `json:"model"`
-	Dim   int    `json:"dim"`
-	Count int    `json:"count"`
-}
-
-// Save writes the index to one file at path, atomically (a temporary file in
-// the same folder is written, synced and renamed over path): a header line
-// ("ragbench-dense v1 " + JSON of model, dimension, count), then chromem's
-// Export stream (gob, gzip-compressed) — one file, not NewPersistentDB's one
-// file per document.
-func (r *Retriever) Save(path string) error {
-	h, err := json.Marshal(header{Model: r.opts.Model, Dim: r.dim, Count: r.n})
-	if err != nil {
-		return fmt.Errorf("dense: save: %s: %w", path, err)
-	}
-	err = fileutil.WriteStream(path, func(w io.Writer) error {
-		if _, err := fmt.Fprintf(w, "%s%s\n", fileMagic, h); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		if err := r.db.ExportToWriter(w, true, "", collectionName); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("dense: save: %w", err)
-	}
-	return nil
-}
-
-// Load reads an index written by Save; embed is used for queries only, and
-// opts.BatchSize for query batches. Errors: unreadable file or not written by
-// Save; opts.Model and the saved model both non-empty and different; a
-// collection whose size or vector dimensions disagree with the header.
-func Load(ctx context.Context, path string, embed EmbedFunc, opts Options) (*Retriever, error) {
-	start := time.Now()
-	o, err := opts.resolve()
-	if err != nil {
-		return nil, err
-	}
-	if embed == nil {
-		return nil, errors.New("dense: embed function is nil")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("dense: load: %w", err)
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	line, err := br.ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, fileMagic) {
-		return nil, fmt.Errorf("dense: load %s:1: not a ragbench dense index (want a %q header)", path, strings.TrimSpace(fileMagic))
-	}
-	var h header
-	if err := json.Unmarshal([]byte(line[len(fileMagic):]), &h); err != nil {
-		return nil, fmt.Errorf("dense: load %s:1: header: %w", path, err)
-	}
-	if h.Dim <= 0 || h.Count <= 0 {
-		return nil, fmt.Errorf("dense: load %s:1: header: dim %d, count %d (want both > 0)", path, h.Dim, h.Count)
-	}
-	if o.Model != "" && h.Model != "" && o.Model != h.Model {
-		return nil, fmt.Errorf("dense: load %s: index built with model %q, not %q", path, h.Model, o.Model)
-	}
-	if o.Model == "" {
-		o.Model = h.Model
-	}
-	db := chromem.NewDB()
-	body := io.NewSectionReader(f, int64(len(line)), math.MaxInt64-int64(len(line)))
-	if err := db.ImportFromReader(body, "", collectionName); err != nil {
-		return nil, fmt.Errorf("dense: load %s: %w", path, err)
-	}
-	coll := db.GetCollection(collectionName, refuseEmbedding)
-	if coll == nil {
-		return nil, fmt.Errorf("dense: load %s: no %q collection", path, collectionName)
-	}
-	if n := coll.Count(); n != h.Count {
-		return nil, fmt.Errorf("dense: load %s: %d vectors, header says %d", path, n, h.Count)
-	}
-	r := &Retriever{db: db, coll: coll, embed: embed, opts: o, dim: h.Dim, n: h.Count}
-	// One full query checks every vector's dimension (chromem fails on a
-	// length mismatch) and sizes the index.
-	probe := make([]float32, h.Dim)
-	probe[0] = 1
-	all, err := coll.QueryEmbedding(ctx, probe, h.Count, nil, nil)
-	if err != nil {
-		return nil, fmt.Errorf("dense: load %s: %w", path, err)
-	}
-	for _, d := range all {
-		r.bytes += int64(4*len(d.Embedding) + len(d.ID))
-	}
-	r.build = time.Since(start)
-	return r, nil
-}
