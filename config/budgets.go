@@ -18,9 +18,7 @@ func (c *Config) PromptTokenizerName() string {
 
 // budgets checks budget_tokens, prompt_budget, prompt_tokenizer and
 // cover_shares (docs/config.md), and fills prompt_budget's default (the
-// largest budget). Budgets and cover shares are span measures: without
-// span labels they are errors at their lines, as the span metric families
-// are.
+// largest budget).
 func (ck *configCheck) budgets() {
 	c := ck.c
 	const noDefault = "; remove the line to use the default"
@@ -31,14 +29,10 @@ func (ck *configCheck) budgets() {
 	if c.PromptTokenizer != "" && c.PromptTokenizer != corpus.CL100kBase {
 		ck.bad("prompt_tokenizer", "unknown tokenizer %q: %s (tiktoken's, embedded)", c.PromptTokenizer, corpus.CL100kBase)
 	}
-	spanOnly := func(field string) bool {
-		if ck.has(field) && !c.spanLabels {
-			ck.bad(field, "%s is a span measure: it needs span labels (dataset.queries with \"gold_spans\", or Chroma's questions.csv; docs/spans.md)", field)
-			return false
-		}
-		return true
-	}
-	if len(c.BudgetTokens) > 0 && spanOnly("budget_tokens") {
+	// Whether the labels are spans is the dataset's to say (sweep's
+	// readSpanLabels refuses these keys without them, as it refuses the
+	// span metric families); here only the values.
+	if len(c.BudgetTokens) > 0 {
 		seen := map[int]bool{}
 		for i, b := range c.BudgetTokens {
 			f := fmt.Sprintf("budget_tokens.%d", i)
@@ -61,7 +55,7 @@ func (ck *configCheck) budgets() {
 		}
 	}
 	slices.Sort(c.BudgetTokens)
-	if len(c.CoverShares) > 0 && spanOnly("cover_shares") {
+	if len(c.CoverShares) > 0 {
 		seen := map[float64]bool{}
 		for i, s := range c.CoverShares {
 			f := fmt.Sprintf("cover_shares.%d", i)

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"unicode/utf8"
@@ -92,6 +93,21 @@ func cellPromptTokens(cfg *Config, ds *dataset, pt *promptTokens, chunkRun eval.
 	}
 	out.Mean = float64(sum) / float64(len(ds.answerable))
 	return out
+}
+
+// spanOnlyKeys refuses, without span labels, the keys that measure spans:
+// budget_tokens (prompt_budget with it) and cover_shares, each at its line.
+func spanOnlyKeys(cfg *Config) error {
+	var errs []error
+	for _, k := range []struct {
+		field string
+		set   bool
+	}{{"budget_tokens", len(cfg.BudgetTokens) > 0}, {"cover_shares", len(cfg.CoverShares) > 0}} {
+		if k.set {
+			errs = append(errs, cfg.Errf(k.field, "%s measures span labels: it needs dataset.queries with \"gold_spans\", or Chroma's questions.csv (docs/spans.md)", k.field))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // cellPrompts fills cr's prompt size at prompt_k and, with span labels,

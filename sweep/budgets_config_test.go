@@ -9,7 +9,7 @@ import (
 
 // TestBudgetConfig: budget_tokens, prompt_budget, prompt_tokenizer and
 // cover_shares are checked at their lines (all the faults of a file at
-// once), only with span labels; prompt_budget defaults to the largest
+// once), and refused by the preflight without span labels; prompt_budget defaults to the largest
 // budget, the budgets are sorted, and a config without them records none
 // (its results.json config, and hash, unchanged).
 func TestBudgetConfig(t *testing.T) {
@@ -30,9 +30,6 @@ func TestBudgetConfig(t *testing.T) {
 		name, yaml string
 		want       []string
 	}{
-		{"id labels", minimal + "budget_tokens: [256]\ncover_shares: [0.25]\n", []string{
-			":6: budget_tokens: budget_tokens is a span measure: it needs span labels",
-			":7: cover_shares: cover_shares is a span measure"}},
 		{"values", spanHead + "budget_tokens: [256, 0, 256]\nprompt_budget: 512\nprompt_tokenizer: gpt2\ncover_shares: [0, 1.5, 0.5, 0.5]\n", []string{
 			":3: budget_tokens[1]: budget 0 must be ≥ 1 token", ":3: budget_tokens[2]: budget 256 listed twice",
 			":4: prompt_budget: prompt_budget 512 must be one of budget_tokens [256 0 256]",
@@ -54,6 +51,22 @@ func TestBudgetConfig(t *testing.T) {
 				}
 			}
 		})
+	}
+	// Whether the labels are spans, the dataset says (Check, as Run).
+	small, err := filepath.Abs("testdata/small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idCfg, err := Load(writeConfig(t, "dataset: {corpus: "+filepath.Join(small, "corpus.jsonl")+", queries: "+filepath.Join(small, "queries.jsonl")+"}\nretrievers: [{name: a, type: bm25}]\nbudget_tokens: [256]\ncover_shares: [0.25]\n"),
+		LoadOptions{DataDir: "/d", Output: filepath.Join(t.TempDir(), "out"), CacheDir: filepath.Join(t.TempDir(), "cache"), History: filepath.Join(t.TempDir(), "h.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Check(t.Context(), idCfg, CheckOptions{})
+	for _, w := range []string{":3: budget_tokens: budget_tokens measures span labels", ":4: cover_shares: cover_shares measures span labels"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("id labels: error %v, want %q", err, w)
+		}
 	}
 	plain, err := Load(writeConfig(t, minimal), LoadOptions{DataDir: "/d"})
 	if err != nil {
