@@ -75,13 +75,16 @@ func (p *promptTokens) Prefix(id string, n int) int {
 // cellPromptTokens is the size of cell's prompt at prompt_k: the tokens of
 // the top prompt_k chunks of its chunk-level run, averaged over the
 // answerable queries.
-func cellPromptTokens(cfg *Config, ds *dataset, pt *promptTokens, chunkRun eval.Run) *results.PromptTokens {
+func cellPromptTokens(ctx context.Context, cfg *Config, ds *dataset, pt *promptTokens, chunkRun eval.Run) (*results.PromptTokens, error) {
 	out := &results.PromptTokens{Tokenizer: pt.bpe.Name(), K: cfg.PromptK}
 	if len(ds.answerable) == 0 {
-		return out
+		return out, nil
 	}
 	sum := 0
-	for _, id := range ds.answerable {
+	for i, id := range ds.answerable {
+		if i%64 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		l := slices.Clone(chunkRun[id])
 		kinds.SortResults(l)
 		n := 0
@@ -92,7 +95,7 @@ func cellPromptTokens(cfg *Config, ds *dataset, pt *promptTokens, chunkRun eval.
 		out.Max = max(out.Max, n)
 	}
 	out.Mean = float64(sum) / float64(len(ds.answerable))
-	return out
+	return out, nil
 }
 
 // spanOnlyKeys refuses, without span labels, the keys that measure spans:
@@ -111,15 +114,23 @@ func spanOnlyKeys(cfg *Config) error {
 }
 
 // cellPrompts fills cr's prompt size at prompt_k and, with span labels,
-// its measures at the prompt budgets and other cover shares.
-func cellPrompts(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult) error {
+// its measures at the prompt budgets and other cover shares. A cancelled
+// ctx stops it between queries or evaluations, with its error.
+func cellPrompts(ctx context.Context, cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult) error {
 	if in.prompt == nil {
 		return nil
 	}
 	if in.chunkRun != nil {
-		cr.PromptTokens = cellPromptTokens(cfg, ds, in.prompt, in.chunkRun)
+		pt, err := cellPromptTokens(ctx, cfg, ds, in.prompt, in.chunkRun)
+		if err != nil {
+			return err
+		}
+		cr.PromptTokens = pt
 	}
-	return cellBudgets(cfg, ds, in, cr)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return cellBudgets(ctx, cfg, ds, in, cr)
 }
 
 // groupMeans averages per-query values (query id → family → value) over
@@ -142,7 +153,7 @@ func groupMeans(ds *dataset, per map[string]map[string]float64, families []strin
 
 // cellBudgets fills, with span labels, cr's measures at each prompt
 // budget and at the other cover shares (nothing without them).
-func cellBudgets(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult) error {
+func cellBudgets(ctx context.Context, cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult) error {
 	sc := in.spans
 	if sc == nil || in.prompt == nil {
 		return nil
@@ -176,6 +187,9 @@ func cellBudgets(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult
 		cr.PromptBudgets = pb
 	}
 	for _, s := range cfg.CoverShares {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		o := opt
 		o.CoverShare, o.Ks = s, []int{cfg.PromptK}
 		ev, err := spans.Evaluate(ds.spanQueries, sc.ch, in.run, o)

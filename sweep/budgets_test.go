@@ -150,7 +150,10 @@ func TestPromptBudgetsMatchPython(t *testing.T) {
 			}
 		}
 		chs[name] = c
-		pk := cellPromptTokens(&Config{PromptK: k}, ds, pt, run)
+		pk, err := cellPromptTokens(t.Context(), &Config{PromptK: k}, ds, pt, run)
+		if err != nil {
+			t.Fatal(err)
+		}
 		sum := 0
 		for _, q := range ds.answerable {
 			sum += gotTokens[name][q]

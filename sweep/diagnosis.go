@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -267,7 +268,7 @@ func (d *missDiagnoser) diagnoseSpan(name string, sc *spanCells, qid string, g s
 // diagnoseSpanMisses fills each span miss row of cr with its diagnosis
 // (the member of a group of alternatives found best, else its first) and
 // its snippets, and counts the causes.
-func (d *missDiagnoser) diagnoseSpanMisses(in cellInputs, cr *results.CellResult) error {
+func (d *missDiagnoser) diagnoseSpanMisses(ctx context.Context, in cellInputs, cr *results.CellResult) error {
 	sc := in.spans
 	byQuery := map[string][]spans.Query{}
 	for _, q := range d.ds.spanQueries {
@@ -275,6 +276,9 @@ func (d *missDiagnoser) diagnoseSpanMisses(in cellInputs, cr *results.CellResult
 	}
 	rankedOf := map[string][2]any{}
 	for i := range cr.SpanMisses {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		m := &cr.SpanMisses[i]
 		rk, ok := rankedOf[m.QueryID]
 		if !ok {
@@ -350,8 +354,11 @@ func (d *missDiagnoser) itemText(id string, in cellInputs) string {
 // labels) with its diagnosis and the rows' snippets, and counts the
 // causes. Boundary split and dilution do not apply: the label names the
 // item itself.
-func (d *missDiagnoser) diagnoseDocMisses(in cellInputs, cr *results.CellResult) {
+func (d *missDiagnoser) diagnoseDocMisses(ctx context.Context, in cellInputs, cr *results.CellResult) error {
 	for i := range cr.Misses {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		m := &cr.Misses[i]
 		qterms := d.queryTerms(m.QueryID)
 		l := slices.Clone(in.run[m.QueryID])
@@ -397,6 +404,7 @@ func (d *missDiagnoser) diagnoseDocMisses(in cellInputs, cr *results.CellResult)
 		}
 	}
 	cr.MissCauses = d.count("", cr)
+	return nil
 }
 
 // idCauses are the causes that apply to id labels.
@@ -443,11 +451,11 @@ func (d *missDiagnoser) count(labels string, cr *results.CellResult) *results.Mi
 	return mc
 }
 
-// diagnoseMisses diagnoses cr's misses (span or id labels).
-func (d *missDiagnoser) diagnoseMisses(in cellInputs, cr *results.CellResult) error {
+// diagnoseMisses diagnoses cr's misses (span or id labels). A cancelled
+// ctx stops it between rows, with its error.
+func (d *missDiagnoser) diagnoseMisses(ctx context.Context, in cellInputs, cr *results.CellResult) error {
 	if in.spans != nil {
-		return d.diagnoseSpanMisses(in, cr)
+		return d.diagnoseSpanMisses(ctx, in, cr)
 	}
-	d.diagnoseDocMisses(in, cr)
-	return nil
+	return d.diagnoseDocMisses(ctx, in, cr)
 }

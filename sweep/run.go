@@ -189,14 +189,14 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
 		Unanswerable: []results.UnanswerableHits{}}
 	scored := scoredCell{name: cell.Name, run: run}
-	if err := cellMisses(cfg, ds, in, &cr); err != nil {
+	if err := cellMisses(ctx, cfg, ds, in, &cr); err != nil {
 		return cr, scored, err
 	}
 	scores, err := cellScores(ctx, cfg, ds, sc, run)
 	if err != nil {
 		return cr, scored, err
 	}
-	if err := cellPrompts(cfg, ds, in, &cr); err != nil {
+	if err := cellPrompts(ctx, cfg, ds, in, &cr); err != nil {
 		return cr, scored, err
 	}
 	scored.scores = scores
@@ -225,15 +225,16 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 
 // cellMisses fills cr's misses.jsonl rows: with span labels the gold
 // spans missed (and their count, Precision Ω and the spans' total), else
-// the queries missing a gold id.
-func cellMisses(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult) error {
+// the queries missing a gold id; each diagnosed (diagnosis.go). A
+// cancelled ctx stops the diagnoses, with its error.
+func cellMisses(ctx context.Context, cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult) error {
 	sc := in.spans
 	if in.diag == nil {
 		in.diag = newMissDiagnoser(cfg, ds)
 	}
 	if sc == nil {
 		cr.Misses = docMisses(cfg, ds, in.cell.Name, in.run)
-		return in.diag.diagnoseMisses(in, cr)
+		return in.diag.diagnoseMisses(ctx, in, cr)
 	}
 	ms, err := spanMisses(cfg, ds, sc, in.cell.Name, in.run, in.chunkByID, in.chunks)
 	if err != nil {
@@ -242,7 +243,7 @@ func cellMisses(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult)
 	missed := len(ms)
 	cr.SpanMisses, cr.SpansTotal = ms, sc.total
 	cr.PrecisionOmega, cr.SpansMissed = &sc.omega, &missed
-	return in.diag.diagnoseMisses(in, cr)
+	return in.diag.diagnoseMisses(ctx, in, cr)
 }
 
 // cellMeans fills cr's per-query values (every answerable query must have
