@@ -203,7 +203,9 @@ document.querySelectorAll("table.sortable th").forEach(function (th, col) {
     M.misses.forEach(function (m, i) {
       if (String(m.c) !== sel.value) return;
       n++;
-      var li = el("li"), a = el("a", m.q + ": " + (M.queries[m.q] || ""));
+      // A query missing several passages has a row each: name the passage.
+      var where = m.g.length === 1 && m.g[0][0].indexOf(" [") > 0 ? " — " + m.g[0][0] : "";
+      var li = el("li"), a = el("a", m.q + ": " + (M.queries[m.q] || "") + where);
       a.href = "#miss-detail";
       a.dataset.miss = String(i);
       a.addEventListener("click", function (e) { e.preventDefault(); show(m, a); });
