@@ -147,6 +147,12 @@ type DatasetConfig struct {
 	// in the derived chunk judgements), in (0, 1]. Default
 	// spans.DefaultCoverShare (0.5). Only with span labels.
 	SpanCoverShare float64 `yaml:"span_cover_share" json:"span_cover_share,omitempty"`
+	// JudgedOnly also scores every cell on judged results only (trec_eval
+	// -J: unjudged results removed before any measure, eval.Condense), for
+	// comparison beside its numbers (results.json judged.judged_only,
+	// report.md's judged coverage). It changes no other number. Default
+	// false.
+	JudgedOnly bool `yaml:"judged_only" json:"judged_only,omitempty"`
 }
 
 // ChunkingConfig is one entry of the chunking grid.
@@ -216,11 +222,14 @@ type LoadOptions struct {
 	// list separator (':' on Unix, as in $PATH). Empty:
 	// $RAGBENCH_MODELS_DIR (the same form). See ModelRoots for the order.
 	ModelsDir string
-	// Output overrides the config's output folder.
+	// Output overrides the config's output folder; relative, it is taken
+	// from the current folder (the config's output, from the config's).
 	Output string
-	// CacheDir overrides the config's cache folder.
+	// CacheDir overrides the config's cache folder (and
+	// $RAGBENCH_CACHE_DIR); relative, from the current folder.
 	CacheDir string
-	// History overrides the config's history CSV path.
+	// History overrides the config's history CSV path; relative, from the
+	// current folder.
 	History string
 }
 

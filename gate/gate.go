@@ -130,7 +130,8 @@ type Comparison struct {
 	N int
 	// Baseline and Current are the means over those N queries; Diff is
 	// Current − Baseline with its confidence interval [CILow, CIHigh]
-	// (stats.Effect: 95% Student-t, or bootstrap percentile).
+	// (stats.Effect: 95% Student-t, or bootstrap percentile; both NaN when
+	// undefined, over one query).
 	Baseline, Current, Diff, CILow, CIHigh float64
 	// P is the test's two-sided p-value; PAdjusted after the correction.
 	P, PAdjusted float64
@@ -256,9 +257,13 @@ func Compare(in Input, opt Options) (*Result, error) {
 			if err != nil {
 				return nil, fmt.Errorf("gate: cell %s, %s: %w", cell.Name, m, err)
 			}
-			res.Comparisons = append(res.Comparisons, Comparison{Cell: cell.Name, Metric: m, N: r.N,
+			comp := Comparison{Cell: cell.Name, Metric: m, N: r.N,
 				Baseline: r.MeanB, Current: r.MeanA, Diff: r.Effect.MeanDiff, CILow: r.Effect.CILow, CIHigh: r.Effect.CIHigh,
-				P: r.P, Warnings: r.Warnings})
+				P: r.P, Warnings: r.Warnings}
+			if !r.Effect.CIDefined { // one shared query: no interval, printed [–, –]
+				comp.CILow, comp.CIHigh = math.NaN(), math.NaN()
+			}
+			res.Comparisons = append(res.Comparisons, comp)
 			ps = append(ps, r.P)
 			res.Queries = max(res.Queries, len(ids))
 			res.Changes = append(res.Changes, changes(cell.Name, m, ids, b, c, in.Texts, opt.Changed))

@@ -197,15 +197,30 @@ func (h *Hybrid) CacheKeyParts() map[string]string {
 	return nil
 }
 
+// NotesRun marks a hybrid as a Noter: its Run counts the flat lists.
+func (h *Hybrid) NotesRun() {}
+
+// inputLabels name the inputs in notes: "input bm25".
+func (h *Hybrid) inputLabels() []string {
+	out := make([]string, len(h.Inputs))
+	for i, in := range h.Inputs {
+		out[i] = "input " + in
+	}
+	return out
+}
+
 // Run fuses the inputs' runs (stage "fuse", counted in queries) and cuts
-// the fused lists to the cell's depth.
+// the fused lists to the cell's depth. Lists a normalisation found flat
+// (one result, or equal scores: min-max gives them 0) are counted per
+// input in c.Notes (hybrid.Notes.Lines, naming the inputs).
 func (h *Hybrid) Run(ctx context.Context, c *Cell) error {
 	t0 := time.Now()
 	c.Progress.Begin(StageFuse, len(c.Queries), "queries")
-	run, err := hybrid.Fuse(c.Inputs, h.Options())
+	run, notes, err := hybrid.FuseWithNotes(c.Inputs, h.Options())
 	if err != nil {
 		return namedInputs(err, h.Inputs)
 	}
+	c.Notes = notes.Lines(h.inputLabels())
 	c.Run = Truncate(run, c.Depth)
 	c.Stats.Fuse = time.Since(t0).Seconds()
 	c.Progress.End("")
@@ -253,20 +268,24 @@ func (h *Hybrid) TuneDefault() TuneSetting {
 }
 
 // Tuner ranks the inputs' runs once (hybrid.RankRuns) and fuses them per
-// setting, in one "fuse" stage over the settings.
+// setting, in one "fuse" stage over the settings; each setting's flat
+// lists are its Notes, as Run's.
 func (h *Hybrid) Tuner(ctx context.Context, c *Cell) (*Tuner, error) {
 	ranked, err := hybrid.RankRuns(c.Inputs)
 	if err != nil {
 		return nil, err
 	}
+	notes := map[string][]string{}
 	produce := func(s TuneSetting) (eval.Run, error) {
-		run, err := ranked.Fuse(s.value.(hybrid.Options))
+		run, n, err := ranked.FuseWithNotes(s.value.(hybrid.Options))
 		if err != nil {
 			return nil, err
 		}
+		notes[s.Name] = n.Lines(h.inputLabels())
 		return Truncate(run, c.Depth), nil
 	}
-	return &Tuner{Produce: produce, Stage: StageFuse, Unit: "settings", Time: func(st *Stats, s float64) { st.Fuse = s }}, nil
+	return &Tuner{Produce: produce, Stage: StageFuse, Unit: "settings", Time: func(st *Stats, s float64) { st.Fuse = s },
+		Notes: func(name string) []string { return notes[name] }}, nil
 }
 
 // hybridGridNames maps hybrid.Grid's axis names to the config's.

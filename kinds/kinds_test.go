@@ -113,7 +113,7 @@ func TestZeroWeightFusedKey(t *testing.T) {
 // keys are unique within the kind, and the names are listed in registry
 // order; the reference kind is bm25.
 func TestRegistry(t *testing.T) {
-	if got, want := Names(), "bm25, dense, hybrid, rerank, elasticsearch, opensearch"; got != want {
+	if got, want := Names(), "bm25, dense, hybrid, rerank, elasticsearch, opensearch, run, http"; got != want {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
 	for _, k := range registry {

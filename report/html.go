@@ -62,6 +62,12 @@ func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) 
 	}
 	// The span-label precision–recall scatter (token measures) is a later
 	// feature: it goes into r.Sections as one htmlreport.Section.
+	if w, sec, ok := judgedSection(res); ok {
+		r.Sections = append(r.Sections, sec)
+		if w != "" {
+			r.Summary = append(r.Summary, w)
+		}
+	}
 	r.Sections = append(r.Sections, htmlSections(res)...)
 	r.Misses = htmlMisses(cfg, res)
 	return r, nil
@@ -92,7 +98,10 @@ func htmlMainTable(cfg *config.Config, res *results.Results, primary string) htm
 	for _, c := range res.Cells {
 		v := c.Means[results.GroupAll][primary]
 		ho := c.Means[results.GroupHeldOut][primary]
-		row := []htmlreport.TableCell{{Text: c.Name, Sort: math.NaN()}, {Text: f4(v), Sort: v, Bold: v == best[primary]}, {Text: f4(ho), Sort: ho},
+		if res.Dataset.HeldOut == 0 {
+			ho = math.NaN() // no held-out query: no mean (—), sorted last
+		}
+		row := []htmlreport.TableCell{{Text: c.Name, Sort: math.NaN()}, {Text: f4(v), Sort: v, Bold: v == best[primary]}, {Text: meanOf(ho, res.Dataset.HeldOut), Sort: ho},
 			{Text: c.Chunking.Name, Sort: math.NaN()}, {Text: c.Retriever.Name, Sort: math.NaN()}, {Text: fmt.Sprint(c.Chunks), Sort: float64(c.Chunks)}}
 		for _, m := range cols {
 			v := c.Means[results.GroupAll][m]
@@ -167,7 +176,11 @@ func htmlSliceCharts(cfg *config.Config, res *results.Results, primary string) (
 			if err != nil {
 				return nil, fmt.Errorf("report.html: %s, %s: %w", c.Name, g.name, err)
 			}
-			sc.Bars = append(sc.Bars, chart.Bar{Label: c.Name, Value: e.MeanA, Low: e.Effect.CILow, High: e.Effect.CIHigh, Color: chart.Color(retrieverIndex(cfg, c.Retriever.Name))})
+			low, high := e.Effect.CILow, e.Effect.CIHigh
+			if !e.Effect.CIDefined { // one query: no interval (it is not [0, 0])
+				low, high = math.NaN(), math.NaN()
+			}
+			sc.Bars = append(sc.Bars, chart.Bar{Label: c.Name, Value: e.MeanA, Low: low, High: high, Color: chart.Color(retrieverIndex(cfg, c.Retriever.Name))})
 		}
 		charts = append(charts, sc)
 	}

@@ -20,7 +20,7 @@ import (
 // tables, unanswerable queries, misses, timings and warnings.
 func Markdown(res *results.Results) string {
 	r := &reportWriter{res: res, cfg: &res.Config, ds: res.Dataset, pk: res.Config.PromptK}
-	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.spanMeasures, r.budgets, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.costs, r.timings, r.warnings} {
+	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.spanMeasures, r.judged, r.budgets, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.costs, r.timings, r.warnings} {
 		section()
 	}
 	return r.b.String()
@@ -49,8 +49,8 @@ func (r *reportWriter) promptCols() []string {
 
 // header writes the title and the dataset paragraph.
 func (r *reportWriter) header() {
-	r.w("# ragbench sweep: %s\n\n", r.cfg.Name)
-	r.w("Dataset **%s**: %d documents, %d judged queries (%d answerable, %d unanswerable); qrels are %s-level", r.ds.Name, r.ds.Documents, r.ds.Queries, r.ds.Answerable, r.ds.Unanswerable, r.ds.Level)
+	r.w("# ragbench sweep: %s\n\n", mdText(r.cfg.Name))
+	r.w("Dataset **%s**: %d documents, %d judged queries (%d answerable, %d unanswerable); qrels are %s-level", mdText(r.ds.Name), r.ds.Documents, r.ds.Queries, r.ds.Answerable, r.ds.Unanswerable, r.ds.Level)
 	if r.ds.Level == "document" {
 		r.w(" (chunk rankings become document rankings by MaxP)")
 	}
@@ -152,9 +152,12 @@ func (r *reportWriter) best() {
 	if len(r.res.Best) > 0 {
 		m := r.res.Best[0].Metric
 		r.w("## Best cell per chunking\n\n")
-		if r.ds.HeldOut == 0 {
+		switch {
+		case r.ds.Tuning == 0:
+			r.w("There is no tuning query (heldout.fraction holds every answerable query out), so no cell is chosen on tuning queries (—): each chunking lists its first cell, and the held-out column (%d queries) compares them all. Lower heldout.fraction to choose.\n\n", r.ds.HeldOut)
+		case r.ds.HeldOut == 0:
 			r.w("Chosen on the %d tuning queries by %s; there is no held-out query (heldout.fraction gives none), so there is no honest estimate: raise heldout.fraction for one.\n\n", r.ds.Tuning, m)
-		} else {
+		default:
 			r.w("Chosen on the %d tuning queries by %s; the held-out column (%d queries) is the honest estimate.\n\n", r.ds.Tuning, m, r.ds.HeldOut)
 		}
 		// A mean over no query is not 0: it does not exist.

@@ -201,6 +201,15 @@ func mdCode(s string) string {
 	return fence + " " + s + " " + fence
 }
 
+// mdText writes s, a name the user chose (the config's, the dataset's),
+// as Markdown text that renders as s: texttab.Escape (the one Markdown
+// escape: `\` doubled, `|` escaped, a line break a space), then < and >
+// as entities, as every user string of report.md, so that a name cannot
+// open an HTML tag. (Emphasis characters are kept, as texttab keeps them.)
+func mdText(s string) string {
+	return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(texttab.Escape(s))
+}
+
 func mdEscape(s string) string {
 	r := strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;")
 	return r.Replace(s)

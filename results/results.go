@@ -41,6 +41,9 @@ type Results struct {
 	// Warnings are counted, reported policies (empty documents, queries
 	// without text, ...).
 	Warnings []string `json:"warnings"`
+	// Labels counts the labels' judgements, grade 0 ones and span labels
+	// placed at new offsets (nil in files of earlier versions).
+	Labels *LabelNotes `json:"labels,omitempty"`
 	// BudgetVerdict is the chunking verdict at the prompt budget (config
 	// prompt_budget, span labels, more than one chunking; nil otherwise).
 	BudgetVerdict *BudgetVerdict `json:"budget_verdict,omitempty"`
@@ -123,6 +126,10 @@ type CellResult struct {
 	// Tuning is a tuned retriever's grid search (nil for a retriever
 	// without grids): the cell's numbers are the chosen setting's.
 	Tuning *Tuning `json:"tuning,omitempty"`
+	// Judged is the cell's judged coverage: judged@k, holes and, with
+	// dataset.judged_only, its measures on judged results only (nil in
+	// files of earlier versions).
+	Judged *JudgedCoverage `json:"judged,omitempty"`
 	// MissCauses counts the cell's misses at prompt_k by cause (package
 	// results' Causes; docs/misses.md).
 	MissCauses *MissCauses `json:"miss_causes,omitempty"`
@@ -216,13 +223,17 @@ type Timing struct {
 }
 
 // ResultsJSON is results.json: indented JSON of res, ending in a newline.
-func ResultsJSON(res *Results) []byte {
+// Every number of res is meant to be finite (undefined values are null or
+// flagged, as PairTest's interval); one that is not (NaN, ±Inf, which JSON
+// cannot hold) is an error naming results.json, never a panic that loses
+// the run's outputs.
+func ResultsJSON(res *Results) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(res); err != nil {
-		panic(fmt.Sprintf("results: results.json: %v", err)) // NaN-free by construction
+		return nil, fmt.Errorf("results.json: %w (a number that is not finite: a bug of ragbench; please report it)", err)
 	}
-	return buf.Bytes()
+	return buf.Bytes(), nil
 }

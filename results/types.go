@@ -30,11 +30,14 @@ type PairTest struct {
 	PAdjusted   float64 `json:"p_adjusted"`
 	Significant bool    `json:"significant"`
 	MeanDiff    float64 `json:"mean_diff"`
-	CILow       float64 `json:"ci_low"`
-	CIHigh      float64 `json:"ci_high"`
-	Wins        int     `json:"wins"`
-	Ties        int     `json:"ties"`
-	Losses      int     `json:"losses"`
+	// CILow and CIHigh bound the confidence interval of MeanDiff; both
+	// null when it is undefined (fewer than 2 queries: stats.Effect's
+	// CIDefined), never a made-up [0, 0].
+	CILow  *float64 `json:"ci_low"`
+	CIHigh *float64 `json:"ci_high"`
+	Wins   int      `json:"wins"`
+	Ties   int      `json:"ties"`
+	Losses int      `json:"losses"`
 }
 
 // Tuning is a tuned cell's grid search (results.json "tuning"): every

@@ -34,9 +34,9 @@ type missDiagnoser struct {
 	cfg    *Config
 	ds     *dataset
 	qterms map[string][]string
-	runes  map[string][]rune      // document id → text
-	order  map[string]*chunkOrder // chunking name → its chunks by document
-	dups   map[string]*dupResult  // duplicate tests made, by key
+	runes  map[string][]rune               // document id → text
+	order  map[*spans.Chunking]*chunkOrder // a chunking's chunks by document (a pipeline's passages are a chunking of their own)
+	dups   map[string]*dupResult           // duplicate tests made, by key
 }
 
 // chunkOrder is a chunking's chunks by document, in corpus order.
@@ -51,7 +51,7 @@ type dupResult struct {
 
 func newMissDiagnoser(cfg *Config, ds *dataset) *missDiagnoser {
 	return &missDiagnoser{cfg: cfg, ds: ds, qterms: map[string][]string{}, runes: map[string][]rune{},
-		order: map[string]*chunkOrder{}, dups: map[string]*dupResult{}}
+		order: map[*spans.Chunking]*chunkOrder{}, dups: map[string]*dupResult{}}
 }
 
 // analyse is text's analysed tokens (missAnalyzer). The analyzer is
@@ -106,9 +106,9 @@ func (d *missDiagnoser) text(iv spans.Interval) string {
 	return string(r[min(iv.Start, len(r)):min(iv.End, len(r))])
 }
 
-// chunksOf is chunking name's chunks by document (sc's corpus order).
-func (d *missDiagnoser) chunksOf(name string, sc *spanCells) *chunkOrder {
-	if o := d.order[name]; o != nil {
+// chunksOf is sc's chunks by document (its corpus order).
+func (d *missDiagnoser) chunksOf(sc *spanCells) *chunkOrder {
+	if o := d.order[sc.ch]; o != nil {
 		return o
 	}
 	o := &chunkOrder{byDoc: map[string][]string{}}
@@ -116,7 +116,7 @@ func (d *missDiagnoser) chunksOf(name string, sc *spanCells) *chunkOrder {
 		doc := sc.ch.Intervals[id].Doc
 		o.byDoc[doc] = append(o.byDoc[doc], id)
 	}
-	d.order[name] = o
+	d.order[sc.ch] = o
 	return o
 }
 
@@ -181,8 +181,8 @@ func spanCause(dg *results.Diagnosis, covered bool) string {
 }
 
 // diagnoseSpan diagnoses gold passage g of query qid, missed from the top
-// k of the ranked chunks (ids, their intervals) of chunking name.
-func (d *missDiagnoser) diagnoseSpan(name string, sc *spanCells, qid string, g spans.Interval, ids []string, ranked []spans.Interval, k int) *results.Diagnosis {
+// k of the ranked chunks (ids, their intervals) of sc's chunking.
+func (d *missDiagnoser) diagnoseSpan(sc *spanCells, qid string, g spans.Interval, ids []string, ranked []spans.Interval, k int) *results.Diagnosis {
 	cover := d.cfg.Dataset.SpanCoverShare
 	rankOf := make(map[string]int, len(ids))
 	for i, id := range ids {
@@ -195,7 +195,7 @@ func (d *missDiagnoser) diagnoseSpan(name string, sc *spanCells, qid string, g s
 			break
 		}
 	}
-	chunks := d.chunksOf(name, sc).byDoc[g.Doc]
+	chunks := d.chunksOf(sc).byDoc[g.Doc]
 	best, bestShare := -1, 0.0
 	for i, id := range chunks {
 		if s := share(sc.ch.Intervals[id], g); s > bestShare {
@@ -298,9 +298,9 @@ func (d *missDiagnoser) diagnoseSpanMisses(ctx context.Context, in cellInputs, c
 		}
 		ids, ranked := rk[0].([]string), rk[1].([]spans.Interval)
 		g := spans.Interval{Doc: m.Doc, Start: m.Start, End: m.End}
-		dg := d.diagnoseSpan(in.cell.Chunking.Name, sc, m.QueryID, g, ids, ranked, d.cfg.PromptK)
+		dg := d.diagnoseSpan(sc, m.QueryID, g, ids, ranked, d.cfg.PromptK)
 		for _, alt := range d.alternatives(byQuery[m.QueryID], m) {
-			if a := d.diagnoseSpan(in.cell.Chunking.Name, sc, m.QueryID, alt, ids, ranked, d.cfg.PromptK); a.BestRank > 0 && (dg.BestRank == 0 || a.BestRank < dg.BestRank) {
+			if a := d.diagnoseSpan(sc, m.QueryID, alt, ids, ranked, d.cfg.PromptK); a.BestRank > 0 && (dg.BestRank == 0 || a.BestRank < dg.BestRank) {
 				dg = a
 			}
 		}

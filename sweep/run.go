@@ -63,6 +63,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*results.Results, erro
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
+	if rep.Recovered != "" {
+		fmt.Fprintf(opts.Stderr, "bench run: %s\n", rep.Recovered)
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -101,6 +104,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	res := &results.Results{Config: cfg.Recorded(), Metrics: cfg.MetricNames(), Groups: ds.answerableGroups()}
 	var warns []string
 	res.Dataset, warns = ds.summary(cfg)
+	res.Labels = ds.labelNotes
 	res.Warnings = append(res.Warnings, warns...)
 	modelHash := map[string]string{}
 	for _, rc := range cfg.Retrievers {
@@ -203,6 +207,9 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 	if err := cellMeans(ctx, cfg, ds, scores, &cr); err != nil {
 		return cr, scored, err
 	}
+	if cr.Judged, err = cellJudged(ctx, cfg, ds, in); err != nil {
+		return cr, scored, err
+	}
 	for _, id := range ds.unanswer {
 		u := results.UnanswerableHits{QueryID: id, Query: ds.text[id], Slice: ds.slice[id], Top: []results.Hit{}}
 		for i, r := range run[id] {
@@ -216,7 +223,9 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 	if len(ds.unanswer) > 0 {
 		qrels := ds.qrels
 		if sc != nil {
-			qrels = sc.qrels
+			if qrels, err = sc.judgements(run); err != nil {
+				return cr, scored, err
+			}
 		}
 		cr.Threshold = thresholdAnalysis(cfg, ds, qrels, run)
 	}
@@ -347,7 +356,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 			depth = max(depth, d.ChunkDepth())
 		}
 	}
-	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf}
+	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf, spans: sc}
 	prompt, err := newPromptTokens(r.cfg, r.ds, chunks)
 	if err != nil {
 		return 0, err
@@ -366,6 +375,9 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 		if cr.timing.Cached {
 			r.prog.line(scope, "run read from the run cache (nothing built or searched)")
 		}
+		for _, n := range cr.notes { // counted remarks on the run (kinds.Cell.Notes)
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("cell %s: %s", cell.Name, n))
+		}
 		cr.timing.Chunk = chunkTime
 		t1 := time.Now()
 		r.prog.begin(scope, "score", len(r.ds.answerable), "queries")
@@ -374,13 +386,25 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 			final = corpus.MaxP(final, docOf)
 		}
 		final = kinds.Truncate(final, r.cfg.Depth)
-		result, scored, err := scoreCell(ctx, r.cfg, r.ds, cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc,
-			chunkRun: cr.run, prompt: prompt, diag: r.diag})
+		in := cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc, chunkRun: cr.run, prompt: prompt, diag: r.diag}
+		if cr.passages != nil { // a pipeline's own passages (passages.go)
+			if in, err = r.passageInputs(cell, cr, level); err != nil {
+				return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
+			}
+			in.chunkRun, in.diag = cr.run, r.diag
+			if in.prompt, err = newPromptTokens(r.cfg, r.ds, in.chunks); err != nil {
+				return 0, err
+			}
+		}
+		result, scored, err := scoreCell(ctx, r.cfg, r.ds, in)
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
 		}
 		if err := r.cellCosts(ctx, cc, cell, cr, &result); err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
+		}
+		if cr.passages != nil {
+			result.PrecisionOmega = nil // the pipeline's whole chunking is unknown
 		}
 		r.scored = append(r.scored, scored)
 		result.Tuning = cr.tuning

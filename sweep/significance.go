@@ -6,15 +6,21 @@ import (
 
 	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/internal/jsonnum"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/stats"
 )
 
-// pairTest is results.json's form of one compare.Pair.
+// pairTest is results.json's form of one compare.Pair; the interval is
+// null when it is undefined (one query).
 func pairTest(p compare.Pair) results.PairTest {
-	return results.PairTest{A: p.A, B: p.B, Metric: p.Metric, MeanA: p.MeanA, MeanB: p.MeanB,
+	t := results.PairTest{A: p.A, B: p.B, Metric: p.Metric, MeanA: p.MeanA, MeanB: p.MeanB,
 		P: p.P, PAdjusted: p.PAdjusted, Significant: p.Significant, MeanDiff: p.Effect.MeanDiff,
-		CILow: p.Effect.CILow, CIHigh: p.Effect.CIHigh, Wins: p.Effect.Wins, Ties: p.Effect.Ties, Losses: p.Effect.Losses}
+		Wins: p.Effect.Wins, Ties: p.Effect.Ties, Losses: p.Effect.Losses}
+	if p.Effect.CIDefined {
+		t.CILow, t.CIHigh = jsonnum.Finite(p.Effect.CILow), jsonnum.Finite(p.Effect.CIHigh)
+	}
+	return t
 }
 
 // significance runs the paired tests between cells (compare.Compare).

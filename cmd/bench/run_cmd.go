@@ -128,6 +128,9 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	var base *gate.Run
 	if f.baseline != "" { // read before the sweep: a wrong path fails at once
+		if baselineIsOutput(f.baseline, cfg.Output) {
+			return usagef("--baseline %s is this run's output folder %s: the run would replace the baseline it is gated against; write the run elsewhere (--output) or keep the baseline in another folder", f.baseline, cfg.Output)
+		}
 		if base, err = gate.ReadRun(f.baseline); err != nil {
 			return err
 		}
@@ -136,6 +139,25 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		return runCheck(ctx, stdout, cfg, f)
 	}
 	return runSweep(ctx, stdout, stderr, cfg, base, f, progressMode)
+}
+
+// baselineIsOutput reports whether the baseline at path (a results.json,
+// or the folder holding it, as gate.ReadRun reads it) is in the folder out
+// that the run writes: the same path, or the same folder by another name
+// (a symbolic link).
+func baselineIsOutput(path, out string) bool {
+	dir := path
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() || err != nil && strings.HasSuffix(path, ".json") {
+		dir = filepath.Dir(path)
+	}
+	a, errA := filepath.Abs(dir)
+	b, errB := filepath.Abs(out)
+	if errA == nil && errB == nil && a == b {
+		return true
+	}
+	fa, errA := os.Stat(dir)
+	fb, errB := os.Stat(out)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // runSweep is bench run without --check: the sweep (sweep.Run, which
@@ -209,6 +231,9 @@ func runCheck(ctx context.Context, stdout io.Writer, cfg *config.Config, f runFl
 		}
 	}
 	fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
+	if rep.Recovered != "" {
+		fmt.Fprintf(stdout, "recovered   %s\n", rep.Recovered)
+	}
 	printDataset(stdout, rep.Dataset)
 	// The warnings are report.md's (one owner), so --check says what the
 	// run will.
