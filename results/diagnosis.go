@@ -4,9 +4,11 @@ package results
 // labels) or gold id (id labels) gets exactly one, the first that applies
 // in Causes' order, so the causes of a cell sum to its misses.
 const (
-	// CauseDuplicate: a chunk of the top k holds, outside the passage
-	// itself, text nearly the same as the passage (similarity ≥
-	// DuplicateSimilarity): probably a label gap, not a retrieval miss.
+	// CauseDuplicate: a result of the top k is a hole for the passage
+	// (judged coverage's rule, spans.FindHoles: no label judges it, and
+	// its text holds a near-copy of the passage, at least
+	// spans.HoleThreshold similar): probably a label gap, not a
+	// retrieval miss.
 	CauseDuplicate = "duplicate elsewhere"
 	// CauseBoundarySplit: no chunk of the chunking holds the cover share
 	// of the passage, and chunk boundaries cut it: the two adjacent chunks
@@ -36,24 +38,10 @@ const (
 // then where the passage ranked.
 var Causes = []string{CauseDuplicate, CauseBoundarySplit, CauseVocabulary, CauseDiluted, CauseRankedBelowK, CauseNotRetrieved}
 
-// The thresholds of the causes (docs/misses.md).
-const (
-	// DuplicateSimilarity is the similarity (package anchor's: 1 −
-	// edits/length of the passage, case, accents, quotes and white space
-	// folded) from which a returned chunk's text is "nearly the same" as
-	// the passage.
-	DuplicateSimilarity = 0.9
-	// DuplicateMinLength is the shortest passage (in code points) tested
-	// for duplicates: a shorter one is found nearly everywhere.
-	DuplicateMinLength = 20
-	// DuplicateMaxLength is the longest gold text (in code points) tested
-	// for duplicates (a whole long document is not compared with every
-	// chunk returned).
-	DuplicateMaxLength = 4000
-	// DilutionRatio is how many times longer than the passage its covering
-	// chunk must be for the passage to count as diluted in it.
-	DilutionRatio = 4.0
-)
+// DilutionRatio is how many times longer than the passage its covering
+// chunk must be for the passage to count as diluted in it
+// (CauseDiluted).
+const DilutionRatio = 4.0
 
 // Diagnosis is why a gold passage (or gold id) was missed from the top k:
 // misses.jsonl's "diagnosis" member of a span row and of each missing gold
@@ -88,8 +76,8 @@ type Diagnosis struct {
 	SharedTerms      []string `json:"shared_terms"`
 	PassageTerms     []string `json:"passage_terms,omitempty"`
 	PassageTermCount int      `json:"passage_term_count"`
-	// Duplicate is the returned chunk holding text nearly the same as the
-	// passage (the most similar one): set for CauseDuplicate only.
+	// Duplicate is the first returned result that is a hole for the
+	// passage: set for CauseDuplicate only.
 	Duplicate *Duplicate `json:"duplicate,omitempty"`
 }
 
@@ -107,14 +95,13 @@ type ChunkShare struct {
 	Length int `json:"length"`
 }
 
-// Duplicate is a returned chunk (or document) holding a passage like the
-// gold one: its id, rank in the top k and the similarity in [0, 1].
+// Duplicate is a returned chunk (or document) holding a near-copy of the
+// gold passage (a hole, spans.Hole): its id, rank in the top k and the
+// similarity in [0, 1].
 type Duplicate struct {
 	ID         string  `json:"id"`
 	Rank       int     `json:"rank"`
 	Similarity float64 `json:"similarity"`
-	// Text is the chunk's passage nearest to the gold text.
-	Text string `json:"text"`
 }
 
 // Mark is a highlighted part of a snippet, in code points of the snippet

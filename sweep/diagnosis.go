@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/ragbench/ragbench/anchor"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
@@ -36,7 +34,6 @@ type missDiagnoser struct {
 	qterms map[string][]string
 	runes  map[string][]rune               // document id → text
 	order  map[*spans.Chunking]*chunkOrder // a chunking's chunks by document (a pipeline's passages are a chunking of their own)
-	dups   map[string]*dupResult           // duplicate tests made, by key
 }
 
 // chunkOrder is a chunking's chunks by document, in corpus order.
@@ -44,14 +41,9 @@ type chunkOrder struct {
 	byDoc map[string][]string
 }
 
-type dupResult struct {
-	sim  float64
-	text string
-}
-
 func newMissDiagnoser(cfg *Config, ds *dataset) *missDiagnoser {
 	return &missDiagnoser{cfg: cfg, ds: ds, qterms: map[string][]string{}, runes: map[string][]rune{},
-		order: map[*spans.Chunking]*chunkOrder{}, dups: map[string]*dupResult{}}
+		order: map[*spans.Chunking]*chunkOrder{}}
 }
 
 // analyse is text's analysed tokens (missAnalyzer). The analyzer is
@@ -139,27 +131,18 @@ func share(c, g spans.Interval) float64 {
 	return float64(max(0, min(c.End, g.End)-max(c.Start, g.Start))) / float64(g.Len())
 }
 
-// similarity is the duplicate test: how nearly text holds gold (anchor's
-// Nearest similarity; 0 when none), memoised under key.
-func (d *missDiagnoser) similarity(key, gold, text string) *dupResult {
-	if r := d.dups[key]; r != nil {
-		return r
+// duplicate is the first of the top k results (ids, best first) that is a
+// hole for gold (spans.FindHoles, the judged coverage's one rule: a result
+// no label judges whose text holds a near-copy of the passage, at least
+// spans.HoleThreshold similar), or nil: the passage was returned
+// elsewhere, a likely label gap rather than a miss.
+func (d *missDiagnoser) duplicate(in cellInputs, qid string, ids []string, k int, gold spans.GoldText) *results.Duplicate {
+	holes := d.ds.holeFinder(in).Find(qid, ids, k, d.ds.judgedSet(in.spans)[qid], []spans.GoldText{gold})
+	if len(holes) == 0 {
+		return nil
 	}
-	r := &dupResult{}
-	if strings.TrimSpace(text) != "" {
-		doc := anchor.NewDoc("", text)
-		if rg, sim, ok := doc.Nearest(gold); ok {
-			r.sim, r.text = sim, doc.Slice(rg)
-		}
-	}
-	d.dups[key] = r
-	return r
-}
-
-// testedForDuplicates says whether a gold text of n code points is tested
-// for duplicates (results.DuplicateMinLength … DuplicateMaxLength).
-func testedForDuplicates(n int) bool {
-	return n >= results.DuplicateMinLength && n <= results.DuplicateMaxLength
+	h := holes[0]
+	return &results.Duplicate{ID: h.ID, Rank: h.Rank, Similarity: h.Similarity}
 }
 
 // spanCause is the first cause of results.Causes that applies to a
@@ -182,7 +165,8 @@ func spanCause(dg *results.Diagnosis, covered bool) string {
 
 // diagnoseSpan diagnoses gold passage g of query qid, missed from the top
 // k of the ranked chunks (ids, their intervals) of sc's chunking.
-func (d *missDiagnoser) diagnoseSpan(sc *spanCells, qid string, g spans.Interval, ids []string, ranked []spans.Interval, k int) *results.Diagnosis {
+func (d *missDiagnoser) diagnoseSpan(in cellInputs, qid string, g spans.Interval, ids []string, ranked []spans.Interval, k int) *results.Diagnosis {
+	sc := in.spans
 	cover := d.cfg.Dataset.SpanCoverShare
 	rankOf := make(map[string]int, len(ids))
 	for i, id := range ids {
@@ -239,28 +223,7 @@ func (d *missDiagnoser) diagnoseSpan(sc *spanCells, qid string, g spans.Interval
 	if len(dg.SharedTerms) == 0 {
 		dg.PassageTerms = pterms[:min(len(pterms), results.MaxTerms)]
 	}
-	if testedForDuplicates(utf8.RuneCountInString(gtext)) {
-		for i, c := range ranked[:min(k, len(ranked))] {
-			// Only the chunk's text outside g: a chunk holding part of g
-			// holds that part exactly, which is no duplicate.
-			var parts []spans.Interval
-			if c.Doc == g.Doc && c.Start < g.End && g.Start < c.End {
-				parts = []spans.Interval{{Doc: c.Doc, Start: c.Start, End: g.Start}, {Doc: c.Doc, Start: g.End, End: c.End}}
-			} else {
-				parts = []spans.Interval{c}
-			}
-			for _, p := range parts {
-				if p.Len() <= 0 {
-					continue
-				}
-				key := fmt.Sprintf("s\x00%s\x00%d\x00%d\x00%s\x00%d\x00%d", g.Doc, g.Start, g.End, p.Doc, p.Start, p.End)
-				r := d.similarity(key, gtext, d.text(p))
-				if r.sim >= results.DuplicateSimilarity && (dg.Duplicate == nil || r.sim > dg.Duplicate.Similarity) {
-					dg.Duplicate = &results.Duplicate{ID: ids[i], Rank: i + 1, Similarity: r.sim, Text: r.text}
-				}
-			}
-		}
-	}
+	dg.Duplicate = d.duplicate(in, qid, ids, k, spans.GoldText{Label: fmt.Sprintf("%s [%d, %d)", g.Doc, g.Start, g.End), Text: gtext})
 	dg.Cause = spanCause(dg, covered)
 	return dg
 }
@@ -298,9 +261,9 @@ func (d *missDiagnoser) diagnoseSpanMisses(ctx context.Context, in cellInputs, c
 		}
 		ids, ranked := rk[0].([]string), rk[1].([]spans.Interval)
 		g := spans.Interval{Doc: m.Doc, Start: m.Start, End: m.End}
-		dg := d.diagnoseSpan(sc, m.QueryID, g, ids, ranked, d.cfg.PromptK)
+		dg := d.diagnoseSpan(in, m.QueryID, g, ids, ranked, d.cfg.PromptK)
 		for _, alt := range d.alternatives(byQuery[m.QueryID], m) {
-			if a := d.diagnoseSpan(sc, m.QueryID, alt, ids, ranked, d.cfg.PromptK); a.BestRank > 0 && (dg.BestRank == 0 || a.BestRank < dg.BestRank) {
+			if a := d.diagnoseSpan(in, m.QueryID, alt, ids, ranked, d.cfg.PromptK); a.BestRank > 0 && (dg.BestRank == 0 || a.BestRank < dg.BestRank) {
 				dg = a
 			}
 		}
@@ -373,17 +336,11 @@ func (d *missDiagnoser) diagnoseDocMisses(ctx context.Context, in cellInputs, cr
 			if len(dg.SharedTerms) == 0 {
 				dg.PassageTerms = pterms[:min(len(pterms), results.MaxTerms)]
 			}
-			if testedForDuplicates(utf8.RuneCountInString(gtext)) {
-				for _, h := range m.Returned {
-					if h.ID == g.ID {
-						continue
-					}
-					r := d.similarity("d\x00"+g.ID+"\x00"+h.ID, gtext, d.itemText(h.ID, in))
-					if r.sim >= results.DuplicateSimilarity && (dg.Duplicate == nil || r.sim > dg.Duplicate.Similarity) {
-						dg.Duplicate = &results.Duplicate{ID: h.ID, Rank: h.Rank, Similarity: r.sim, Text: r.text}
-					}
-				}
+			ids := make([]string, len(l))
+			for i, r := range l {
+				ids[i] = r.DocID
 			}
+			dg.Duplicate = d.duplicate(in, m.QueryID, ids, d.cfg.PromptK, spans.GoldText{Label: g.ID, Text: d.ds.fullText(g.ID, in.chunkByID, in.chunks)})
 			switch {
 			case dg.Duplicate != nil:
 				dg.Cause = results.CauseDuplicate
