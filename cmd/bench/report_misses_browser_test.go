@@ -2,14 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -17,63 +14,20 @@ import (
 	"github.com/ragbench/ragbench/htmlreport"
 )
 
-// livePage is a page opened in headless Chromium through chromedp (the
-// Chrome DevTools protocol), so a test can click in it and read its layout;
-// it records every console message the page logs.
-type livePage struct {
-	ctx     context.Context
-	mu      sync.Mutex
-	console []string
-}
-
-// openPage opens file path in a fresh headless Chromium (network closed by
-// the page itself: report.html fetches nothing) of width × height pixels.
-func openPage(t *testing.T, path string, width, height int) *livePage {
+// openReport opens file path in a fresh headless Chromium (the label
+// workbench's browser: newBrowser, with the console's errors recorded).
+func openReport(t *testing.T, path string) *browser {
 	t.Helper()
-	bin := chromium(t)
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(width, height),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancelCtx(); cancelAlloc() })
-	p := &livePage{ctx: ctx}
-	msgs := chromedp.Console(ctx)
-	go func() {
-		for m, err := range msgs {
-			if err != nil {
-				return
-			}
-			p.mu.Lock()
-			p.console = append(p.console, m.String())
-			p.mu.Unlock()
-		}
-	}()
-	tctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	if err := chromedp.Do(tctx, chromedp.Navigate("file://"+path)); err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	return p
+	b := newBrowser(t, chromium(t))
+	b.do(t, "open "+path, chromedp.Navigate("file://"+path))
+	return b
 }
 
-// eval runs js in the page and decodes its value (JSON) into a T.
-func evalJS[T any](t *testing.T, p *livePage, js string) T {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
-	defer cancel()
-	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
-	if err != nil {
-		t.Fatalf("in the page: %v\n%s", err, js)
-	}
-	return v
-}
-
-// consoleLog is what the page logged so far.
-func (p *livePage) consoleLog() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.console...)
+// consoleLog is what the page logged as errors, warnings or exceptions.
+func (b *browser) consoleLog() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return append([]string(nil), b.console...)
 }
 
 // showMiss selects cell in the misses browser and clicks its miss of query
@@ -135,13 +89,13 @@ type missDetail struct {
 // passage it holds marked; d#0's "<b>bravo</b>" stays text; no console
 // message.
 func TestReportHTMLMisses(t *testing.T) {
-	p := openPage(t, missesReport(t, t.TempDir()), 1280, 900)
+	p := openReport(t, missesReport(t, t.TempDir()))
 	want := map[string]struct{ d1, d1Gold string }{
 		"fixed-8/bm25": {"india juliet kilos limas mikes novembers oscars papas", "gold:india juliet"},
 		"fixed-4/bm25": {"echo foxtrot golfer hotel", "gold:golfer hotel"},
 	}
 	for _, cell := range []string{"fixed-8/bm25", "fixed-4/bm25"} {
-		d := evalJS[missDetail](t, p, showMiss+fmt.Sprintf("(%q, %q)", cell, "split"))
+		d := jsEval[missDetail](t, p, showMiss+fmt.Sprintf("(%q, %q)", cell, "split"))
 		if d.Error != "" {
 			t.Fatalf("%s: %s", cell, d.Error)
 		}
@@ -189,7 +143,7 @@ func TestReportHTMLMisses(t *testing.T) {
 	}
 }
 
-// TestReportHTMLLayout checks in headless Chromium, at 1280 × 900, the
+// TestReportHTMLLayout checks in headless Chromium, at 1400 × 900, the
 // report.html defects a reader saw, each on a page built for it:
 //   - the main table, wider than the page with 12 metric columns, shows
 //     the primary metric without scrolling (it came last, cut off at the
@@ -202,13 +156,13 @@ func TestReportHTMLMisses(t *testing.T) {
 func TestReportHTMLLayout(t *testing.T) {
 	dir := t.TempDir()
 	// The main table of a span-labelled run (all 12 families).
-	p := openPage(t, missesReport(t, dir), 1280, 900)
+	p := openReport(t, missesReport(t, dir))
 	type box struct {
 		Head                          []string
 		PrimaryRight, Right, Width    float64
 		TableWidth, ViewW, ScrollLeft float64
 	}
-	b := evalJS[box](t, p, `(function () {
+	b := jsEval[box](t, p, `(function () {
   var t = document.getElementById("main-table"), wrap = t.parentElement, ths = Array.from(t.querySelectorAll("th"));
   var prim = ths.find(function (th) { return th.textContent === "span_recall@2"; });
   return {Head: ths.map(function (th) { return th.textContent; }), PrimaryRight: prim ? prim.getBoundingClientRect().right : -1,
@@ -251,12 +205,12 @@ func TestReportHTMLLayout(t *testing.T) {
 	if err := os.WriteFile(path, page.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p = openPage(t, path, 1280, 900)
+	p = openReport(t, path)
 	type number struct {
 		Text        string
 		Left, Right float64
 	}
-	list := evalJS[struct {
+	list := jsEval[struct {
 		Numbers     []number
 		Left, Right float64
 	}](t, p, `(function () {
@@ -273,7 +227,7 @@ func TestReportHTMLLayout(t *testing.T) {
 			t.Errorf("entry %d numbered %q at [%v, %v] px, want %q inside the list's [%v, %v]", i+1, n.Text, n.Left, n.Right, want, list.Left, list.Right)
 		}
 	}
-	legend := evalJS[struct {
+	legend := jsEval[struct {
 		Texts                    int
 		Outside                  []string
 		Top, Bottom, Left, Right float64
@@ -291,7 +245,7 @@ func TestReportHTMLLayout(t *testing.T) {
 		t.Errorf("history legend: %d entries, %d drawn outside the chart [%v, %v]×[%v, %v]: %q", legend.Texts, len(legend.Outside), legend.Left, legend.Right, legend.Top, legend.Bottom, legend.Outside)
 	}
 	// Each line's style as drawn: its stroke colour and dash pattern.
-	styles := evalJS[[]string](t, p, `(function () {
+	styles := jsEval[[]string](t, p, `(function () {
   var seen = {};
   document.querySelectorAll("figure.chart-history svg path").forEach(function (x) {
     var s = x.getAttribute("style") || "";
