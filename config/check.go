@@ -50,6 +50,7 @@ func (c *Config) check(root *yaml.Node) error {
 	ck.grid()
 	ck.significance()
 	ck.heldOut()
+	ck.budgets()
 	return ck.err()
 }
 

@@ -68,6 +68,26 @@ type Config struct {
 	// Snippet is the number of characters of text kept per hit in
 	// misses.jsonl and the unanswerable report. Default 160.
 	Snippet int `yaml:"snippet" json:"snippet"`
+	// BudgetTokens are the prompt budgets, in tokens of PromptTokenizer
+	// (span labels only): each cell's span measures are computed with the
+	// prompt filled in rank order up to each budget (docs/spans.md, "Prompt
+	// budgets"). Empty: none. Each ≥ 1, no duplicates; sorted by Load.
+	BudgetTokens []int `yaml:"budget_tokens" json:"budget_tokens,omitempty"`
+	// PromptBudget is the budget (one of BudgetTokens) the report's
+	// chunking verdict is given at, beside prompt_k. Default: the largest
+	// of BudgetTokens; 0 when there is none.
+	PromptBudget int `yaml:"prompt_budget" json:"prompt_budget,omitempty"`
+	// PromptTokenizer names the tokenizer prompts are counted in (the
+	// budgets, and the prompt tokens at prompt_k of the cost table):
+	// cl100k_base, the only one. Empty means cl100k_base
+	// (Config.PromptTokenizerName), left empty so configs without it hash
+	// as before.
+	PromptTokenizer string `yaml:"prompt_tokenizer" json:"prompt_tokenizer,omitempty"`
+	// CoverShares are further cover shares (each in (0, 1], span labels
+	// only) at which span_recall, span_hit_rate and span_mrr at prompt_k
+	// (and at PromptBudget) are recomputed, to show whether a chunking's
+	// lead depends on the covering rule. Empty: none.
+	CoverShares []float64 `yaml:"cover_shares" json:"cover_shares,omitempty"`
 
 	// path is the config file (absolute), dataDir/modelsDir the resolved
 	// roots. Not part of the YAML.

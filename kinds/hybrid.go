@@ -122,15 +122,32 @@ func hybridField(err error) (key, msg string) {
 }
 
 // Describe is "RRF(k=60) of bm25 + dense, top 100 each", "combsum (minmax)
-// of bm25 + dense, top 100 each", or the tuned form.
+// of bm25 + dense, top 100 each" — with weights other than all 1 each
+// input's weight ("combsum (zscore) of 0.6·bm25 + 0.4·dense, top 100
+// each"), and a missing policy other than the default appended (",
+// missing: min") —, or the tuned form.
 func (h *Hybrid) Describe() string {
 	if h.Tune != nil {
 		return fmt.Sprintf("fusion of %s, tuned over %d settings on the tuning queries (see Tuning)", strings.Join(h.Inputs, " + "), len(h.settings))
 	}
-	if h.Fusion == "rrf" {
-		return fmt.Sprintf("RRF(k=%g) of %s, top %d each", *h.RRFK, strings.Join(h.Inputs, " + "), h.Depth)
+	inputs := strings.Join(h.Inputs, " + ")
+	if len(h.Weights) == len(h.Inputs) && slices.ContainsFunc(h.Weights, func(w float64) bool { return w != 1 }) {
+		parts := make([]string, len(h.Inputs))
+		for i, in := range h.Inputs {
+			parts[i] = strconv.FormatFloat(h.Weights[i], 'g', -1, 64) + "·" + in
+		}
+		inputs = strings.Join(parts, " + ")
 	}
-	return fmt.Sprintf("%s (%s) of %s, top %d each", h.Fusion, h.Normalization, strings.Join(h.Inputs, " + "), h.Depth)
+	var s string
+	if h.Fusion == "rrf" {
+		s = fmt.Sprintf("RRF(k=%g) of %s, top %d each", *h.RRFK, inputs, h.Depth)
+	} else {
+		s = fmt.Sprintf("%s (%s) of %s, top %d each", h.Fusion, h.Normalization, inputs, h.Depth)
+	}
+	if h.Missing != "" && hybrid.Missing(h.Missing) != hybrid.DefaultMissing(hybrid.Normalization(h.Normalization)) {
+		s += ", missing: " + h.Missing
+	}
+	return s
 }
 
 // NeedsRuntime is false.

@@ -36,6 +36,9 @@ func Findings(res *results.Results) []string {
 	if f := chunkingFinding(res, m); f != "" {
 		out = append(out, f)
 	}
+	if f := budgetFinding(res); f != "" {
+		out = append(out, f)
+	}
 	return out
 }
 

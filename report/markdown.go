@@ -21,7 +21,7 @@ import (
 // tables, unanswerable queries, misses, timings and warnings.
 func Markdown(res *results.Results) string {
 	r := &reportWriter{res: res, cfg: &res.Config, ds: res.Dataset, pk: res.Config.PromptK}
-	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.spanMeasures, r.judged, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
+	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.spanMeasures, r.judged, r.budgets, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.costs, r.timings, r.warnings} {
 		section()
 	}
 	return r.b.String()
@@ -278,7 +278,8 @@ func (r *reportWriter) unanswerable() {
 // misses writes the misses summary.
 func (r *reportWriter) misses() {
 	if r.ds.Labels == results.LabelsSpans {
-		r.w("## Misses\n\n`misses.jsonl` lists, per cell, each gold span no chunk of the top %d covers, with its text and the chunks that came back instead.\n\n", r.pk)
+		r.w("## Misses\n\n`misses.jsonl` lists, per cell, each gold span no chunk of the top %d covers, with its text, its diagnosis and the chunks that came back instead.\n\n", r.pk)
+		r.missCauses()
 		return
 	}
 	r.w("## Misses\n\n`misses.jsonl` lists, per cell and answerable query, the gold ids missing from the top %d and what came back instead.\n\n", r.pk)
@@ -298,6 +299,7 @@ func (r *reportWriter) misses() {
 		table(&r.b, []string{"cell", fmt.Sprintf("queries missing a gold id @%d", r.pk)}, missRows)
 		r.w("\n")
 	}
+	r.missCauses()
 }
 
 // timings writes the timing tables.
@@ -323,6 +325,7 @@ func (r *reportWriter) timings() {
 	}, "")
 	r.w("\ncached: yes when the cell's run was read from the run cache (nothing built, embedded or searched). Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
 	r.timingNotes()
+	r.queryCosts()
 }
 
 // timingNotes writes the kinds' notes on their timings (kinds.TimingNoter,

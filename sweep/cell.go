@@ -69,6 +69,10 @@ type cellRunner struct {
 	res    *results.Results // the cells' results, appended as they are scored
 	scored []scoredCell     // each cell's final run and scores, in res.Cells' order
 	nCells int              // cells of the sweep, for the progress lines
+	diag   *missDiagnoser   // the misses' diagnoses (diagnosis.go)
+	// truncMemo holds an embedder's truncation per model and chunking
+	// (cost.go): the cells sharing them count once.
+	truncMemo map[string]results.Truncation
 }
 
 // chunkCells is one chunking's state while its cells run.
@@ -78,7 +82,8 @@ type chunkCells struct {
 	runs   map[string]*cellRun // retriever name → run, for hybrid and rerank inputs
 	level  corpus.Level        // qrels level for this chunking (tuned cells score as the cell)
 	docOf  func(chunkID string) string
-	spans  *spanCells // the chunking's span judgements (nil without span labels): tuned cells score on them too
+	spans  *spanCells         // the chunking's span judgements (nil without span labels): tuned cells score on them too
+	costs  map[string]ownCost // retriever name → its cost, for the cells over it (cost.go)
 }
 
 // kindCell is the kinds.Cell of cell over cc's chunks: its inputs' runs,

@@ -168,7 +168,7 @@ func TestAlternativesInSweep(t *testing.T) {
 	}
 	in := cellInputs{cell: Cell{Name: "sentence-7/x"}, run: run, chunks: chunks, chunkByID: map[string]int{}, spans: sc}
 	var cr results.CellResult
-	if err := cellMisses(cfg, ds, in, &cr); err != nil {
+	if err := cellMisses(t.Context(), cfg, ds, in, &cr); err != nil {
 		t.Fatal(err)
 	}
 	if len(cr.SpanMisses) != 1 || cr.SpanMisses[0].Text != "Administrators can unlock an account at once." || cr.SpansTotal != 3 {

@@ -41,7 +41,7 @@ func (ds *dataset) readSpanLabels(cfg *Config, queriesPath, qrelsPath string) (o
 				return false, cfg.Errf(fmt.Sprintf("metrics.%d", i), "metric %s needs span labels (dataset.queries with \"gold_spans\", or Chroma's questions.csv; docs/spans.md)", m)
 			}
 		}
-		return false, nil
+		return false, spanOnlyKeys(cfg)
 	}
 	if cfg.Dataset.SliceField != "" {
 		return false, cfg.Errf("dataset.slice_field", "span labels carry their slice in \"kind\" or \"slice\" (corpus_id for Chroma's questions.csv): remove slice_field")
