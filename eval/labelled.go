@@ -196,10 +196,12 @@ func rowJudgements(s *lineScanner, obj map[string]json.RawMessage, row *LabelRow
 	return err
 }
 
-// rowObject decodes a line holding one JSON object, refusing text JSON
-// decoding would rewrite, trailing data, a repeated key, a BEIR queries or
-// corpus line, and a known key spelt in another case.
-func rowObject(s *lineScanner, line []byte) (map[string]json.RawMessage, error) {
+// lineObject decodes a non-blank JSONL line holding one JSON object: the
+// one rule of eval's JSONL readers (labelled queries, BEIR queries). It
+// refuses text JSON decoding would rewrite, anything but an object (what
+// names the row expected, for the message), trailing data and a repeated
+// key, each as a *SyntaxError at the scanner's line.
+func lineObject(s *lineScanner, line []byte, what string) (map[string]json.RawMessage, error) {
 	if err := checkJSONText(line, s.name); err != nil {
 		se := err.(*SyntaxError) // checkJSONText counts lines in what it is given: this one line
 		se.Line = s.line
@@ -207,7 +209,7 @@ func rowObject(s *lineScanner, line []byte) (map[string]json.RawMessage, error) 
 	}
 	trimmed := bytes.TrimSpace(line)
 	if trimmed[0] != '{' {
-		return nil, s.errf("json", "want one JSON object per line (a labelled query), got %q", clip(trimmed))
+		return nil, s.errf("json", "want one JSON object per line (%s), got %q", what, clip(trimmed))
 	}
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -219,6 +221,17 @@ func rowObject(s *lineScanner, line []byte) (map[string]json.RawMessage, error) 
 	}
 	if key := jsonkey.Repeated(line, false); key != "" {
 		return nil, s.errf(key, "key given twice in one object")
+	}
+	return obj, nil
+}
+
+// rowObject decodes a line holding one JSON object, refusing text JSON
+// decoding would rewrite, trailing data, a repeated key, a BEIR queries or
+// corpus line, and a known key spelt in another case.
+func rowObject(s *lineScanner, line []byte) (map[string]json.RawMessage, error) {
+	obj, err := lineObject(s, line, "a labelled query")
+	if err != nil {
+		return nil, err
 	}
 	_, gold := obj["gold"]
 	_, spans := obj["gold_spans"]

@@ -3,10 +3,7 @@ package eval
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"io"
-
-	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // ReadQueryTexts reads a BEIR queries.jsonl — one JSON object per line
@@ -41,26 +38,9 @@ func parseQueryTexts(r io.Reader, name string) (map[string]string, error) {
 		if len(trimmed) == 0 {
 			continue
 		}
-		if err := checkJSONText(line, name); err != nil {
-			// checkJSONText (always a *SyntaxError) counts lines in
-			// what it is given: this one line.
-			se := err.(*SyntaxError)
-			se.Line = s.line
-			return nil, se
-		}
-		if trimmed[0] != '{' {
-			return nil, s.errf("json", "want one JSON object per line ({\"_id\": …, \"text\": …}), got %q", clip(trimmed))
-		}
-		var obj map[string]json.RawMessage
-		dec := json.NewDecoder(bytes.NewReader(line))
-		if err := dec.Decode(&obj); err != nil {
-			return nil, s.errf("json", "%s", jsonSyntax(err))
-		}
-		if _, err := dec.Token(); err != io.EOF {
-			return nil, s.errf("json", "unexpected data after the object (one query per line)")
-		}
-		if key := jsonkey.Repeated(line, false); key != "" {
-			return nil, s.errf(key, "key given twice in one object")
+		obj, err := lineObject(s, line, `{"_id": …, "text": …}`)
+		if err != nil {
+			return nil, err
 		}
 		raw, ok := obj["_id"]
 		if !ok {
