@@ -413,12 +413,28 @@ func TestStopWithinTwoSecondsOfSIGTERM(t *testing.T) {
 			if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			out, before := previousOutput(t)
-			cmd, waited, w := startStage(t, c.stage, c.line, []string{"run", "--data-dir", data, "--output", out,
-				"--cache-dir", filepath.Join(t.TempDir(), "cache"), "--no-history", "--progress", "plain", cfg})
-			time.Sleep(200 * time.Millisecond) // inside the stage's loop
-			code, took := stopStage(t, cmd, waited, w)
-			t.Logf("%s: exit %d %v after SIGTERM", c.stage, code, took.Round(time.Millisecond))
+			// A stop over the limit is tried once more before it fails: on a
+			// loaded 2-core machine (CI runs other work beside) one stop can
+			// wait for the scheduler; a stage that ignores the signal is over
+			// the limit both times.
+			var out string
+			var before map[string]string
+			var w *stageWatch
+			var code int
+			var took time.Duration
+			for attempt := 1; attempt <= 2; attempt++ {
+				out, before = previousOutput(t)
+				var cmd *exec.Cmd
+				var waited chan error
+				cmd, waited, w = startStage(t, c.stage, c.line, []string{"run", "--data-dir", data, "--output", out,
+					"--cache-dir", filepath.Join(t.TempDir(), "cache"), "--no-history", "--progress", "plain", cfg})
+				time.Sleep(200 * time.Millisecond) // inside the stage's loop
+				code, took = stopStage(t, cmd, waited, w)
+				t.Logf("%s: attempt %d: exit %d %v after SIGTERM", c.stage, attempt, code, took.Round(time.Millisecond))
+				if took <= stopLimit {
+					break
+				}
+			}
 			if took > stopLimit {
 				t.Errorf("%s: bench exited %v after SIGTERM, want ≤ %v; stderr:\n%s", c.stage, took.Round(time.Millisecond), stopLimit, w)
 			}

