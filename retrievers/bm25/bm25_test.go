@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/ragbench/ragbench/corpus"
@@ -366,13 +367,13 @@ func TestLengths(t *testing.T) {
 		}
 		for f, fld := range r.fields {
 			for d := range r.Len() { // lengths are in the index's document order
-				c := byID[r.ids.get(d)]
+				c := byID[string(r.side.id(d))]
 				want := 0
 				for _, tc := range r.Terms(fieldTexts(c, r.opts.Fields)[f]) {
 					want += tc.Count
 				}
-				if int(fld.lengths[d]) != want {
-					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.lengths[d], want)
+				if int(fld.length(d)) != want {
+					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.length(d), want)
 				}
 			}
 		}
@@ -444,33 +445,42 @@ func exhaustive(t *testing.T, r *Retriever, text string, k int) []eval.Result {
 		if f.docCount == 0 {
 			continue
 		}
-		dict, err := r.seg.Dictionary(f.name)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, tc := range terms {
-			pl, err := dict.PostingsList([]byte(tc.Term), nil, nil)
-			if err != nil {
-				t.Fatal(err)
+			// df over every segment first, then the postings.
+			var pls []segment.PostingsList
+			df := uint64(0)
+			for _, s := range r.segs {
+				dict, err := s.seg.Dictionary(f.name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pl, err := dict.PostingsList([]byte(tc.Term), nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pls = append(pls, pl)
+				df += pl.Count()
 			}
-			df := pl.Count()
 			if df == 0 {
 				continue
 			}
 			w := float64(tc.Count) * math.Log(1+(float64(f.docCount)-float64(df)+0.5)/(float64(df)+0.5))
-			it := pl.Iterator(true, false, false, nil)
-			for p, err := it.Next(); p != nil || err != nil; p, err = it.Next() {
-				if err != nil {
-					t.Fatal(err)
+			for si, pl := range pls {
+				it := pl.Iterator(true, false, false, nil)
+				for p, err := it.Next(); p != nil || err != nil; p, err = it.Next() {
+					if err != nil {
+						t.Fatal(err)
+					}
+					tf := float64(p.Frequency())
+					o := r.segs[si].base + p.Number()
+					scores[o] += w * tf / (tf + f.denom(o))
 				}
-				tf := float64(p.Frequency())
-				scores[p.Number()] += w * tf / (tf + f.denom(p.Number()))
 			}
 		}
 	}
 	out := []eval.Result{}
 	for d, s := range scores {
-		out = append(out, eval.Result{DocID: r.ids.get(int(d)), Score: s})
+		out = append(out, eval.Result{DocID: string(r.side.id(int(d))), Score: s})
 	}
 	eval.Sort(out, eval.TieDocIDDesc)
 	return out[:min(k, len(out))]
