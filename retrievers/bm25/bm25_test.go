@@ -273,7 +273,7 @@ func TestDeterminism(t *testing.T) {
 		queries = append(queries, fmt.Sprintf("w%d w%d w%d w1", i, i*7+3, i*31+11))
 	}
 	base := search(t, newRetriever(t, chunks, Options{BatchSize: 5000, Workers: 1}), 100, queries...)
-	for _, o := range []Options{{BatchSize: 37, Workers: 4}, {BatchSize: 1, Workers: 3}} {
+	for _, o := range []Options{{BatchSize: 37, Workers: 4}, {BatchSize: 37, Workers: 1}, {BatchSize: 1, Workers: 3}} {
 		if o.BatchSize == 1 {
 			chunks := chunks[:len(chunks)/4]
 			a := search(t, newRetriever(t, chunks, Options{BatchSize: 5000, Workers: 1}), 100, queries...)

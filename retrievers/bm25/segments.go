@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -112,44 +113,77 @@ func buildSegments(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chun
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-
-	jobs := make(chan *segBatch)
-	queue := make(chan *segBatch, o.Workers) // batches in order, for the collector
-	var wg sync.WaitGroup
-	for range o.Workers {
-		wg.Go(func() {
-			w := newSegWorker(a, names, kinds)
-			for b := range jobs {
-				b.res = w.build(ctx, dir, b)
-				close(b.done)
-			}
-		})
-	}
 	md := &meta{Layout: layoutSegments}
-	collected := make(chan error, 1)
-	go func() {
-		var err error
-		for b := range queue {
-			<-b.done
-			if err == nil {
-				err = b.res.err
-			}
-			if err == nil {
-				err = rw.addLengths(b.res.lengths)
-			}
-			if err == nil {
-				err = runs.addRun(b.ids, b.first, b.res.order)
-			}
-			if err != nil {
-				cancel()
-				continue
-			}
-			md.Segments = append(md.Segments, segMeta{File: b.res.file, Docs: len(b.ids)})
+	// collect records a built batch, in batch order.
+	collect := func(b *segBatch) error {
+		if b.res.err != nil {
+			return b.res.err
 		}
-		collected <- err
-	}()
+		if err := rw.addLengths(b.res.lengths); err != nil {
+			return err
+		}
+		if err := runs.addRun(b.ids, b.first, b.res.order); err != nil {
+			return err
+		}
+		md.Segments = append(md.Segments, segMeta{File: b.res.file, Docs: len(b.ids)})
+		return nil
+	}
+	newBatch := func(seq, first int) *segBatch {
+		b := &segBatch{seq: seq, first: first, done: make(chan struct{}), ids: make([]string, 0, o.BatchSize)}
+		if o.Workers > 1 {
+			b.texts = make([]string, 0, o.BatchSize*len(names))
+		}
+		return b
+	}
 
+	// With one worker, each chunk is analysed as it arrives (no batch of
+	// texts is held) and its segment written on this goroutine. With more,
+	// batches of texts go to o.Workers goroutines and a collector takes
+	// the results in order.
+	var (
+		inline    *segWorker
+		jobs      chan *segBatch
+		queue     chan *segBatch
+		wg        sync.WaitGroup
+		collected = make(chan error, 1)
+	)
+	if o.Workers <= 1 {
+		inline = newSegWorker(a, names, kinds)
+		inline.reset()
+		collected <- nil
+	} else {
+		jobs = make(chan *segBatch)
+		queue = make(chan *segBatch, o.Workers)
+		for range o.Workers {
+			wg.Go(func() {
+				w := newSegWorker(a, names, kinds)
+				for b := range jobs {
+					b.res = w.build(ctx, dir, b)
+					close(b.done)
+				}
+			})
+		}
+		go func() {
+			var err error
+			for b := range queue {
+				<-b.done
+				if err == nil {
+					if err = collect(b); err != nil {
+						cancel()
+					}
+				}
+			}
+			collected <- err
+		}()
+	}
+	var perr error
 	send := func(b *segBatch) bool {
+		if inline != nil {
+			b.res = inline.write(ctx, dir, b)
+			inline.reset()
+			perr = collect(b)
+			return perr == nil
+		}
 		select {
 		case queue <- b:
 		case <-ctx.Done():
@@ -164,11 +198,6 @@ func buildSegments(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chun
 			return false
 		}
 	}
-	newBatch := func(seq, first int) *segBatch {
-		return &segBatch{seq: seq, first: first, done: make(chan struct{}),
-			ids: make([]string, 0, o.BatchSize), texts: make([]string, 0, o.BatchSize*len(names))}
-	}
-	var perr error
 	b := newBatch(0, 0)
 	n := 0
 	for c, err := range chunks {
@@ -190,7 +219,11 @@ func buildSegments(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chun
 			break
 		}
 		b.ids = append(b.ids, c.ID)
-		b.texts = append(b.texts, fieldTexts(c, o.Fields)...)
+		if inline != nil {
+			inline.add(fieldTexts(c, o.Fields))
+		} else {
+			b.texts = append(b.texts, fieldTexts(c, o.Fields)...)
+		}
 		n++
 		if len(b.ids) == o.BatchSize {
 			if !send(b) {
@@ -202,9 +235,11 @@ func buildSegments(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chun
 	if perr == nil && len(b.ids) > 0 {
 		send(b)
 	}
-	close(jobs)
-	wg.Wait()
-	close(queue)
+	if jobs != nil {
+		close(jobs)
+		wg.Wait()
+		close(queue)
+	}
 	cerr := <-collected
 	if perr == nil && n == 0 {
 		perr = errors.New("bm25: no chunks to index (empty corpus)")
@@ -224,6 +259,12 @@ func buildSegments(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chun
 	}
 	if dup {
 		return nil, fmt.Errorf("bm25: duplicate chunk id %q (chunks %d and %d)", id, i, j)
+	}
+	if len(md.Segments) > 1 {
+		// The batches' buffers are garbage now: hand their memory back to
+		// the system rather than keep it for a heap the search will not
+		// need (the runtime would return it only after later collections).
+		debug.FreeOSMemory()
 	}
 	return md, nil
 }
@@ -275,16 +316,25 @@ func newSegWorker(a *textAnalyzer, names []string, kinds []fieldKind) *segWorker
 
 // build analyses batch b and writes its segment into dir.
 func (w *segWorker) build(ctx context.Context, dir string, b *segBatch) segResult {
+	w.reset()
+	nf := len(w.names)
+	for i := 0; i < len(b.texts); i += nf {
+		w.add(b.texts[i : i+nf])
+		if i%(1024*nf) == 0 && ctx.Err() != nil {
+			return segResult{err: ctx.Err()}
+		}
+	}
+	b.texts = nil
+	return w.write(ctx, dir, b)
+}
+
+// write writes the segment of batch b, whose chunks' texts were added.
+func (w *segWorker) write(ctx context.Context, dir string, b *segBatch) segResult {
 	if err := ctx.Err(); err != nil {
 		return segResult{err: err}
 	}
 	order, err := sortedIDs(b)
 	if err != nil {
-		return segResult{err: err}
-	}
-	w.analyse(b)
-	b.texts = nil
-	if err := ctx.Err(); err != nil {
 		return segResult{err: err}
 	}
 	file := fmt.Sprintf("seg-%06d.zap", b.seq)
@@ -296,15 +346,19 @@ func (w *segWorker) build(ctx context.Context, dir string, b *segBatch) segResul
 	return segResult{lengths: w.lengths, order: order, file: file}
 }
 
-// analyse counts the terms of each text of b: w.terms, pairs, off and
-// lengths (fresh, handed to the collector).
-func (w *segWorker) analyse(b *segBatch) {
+// reset starts a segment: a new vocabulary, no texts.
+func (w *segWorker) reset() {
 	w.gen++
 	w.terms = w.terms[:0]
 	w.memo.segment()
 	w.pairs, w.off = w.pairs[:0], append(w.off[:0], 0)
-	w.lengths = make([]int32, len(b.texts))
-	for i, text := range b.texts {
+	w.lengths = nil // handed to the collector with the result
+}
+
+// add analyses one chunk's field texts (fieldNames order): its term
+// counts go to pairs, its lengths to lengths.
+func (w *segWorker) add(texts []string) {
+	for _, text := range texts {
 		n := int32(0)
 		w.a.analyze(text, w.memo, func(e *memoTerm) {
 			if e.gen != w.gen {
@@ -326,7 +380,7 @@ func (w *segWorker) analyse(b *segBatch) {
 		}
 		w.touched = w.touched[:0]
 		w.off = append(w.off, len(w.pairs))
-		w.lengths[i] = n
+		w.lengths = append(w.lengths, n)
 	}
 }
 
