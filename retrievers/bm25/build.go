@@ -35,9 +35,9 @@ import (
 // by buildSegments instead (segments.go).
 
 // mergeMax is how many segments scorch's builder merges at a time (it
-// merges until one is left); the document order this gives is read back by
-// inDocOrder, whatever it is. A variable for the scale benchmark.
-var mergeMax = math.MaxInt32
+// merges until one is left): all, in one pass; the document order this
+// gives is read back by inDocOrder.
+const mergeMax = math.MaxInt32
 
 // analyzedField is a field analysed by ragbench's workers: scorch's builder
 // calls Analyze on every field of a document, which must not analyse again.
