@@ -6,7 +6,9 @@
 //
 // Conventions:
 //   - Colours are Okabe & Ito's colour-blind-safe palette (2008), in series
-//     order, repeated when there are more series.
+//     order; past the palette's eight colours a line chart's series repeat
+//     them with another dash pattern and marker (Style), so that up to
+//     forty series all look different.
 //   - Text is Liberation Sans as gonum measures it; the SVG names it with
 //     its metric twins Arial and Helvetica, then sans-serif, and fonts are
 //     not embedded, so a chart stays a few kilobytes and opens anywhere.
@@ -14,7 +16,8 @@
 //     may overlap; Debian's fonts-liberation provides the first.)
 //   - Every text (titles, labels, series names) is HTML-escaped by vgsvg.
 //   - The legend is drawn in its own column right of the plot area, never
-//     over the data.
+//     over the data; entries that do not fit the chart's height go to
+//     further columns, so no entry is drawn outside the chart.
 //   - Output is deterministic: the same chart gives the same bytes.
 //   - The SVG has no XML prolog, so it can be inlined into HTML as is; it
 //     carries role="img" and an aria-label with the title.
@@ -54,6 +57,22 @@ func rgb(v uint32) color.Color {
 
 // Color returns the colour of series i (Palette, repeated).
 func Color(i int) color.Color { return Palette[i%len(Palette)] }
+
+// dashes are the line patterns of series past the palette, one per round
+// of its colours: solid, dashed, dotted, dash-dot, long dash.
+var dashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(1.5), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(1.5), vg.Points(2)}, {vg.Points(11), vg.Points(3)}}
+
+// glyphs are the markers of the same rounds.
+var glyphs = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}}
+
+// Style is the look of a line chart's series i when it has no colour of
+// its own: Color(i), and the dash pattern and marker of its round of the
+// palette (solid lines and dots for the first eight series), so the first
+// len(Palette)·5 = 40 series each differ in colour or pattern.
+func Style(i int) (color.Color, []vg.Length, draw.GlyphDrawer) {
+	round := (i / len(Palette)) % len(dashes)
+	return Color(i), dashes[round], glyphs[round]
+}
 
 // Point is one point of a line: X and Y in data units. A NaN Y is a gap.
 type Point struct{ X, Y float64 }
@@ -135,8 +154,7 @@ func (l Line) SVG(w io.Writer) (err error) {
 		p.X.Tick.Marker = ticks
 	}
 	p.Add(plotter.NewGrid())
-	legend := plot.NewLegend()
-	styleLegend(&legend)
+	var legend legendItems
 	for i, s := range l.Series {
 		if err := l.addSeries(p, &legend, i, s); err != nil {
 			return err
@@ -156,18 +174,18 @@ func (l Line) SVG(w io.Writer) (err error) {
 	if height <= 0 {
 		height = 270
 	}
-	return render(w, p, &legend, l.Title, width, height)
+	return render(w, p, legend, l.Title, width, height)
 }
 
 // addSeries draws series s, the i-th of l: a line per run of finite points
 // (segments), a dot per point unless NoMarkers (a lone point always), and
 // its legend entry.
-func (l Line) addSeries(p *plot.Plot, legend *plot.Legend, i int, s Series) error {
-	col := s.Color
+func (l Line) addSeries(p *plot.Plot, legend *legendItems, i int, s Series) error {
+	col, dash, glyph := s.Color, []vg.Length(nil), draw.GlyphDrawer(draw.CircleGlyph{})
 	if col == nil {
-		col = Color(i)
+		col, dash, glyph = Style(i)
 	}
-	style := draw.LineStyle{Color: col, Width: vg.Points(1.6)}
+	style := draw.LineStyle{Color: col, Width: vg.Points(1.6), Dashes: dash}
 	if s.Dashed {
 		style.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 	}
@@ -185,14 +203,14 @@ func (l Line) addSeries(p *plot.Plot, legend *plot.Legend, i int, s Series) erro
 			if err != nil {
 				return fmt.Errorf("chart %q: %s: %w", l.Title, s.Name, err)
 			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.2), Shape: draw.CircleGlyph{}}
+			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.2), Shape: glyph}
 			p.Add(sc)
 		}
 	}
 	if s.Name != "" {
 		thumb, _ := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}})
 		thumb.LineStyle = style
-		legend.Add(s.Name, thumb)
+		*legend = append(*legend, legendItem{s.Name, thumb})
 	}
 	return nil
 }
@@ -370,25 +388,72 @@ func styleLegend(l *plot.Legend) {
 	l.ThumbnailWidth = vg.Points(18)
 }
 
-// render draws p (and the legend in its own column on the right) on an SVG
-// canvas of width × height points and writes it without the XML prolog.
-func render(w io.Writer, p *plot.Plot, legend *plot.Legend, title string, width, height float64) error {
+// legendItem is one legend entry: its name and thumbnail.
+type legendItem struct {
+	name  string
+	thumb plot.Thumbnailer
+}
+
+// legendItems are a chart's legend entries, in order.
+type legendItems []legendItem
+
+// legendTop is the room above the legend (the title's height).
+const legendTop = 28
+
+// columns splits the entries into legends of at most as many rows as the
+// height h (points) holds below legendTop, in order: one column when they
+// fit.
+func (items legendItems) columns(c draw.Canvas, h float64) []*plot.Legend {
+	if len(items) == 0 {
+		return nil
+	}
+	one := plot.NewLegend()
+	styleLegend(&one)
+	one.Add(items[0].name, items[0].thumb)
+	row := float64(one.Rectangle(c).Size().Y)
+	rows := len(items)
+	if row > 0 {
+		rows = max(1, min(len(items), int((h-legendTop-legendGap)/row)))
+	}
+	var out []*plot.Legend
+	for i := 0; i < len(items); i += rows {
+		l := plot.NewLegend()
+		styleLegend(&l)
+		for _, it := range items[i:min(i+rows, len(items))] {
+			l.Add(it.name, it.thumb)
+		}
+		out = append(out, &l)
+	}
+	return out
+}
+
+// render draws p (and the legend in columns on the right) on an SVG
+// canvas of width × height points, plus the legend's width, and writes it
+// without the XML prolog.
+func render(w io.Writer, p *plot.Plot, legend legendItems, title string, width, height float64) error {
+	probe := draw.New(vgsvg.New(vg.Points(width), vg.Points(height)))
+	cols := legend.columns(probe, height)
+	var colW []vg.Length
 	legendW := vg.Length(0)
-	if legend != nil {
-		r := legend.Rectangle(draw.New(vgsvg.New(vg.Points(width), vg.Points(height))))
+	for _, l := range cols {
 		// 15% slack: a browser without Liberation Sans (or Arial, its
 		// metric twin) falls back to a wider face such as DejaVu Sans.
-		legendW = r.Size().X * 1.15
-		if legendW > 0 {
-			legendW += legendGap * 2
-		}
+		cw := l.Rectangle(probe).Size().X * 1.15
+		colW = append(colW, cw)
+		legendW += cw + legendGap
+	}
+	if legendW > 0 {
+		legendW += legendGap
 	}
 	c := vgsvg.New(vg.Points(width)+legendW, vg.Points(height))
 	dc := draw.New(c)
 	p.Draw(draw.Crop(dc, 0, -legendW, 0, 0))
-	if legend != nil && legendW > 0 {
-		lc := draw.Crop(dc, vg.Points(width)+legendGap, -legendGap, 0, -vg.Points(28))
-		legend.Draw(lc)
+	x := vg.Points(width) + legendGap
+	for i, l := range cols {
+		lc := draw.Crop(dc, x, 0, 0, -vg.Points(legendTop))
+		lc.Max.X = lc.Min.X + colW[i]
+		l.Draw(lc)
+		x += colW[i] + legendGap
 	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {

@@ -96,6 +96,9 @@ type Options struct {
 	// report gives (Pair.Needed, PowerSummary.Needed), in the metrics'
 	// units; 0: none.
 	Detect float64
+	// Noun is what the report's sentences call a compared system ("cell"
+	// in the sweep's report); default "system".
+	Noun string
 	// MissingAsZero scores 0 for a query that a system lacks but another
 	// system has (trec_eval -c); the count is reported as a warning.
 	// Otherwise missing queries are an error listing them.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -208,10 +209,11 @@ func (r *Report) testSentence() string {
 
 // labelSentence says how to read the superscripts.
 func (r *Report) labelSentence() string {
+	n := r.noun()
 	if len(r.Systems) > 26 {
-		return "A superscript number marks a system that is significantly better than the system with that number (numbers separated by commas, · in plain text)."
+		return "A superscript number marks a " + n + " that is significantly better than the " + n + " with that number (numbers separated by commas, · in plain text)."
 	}
-	return "A superscript letter marks a system that is significantly better than the system with that letter."
+	return "A superscript letter marks a " + n + " that is significantly better than the " + n + " with that letter."
 }
 
 // mddNote is the minimum-detectable-difference sentence of one metric.
@@ -265,8 +267,11 @@ func (r *Report) mddNote(m MDDSummary) string {
 	return s + ": smaller true differences are likely to be missed."
 }
 
-// allWarnings returns the report's warnings, then the distinct warnings of
-// the pairs, each with the number of pairs it applies to.
+// AllWarnings returns the report's warnings, then the distinct warnings
+// of the pairs, each with the number of comparisons it applies to ("… (1
+// of 3 comparisons)"): the warnings every format prints.
+func (r *Report) AllWarnings() []string { return r.allWarnings() }
+
 func (r *Report) allWarnings() []string {
 	out := append([]string(nil), r.Warnings...)
 	count := map[string]int{}
@@ -320,8 +325,9 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 	if md {
 		sep, item, warnHead = "\n\n", "- ", "Warnings:\n\n"
 		systems.Align = make([]texttab.Align, len(systems.Header))
+		systems.Markup = make([]bool, len(systems.Header))
 		for i := 2; i < len(systems.Align); i++ {
-			systems.Align[i] = texttab.Right
+			systems.Align[i], systems.Markup[i] = texttab.Right, true // **best**<sup>ab</sup>
 		}
 		systems.WriteMarkdown(&buf)
 	} else {
@@ -345,6 +351,7 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 	case md:
 		R, L := texttab.Right, texttab.Left
 		pairs.Align = []texttab.Align{L, L, L, R, R, R, L, R, L, R, R, L, L}
+		pairs.Markup = []bool{6: true} // the interval's [ ], ours: not a link to escape
 		pairs.WriteMarkdown(&buf)
 	default:
 		buf.WriteString("\n")
@@ -526,17 +533,8 @@ func (r *Report) writeJSON(w io.Writer) error {
 	if doc.Plan == "" {
 		doc.Plan = AllPairs
 	}
-	for m, ref := range r.Reference {
-		if ref >= 0 {
-			if doc.Reference == nil {
-				doc.Reference = map[string]string{}
-			}
-			doc.Reference[r.Metrics[m]] = r.Systems[ref]
-		}
-		for _, s := range r.Ties[m] {
-			doc.Ties[r.Metrics[m]] = append(doc.Ties[r.Metrics[m]], r.Systems[s])
-		}
-	}
+	doc.Reference = r.ReferenceNames()
+	maps.Copy(doc.Ties, r.TieNames())
 	if doc.Warnings == nil {
 		doc.Warnings = []string{}
 	}
@@ -561,6 +559,36 @@ func (r *Report) writeJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// ReferenceNames maps each metric to its reference system's name (the
+// baseline, or the best system of the metric); nil for all pairs.
+func (r *Report) ReferenceNames() map[string]string {
+	var out map[string]string
+	for m, ref := range r.Reference {
+		if ref >= 0 {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[r.Metrics[m]] = r.Systems[ref]
+		}
+	}
+	return out
+}
+
+// TieNames maps each metric with systems tied at the highest mean to their
+// names, in input order; nil when no metric has a tie.
+func (r *Report) TieNames() map[string][]string {
+	var out map[string][]string
+	for m, tie := range r.Ties {
+		for _, s := range tie {
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[r.Metrics[m]] = append(out[r.Metrics[m]], r.Systems[s])
+		}
+	}
+	return out
 }
 
 // csvHeader lists the CSV columns, named as the JSON pair fields.

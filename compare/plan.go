@@ -63,17 +63,27 @@ type Plan struct {
 	Baseline string
 	// Pairs are the (A, B) system pairs of Explicit, compared as A − B.
 	Pairs [][2]string
+	// Description, for Explicit, says what the pairs are in the plan
+	// sentence ("each cell against its baseline counterpart"); default
+	// "the listed pairs".
+	Description string
 }
 
 // Describe is the plan in words for the report's "Plan:" line, such as
 // "each system against baseline bm25".
-func (p Plan) Describe() string {
+func (p Plan) Describe() string { return p.describe("system") }
+
+// describe is Describe with noun for what is compared ("system", "cell").
+func (p Plan) describe(noun string) string {
 	switch p.Kind {
 	case VsBaseline:
-		return "each system against baseline " + p.Baseline
+		return "each " + noun + " against baseline " + p.Baseline
 	case VsBest:
-		return "each system against the best system of each metric"
+		return "each " + noun + " against the best " + noun + " of each metric"
 	case Explicit:
+		if p.Description != "" {
+			return p.Description
+		}
 		return "the listed pairs"
 	}
 	return "all pairs"

@@ -49,7 +49,7 @@ func (r *Report) PlanSentence() string {
 	if len(r.Metrics) > 0 {
 		per = len(r.Pairs) / len(r.Metrics)
 	}
-	desc := r.Plan.Describe()
+	desc := r.Plan.describe(r.noun())
 	if r.Plan.Kind == VsBest {
 		var bests []string
 		for m, ref := range r.Reference {
@@ -103,6 +103,14 @@ func (r *Report) powerSentence(p PowerSummary) string {
 		}
 	}
 	return s + "."
+}
+
+// noun is what the report compares: Options.Noun, else "system".
+func (r *Report) noun() string {
+	if r.Options.Noun != "" {
+		return r.Options.Noun
+	}
+	return "system"
 }
 
 // percent formats a level such as 0.95 as "95%".

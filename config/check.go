@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,9 +14,11 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/internal/srcpos"
 	"github.com/ragbench/ragbench/spans"
+	"github.com/ragbench/ragbench/stats"
 )
 
 // chunkingStrategies lists the config's chunking strategies for messages.
@@ -47,6 +50,7 @@ func (c *Config) check(root *yaml.Node) error {
 	ck.grid()
 	ck.significance()
 	ck.heldOut()
+	ck.budgets()
 	return ck.err()
 }
 
@@ -118,11 +122,14 @@ func (ck *configCheck) emptyValues() {
 	}
 	ck.retrieverEmpty()
 	sg := &c.Significance
-	ck.explicit("significance.test", sg.Test == "", "empty: randomization, t, bootstrap, wilcoxon or sign"+noDefault+" (randomization)")
-	ck.explicit("significance.correction", sg.Correction == "", "empty: holm, bonferroni, bh or none"+noDefault+" (holm)")
+	ck.explicit("significance.test", sg.Test == "", "empty: %s"+noDefault+" (%s)", orList(stats.TestNames(true)), stats.DefaultTest)
+	ck.explicit("significance.correction", sg.Correction == "", "empty: %s"+noDefault+" (%s)", orList(stats.CorrectionNames()), stats.DefaultCorrection)
+	ck.explicit("significance.plan", sg.Plan == "", "empty: %s"+noDefault+" (%s)", orList(planNames()), compare.VsBaseline)
+	ck.explicit("significance.baseline", sg.Baseline == "", "empty cell name"+noDefault+" (the best BM25 cell on the primary metric)")
+	ck.explicit("significance.interval", sg.Interval == "", "empty: %s"+noDefault+" (%s)", orList(intervalNames), stats.BCa)
 	ck.explicit("significance.metrics", len(sg.Metrics) == 0, "empty metrics list: name at least one evaluated metric"+noDefault+" ([primary_metric])")
-	if sg.Test == "" || sg.Test == "randomization" || sg.Test == "bootstrap" {
-		ck.explicit("significance.permutations", sg.Permutations == 0, "0 permutations: the %s test needs ≥ 1 (e.g. 10000)"+noDefault+" (10000)", cmp.Or(sg.Test, "randomization"))
+	if sg.Test == "" || sg.Test == string(stats.Randomization) || sg.Test == string(stats.Bootstrap) {
+		ck.explicit("significance.permutations", sg.Permutations == 0, "0 permutations: the %s test needs ≥ 1 (e.g. %d)"+noDefault+" (%d)", cmp.Or(sg.Test, string(stats.DefaultTest)), stats.DefaultPermutations, stats.DefaultPermutations)
 	}
 }
 
@@ -260,37 +267,40 @@ func (ck *configCheck) grid() {
 }
 
 // significance fills and checks the significance section and
-// primary_metric (which significance.metrics defaults to).
+// primary_metric (which significance.metrics defaults to). The names and
+// defaults are package stats' (tests, corrections, intervals, α, seed,
+// permutations, Δ) and compare's (plans): their one owner.
 func (ck *configCheck) significance() {
 	c := ck.c
 	s := &c.Significance
 	if s.Test == "" {
-		s.Test = "randomization"
+		s.Test = string(stats.DefaultTest)
 	}
-	if !slices.Contains([]string{"randomization", "t", "bootstrap", "wilcoxon", "sign"}, s.Test) {
-		ck.bad("significance.test", "unknown test %q: randomization, t, bootstrap, wilcoxon or sign", s.Test)
+	if !slices.Contains(stats.TestNames(true), s.Test) {
+		ck.bad("significance.test", "unknown test %q: %s", s.Test, orList(stats.TestNames(true)))
 	}
 	if s.Correction == "" {
-		s.Correction = "holm"
+		s.Correction = string(stats.DefaultCorrection)
 	}
-	if !slices.Contains([]string{"holm", "bonferroni", "bh", "none"}, s.Correction) {
-		ck.bad("significance.correction", "unknown correction %q: holm, bonferroni, bh or none", s.Correction)
+	if !slices.Contains(stats.CorrectionNames(), s.Correction) {
+		ck.bad("significance.correction", "unknown correction %q: %s", s.Correction, orList(stats.CorrectionNames()))
 	}
 	if s.Alpha == 0 && !ck.has("significance.alpha") {
-		s.Alpha = 0.05
+		s.Alpha = stats.DefaultAlpha
 	}
 	if !(s.Alpha > 0 && s.Alpha < 1) {
 		ck.bad("significance.alpha", "alpha %v must be in (0, 1)", s.Alpha)
 	}
 	if s.Seed == nil {
-		s.Seed = ptr(int64(42))
+		s.Seed = ptr(int64(stats.DefaultSeed))
 	}
 	if s.Permutations == 0 {
-		s.Permutations = 10000
+		s.Permutations = stats.DefaultPermutations
 	}
-	if s.Permutations < 1 && (s.Test == "randomization" || s.Test == "bootstrap") {
+	if s.Permutations < 1 && (s.Test == string(stats.Randomization) || s.Test == string(stats.Bootstrap)) {
 		ck.bad("significance.permutations", "permutations %d must be ≥ 1", s.Permutations)
 	}
+	ck.plan()
 	if c.PrimaryMetric == "" {
 		c.PrimaryMetric = "ndcg"
 		if !slices.Contains(c.Metrics, "ndcg") && len(c.Metrics) > 0 {
@@ -305,6 +315,70 @@ func (ck *configCheck) significance() {
 	}
 	for i, m := range s.Metrics {
 		ck.evaluated(fmt.Sprintf("significance.metrics.%d", i), m)
+	}
+}
+
+// intervalNames are the significance.interval values (stats'
+// IntervalMethods, in help order).
+var intervalNames = []string{string(stats.BCa), string(stats.Percentile), string(stats.StudentT)}
+
+// planNames are the significance.plan values (compare.PlanKinds).
+func planNames() []string {
+	var out []string
+	for _, k := range compare.PlanKinds {
+		out = append(out, string(k))
+	}
+	return out
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// plan fills and checks the comparison plan: plan, baseline, equivalence,
+// detect, interval.
+func (ck *configCheck) plan() {
+	s := &ck.c.Significance
+	if s.Plan == "" {
+		s.Plan = string(compare.VsBaseline)
+	}
+	if !slices.Contains(planNames(), s.Plan) {
+		ck.bad("significance.plan", "unknown plan %q: %s", s.Plan, orList(planNames()))
+	}
+	if s.Baseline != "" {
+		var cells []string
+		for _, cell := range ck.c.Cells() {
+			cells = append(cells, cell.Name)
+		}
+		switch {
+		case s.Plan != string(compare.VsBaseline):
+			ck.bad("significance.baseline", "a baseline cell goes with plan %s, not %s (remove it, or set plan: %s)", compare.VsBaseline, s.Plan, compare.VsBaseline)
+		case !slices.Contains(cells, s.Baseline):
+			shown := cells
+			if len(shown) > 8 {
+				shown = append(shown[:8:8], fmt.Sprintf("… %d more", len(cells)-8))
+			}
+			ck.bad("significance.baseline", "cell %q is not one of the config's cells (%s): name it <chunking>/<retriever>", s.Baseline, strings.Join(shown, ", "))
+		}
+	}
+	if s.Interval == "" {
+		s.Interval = string(stats.BCa)
+	}
+	if !slices.Contains(intervalNames, s.Interval) {
+		ck.bad("significance.interval", "unknown interval %q: %s", s.Interval, orList(intervalNames))
+	}
+	if !(s.Equivalence >= 0) || math.IsInf(s.Equivalence, 0) {
+		ck.bad("significance.equivalence", "equivalence margin %v must be a finite number ≥ 0 (in the metric's units, e.g. 0.02; 0: no equivalence test)", s.Equivalence)
+	}
+	if s.Detect == nil {
+		s.Detect = ptr(stats.DefaultDetect)
+	}
+	if d := *s.Detect; !(d >= 0) || math.IsInf(d, 0) {
+		ck.bad("significance.detect", "difference to detect %v must be a finite number ≥ 0 (in the metric's units, e.g. 0.05; 0: none)", d)
 	}
 }
 

@@ -68,6 +68,26 @@ type Config struct {
 	// Snippet is the number of characters of text kept per hit in
 	// misses.jsonl and the unanswerable report. Default 160.
 	Snippet int `yaml:"snippet" json:"snippet"`
+	// BudgetTokens are the prompt budgets, in tokens of PromptTokenizer
+	// (span labels only): each cell's span measures are computed with the
+	// prompt filled in rank order up to each budget (docs/spans.md, "Prompt
+	// budgets"). Empty: none. Each ≥ 1, no duplicates; sorted by Load.
+	BudgetTokens []int `yaml:"budget_tokens" json:"budget_tokens,omitempty"`
+	// PromptBudget is the budget (one of BudgetTokens) the report's
+	// chunking verdict is given at, beside prompt_k. Default: the largest
+	// of BudgetTokens; 0 when there is none.
+	PromptBudget int `yaml:"prompt_budget" json:"prompt_budget,omitempty"`
+	// PromptTokenizer names the tokenizer prompts are counted in (the
+	// budgets, and the prompt tokens at prompt_k of the cost table):
+	// cl100k_base, the only one. Empty means cl100k_base
+	// (Config.PromptTokenizerName), left empty so configs without it hash
+	// as before.
+	PromptTokenizer string `yaml:"prompt_tokenizer" json:"prompt_tokenizer,omitempty"`
+	// CoverShares are further cover shares (each in (0, 1], span labels
+	// only) at which span_recall, span_hit_rate and span_mrr at prompt_k
+	// (and at PromptBudget) are recomputed, to show whether a chunking's
+	// lead depends on the covering rule. Empty: none.
+	CoverShares []float64 `yaml:"cover_shares" json:"cover_shares,omitempty"`
 
 	// path is the config file (absolute), dataDir/modelsDir the resolved
 	// roots. Not part of the YAML.
@@ -127,6 +147,12 @@ type DatasetConfig struct {
 	// in the derived chunk judgements), in (0, 1]. Default
 	// spans.DefaultCoverShare (0.5). Only with span labels.
 	SpanCoverShare float64 `yaml:"span_cover_share" json:"span_cover_share,omitempty"`
+	// JudgedOnly also scores every cell on judged results only (trec_eval
+	// -J: unjudged results removed before any measure, eval.Condense), for
+	// comparison beside its numbers (results.json judged.judged_only,
+	// report.md's judged coverage). It changes no other number. Default
+	// false.
+	JudgedOnly bool `yaml:"judged_only" json:"judged_only,omitempty"`
 }
 
 // ChunkingConfig is one entry of the chunking grid.
@@ -172,6 +198,35 @@ type SignificanceConfig struct {
 	// Holm needs (comparisons)/(B+1) < alpha for anything to be
 	// significant.
 	Metrics []string `yaml:"metrics" json:"metrics"`
+	// Plan is the comparison plan (compare.PlanKind): "baseline" (default:
+	// each cell against Baseline, m − 1 comparisons per metric), "best"
+	// (each cell against the best cell of each metric) or "all-pairs"
+	// (m(m − 1)/2). Every comparison of the plan costs power: the
+	// correction covers them all (issue 23).
+	Plan string `yaml:"plan" json:"plan"`
+	// Baseline names the baseline plan's reference cell
+	// ("<chunking>/<retriever>", one of the config's cells); empty: the
+	// best BM25 cell (kinds.IsReference) on the primary metric at
+	// prompt_k over all answerable queries, chosen by the sweep. Only with
+	// plan baseline.
+	Baseline string `yaml:"baseline" json:"baseline,omitempty"`
+	// Equivalence is the equivalence margin δ ≥ 0 in the metrics' units:
+	// two one-sided paired t-tests (TOST) show "equivalent within ±δ"; 0
+	// (default): no equivalence test.
+	Equivalence float64 `yaml:"equivalence" json:"equivalence"`
+	// Detect is the difference Δ ≥ 0 whose required number of queries the
+	// report gives (80 % power at the plan's level); default
+	// stats.DefaultDetect (0.05) when absent, 0: none.
+	Detect *float64 `yaml:"detect" json:"detect"`
+	// Interval is the method of each comparison's 95 % confidence
+	// interval: bca (default), percentile (paired bootstrap, Permutations
+	// resamples, seeded) or t (Student t).
+	Interval string `yaml:"interval" json:"interval"`
+	// Matrix adds the all-pairs significance matrix to report.html (a
+	// family of its own, m(m − 1)/2 comparisons per metric, corrected
+	// apart from the plan's); default false: a 36 × 36 matrix is not
+	// readable, and the plan's comparisons answer the question.
+	Matrix bool `yaml:"matrix" json:"matrix,omitempty"`
 }
 
 // HeldOutConfig configures the held-out split: a query is held out when
@@ -196,11 +251,14 @@ type LoadOptions struct {
 	// list separator (':' on Unix, as in $PATH). Empty:
 	// $RAGBENCH_MODELS_DIR (the same form). See ModelRoots for the order.
 	ModelsDir string
-	// Output overrides the config's output folder.
+	// Output overrides the config's output folder; relative, it is taken
+	// from the current folder (the config's output, from the config's).
 	Output string
-	// CacheDir overrides the config's cache folder.
+	// CacheDir overrides the config's cache folder (and
+	// $RAGBENCH_CACHE_DIR); relative, from the current folder.
 	CacheDir string
-	// History overrides the config's history CSV path.
+	// History overrides the config's history CSV path; relative, from the
+	// current folder.
 	History string
 }
 

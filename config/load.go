@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -205,8 +206,9 @@ func walkYAML(n *yaml.Node, prefix string, visit func(path string, key, v *yaml.
 			walkYAML(c, prefix, visit)
 		}
 	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
+		pairs, _ := mergedPairs(n)
+		for i := 0; i+1 < len(pairs); i += 2 {
+			k, v := pairs[i], pairs[i+1]
 			p := k.Value
 			if prefix != "" {
 				p = prefix + "." + k.Value
@@ -221,6 +223,76 @@ func walkYAML(n *yaml.Node, prefix string, visit func(path string, key, v *yaml.
 			walkYAML(c, p, visit)
 		}
 	}
+}
+
+// mergedPairs is mapping n's keys and values (alternating, as in
+// n.Content) with its merge keys resolved as YAML's merge key type defines
+// them (https://yaml.org/type/merge.html), which is how yaml.v3 decodes
+// them into the config's structs: "<<: *anchor", or a list of anchors,
+// brings each key of the mappings named that n does not give itself, an
+// earlier mapping winning over a later one; merges inside those mappings
+// are resolved too. Without a merge key it is n.Content itself. Every
+// walker of the config's nodes (lines, nulls, numbers, the retrievers'
+// decoder and checks) reads these, so that "{<<: *r, name: bm25b}" is
+// decoded and checked as if written out. bad is the first merge value that
+// is not a mapping or a list of mappings (nil: none).
+func mergedPairs(n *yaml.Node) (pairs []*yaml.Node, bad *yaml.Node) {
+	if !slices.ContainsFunc(n.Content, isMergeKey) {
+		return n.Content, nil
+	}
+	// Each mapping is merged once: a second time brings no key the first
+	// did not, and aliases can name one mapping exponentially often.
+	return mergeInto(n, map[string]bool{}, map[*yaml.Node]bool{})
+}
+
+func isMergeKey(k *yaml.Node) bool { return k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" }
+
+// mergeInto is mergedPairs of n, given the keys seen already (they win)
+// and the mappings merged already (skipped).
+func mergeInto(n *yaml.Node, seen map[string]bool, done map[*yaml.Node]bool) (pairs []*yaml.Node, bad *yaml.Node) {
+	done[n] = true
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		switch k := n.Content[i]; {
+		case isMergeKey(k):
+			merges = append(merges, n.Content[i+1])
+		case !seen[k.Value]:
+			seen[k.Value] = true
+			pairs = append(pairs, k, n.Content[i+1])
+		}
+	}
+	deref := func(v *yaml.Node) *yaml.Node {
+		if v.Kind == yaml.AliasNode && v.Alias != nil {
+			return v.Alias
+		}
+		return v
+	}
+	for _, m := range merges {
+		sources := []*yaml.Node{deref(m)}
+		if sources[0].Kind == yaml.SequenceNode {
+			sources = nil
+			for _, item := range deref(m).Content {
+				sources = append(sources, deref(item))
+			}
+		}
+		for _, src := range sources {
+			if src.Kind != yaml.MappingNode {
+				if bad == nil {
+					bad = m
+				}
+				continue
+			}
+			if done[src] {
+				continue
+			}
+			sub, subBad := mergeInto(src, seen, done)
+			if bad == nil {
+				bad = subBad
+			}
+			pairs = append(pairs, sub...)
+		}
+	}
+	return pairs, bad
 }
 
 func (l lines) errf(file, field, format string, a ...any) *srcpos.Error {

@@ -65,9 +65,12 @@ func (c *Config) MetricAt(name string) string {
 
 // CompareOptions are compare's options for the significance settings
 // (test, correction, alpha, permutations as both permutations and
-// bootstrap resamples, seed): the one translation, used by the cell
-// matrix, the tuning test and the gate. Seed must be set (Load's defaults
-// set it). Errors: a test or correction stats does not know.
+// bootstrap resamples, seed, interval, equivalence margin, difference to
+// detect): the one translation, used by the cell comparisons, the tuning
+// test and the gate. The plan is left to the caller (Plan gives the
+// configured one: its baseline may need the cells' means). Seed and Detect
+// must be set (Load's defaults set them). Errors: a test, correction or
+// interval stats does not know.
 func (s SignificanceConfig) CompareOptions() (compare.Options, error) {
 	test, err := stats.ParseTest(s.Test)
 	if err != nil {
@@ -77,6 +80,30 @@ func (s SignificanceConfig) CompareOptions() (compare.Options, error) {
 	if err != nil {
 		return compare.Options{}, err
 	}
-	return compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
-		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed)}, nil
+	iv := stats.BCa
+	if s.Interval != "" {
+		if iv, err = stats.ParseIntervalMethod(s.Interval); err != nil {
+			return compare.Options{}, err
+		}
+	}
+	o := compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
+		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed),
+		Interval: iv, Equivalence: s.Equivalence}
+	if s.Detect != nil {
+		o.Detect = *s.Detect
+	}
+	return o, nil
+}
+
+// PlanKind is the configured comparison plan (compare.VsBaseline when
+// unset, as in a results.json written before plans).
+func (s SignificanceConfig) PlanKind() compare.PlanKind {
+	if s.Plan == "" {
+		return compare.VsBaseline
+	}
+	k, err := compare.ParsePlanKind(s.Plan)
+	if err != nil {
+		return compare.VsBaseline // Load refuses unknown plans
+	}
+	return k
 }

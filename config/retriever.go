@@ -79,6 +79,11 @@ func (r *RetrieverConfig) UnmarshalYAML(n *yaml.Node) error {
 		type plain namePart // errors name it "plain", as they always have
 		return n.Decode(new(plain))
 	}
+	pairs, badMerge := mergedPairs(n) // {<<: *r, name: bm25b}
+	if badMerge != nil {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: <<: a merge key takes an anchored mapping (<<: *name) or a list of them", badMerge.Line)}}
+	}
+	n = &yaml.Node{Kind: yaml.MappingNode, Tag: n.Tag, Line: n.Line, Column: n.Column, Content: pairs}
 	var head namePart
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == "type" {
@@ -324,7 +329,8 @@ func retrieverNodes(root *yaml.Node) []*yaml.Node {
 			if item.Kind != yaml.MappingNode {
 				item = &yaml.Node{Kind: yaml.MappingNode}
 			}
-			out = append(out, item)
+			pairs, _ := mergedPairs(item)
+			out = append(out, &yaml.Node{Kind: yaml.MappingNode, Tag: item.Tag, Line: item.Line, Column: item.Column, Content: pairs})
 		}
 		return out
 	}
@@ -349,9 +355,10 @@ func zeroNode(v *yaml.Node, t reflect.Type) bool {
 // by its type's kind (checkNumbers).
 func retrieverKeyType(n *yaml.Node) func(string) (reflect.Type, bool) {
 	var s kinds.Settings
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "type" {
-			if k, ok := kinds.Lookup(n.Content[i+1].Value); ok {
+	pairs, _ := mergedPairs(n)
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i].Value == "type" {
+			if k, ok := kinds.Lookup(pairs[i+1].Value); ok {
 				s = k.New()
 			}
 		}

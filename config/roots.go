@@ -126,12 +126,31 @@ func (c *Config) resolve(opts LoadOptions) error {
 			}
 		}
 	}
-	c.Output = cmp.Or(opts.Output, c.Output, filepath.Join("results", c.Name))
-	c.Output = under(dir, c.Output)
-	c.CacheDir = cmp.Or(opts.CacheDir, c.CacheDir, os.Getenv("RAGBENCH_CACHE_DIR"), ".ragbench-cache")
-	c.CacheDir = under(dir, c.CacheDir)
-	c.History = under(dir, cmp.Or(opts.History, c.History, "bench-history.csv"))
-	return nil
+	// A relative path in the config is the config folder's; one given on
+	// the command line or in a variable is the current folder's, as for
+	// every command-line tool (--data-dir and --models-dir are too).
+	if c.Output, err = flagOrKey(opts.Output, c.Output, filepath.Join("results", c.Name), dir); err != nil {
+		return err
+	}
+	if c.CacheDir == "" && opts.CacheDir == "" {
+		opts.CacheDir = os.Getenv("RAGBENCH_CACHE_DIR") // below the config's cache_dir, above the default
+	}
+	if c.CacheDir, err = flagOrKey(opts.CacheDir, c.CacheDir, ".ragbench-cache", dir); err != nil {
+		return err
+	}
+	c.History, err = flagOrKey(opts.History, c.History, "bench-history.csv", dir)
+	return err
+}
+
+// flagOrKey is a path given on the command line (flag, or a variable):
+// absolute, a relative one taken from the current folder; else the
+// config's key, or def when the config has none, relative to the config's
+// folder dir.
+func flagOrKey(flag, key, def, dir string) (string, error) {
+	if flag != "" {
+		return filepath.Abs(flag)
+	}
+	return under(dir, cmp.Or(key, def)), nil
 }
 
 // findModel returns the first candidate model folder that exists (relative

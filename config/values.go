@@ -39,10 +39,11 @@ func checkNumbers(n *yaml.Node, t reflect.Type, path string, bad func(field, for
 		if t == reflect.TypeFor[RetrieverConfig]() {
 			fieldType = retrieverKeyType(n)
 		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i].Value
+		pairs, _ := mergedPairs(n) // a number brought by a merge key is checked too
+		for i := 0; i+1 < len(pairs); i += 2 {
+			k := pairs[i].Value
 			if ft, ok := fieldType(k); ok {
-				checkNumbers(n.Content[i+1], ft, joinPath(path, k), bad)
+				checkNumbers(pairs[i+1], ft, joinPath(path, k), bad)
 			}
 		}
 	case yaml.SequenceNode:

@@ -126,19 +126,8 @@ func (e *Embedder) Embed(ctx context.Context, texts []string, query bool) ([][]f
 // Tokenize turns texts into model input ids exactly as Embed does, in
 // parallel (Options.TokenizeWorkers goroutines), without running the model.
 func (e *Embedder) Tokenize(ctx context.Context, texts []string, query bool) ([]Tokens, error) {
-	prefix := e.m.cfg.PassagePrefix
-	if query {
-		prefix = e.m.cfg.QueryPrefix
-	}
-	in := make([]string, len(texts))
-	for i, t := range texts {
-		n := normalizeText(t, e.m.cfg.TextNormalization)
-		if n == "" {
-			return nil, &TextError{"text", i, ErrEmptyText}
-		}
-		in[i] = prefix + n
-	}
-	if err := ctx.Err(); err != nil {
+	in, err := e.prepare(ctx, texts, query)
+	if err != nil {
 		return nil, err
 	}
 	// Encoding stops one id past what fits, so truncation is still seen.

@@ -263,17 +263,16 @@ func (r *ranking) cutoffValue(m Measure) float64 {
 			}
 		}
 		return 0
-	case Unjudged, Judged:
+	case Unjudged:
 		c := 0
 		for i := 0; i < m.K && i < n; i++ {
 			if r.grades[i] < 0 {
 				c++
 			}
 		}
-		if m.Kind == Judged {
-			c = min(m.K, n) - c
-		}
 		return float64(c) / float64(m.K)
+	case Judged:
+		return JudgedShare(r.grades[:min(m.K, n)], func(g int) bool { return g >= 0 })
 	case RPrec:
 		return div(float64(r.relInTop(r.numRel)), R)
 	case RPrecMult:

@@ -180,8 +180,9 @@ func WriteTable(w io.Writer, e *Evaluation, perQuery bool) error {
 	if perQuery {
 		fmt.Fprintln(bw)
 		t := measureTable(e, idx, "query")
+		t.Markup = []bool{true} // the id, escaped, and our "*" mark
 		for i, q := range e.Queries {
-			label := q
+			label := texttab.Escape(q)
 			if !e.InMean[i] {
 				label += "*"
 			}

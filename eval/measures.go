@@ -56,7 +56,7 @@ const (
 	RBPResid                       // rbp_resid: RBP residual from unjudged docs (trec_eval m_rbp_resid.c).
 	Unjudged                       // unj_K: share of the top K not judged (trec_eval m_unjudged.c), divided by K.
 	NDCGExp                        // ndcg_exp (K = 0), ndcg_exp_cut_K: nDCG with gain 2^grade − 1 (Burges et al., ICML 2005); ragbench extension = ranx ndcg_burges.
-	Judged                         // judged_K: share of the top K with a judgement (any grade ≥ 0), divided by K; ragbench extension = ir_measures Judged@K.
+	Judged                         // judged_K: share of the top K with a judgement (any grade ≥ 0), divided by min(K, results) (JudgedShare); ragbench extension = ir_measures Judged@K.
 )
 
 // Measure is one evaluation measure at given parameters. Name is its stable

@@ -1,39 +1,55 @@
 // Package gate is ragbench's baseline gate: it tells CI whether a change
 // made retrieval worse. Given the per-query scores of a baseline and of the
 // current version of the same cells (chunking × retriever, or run files), it
-// compares every cell present in both, on each gated metric, with a paired
-// significance test over the queries both share, corrects the p-values for
-// multiple comparisons over all (cell, metric) comparisons of the gate, and
-// gives each a verdict:
+// compares each cell with its baseline counterpart — the cell of the same
+// name, or the one a mapping names (a chunking change: fixed-128/bm25 in
+// the baseline, fixed-256/bm25 now; see Map) — on each gated metric, over
+// the queries both runs scored, through package compare (plan Explicit:
+// one pair per cell; compare is the one paired-test-and-correction loop of
+// ragbench), and gives each comparison a verdict:
 //
-//   - regressed: the mean fell (now < baseline) and either the adjusted
-//     p-value is ≤ α, or the drop is larger than the absolute tolerance
-//     Options.MaxDrop (when Options.UseMaxDrop is set);
-//   - improved: the mean rose and the adjusted p-value is ≤ α;
-//   - unchanged: anything else (noise never fails, an improvement never
-//     fails).
+//   - regressed: compare's "worse" (the corrected test is significant and
+//     the interval lies below 0), or a fall larger than the absolute
+//     tolerance Options.MaxDrop (when Options.UseMaxDrop is set);
+//   - improved: compare's "better" (never fails);
+//   - equivalent (within ±δ): with Options.Equivalence, both one-sided
+//     tests (TOST) reject after the correction and the interval lies within
+//     ±δ — "no regression" shown, not merely "no significant drop";
+//   - unchanged (identical): the same score on every query (a cell served
+//     unchanged from the run cache); such comparisons are reported but not
+//     counted in the correction, which would only weaken the others;
+//   - no evidence either way: anything else (noise never fails).
 //
-// The tests and corrections are package stats' (the same as the report's:
-// bench run passes its config's significance.test, correction, alpha,
-// permutations and seed). Differences are now − baseline, with their 95%
-// confidence interval (stats.Effect). Each comparison draws its random
-// numbers from stats.Stream(seed, "gate", cell, metric), so a gate is
-// reproducible. Tukey HSD compares many systems at once and has no
-// two-system form: the gate then uses the randomization test and says so in
-// Result.Notes.
+// The test, correction, α, samples, seed and interval are the config's
+// significance section (bench run) or bench compare's flags; differences
+// are now − baseline with their paired confidence interval (BCa by
+// default). Seeding is compare's: comparison (A, B) on metric m draws its
+// test from stats.Stream(seed, test, A, B, m) and its bootstrap interval
+// from stats.Stream(seed, "interval", A, B, m), where A is the cell's name
+// in this run and B its baseline cell's name — with " (baseline)" appended
+// when that name is also one of this run's gated cells (always so for an
+// unmapped cell). So bench compare --gate --baseline main gives the
+// p-values of bench compare --baseline main, and a gate is reproducible
+// whatever GOMAXPROCS. Tukey HSD compares many systems at once and has no
+// two-system form: the gate then uses the randomization test and says so
+// in Result.Notes.
 //
 // Data flow: Input (from two results.json with their manifests, see
-// FromResults; or from run files, as bench compare builds it) → Compare →
+// FromRuns; or from run files, as bench compare builds it) → Compare →
 // Result → Result.Markdown (a GitHub-flavoured summary for a pull-request
 // comment or $GITHUB_STEP_SUMMARY). Result.Regressed tells the command to
 // exit with ExitRegressed.
 package gate
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/stats"
@@ -48,20 +64,28 @@ const ExitRegressed = 3
 // Verdict is the outcome of one (cell, metric) comparison.
 type Verdict string
 
-// The verdicts, in the words the summary prints.
+// The verdicts, in the words the summary prints (Equivalent with its
+// margin: "equivalent within ±0.02").
 const (
-	Regressed Verdict = "regressed"
-	Improved  Verdict = "improved"
-	Unchanged Verdict = "unchanged"
+	Regressed  Verdict = "regressed"
+	Improved   Verdict = "improved"
+	Equivalent Verdict = "equivalent"
+	NoEvidence Verdict = "no evidence either way"
+	Identical  Verdict = "unchanged (identical)"
 )
 
-// Cell is one cell's per-query scores in the baseline and now: metric name
-// ("ndcg@10") → query id → value (any finite float; NaN or ±Inf is an
-// error naming the query).
+// Cell is one gated cell's per-query scores in the baseline and now:
+// metric name ("ndcg@10") → query id → value (any finite float; NaN or
+// ±Inf is an error naming the query). Name is the cell's name in this
+// run; From the baseline cell it is compared with, when another (a mapped
+// chunking change; empty: the same name).
 type Cell struct {
-	Name              string
+	Name, From        string
 	Baseline, Current map[string]map[string]float64
 }
+
+// BaselineName is the baseline cell c is compared with: From, else Name.
+func (c Cell) BaselineName() string { return cmp.Or(c.From, c.Name) }
 
 // Input is what Compare gates.
 type Input struct {
@@ -89,22 +113,32 @@ type Input struct {
 
 // Options configures Compare. The zero value gives the defaults, which are
 // bench compare's (compare.Options.SetDefaults: randomization test, Holm,
-// α = 0.05, 10,000 permutations and resamples).
+// α = 0.05, 10,000 permutations and resamples, BCa intervals).
 type Options struct {
 	// Test is the paired test (stats.Tukey is replaced by the randomization
-	// test, with a note); Correction is applied over all (cell, metric)
-	// comparisons of the gate; Alpha is the significance level, in (0, 1).
+	// test, with a note); Correction is applied over all counted (cell,
+	// metric) comparisons of the gate (identical ones aside); Alpha is the
+	// significance level, in (0, 1).
 	Test       stats.Test
 	Correction stats.Correction
 	Alpha      float64
 	// Permutations and Resamples are the Monte Carlo sample counts of the
-	// randomization and bootstrap tests.
+	// randomization test and of the bootstrap test and intervals.
 	Permutations, Resamples int
-	// Seed seeds each comparison's stream (see the package comment).
+	// Seed seeds each comparison's streams (see the package comment).
 	Seed uint64
+	// Interval is the method of each difference's 95 % interval (default
+	// stats.BCa, paired bootstrap).
+	Interval stats.IntervalMethod
+	// Equivalence is the margin δ ≥ 0 of the equivalence tests: a
+	// comparison within ±δ is "equivalent" (0: no equivalence test).
+	Equivalence float64
+	// Detect is the difference whose required number of queries the
+	// summary gives (0: none).
+	Detect float64
 	// UseMaxDrop turns on MaxDrop: a fall of the mean larger than MaxDrop
 	// (in the metric's units, finite and ≥ 0: CheckMaxDrop) regresses
-	// whatever its p-value.
+	// whatever its test.
 	UseMaxDrop bool
 	MaxDrop    float64
 	// Changed is how many queries that got most worse, and most better,
@@ -115,9 +149,9 @@ type Options struct {
 // SetDefaults fills the zero fields of o: the test's with compare's
 // defaults (their one owner), Changed with 3.
 func (o *Options) SetDefaults() {
-	co := compare.Options{Test: o.Test, Correction: o.Correction, Alpha: o.Alpha, Permutations: o.Permutations, Resamples: o.Resamples}
+	co := compare.Options{Test: o.Test, Correction: o.Correction, Alpha: o.Alpha, Permutations: o.Permutations, Resamples: o.Resamples, Interval: o.Interval}
 	co.SetDefaults()
-	o.Test, o.Correction, o.Alpha, o.Permutations, o.Resamples = co.Test, co.Correction, co.Alpha, co.Permutations, co.Resamples
+	o.Test, o.Correction, o.Alpha, o.Permutations, o.Resamples, o.Interval = co.Test, co.Correction, co.Alpha, co.Permutations, co.Resamples, co.Interval
 	if o.Changed == 0 {
 		o.Changed = 3
 	}
@@ -125,20 +159,27 @@ func (o *Options) SetDefaults() {
 
 // Comparison is the gate's outcome for one cell on one metric.
 type Comparison struct {
-	Cell, Metric string
-	// N is the number of queries both runs scored for this cell.
+	// Cell is the cell's name in this run, From its baseline cell's.
+	Cell, From, Metric string
+	// N is the number of queries compared.
 	N int
 	// Baseline and Current are the means over those N queries; Diff is
-	// Current − Baseline with its confidence interval [CILow, CIHigh]
-	// (stats.Effect: 95% Student-t, or bootstrap percentile).
+	// Current − Baseline with its 95 % interval [CILow, CIHigh]
+	// (Options.Interval) when CIDefined (N ≥ 2; else both 0).
 	Baseline, Current, Diff, CILow, CIHigh float64
-	// P is the test's two-sided p-value; PAdjusted after the correction.
-	P, PAdjusted float64
+	CIDefined                              bool
+	// P is the test's two-sided p-value; PAdjusted after the correction
+	// (1 when not Counted). Identical: the same score on every query (not
+	// Counted in the correction).
+	P, PAdjusted       float64
+	Identical, Counted bool
+	// PEquivalence is the TOST's corrected p (1 without a margin).
+	PEquivalence float64
 	Verdict      Verdict
 	// Reason says why a comparison regressed or improved: "significant",
 	// or "drop 0.0239 > max-drop 0.01".
 	Reason string
-	// Warnings are the test's caveats (stats.Result.Warnings).
+	// Warnings are the comparison's caveats (compare.Pair.Warnings).
 	Warnings []string
 }
 
@@ -167,9 +208,16 @@ type Result struct {
 	Comparisons []Comparison
 	// Changes has one entry per (cell, metric), in Comparisons' order.
 	Changes []CellChanges
-	// Queries is the number of queries shared by both runs (the largest
-	// over cells; cells usually share the same queries).
+	// Queries is the number of queries compared (those every gated cell
+	// scored in both runs).
 	Queries int
+	// Counted is the number of comparisons the correction covers,
+	// Identical the number left out as identical.
+	Counted, Identical int
+	// Sentences are compare's sentences for the summary: the plan and its
+	// number of comparisons, the intervals, the equivalence tests, then
+	// what the set can show per metric ("What …").
+	Sentences []string
 	// Notes are the input's notes and the gate's own (test replaced,
 	// queries not shared).
 	Notes []string
@@ -202,17 +250,20 @@ func CheckMaxDrop(v float64) error {
 	return nil
 }
 
-// Compare gates in.Cells. Errors: no metrics or no cells, invalid options
-// (alpha outside (0, 1), a MaxDrop CheckMaxDrop refuses), a metric missing from a side
-// of a cell, a cell with no query scored in both runs, or NaN/±Inf scores
-// (naming cell, metric and query).
+// Compare gates in.Cells: one paired comparison per (cell, metric), cell
+// now − its baseline cell, through compare.Compare (package comment).
+// Errors: no metrics or no cells, invalid options (alpha outside (0, 1), a
+// MaxDrop CheckMaxDrop refuses, a bad margin), a metric missing from a
+// side of a cell, a cell with no query scored in both runs, no query that
+// every cell scored in both runs, or NaN/±Inf scores (naming cell, metric
+// and query).
 func Compare(in Input, opt Options) (*Result, error) {
 	opt.SetDefaults()
 	switch {
 	case len(in.Metrics) == 0:
 		return nil, errors.New("gate: no metric to compare")
 	case len(in.Cells) == 0:
-		return nil, errors.New("gate: no cell is present in both the baseline and this run")
+		return nil, errors.New("gate: no cell is present in both the baseline and this run (a changed chunking? map the baseline's cells to this run's: bench run --gate-map OLD=NEW, docs/ci.md)")
 	case !(opt.Alpha > 0 && opt.Alpha < 1):
 		return nil, fmt.Errorf("gate: alpha must be in (0, 1), got %g", opt.Alpha)
 	case opt.UseMaxDrop:
@@ -221,16 +272,58 @@ func Compare(in Input, opt Options) (*Result, error) {
 		}
 	}
 	res := &Result{Input: in, Notes: append([]string(nil), in.Notes...)}
-	test := opt.Test
-	if test == stats.Tukey {
-		test = stats.Randomization
+	if opt.Test == stats.Tukey {
+		opt.Test = stats.Randomization
 		res.Notes = append(res.Notes, "Tukey HSD compares many systems at once; the gate compares each cell with its baseline by the paired randomization test instead.")
 	}
-	opt.Test = test
 	res.Options = opt
-	var ps []float64
-	for _, cell := range in.Cells {
+	ids, err := res.queries()
+	if err != nil {
+		return nil, err
+	}
+	cin, pairs := compareInput(in, ids)
+	unit := cmp.Or(in.Unit, "cell")
+	rep, err := compare.Compare(cin, compare.Options{Test: opt.Test, Correction: opt.Correction, Alpha: opt.Alpha,
+		Permutations: opt.Permutations, Resamples: opt.Resamples, Seed: opt.Seed, Interval: opt.Interval,
+		Equivalence: opt.Equivalence, Detect: opt.Detect, Noun: unit,
+		Plan: compare.Plan{Kind: compare.Explicit, Pairs: pairs, Description: "each " + unit + " against its baseline counterpart"}})
+	if err != nil {
+		return nil, fmt.Errorf("gate: %w", err)
+	}
+	res.Counted, res.Identical = rep.Comparisons, rep.Identical
+	for _, w := range rep.Warnings { // fewer than 20 queries, …
+		res.Notes = append(res.Notes, "Warning: "+w+".")
+	}
+	res.Sentences = append(res.Sentences, rep.PlanSentence())
+	for _, s := range rep.Summary() {
+		if strings.HasPrefix(s, "Intervals: ") || strings.HasPrefix(s, "Equivalence: ") || strings.HasPrefix(s, "What ") {
+			res.Sentences = append(res.Sentences, s)
+		}
+	}
+	// rep.Pairs are metric by metric, cells in order within each.
+	for ci, cell := range in.Cells {
 		for mi, m := range in.Metrics {
+			p := rep.Pairs[mi*len(in.Cells)+ci]
+			c := Comparison{Cell: cell.Name, From: cell.BaselineName(), Metric: m, N: p.N, Baseline: p.MeanB, Current: p.MeanA,
+				Diff: p.Effect.MeanDiff, CILow: p.CI.Low, CIHigh: p.CI.High, CIDefined: p.CI.Defined,
+				P: p.P, PAdjusted: p.PAdjusted, Identical: p.Identical, Counted: p.Counted, PEquivalence: p.PEquivalenceAdjusted, Warnings: p.Warnings}
+			c.Verdict, c.Reason = verdict(p, opt)
+			res.Comparisons = append(res.Comparisons, c)
+			res.Changes = append(res.Changes, changes(cell.Name, m, ids[m], cell.Baseline[m], cell.Current[m], in.Texts, opt.Changed))
+		}
+	}
+	return res, nil
+}
+
+// queries checks every cell's scores and returns, per metric, the query
+// ids every cell scored in both runs (sorted; res.Queries is their
+// largest number), noting the cells that scored queries in one run only.
+func (res *Result) queries() (map[string][]string, error) {
+	in := res.Input
+	ids := map[string][]string{}
+	for mi, m := range in.Metrics {
+		var common map[string]bool
+		for _, cell := range in.Cells {
 			b, okB := cell.Baseline[m]
 			c, okC := cell.Current[m]
 			if !okB || !okC {
@@ -240,54 +333,109 @@ func Compare(in Input, opt Options) (*Result, error) {
 				}
 				return nil, fmt.Errorf("gate: cell %s: %s has no %s", cell.Name, side, m)
 			}
-			ids, onlyOne := shared(b, c)
-			if len(ids) == 0 {
+			for _, side := range []map[string]float64{b, c} {
+				for _, q := range slices.Sorted(maps.Keys(side)) {
+					if v := side[q]; math.IsNaN(v) || math.IsInf(v, 0) {
+						return nil, fmt.Errorf("gate: cell %s, %s: query %q: score is %v", cell.Name, m, q, v)
+					}
+				}
+			}
+			sh, onlyOne := shared(b, c)
+			if len(sh) == 0 {
 				return nil, fmt.Errorf("gate: cell %s: no query is scored in both the baseline and this run", cell.Name)
 			}
 			if onlyOne > 0 && mi == 0 {
-				res.Notes = append(res.Notes, fmt.Sprintf("%s: %d queries are scored in one run only and are left out (%d shared).", cell.Name, onlyOne, len(ids)))
+				res.Notes = append(res.Notes, fmt.Sprintf("%s: %d queries are scored in one run only and are left out (%d shared).", cell.Name, onlyOne, len(sh)))
 			}
-			s := stats.Sample{QueryIDs: ids, A: make([]float64, len(ids)), B: make([]float64, len(ids))}
-			for i, id := range ids {
-				s.A[i], s.B[i] = c[id], b[id]
+			if common == nil {
+				common = map[string]bool{}
+				for _, q := range sh {
+					common[q] = true
+				}
+				continue
 			}
-			r, err := stats.Paired(test, s, stats.Options{Permutations: opt.Permutations, Resamples: opt.Resamples,
-				Alpha: opt.Alpha, Seed: opt.Seed, Stream: stats.Stream(opt.Seed, "gate", cell.Name, m)})
-			if err != nil {
-				return nil, fmt.Errorf("gate: cell %s, %s: %w", cell.Name, m, err)
+			keep := map[string]bool{}
+			for _, q := range sh {
+				if common[q] {
+					keep[q] = true
+				}
 			}
-			res.Comparisons = append(res.Comparisons, Comparison{Cell: cell.Name, Metric: m, N: r.N,
-				Baseline: r.MeanB, Current: r.MeanA, Diff: r.Effect.MeanDiff, CILow: r.Effect.CILow, CIHigh: r.Effect.CIHigh,
-				P: r.P, Warnings: r.Warnings})
-			ps = append(ps, r.P)
-			res.Queries = max(res.Queries, len(ids))
-			res.Changes = append(res.Changes, changes(cell.Name, m, ids, b, c, in.Texts, opt.Changed))
+			common = keep
 		}
+		if len(common) == 0 {
+			return nil, fmt.Errorf("gate: %s: no query is scored by every cell in both the baseline and this run", m)
+		}
+		ids[m] = slices.Sorted(maps.Keys(common))
+		res.Queries = max(res.Queries, len(ids[m]))
 	}
-	adj, err := stats.Adjust(ps, opt.Correction)
-	if err != nil {
-		return nil, fmt.Errorf("gate: %w", err)
-	}
-	for i := range res.Comparisons {
-		c := &res.Comparisons[i]
-		c.PAdjusted = adj[i]
-		c.Verdict, c.Reason = verdict(*c, opt)
-	}
-	return res, nil
+	return ids, nil
 }
 
-// verdict applies the package comment's rules to one comparison.
-func verdict(c Comparison, opt Options) (Verdict, string) {
-	significant := c.PAdjusted <= opt.Alpha
-	switch {
-	case c.Diff < 0 && significant:
-		return Regressed, "significant"
-	case c.Diff < 0 && opt.UseMaxDrop && -c.Diff > opt.MaxDrop:
-		return Regressed, fmt.Sprintf("drop %.4f > max-drop %g", -c.Diff, opt.MaxDrop)
-	case c.Diff > 0 && significant:
-		return Improved, "significant"
+// compareInput is compare's Input for the gate: this run's cells under
+// their names and the baseline cells under theirs (" (baseline)" appended
+// when this run gates a cell of that name), each restricted to the
+// metric's common queries, and the pairs (cell, its baseline cell).
+func compareInput(in Input, ids map[string][]string) (compare.Input, [][2]string) {
+	current := map[string]bool{}
+	for _, c := range in.Cells {
+		current[c.Name] = true
 	}
-	return Unchanged, ""
+	baseName := func(c Cell) string {
+		if b := c.BaselineName(); !current[b] {
+			return b
+		}
+		return c.BaselineName() + " (baseline)"
+	}
+	out := compare.Input{Metrics: in.Metrics, Scores: compare.Scores{}}
+	restrict := func(scores map[string]map[string]float64) map[string]map[string]float64 {
+		r := map[string]map[string]float64{}
+		for _, m := range in.Metrics {
+			r[m] = make(map[string]float64, len(ids[m]))
+			for _, q := range ids[m] {
+				r[m][q] = scores[m][q]
+			}
+		}
+		return r
+	}
+	var pairs [][2]string
+	for _, c := range in.Cells {
+		b := baseName(c)
+		out.Systems = append(out.Systems, c.Name)
+		out.Scores[c.Name] = restrict(c.Current)
+		if _, ok := out.Scores[b]; !ok {
+			out.Systems = append(out.Systems, b)
+			out.Scores[b] = restrict(c.Baseline)
+		}
+		pairs = append(pairs, [2]string{c.Name, b})
+	}
+	return out, pairs
+}
+
+// verdict is the gate's verdict on compare's pair p (now − baseline): the
+// package comment's rules, --max-drop first.
+func verdict(p compare.Pair, opt Options) (Verdict, string) {
+	d := p.Effect.MeanDiff
+	switch {
+	case p.Verdict == compare.Worse:
+		return Regressed, "significant"
+	case d < 0 && opt.UseMaxDrop && -d > opt.MaxDrop:
+		return Regressed, fmt.Sprintf("drop %.4f > max-drop %g", -d, opt.MaxDrop)
+	case p.Verdict == compare.Better:
+		return Improved, "significant"
+	case p.Verdict == compare.Equivalent:
+		return Equivalent, ""
+	case p.Verdict == compare.Identical:
+		return Identical, ""
+	}
+	return NoEvidence, ""
+}
+
+// VerdictText is c's verdict in words ("equivalent within ±0.02").
+func (r *Result) VerdictText(c Comparison) string {
+	if c.Verdict == Equivalent {
+		return fmt.Sprintf("equivalent within ±%g", r.Options.Equivalence)
+	}
+	return string(c.Verdict)
 }
 
 // shared returns the query ids scored in both maps, sorted, and how many

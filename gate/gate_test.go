@@ -3,11 +3,16 @@ package gate
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/compare"
+	"github.com/ragbench/ragbench/internal/texttab"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -44,11 +49,11 @@ func TestVerdicts(t *testing.T) {
 	}{
 		{"significant drop", cell("doc/bm25", ones, halves), Options{}, Regressed, 0.03125, "significant", true},
 		{"significant rise never fails", cell("doc/bm25", halves, ones), Options{}, Improved, 0.03125, "significant", false},
-		{"same run", cell("doc/bm25", ones, ones), Options{}, Unchanged, 1, "", false},
-		{"noise", cell("doc/bm25", ones, oneDown), Options{}, Unchanged, 1, "", false},
+		{"same run", cell("doc/bm25", ones, ones), Options{}, Identical, 1, "", false},
+		{"noise", cell("doc/bm25", ones, oneDown), Options{}, NoEvidence, 1, "", false},
 		{"drop above max-drop", cell("doc/bm25", ones, oneDown), Options{UseMaxDrop: true, MaxDrop: 0.01}, Regressed, 1, "drop 0.0167 > max-drop 0.01", true},
-		{"drop below max-drop", cell("doc/bm25", ones, oneDown), Options{UseMaxDrop: true, MaxDrop: 0.02}, Unchanged, 1, "", false},
-		{"alpha below p", cell("doc/bm25", ones, halves), Options{Alpha: 0.01}, Unchanged, 0.03125, "", false},
+		{"drop below max-drop", cell("doc/bm25", ones, oneDown), Options{UseMaxDrop: true, MaxDrop: 0.02}, NoEvidence, 1, "", false},
+		{"alpha below p", cell("doc/bm25", ones, halves), Options{Alpha: 0.01}, NoEvidence, 0.03125, "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -80,8 +85,8 @@ func TestCorrectionOverCells(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range res.Comparisons {
-		if c.P != 0.03125 || c.PAdjusted != 0.0625 || c.Verdict != Unchanged {
-			t.Errorf("%s: p %v, adjusted %v, %s; want 0.03125, 0.0625 (Holm ×2), unchanged", c.Cell, c.P, c.PAdjusted, c.Verdict)
+		if c.P != 0.03125 || c.PAdjusted != 0.0625 || c.Verdict != NoEvidence {
+			t.Errorf("%s: p %v, adjusted %v, %s; want 0.03125, 0.0625 (Holm ×2), no evidence either way", c.Cell, c.P, c.PAdjusted, c.Verdict)
 		}
 	}
 	res, err = Compare(in, Options{Correction: "none"})
@@ -123,8 +128,8 @@ func TestSharedQueriesAndChanges(t *testing.T) {
 	if got := ids(ch.Better); got != "q5:,q6:" {
 		t.Errorf("better %s; want q5:,q6:", got)
 	}
-	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "3 queries are scored in one run only") {
-		t.Errorf("notes %q; want one saying 3 queries are left out", res.Notes)
+	if len(res.Notes) != 2 || !strings.Contains(res.Notes[0], "3 queries are scored in one run only") || res.Notes[1] != "Warning: ndcg@10: only 5 queries (fewer than 20): indicative only." {
+		t.Errorf("notes %q; want one saying 3 queries are left out, one that 5 are few", res.Notes)
 	}
 }
 
@@ -156,11 +161,12 @@ func TestCompareErrors(t *testing.T) {
 // TestMarkdownGolden: the summary of a regression, with user strings that
 // would break a table or inject HTML, against testdata/summary.md.golden
 // (go test ./gate -update rewrites it; read the diff). Its numbers, by hand:
-// d = (−.5 ×5, 0), mean −0.41667, sd 0.20412, t(0.975, 5) = 2.5706, CI
-// −0.41667 ± 0.21422 = [−0.6309, −0.2025]; exact sign-flip p = 4/64 =
-// 0.0625 (the five equal differences all of one sign, the zero either
-// way), Holm over the 2 cells 0.125: not significant, yet a drop above
-// max-drop 0.05.
+// d = (−.5 ×5, 0), mean −0.41667; exact sign-flip p = 4/64 = 0.0625 (the
+// five equal differences all of one sign, the zero either way), Holm over
+// the 2 cells 0.125: not significant, yet a drop above max-drop 0.05. The
+// interval is compare's paired bootstrap BCa (checked against scipy by
+// stats' TestReferences); its bounds lie on the lattice of resampled
+// means, −0.5·k/6: [−0.5000, −0.1667].
 func TestMarkdownGolden(t *testing.T) {
 	ones := scores(1, 1, 1, 1, 1, 1)
 	halves := scores(0.5, 0.5, 0.5, 0.5, 0.5, 1)
@@ -232,27 +238,139 @@ func TestMarkdownChangesOfRegressedMetric(t *testing.T) {
 	}
 }
 
-// TestEscapeRule: the summary's escape (texttab.Escape, then the markup
-// escape) writes every string as the gate's former single rule did — & < >
-// as entities; | \ ` * [ ] with a backslash; CRLF, LF and CR as a space —
-// on each special character alone, in pairs, and in longer strings.
+// TestEscapeRule: the summary's escape is texttab.Escape, the one rule,
+// and writes every string as the gate's former rule did — & < > as
+// entities; | \ ` * [ ] with a backslash; CRLF, LF and CR as a space — on
+// each special character alone, in pairs and in longer strings; it now
+// escapes too an _ at a word's edge (it could open emphasis), ~ and a
+// leading block marker (texttab's TestEscapeRenders and FuzzEscape).
 func TestEscapeRule(t *testing.T) {
 	former := strings.NewReplacer(
 		"&", "&amp;", "<", "&lt;", ">", "&gt;", "|", "\\|", "\\", "\\\\",
 		"`", "\\`", "*", "\\*", "[", "\\[", "]", "\\]",
 		"\r\n", " ", "\n", " ", "\r", " ",
 	)
-	special := []string{"&", "<", ">", "|", "\\", "`", "*", "[", "]", "\r\n", "\n", "\r", "_", "a", "é", "&amp;", "\\|"}
+	special := []string{"&", "<", ">", "|", "\\", "`", "*", "[", "]", "\r\n", "\n", "\r", "a", "é", "&amp;", "\\|"}
 	var cases []string
 	for _, a := range special {
 		for _, b := range special {
 			cases = append(cases, a+b, "x"+a+"y"+b+"z")
 		}
 	}
-	cases = append(cases, "what is <script>alert(1)</script> | a pipe?", "doc/bm25|x", "[link](javascript:x) **b** `c`\r\nd")
+	cases = append(cases, "what is <script>alert(1)</script> | a pipe?", "doc/bm25|x", "[link](javascript:x) **b** `c`\r\nd", "hit_rate@10")
 	for _, c := range cases {
-		if got, want := esc(c), former.Replace(c); got != want {
+		if got, want := esc(c), former.Replace(c); got != want || got != texttab.Escape(c) {
 			t.Errorf("esc(%q) = %q, want %q", c, got, want)
+		}
+	}
+	if got := esc("_em_ a_b"); got != "\\_em\\_ a_b" {
+		t.Errorf("esc(_em_ a_b) = %q", got)
+	}
+}
+
+// TestIdenticalNotCounted: cells whose per-query scores equal the
+// baseline's are "unchanged (identical)", with no corrected p, and left
+// out of the correction: the one changed cell (d = −0.5 on all 6 queries,
+// exact p = 2/2^6 = 0.03125 by hand) is corrected over 1 comparison, not 3
+// (0.09375 > α), and regresses.
+func TestIdenticalNotCounted(t *testing.T) {
+	ones := scores(1, 1, 1, 1, 1, 1)
+	halves := scores(0.5, 0.5, 0.5, 0.5, 0.5, 0.5)
+	in := Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{cell("a", ones, ones), cell("b", halves, halves), cell("c", ones, halves)}}
+	res, err := Compare(in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counted != 1 || res.Identical != 2 {
+		t.Errorf("counted %d, identical %d; want 1, 2", res.Counted, res.Identical)
+	}
+	for i, want := range []Verdict{Identical, Identical, Regressed} {
+		c := res.Comparisons[i]
+		if c.Verdict != want || c.Counted != (want == Regressed) {
+			t.Errorf("%s: %s, counted %v; want %s", c.Cell, c.Verdict, c.Counted, want)
+		}
+	}
+	if c := res.Comparisons[2]; c.P != 0.03125 || c.PAdjusted != 0.03125 || !c.CIDefined || c.CILow != -0.5 || c.CIHigh != -0.5 {
+		t.Errorf("changed cell: p %v, adjusted %v, CI [%v, %v] defined %v; want 0.03125 twice and the point [−0.5, −0.5]", c.P, c.PAdjusted, c.CILow, c.CIHigh, c.CIDefined)
+	}
+	var b bytes.Buffer
+	if err := res.Markdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Plan: each cell against its baseline counterpart: 3 comparisons × 1 metric = 3; 2 identical (same score on every query) reported as unchanged and not counted, 1 counted.",
+		"Holm–Bonferroni over 1 counted comparison, α = 0.05",
+		"| a | ndcg@10 | 1.0000 | 1.0000 | +0.0000 [+0.0000, +0.0000] | – | unchanged (identical) |",
+		"| c | ndcg@10 | 1.0000 | 0.5000 | −0.5000 [−0.5000, −0.5000] | 0.0312 | **regressed** |",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestEquivalence: with a margin δ = 0.1, a cell whose differences are
+// ±0.01 around 0 is shown "equivalent within ±0.1" (both one-sided t-tests
+// reject: t = 0.1/(sd/√6) = 22.36 with sd 0.010954, p = 1.6618327e-6 —
+// statsmodels' ttost_paired([0.51, 0.49]×3, [0.5]×6, −0.1, 0.1); the
+// interval lies within ±0.01); without a margin it is "no evidence either
+// way".
+func TestEquivalence(t *testing.T) {
+	base := scores(0.5, 0.5, 0.5, 0.5, 0.5, 0.5)
+	cur := scores(0.51, 0.49, 0.51, 0.49, 0.51, 0.49)
+	in := Input{Metrics: []string{"ndcg@10"}, Cells: []Cell{cell("doc/bm25", base, cur)}}
+	for _, c := range []struct {
+		margin float64
+		want   string
+	}{{0.1, "equivalent within ±0.1"}, {0, "no evidence either way"}} {
+		res, err := Compare(in, Options{Equivalence: c.margin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Comparisons[0]
+		if res.VerdictText(got) != c.want || res.Regressed() {
+			t.Errorf("margin %g: %q, regressed %v; want %q", c.margin, res.VerdictText(got), res.Regressed(), c.want)
+		}
+		if c.margin > 0 && math.Abs(got.PEquivalence-1.6618327180126087e-06) > 1e-12 {
+			t.Errorf("margin %g: TOST p %v, want statsmodels' 1.6618327e-6", c.margin, got.PEquivalence)
+		}
+	}
+}
+
+// TestGateIsCompare: the gate is compare's one loop — its p-values and
+// intervals are those of compare.Compare under the baseline plan for the
+// same systems (the seeding the package comment documents: the pair's
+// names), whatever GOMAXPROCS.
+func TestGateIsCompare(t *testing.T) {
+	base := map[string]float64{}
+	a, b := map[string]float64{}, map[string]float64{}
+	for i := range 40 {
+		q := fmt.Sprintf("q%02d", i)
+		base[q] = float64(i%7) / 7
+		a[q] = float64((i*3)%7) / 7
+		b[q] = float64((i*5+1)%7) / 7
+	}
+	m := func(x map[string]float64) map[string]map[string]float64 {
+		return map[string]map[string]float64{"ndcg@10": x}
+	}
+	in := Input{Metrics: []string{"ndcg@10"}, Unit: "run", Cells: []Cell{{Name: "a", From: "main", Baseline: m(base), Current: m(a)}, {Name: "b", From: "main", Baseline: m(base), Current: m(b)}}}
+	rep, err := compare.Compare(compare.Input{Systems: []string{"main", "a", "b"}, Metrics: []string{"ndcg@10"}, Scores: compare.Scores{"main": m(base), "a": m(a), "b": m(b)}},
+		compare.Options{Seed: 7, Plan: compare.Plan{Kind: compare.VsBaseline, Baseline: "main"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, procs := range []int{1, 2, 8} {
+		old := runtime.GOMAXPROCS(procs)
+		res, err := Compare(in, Options{Seed: 7})
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range res.Comparisons {
+			p := rep.Pairs[i]
+			if c.P != p.P || c.PAdjusted != p.PAdjusted || c.CILow != p.CI.Low || c.CIHigh != p.CI.High {
+				t.Errorf("GOMAXPROCS %d, %s: p %v/%v CI [%v, %v]; compare: %v/%v [%v, %v]", procs, c.Cell, c.P, c.PAdjusted, c.CILow, c.CIHigh, p.P, p.PAdjusted, p.CI.Low, p.CI.High)
+			}
 		}
 	}
 }

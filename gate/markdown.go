@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/ragbench/ragbench/internal/texttab"
@@ -12,22 +11,26 @@ import (
 
 // Markdown writes the gate's summary as GitHub-flavoured Markdown, fit for
 // a pull-request comment or $GITHUB_STEP_SUMMARY: a heading with the
-// outcome ("1 of 3 cells regressed"), the runs compared and the test, a
-// table with one row per (cell, metric) — baseline → now, the difference
-// with its confidence interval, the corrected p-value and the verdict word
-// (bold when regressed) — the cells present in one run only, the notes, and
-// per cell a collapsed <details> list of the queries that got most worse
-// and most better, with their text: on each metric the cell regressed on
-// (said so), else on the first metric. Numbers have 4 decimals; every user
-// string (cell names, query texts, labels) is escaped for Markdown tables
-// and HTML.
+// outcome ("1 of 3 cells regressed"), the runs compared, the plan and its
+// number of comparisons (identical ones reported, not counted), the test,
+// correction and interval, a table with one row per (cell, metric) —
+// the baseline cell when it has another name (a mapped chunking), baseline
+// → now, the difference with its interval, the corrected p ("–" when not
+// counted) and the verdict in words (bold when regressed) — what the set
+// can show, the cells present in one run only, the notes, and per cell a
+// collapsed <details> list of the queries that got most worse and most
+// better, with their text: on each metric the cell regressed on (said so),
+// else on the first metric. Numbers have 4 decimals. Tables are texttab's
+// (every user string escaped by texttab.Escape, the one rule).
 func (r *Result) Markdown(w io.Writer) error {
 	var b strings.Builder
 	reg := map[string]bool{}
+	mapped := false
 	for _, c := range r.Comparisons {
 		if c.Verdict == Regressed {
 			reg[c.Cell] = true
 		}
+		mapped = mapped || c.From != c.Cell
 	}
 	cells := len(r.Input.Cells)
 	unit := r.Input.Unit
@@ -42,26 +45,60 @@ func (r *Result) Markdown(w io.Writer) error {
 	if r.Input.Baseline != "" || r.Input.Current != "" {
 		fmt.Fprintf(&b, "Baseline %s → now %s.  \n", orDash(esc(r.Input.Baseline)), orDash(esc(r.Input.Current)))
 	}
-	o := r.Options
-	fmt.Fprintf(&b, "%d shared queries · %s test, %s over %d %s, α = %g", r.Queries, o.Test, o.Correction.Description(), len(r.Comparisons), plural(len(r.Comparisons), "comparison", "comparisons"), o.Alpha)
-	if o.UseMaxDrop {
-		fmt.Fprintf(&b, " · a drop larger than %g fails", o.MaxDrop)
+	var power []string
+	for i, s := range r.Sentences {
+		switch {
+		case strings.HasPrefix(s, "What "):
+			power = append(power, s)
+		case i == 0: // the plan
+			fmt.Fprintf(&b, "%s  \n", esc(s))
+			o := r.Options
+			fmt.Fprintf(&b, "%d shared queries · %s test, %s over %d counted %s, α = %g", r.Queries, o.Test, o.Correction.Description(), r.Counted, plural(r.Counted, "comparison", "comparisons"), o.Alpha)
+			if o.UseMaxDrop {
+				fmt.Fprintf(&b, " · a drop larger than %g fails", o.MaxDrop)
+			}
+			b.WriteString(".  \n")
+		default:
+			fmt.Fprintf(&b, "%s  \n", esc(s))
+		}
 	}
-	b.WriteString(".\n\n")
-	fmt.Fprintf(&b, "| %s | metric | baseline | now | Δ (95%% CI) | p (corrected) | verdict |\n", unit)
-	b.WriteString("|---|---|---:|---:|---|---:|---|\n")
+	b.WriteString("\n")
+	t := texttab.Table{Header: []string{unit}}
+	if mapped {
+		t.Header = append(t.Header, "baseline "+unit)
+	}
+	t.Header = append(t.Header, "metric", "baseline", "now", "Δ (95% CI)", "p (corrected)", "verdict")
+	n := len(t.Header)
+	t.Align, t.Markup = make([]texttab.Align, n), make([]bool, n)
+	t.Align[n-5], t.Align[n-4], t.Align[n-2] = texttab.Right, texttab.Right, texttab.Right
+	t.Markup[n-3], t.Markup[n-2], t.Markup[n-1] = true, true, true // ours: the interval's [ ], "< 0.0001", **regressed**
 	for _, c := range r.Comparisons {
-		v := string(c.Verdict)
+		v := r.VerdictText(c)
 		if c.Verdict == Regressed {
 			v = "**regressed**"
 		}
 		if c.Reason != "" && c.Reason != "significant" {
 			v += " (" + c.Reason + ")" // ours: no user string
 		}
-		fmt.Fprintf(&b, "| %s | %s | %.4f | %.4f | %s [%s, %s] | %s | %s |\n", esc(c.Cell), esc(c.Metric), c.Baseline, c.Current,
-			signed(c.Diff), signed(c.CILow), signed(c.CIHigh), pValue(c.PAdjusted), v)
+		row := []string{c.Cell}
+		if mapped {
+			row = append(row, c.From)
+		}
+		ci := "[–, –]"
+		if c.CIDefined {
+			ci = "[" + signed(c.CILow) + ", " + signed(c.CIHigh) + "]"
+		}
+		p := "–"
+		if c.Counted {
+			p = pValue(c.PAdjusted)
+		}
+		t.AddRow(append(row, c.Metric, fmt.Sprintf("%.4f", c.Baseline), fmt.Sprintf("%.4f", c.Current), signed(c.Diff)+" "+ci, p, v)...)
 	}
+	t.WriteMarkdown(&b) // a strings.Builder does not fail
 	b.WriteString("\n")
+	for _, s := range power {
+		fmt.Fprintf(&b, "%s  \n", esc(s))
+	}
 	if len(r.Input.OnlyBaseline) > 0 {
 		fmt.Fprintf(&b, "Not gated, in the baseline only: %s.  \n", escList(r.Input.OnlyBaseline))
 	}
@@ -80,13 +117,14 @@ func (r *Result) Markdown(w io.Writer) error {
 			what += " (regressed)"
 		}
 		fmt.Fprintf(&b, "\n<details><summary>%s: the queries that changed most on %s</summary>\n\n", html.EscapeString(ch.Cell), what)
-		b.WriteString("| | query | text | baseline | now | Δ |\n|---|---|---|---:|---:|---:|\n")
+		qt := texttab.Table{Header: []string{"", "query", "text", "baseline", "now", "Δ"}, Align: []texttab.Align{texttab.Left, texttab.Left, texttab.Left, texttab.Right, texttab.Right, texttab.Right}}
 		for _, q := range ch.Worse {
-			fmt.Fprintf(&b, "| worse | %s | %s | %.4f | %.4f | %s |\n", esc(q.QueryID), esc(clip(q.Text, 120)), q.Baseline, q.Current, signed(q.Delta()))
+			qt.AddRow("worse", q.QueryID, clip(q.Text, 120), fmt.Sprintf("%.4f", q.Baseline), fmt.Sprintf("%.4f", q.Current), signed(q.Delta()))
 		}
 		for _, q := range ch.Better {
-			fmt.Fprintf(&b, "| better | %s | %s | %.4f | %.4f | %s |\n", esc(q.QueryID), esc(clip(q.Text, 120)), q.Baseline, q.Current, signed(q.Delta()))
+			qt.AddRow("better", q.QueryID, clip(q.Text, 120), fmt.Sprintf("%.4f", q.Baseline), fmt.Sprintf("%.4f", q.Current), signed(q.Delta()))
 		}
+		qt.WriteMarkdown(&b)
 		b.WriteString("\n</details>\n")
 	}
 	_, err := io.WriteString(w, b.String())
@@ -133,11 +171,9 @@ func (r *Result) shownChanges() []shownChange {
 }
 
 // signed formats a difference with an explicit sign and 4 decimals ("−"
-// for negative, as the report prints); NaN (an undefined interval) is "–".
+// for negative, as the report prints). An undefined interval is not a
+// NaN: callers check Comparison.CIDefined and print "[–, –]".
 func signed(x float64) string {
-	if math.IsNaN(x) {
-		return "–"
-	}
 	if x < 0 {
 		return fmt.Sprintf("−%.4f", -x)
 	}
@@ -175,17 +211,10 @@ func clip(s string, n int) string {
 	return s
 }
 
-// markupEscaper escapes what a pull-request comment could read as HTML or
-// Markdown markup in a user string: & < > as entities, ` * [ ] with a
-// backslash (not _, which GitHub does not read as emphasis inside words
-// such as hit_rate). What could break a table cell (| \ and line breaks)
-// is texttab.Escape's, the one rule of every table cell.
-var markupEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "`", "\\`", "*", "\\*", "[", "\\[", "]", "\\]")
-
-// esc escapes a user string for the summary: a table cell's escape
-// (texttab.Escape), then markupEscaper's. The two touch disjoint
-// characters, so neither undoes the other.
-func esc(s string) string { return markupEscaper.Replace(texttab.Escape(s)) }
+// esc escapes a user string for the summary: texttab.Escape, the one
+// Markdown escape rule (a table cell's | \ and line breaks, and the markup
+// a pull-request comment must not read: ` * [ ] _ & < >).
+func esc(s string) string { return texttab.Escape(s) }
 
 func escList(names []string) string {
 	out := make([]string, len(names))

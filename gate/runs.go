@@ -12,7 +12,6 @@ import (
 
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/results"
-	"github.com/ragbench/ragbench/stats"
 )
 
 // Run is one bench run's outputs as the gate reads them: results.json and
@@ -98,17 +97,141 @@ type RunOptions struct {
 	Metrics []string
 	// Texts maps query id → text (sweep.QueryTexts); optional.
 	Texts map[string]string
+	// Map maps baseline cells to this run's (bench run --gate-map): a
+	// changed chunking is gated cell by cell against the old one.
+	Map []Mapping
+}
+
+// Mapping maps baseline cells to this run's cells: From and To are both
+// chunking names — every cell of chunking From in the baseline is
+// compared with the cell of the same retriever in chunking To
+// (fixed-128=fixed-256: fixed-128/bm25 → fixed-256/bm25, …) — or both
+// cell names (fixed-128/bm25=fixed-256/bm25).
+type Mapping struct{ From, To string }
+
+// ParseMapping reads a mapping as bench run --gate-map takes it:
+// "OLD=NEW", two chunking names or two cell names
+// ("<chunking>/<retriever>"). Errors say what is expected.
+func ParseMapping(s string) (Mapping, error) {
+	from, to, ok := strings.Cut(s, "=")
+	from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+	switch {
+	case !ok || from == "" || to == "":
+		return Mapping{}, fmt.Errorf("want OLD=NEW (baseline chunking or cell = this run's, e.g. fixed-128=fixed-256 or fixed-128/bm25=fixed-256/bm25), got %q", s)
+	case strings.Contains(from, "/") != strings.Contains(to, "/"):
+		return Mapping{}, fmt.Errorf("%q maps a chunking to a cell: give two chunking names (fixed-128=fixed-256) or two cell names (fixed-128/bm25=fixed-256/bm25)", s)
+	case from == to:
+		return Mapping{}, fmt.Errorf("%q maps %s to itself: cells of the same name are compared anyway", s, from)
+	}
+	return Mapping{From: from, To: to}, nil
+}
+
+// String is the mapping as written: "OLD=NEW".
+func (m Mapping) String() string { return m.From + "=" + m.To }
+
+// pairCells matches this run's cells with the baseline's: by name, and by
+// the mappings (a mapped cell takes its baseline cell from the mapping).
+// It returns, in this run's order, each current cell with the baseline
+// cell it is compared with, and the cells of each run left without a
+// counterpart. Errors: a mapping naming a chunking or cell absent from
+// the run it names (listing those present), or two mappings giving one
+// cell two baseline cells.
+func pairCells(base, cur []results.CellResult, maps []Mapping) (pairs [][2]*results.CellResult, onlyBase, onlyCur []string, err error) {
+	byName := func(cells []results.CellResult) map[string]*results.CellResult {
+		m := map[string]*results.CellResult{}
+		for i := range cells {
+			m[cells[i].Name] = &cells[i]
+		}
+		return m
+	}
+	baseBy, curBy := byName(base), byName(cur)
+	from := map[string]string{} // current cell → baseline cell, by the mappings
+	names := func(cells []results.CellResult, chunkings bool) string {
+		var out []string
+		for _, c := range cells {
+			n := c.Name
+			if chunkings {
+				n = c.Chunking.Name
+			}
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		}
+		return strings.Join(out, ", ")
+	}
+	var problems []string
+	for _, m := range maps {
+		chunking := !strings.Contains(m.From, "/")
+		var found int
+		for _, b := range base {
+			var to string
+			switch {
+			case chunking && b.Chunking.Name == m.From:
+				to = m.To + "/" + b.Retriever.Name
+			case !chunking && b.Name == m.From:
+				to = m.To
+			default:
+				continue
+			}
+			found++
+			if curBy[to] == nil {
+				if !chunking {
+					problems = append(problems, fmt.Sprintf("--gate-map %s: this run has no cell %s (its cells: %s)", m, to, names(cur, false)))
+				}
+				continue
+			}
+			if prev, ok := from[to]; ok && prev != b.Name {
+				problems = append(problems, fmt.Sprintf("--gate-map %s: %s is already compared with %s", m, to, prev))
+				continue
+			}
+			from[to] = b.Name
+		}
+		switch {
+		case found == 0 && chunking:
+			problems = append(problems, fmt.Sprintf("--gate-map %s: the baseline has no chunking %s (its chunkings: %s)", m, m.From, names(base, true)))
+		case found == 0:
+			problems = append(problems, fmt.Sprintf("--gate-map %s: the baseline has no cell %s (its cells: %s)", m, m.From, names(base, false)))
+		case chunking && !slices.ContainsFunc(cur, func(c results.CellResult) bool { return c.Chunking.Name == m.To }):
+			problems = append(problems, fmt.Sprintf("--gate-map %s: this run has no chunking %s (its chunkings: %s)", m, m.To, names(cur, true)))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, nil, nil, errors.New("gate: " + strings.Join(problems, "; "))
+	}
+	used := map[string]bool{}
+	for i := range cur {
+		c := &cur[i]
+		b := baseBy[c.Name]
+		if f, ok := from[c.Name]; ok {
+			b = baseBy[f]
+		}
+		if b == nil {
+			onlyCur = append(onlyCur, c.Name)
+			continue
+		}
+		used[b.Name] = true
+		pairs = append(pairs, [2]*results.CellResult{b, c})
+	}
+	for _, b := range base {
+		if !used[b.Name] {
+			onlyBase = append(onlyBase, b.Name)
+		}
+	}
+	return pairs, onlyBase, onlyCur, nil
 }
 
 // FromRuns builds the gate's Input and Options from a baseline run and the
-// current one: the cells present in both (in the current run's order), the
-// gated metrics' per-query values (results.json cells[].per_query), and the
-// current config's significance test, correction, alpha, permutations and
-// seed. Errors: the queries or qrels file differs between the manifests (a
-// changed query set or changed judgments make the comparison meaningless;
-// the error names both files and hashes), the qrels level differs, or a
-// gated metric was not evaluated by both runs. A changed corpus is allowed
-// (it may be the change under test) and noted.
+// current one: the cells present in both (in the current run's order), or
+// mapped (RunOptions.Map), the gated metrics' per-query values
+// (results.json cells[].per_query), and the current config's significance
+// settings (config.SignificanceConfig.CompareOptions: test, correction,
+// alpha, permutations and resamples, seed, interval, equivalence margin,
+// difference to detect). Errors: the queries or qrels file differs between
+// the manifests (a changed query set or changed judgments make the
+// comparison meaningless; the error names both files and hashes), the
+// qrels level differs, a gated metric was not evaluated by both runs, or
+// a mapping names what a run lacks. A changed corpus is allowed (it may be
+// the change under test) and noted.
 func FromRuns(base, cur *Run, ro RunOptions) (Input, Options, error) {
 	var in Input
 	cfg := &cur.Results.Config
@@ -131,43 +254,28 @@ func FromRuns(base, cur *Run, ro RunOptions) (Input, Options, error) {
 			}
 		}
 	}
-	baseCells := map[string]*results.CellResult{}
-	for i := range base.Results.Cells {
-		baseCells[base.Results.Cells[i].Name] = &base.Results.Cells[i]
+	pairs, onlyBase, onlyCur, err := pairCells(base.Results.Cells, cur.Results.Cells, ro.Map)
+	if err != nil {
+		return in, Options{}, err
 	}
-	seen := map[string]bool{}
-	for _, c := range cur.Results.Cells {
-		seen[c.Name] = true
-		b, ok := baseCells[c.Name]
-		if !ok {
-			in.OnlyCurrent = append(in.OnlyCurrent, c.Name)
-			continue
+	in.OnlyBaseline, in.OnlyCurrent = onlyBase, onlyCur
+	for _, p := range pairs {
+		cell := Cell{Name: p[1].Name, Baseline: byMetric(p[0].PerQuery, in.Metrics), Current: byMetric(p[1].PerQuery, in.Metrics)}
+		if p[0].Name != p[1].Name {
+			cell.From = p[0].Name
 		}
-		in.Cells = append(in.Cells, Cell{Name: c.Name, Baseline: byMetric(b.PerQuery, in.Metrics), Current: byMetric(c.PerQuery, in.Metrics)})
-	}
-	for _, c := range base.Results.Cells {
-		if !seen[c.Name] {
-			in.OnlyBaseline = append(in.OnlyBaseline, c.Name)
-		}
+		in.Cells = append(in.Cells, cell)
 	}
 	if fb, fc := fileHash(base.Manifest, "corpus"), fileHash(cur.Manifest, "corpus"); fb != fc {
 		in.Notes = append(in.Notes, "The corpus differs from the baseline's (manifest sha256): the change under test includes it.")
 	}
 	in.Baseline, in.Current, in.Texts = base.label(), cur.label(), ro.Texts
-	s := cfg.Significance
-	test, err := stats.ParseTest(s.Test)
+	co, err := cfg.Significance.CompareOptions()
 	if err != nil {
-		return in, Options{}, fmt.Errorf("%s: significance.test: %w", cur.Path, err)
+		return in, Options{}, fmt.Errorf("%s: significance: %w", cur.Path, err)
 	}
-	corr, err := stats.ParseCorrection(s.Correction)
-	if err != nil {
-		return in, Options{}, fmt.Errorf("%s: significance.correction: %w", cur.Path, err)
-	}
-	opt := Options{Test: test, Correction: corr, Alpha: s.Alpha, Permutations: s.Permutations, Resamples: s.Permutations}
-	if s.Seed != nil {
-		opt.Seed = uint64(*s.Seed)
-	}
-	return in, opt, nil
+	return in, Options{Test: co.Test, Correction: co.Correction, Alpha: co.Alpha, Permutations: co.Permutations, Resamples: co.Resamples,
+		Seed: co.Seed, Interval: co.Interval, Equivalence: co.Equivalence, Detect: co.Detect}, nil
 }
 
 // byMetric turns results.json's query id → metric → value into metric →

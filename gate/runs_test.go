@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/results"
 )
 
@@ -18,7 +19,8 @@ func fakeRun(path string, hashes [3]string, cells ...string) *Run {
 	res.Config.Significance.Test, res.Config.Significance.Correction, res.Config.Significance.Alpha = "randomization", "holm", 0.05
 	res.Config.Significance.Permutations, res.Config.Significance.Seed = 1000, &seed
 	for _, c := range cells {
-		res.Cells = append(res.Cells, results.CellResult{Name: c, PerQuery: map[string]map[string]float64{
+		ch, r, _ := strings.Cut(c, "/")
+		res.Cells = append(res.Cells, results.CellResult{Name: c, Chunking: config.Chunking{Name: ch}, Retriever: config.RetrieverConfig{Name: r}, PerQuery: map[string]map[string]float64{
 			"q1": {"ndcg@10": 1, "recall@100": 1}, "q2": {"ndcg@10": 0.5, "recall@100": 1}, "q3": {"ndcg@10": 0, "recall@100": 0}}})
 	}
 	man := &results.Manifest{ConfigSHA: "c", Dataset: "d"}
@@ -66,6 +68,55 @@ func TestFromRuns(t *testing.T) {
 	}
 	if _, _, err := FromRuns(base, cur, RunOptions{Metrics: []string{"mrr@10"}}); err == nil || !strings.Contains(err.Error(), "did not evaluate it") {
 		t.Errorf("unknown metric: %v", err)
+	}
+}
+
+// TestFromRunsMapping: --gate-map maps a changed chunking (every
+// retriever's cell of fixed-128 against the same retriever's in
+// fixed-256) or one cell; unmapped cells still meet by name; the cells
+// without a counterpart are listed. Mappings naming a chunking or cell a
+// run lacks, or giving a cell two baselines, are errors listing what the
+// run has; a malformed mapping is refused by ParseMapping.
+func TestFromRunsMapping(t *testing.T) {
+	h := [3]string{"c", "q", "r"}
+	base := fakeRun("base/results.json", h, "fixed-128/bm25", "fixed-128/dense", "doc/bm25", "fixed-512/bm25")
+	cur := fakeRun("now/results.json", h, "doc/bm25", "fixed-256/bm25", "fixed-256/dense", "fixed-256/rrf")
+	in, _, err := FromRuns(base, cur, RunOptions{Map: []Mapping{{"fixed-128", "fixed-256"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range in.Cells {
+		got = append(got, c.BaselineName()+"→"+c.Name)
+	}
+	if strings.Join(got, ",") != "doc/bm25→doc/bm25,fixed-128/bm25→fixed-256/bm25,fixed-128/dense→fixed-256/dense" ||
+		strings.Join(in.OnlyBaseline, ",") != "fixed-512/bm25" || strings.Join(in.OnlyCurrent, ",") != "fixed-256/rrf" {
+		t.Errorf("pairs %v, only baseline %v, only current %v", got, in.OnlyBaseline, in.OnlyCurrent)
+	}
+	in, _, err = FromRuns(base, cur, RunOptions{Map: []Mapping{{"fixed-512/bm25", "fixed-256/rrf"}}})
+	if err != nil || len(in.Cells) != 2 || in.Cells[1].From != "fixed-512/bm25" || in.Cells[1].Name != "fixed-256/rrf" {
+		t.Errorf("cell mapping: %v, cells %+v", err, in.Cells)
+	}
+	for _, c := range []struct {
+		maps []Mapping
+		want string
+	}{
+		{[]Mapping{{"fixed-64", "fixed-256"}}, "the baseline has no chunking fixed-64 (its chunkings: fixed-128, doc, fixed-512)"},
+		{[]Mapping{{"fixed-128", "fixed-1024"}}, "this run has no chunking fixed-1024 (its chunkings: doc, fixed-256)"},
+		{[]Mapping{{"doc/bm25", "fixed-256/x"}}, "this run has no cell fixed-256/x"},
+		{[]Mapping{{"fixed-128/bm25", "fixed-256/bm25"}, {"fixed-512/bm25", "fixed-256/bm25"}}, "fixed-256/bm25 is already compared with fixed-128/bm25"},
+	} {
+		if _, _, err := FromRuns(base, cur, RunOptions{Map: c.maps}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.maps, err, c.want)
+		}
+	}
+	for in, want := range map[string]string{"fixed-128": "want OLD=NEW", "=x": "want OLD=NEW", "a=b/c": "maps a chunking to a cell", "a=a": "to itself"} {
+		if _, err := ParseMapping(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseMapping(%q): %v, want %q", in, err, want)
+		}
+	}
+	if m, err := ParseMapping(" fixed-128 = fixed-256 "); err != nil || m != (Mapping{"fixed-128", "fixed-256"}) {
+		t.Errorf("ParseMapping: %v, %v", m, err)
 	}
 }
 

@@ -10,21 +10,30 @@
 // cell's ceiling (its input's recall at the rerank depth: reranking only
 // reorders those) drawn dashed in its colour; bars of the primary metric
 // per slice (or, without slices, for all / tuning / held-out queries) with
-// 95% confidence intervals; the significance matrix of all pairs
-// (difference row − column and corrected p, significant ones coloured);
-// the history chart; Report.Sections (the hook for later charts such as the
-// span-label precision–recall scatter); and the misses, browsable per cell
-// and query: the question, the gold passages missed (with their rank), and
-// what came back.
+// 95% confidence intervals; the significance view, the comparison plan's
+// comparisons (by default each cell against the baseline): a chart of the
+// differences with their paired intervals and a sortable table with the
+// corrected p and the verdict in words; on request only, the matrix of all
+// pairs (difference row − column and corrected p, significant ones
+// coloured);
+// the history chart; Report.Sections (each a chart, a table or both:
+// package report's misses' causes, prompt budgets, and quality against
+// cost with its Pareto front); and the misses, browsable per cell and
+// query: the question and its terms, the gold passages missed (with their
+// best rank, cause and text), and what came back, each snippet the miss's
+// own (cut from its cell's chunking) with its marks drawn as <mark>
+// elements. The main table's first columns, the cell and the primary
+// metric, stay in view when it scrolls.
 //
 // Escaping: the page is produced with html/template, so every user string
 // (names, query texts, snippets) is escaped in its context; the misses are
 // embedded as JSON (encoding/json escapes <, > and &) and put into the page
-// with textContent, never innerHTML. Charts come from package chart, whose
+// as text nodes (textContent, createTextNode), never innerHTML: a corpus
+// holding markup shows it as text. Charts come from package chart, whose
 // SVG text is escaped by vgsvg.
 //
-// Size: snippets are stored once per document, however many misses return
-// it, so configs/scifact.yaml (15 cells × 300 queries) stays under 2 MB.
+// Size: each distinct snippet text is stored once, however many misses
+// show it (a 9-cell SciFact BM25 sweep's page: 0.67 MB).
 package htmlreport
 
 import (
@@ -50,7 +59,14 @@ type Report struct {
 	Recall []RecallChart
 	// Slices are the bar charts of the primary metric, one per group.
 	Slices []SliceChart
-	// Matrix is the significance matrix; nil when there are no pairs.
+	// Comparisons is the significance view: the comparison plan's
+	// comparisons on the first tested metric (each cell against the
+	// baseline, by default), each with its difference and paired
+	// interval; nil when there are none.
+	Comparisons *Comparisons
+	// Matrix is the all-pairs significance matrix, shown only on request
+	// (significance.matrix: a 36 × 36 matrix is not readable); nil
+	// otherwise.
 	Matrix *Matrix
 	// History is the history chart, nil when there is no history.
 	History *chart.Line
@@ -114,56 +130,117 @@ type SliceChart struct {
 	Bars   []chart.Bar
 }
 
+// Comparisons is the significance view: one metric's comparisons of the
+// plan, drawn as a chart of the differences with their intervals and
+// listed as a sortable table.
+type Comparisons struct {
+	// Title names the view ("Each cell against the baseline doc/bm25"),
+	// Metric the metric compared.
+	Title, Metric string
+	// Notes are the sentences above the chart: the plan and its number of
+	// comparisons, the test, correction and interval method, what the set
+	// can show, warnings.
+	Notes []string
+	// Interval names the interval method in the table's header
+	// ("bootstrap BCa").
+	Interval string
+	Rows     []Comparison
+}
+
+// Comparison is one row of Comparisons: cell A against cell B, the
+// difference A − B with its 95 % interval [Low, High] (NaN bounds: no
+// interval), the corrected p as text ("–" when not counted), the verdict in
+// words, and Class "win" (better), "loss" (worse) or "".
+type Comparison struct {
+	A, B            string
+	MeanA, MeanB    float64
+	Diff, Low, High float64
+	P               string
+	Verdict, Class  string
+}
+
 // Matrix is the significance matrix of all pairs of cells on one metric.
 type Matrix struct {
 	Metric, Test, Correction string
 	Alpha                    float64
-	Cells                    []string
+	// Comparisons is the number of comparisons its correction covers.
+	Comparisons int
+	Cells       []string
 	// Diff[i][j] is mean(i) − mean(j) and P[i][j] its corrected p (NaN on
 	// the diagonal and for pairs not tested).
 	Diff, P [][]float64
 }
 
-// Section is an extra chart: a heading, a note, and the chart itself.
+// Section is an extra part of the page: a heading, a note, and a chart, a
+// table or both.
 type Section struct {
 	ID, Title, Note string
 	// Chart draws the section's SVG (a chart.Line or chart.Bars SVG
-	// method, for example).
+	// method, for example); nil for none.
 	Chart func(io.Writer) error
+	// Table is shown under the chart; nil for none.
+	Table *Table
 }
 
-// Misses are the misses of every cell, stored compactly for the page.
+// Misses are the misses of every cell, as misses.jsonl holds them,
+// browsable in the page. Every gold passage and returned item carries its
+// own snippet, cut from the text of its cell's chunking: the same chunk id
+// names other text under another chunking, so snippets are never shared
+// by id across cells.
 type Misses struct {
 	// K is the cutoff of the misses (prompt_k).
 	K     int
 	Cells []string
-	// Queries maps query id → text; Docs document (or chunk) id → snippet.
+	// Queries maps query id → text.
 	Queries map[string]string
-	Docs    map[string]string
 	List    []Miss
 }
 
-// Miss is one (cell, query) miss.
+// Miss is one (cell, query) miss: with id labels the gold ids missing
+// from the top K; with span labels one missed gold passage.
 type Miss struct {
 	Cell    int // index in Misses.Cells
 	QueryID string
-	// Missing are the gold ids not in the top K with their grade and rank
-	// (0: not retrieved at all); Returned the top K.
+	// Terms are the query's analysed terms (what the marks highlight).
+	Terms []string
+	// Missing are the missed gold passages or ids; Returned the top K.
 	Missing  []Gold
 	Returned []Returned
 }
 
-// Gold is a missed gold passage.
+// Gold is a missed gold passage or id.
 type Gold struct {
-	ID          string
+	// ID is the gold id, or a passage's place ("doc [start, end)").
+	ID string
+	// Grade, and Rank: the best rank of something covering it (0: not
+	// retrieved).
 	Grade, Rank int
+	// Cause is the diagnosis' cause ("" when not diagnosed), Detail its
+	// sentence.
+	Cause, Detail string
+	// Text is the passage (or the gold item's snippet).
+	Text Snippet
 }
 
-// Returned is one returned passage.
+// Returned is one returned item.
 type Returned struct {
 	ID       string
 	Score    float64
 	Relevant bool
+	Text     Snippet
+}
+
+// Snippet is a text with highlighted parts.
+type Snippet struct {
+	Text  string
+	Marks []Mark
+}
+
+// Mark highlights code points [Start, End) of a Snippet: text of the
+// missed gold passage (Gold) or a word carrying a query term.
+type Mark struct {
+	Start, End int
+	Gold       bool
 }
 
 // Write renders r as one HTML page. Errors: a chart that cannot be drawn
@@ -184,6 +261,13 @@ func Write(w io.Writer, r *Report) error {
 		}
 		v.SliceSVG = append(v.SliceSVG, svg)
 	}
+	if c := r.Comparisons; c != nil && len(c.Rows) > 0 {
+		svg, err := draw(comparisonBars(c).SVG)
+		if err != nil {
+			return err
+		}
+		v.ComparisonSVG = svg
+	}
 	if r.History != nil {
 		svg, err := draw(r.History.SVG)
 		if err != nil {
@@ -192,9 +276,12 @@ func Write(w io.Writer, r *Report) error {
 		v.HistorySVG = svg
 	}
 	for _, s := range r.Sections {
-		svg, err := draw(s.Chart)
-		if err != nil {
-			return fmt.Errorf("section %s: %w", s.ID, err)
+		var svg template.HTML
+		if s.Chart != nil {
+			var err error
+			if svg, err = draw(s.Chart); err != nil {
+				return fmt.Errorf("section %s: %w", s.ID, err)
+			}
 		}
 		v.SectionSVG = append(v.SectionSVG, svg)
 	}
@@ -210,7 +297,7 @@ func Write(w io.Writer, r *Report) error {
 type view struct {
 	*Report
 	RecallSVG, SliceSVG, SectionSVG []template.HTML
-	HistorySVG                      template.HTML
+	HistorySVG, ComparisonSVG       template.HTML
 	MissesJSON                      template.JS
 }
 
@@ -251,20 +338,63 @@ func recallSVG(rc RecallChart) (template.HTML, error) {
 	return draw(l.SVG)
 }
 
-// compactMisses is the JSON the page's script reads: short keys, snippets
-// and query texts once each.
+// comparisonBars is the significance view's chart: one bar per
+// comparison, the difference A − B with its interval, in row order.
+func comparisonBars(c *Comparisons) chart.Bars {
+	b := chart.Bars{Title: fmt.Sprintf("%s: difference with 95%% CI (%s)", c.Metric, c.Interval), XLabel: "difference in " + c.Metric}
+	for _, row := range c.Rows {
+		col := chart.Color(0)
+		switch row.Class {
+		case "win":
+			col = chart.Color(2)
+		case "loss":
+			col = chart.Color(1)
+		}
+		b.Bars = append(b.Bars, chart.Bar{Label: row.A, Value: row.Diff, Low: row.Low, High: row.High, Color: col})
+	}
+	return b
+}
+
+// compactMisses is the JSON the page's script reads: short keys, query
+// texts once each, and snippet texts once each in "texts" (a miss refers to
+// them by index; a chunk returned for a query under one chunking by
+// several retrievers has the same snippet, stored once). Marks are [start,
+// end, kind] in code points, kind 0 for gold text and 1 for a query term.
 func compactMisses(m Misses) any {
 	type miss struct {
-		C int     `json:"c"`
-		Q string  `json:"q"`
-		G [][]any `json:"g"`
-		R [][]any `json:"r"`
+		C int      `json:"c"`
+		Q string   `json:"q"`
+		T []string `json:"t"`
+		G [][]any  `json:"g"`
+		R [][]any  `json:"r"`
+	}
+	texts := []string{}
+	index := map[string]int{}
+	text := func(s string) int {
+		i, ok := index[s]
+		if !ok {
+			i = len(texts)
+			index[s] = i
+			texts = append(texts, s)
+		}
+		return i
+	}
+	marks := func(ms []Mark) [][3]int {
+		out := make([][3]int, len(ms))
+		for i, x := range ms {
+			kind := 1
+			if x.Gold {
+				kind = 0
+			}
+			out[i] = [3]int{x.Start, x.End, kind}
+		}
+		return out
 	}
 	list := make([]miss, 0, len(m.List))
 	for _, x := range m.List {
 		g := make([][]any, 0, len(x.Missing))
 		for _, gold := range x.Missing {
-			g = append(g, []any{gold.ID, gold.Grade, gold.Rank})
+			g = append(g, []any{gold.ID, gold.Grade, gold.Rank, gold.Cause, gold.Detail, text(gold.Text.Text), marks(gold.Text.Marks)})
 		}
 		r := make([][]any, 0, len(x.Returned))
 		for _, ret := range x.Returned {
@@ -272,9 +402,13 @@ func compactMisses(m Misses) any {
 			if ret.Relevant {
 				rel = 1
 			}
-			r = append(r, []any{ret.ID, math.Round(ret.Score*1e4) / 1e4, rel})
+			r = append(r, []any{ret.ID, math.Round(ret.Score*1e4) / 1e4, rel, text(ret.Text.Text), marks(ret.Text.Marks)})
 		}
-		list = append(list, miss{C: x.Cell, Q: x.QueryID, G: g, R: r})
+		terms := x.Terms
+		if terms == nil {
+			terms = []string{}
+		}
+		list = append(list, miss{C: x.Cell, Q: x.QueryID, T: terms, G: g, R: r})
 	}
-	return map[string]any{"k": m.K, "cells": m.Cells, "queries": m.Queries, "docs": m.Docs, "misses": list}
+	return map[string]any{"k": m.K, "cells": m.Cells, "queries": m.Queries, "texts": texts, "misses": list}
 }

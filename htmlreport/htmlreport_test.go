@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"regexp"
@@ -32,9 +33,13 @@ func sample() *Report {
 			Diff: [][]float64{{nan, 0.25}, {-0.25, nan}}, P: [][]float64{{nan, 0.01}, {0.01, nan}}},
 		History:  &chart.Line{Title: "ndcg@10 over runs", Series: []chart.Series{{Name: "doc/a", Points: []chart.Point{{X: 1, Y: 0.5}, {X: 2, Y: 0.6}}}}},
 		Sections: []Section{{ID: "span-pr", Title: "Span precision–recall", Note: "hook", Chart: chart.Line{Title: "pr", Series: []chart.Series{{Points: []chart.Point{{X: 0.1, Y: 0.2}}}}}.SVG}},
-		Misses: Misses{K: 10, Cells: []string{"doc/a"}, Queries: map[string]string{"q1": "what " + evil},
-			Docs: map[string]string{"d1": "gold " + evil, "d2": "other"},
-			List: []Miss{{Cell: 0, QueryID: "q1", Missing: []Gold{{ID: "d1", Grade: 1, Rank: 12}}, Returned: []Returned{{ID: "d2", Score: 1.23456789}}}}},
+		Misses: Misses{K: 10, Cells: []string{"doc/a", "fixed-4/a"}, Queries: map[string]string{"q1": "what " + evil},
+			List: []Miss{
+				{Cell: 0, QueryID: "q1", Terms: []string{"what"}, Missing: []Gold{{ID: "d1", Grade: 1, Rank: 12, Cause: "ranked below k", Detail: "found at rank 12", Text: Snippet{Text: "gold " + evil}}},
+					Returned: []Returned{{ID: "d2#1", Score: 1.23456789, Text: Snippet{Text: "other text", Marks: []Mark{{Start: 0, End: 5, Gold: true}, {Start: 6, End: 10}}}}}},
+				{Cell: 1, QueryID: "q1", Missing: []Gold{{ID: "d1 [0, 5)", Rank: 0, Text: Snippet{Text: "gold " + evil}}},
+					Returned: []Returned{{ID: "d2#1", Score: 2, Text: Snippet{Text: "the same id, another chunking's text"}}}},
+			}},
 	}
 }
 
@@ -75,10 +80,11 @@ func TestWrite(t *testing.T) {
 	}
 	var data struct {
 		K      int
-		Docs   map[string]string
+		Texts  []string
 		Misses []struct {
 			C int
 			Q string
+			T []string
 			G [][]any
 			R [][]any
 		}
@@ -86,8 +92,21 @@ func TestWrite(t *testing.T) {
 	if err := json.Unmarshal([]byte(m[1]), &data); err != nil {
 		t.Fatalf("misses JSON: %v", err)
 	}
-	if data.K != 10 || data.Docs["d1"] != "gold "+evil || len(data.Misses) != 1 || data.Misses[0].G[0][2].(float64) != 12 || data.Misses[0].R[0][1].(float64) != 1.2346 {
-		t.Errorf("misses read back as %+v", data)
+	if data.K != 10 || len(data.Misses) != 2 || data.Misses[0].G[0][2].(float64) != 12 || data.Misses[0].G[0][3] != "ranked below k" ||
+		data.Misses[0].R[0][1].(float64) != 1.2346 || data.Misses[0].T[0] != "what" {
+		t.Fatalf("misses read back as %+v", data)
+	}
+	// Snippets are per miss, shared only by equal text: the gold text
+	// of both misses once, the two texts of chunk d2#1 apart.
+	text := func(v any) string { return data.Texts[int(v.(float64))] }
+	if g0, g1 := data.Misses[0].G[0][5], data.Misses[1].G[0][5]; g0 != g1 || text(g0) != "gold "+evil {
+		t.Errorf("gold texts %v and %v, want one entry %q", g0, g1, "gold "+evil)
+	}
+	if r0, r1 := text(data.Misses[0].R[0][3]), text(data.Misses[1].R[0][3]); r0 != "other text" || r1 != "the same id, another chunking's text" {
+		t.Errorf("chunk d2#1's texts %q and %q, want each cell's own", r0, r1)
+	}
+	if marks := data.Misses[0].R[0][4].([]any); len(marks) != 2 || fmt.Sprint(marks[0]) != "[0 5 0]" || fmt.Sprint(marks[1]) != "[6 10 1]" {
+		t.Errorf("marks %v, want [[0 5 0] [6 10 1]] (gold, then term)", marks)
 	}
 }
 

@@ -49,6 +49,14 @@ var funcs = template.FuncMap{
 		}
 		return fmt.Sprintf("%+.4f", v)
 	},
+	// interval prints [low, high] with signs ("[–, –]" when undefined:
+	// NaN bounds).
+	"interval": func(lo, hi float64) string {
+		if math.IsNaN(lo) || math.IsNaN(hi) {
+			return "[–, –]"
+		}
+		return fmt.Sprintf("[%+.4f, %+.4f]", lo, hi)
+	},
 }
 
 var page = template.Must(template.New("report.html").Funcs(funcs).Parse(`<!DOCTYPE html>
@@ -64,6 +72,9 @@ h1 { font-size: 1.6rem; margin-top: 1.4rem; } h2 { font-size: 1.25rem; margin-to
 nav a { margin-right: .9rem; }
 table { border-collapse: collapse; font-size: .88rem; margin: .6rem 0; }
 th, td { border: 1px solid #ddd; padding: .25rem .5rem; text-align: right; white-space: nowrap; }
+#main-table th { white-space: normal; min-width: 3.5rem; vertical-align: bottom; }
+#main-table td:first-child, #main-table th:first-child { position: sticky; left: 0; background: #fff; z-index: 1; }
+#main-table th:first-child { background: #f4f4f4; }
 th { background: #f4f4f4; } td:first-child, th:first-child, td[data-v=""] { text-align: left; }
 table.sortable th { cursor: pointer; user-select: none; } table.sortable th:hover { background: #e8eef7; }
 th[data-dir="asc"]::after { content: " ▲"; } th[data-dir="desc"]::after { content: " ▼"; }
@@ -73,16 +84,19 @@ td.best { font-weight: bold; } td.win { background: #d9f2e3; } td.loss { backgro
 svg.chart { max-width: 100%; height: auto; }
 .note { color: #555; font-size: .9rem; }
 #misses { display: grid; grid-template-columns: minmax(260px, 1fr) 2fr; gap: 1rem; }
-#miss-list { max-height: 32rem; overflow: auto; font-size: .88rem; padding-left: 1.2rem; }
-#miss-list a.current { font-weight: bold; }
-#miss-detail { font-size: .9rem; } #miss-detail li.rel { background: #d9f2e3; }
+#miss-list { max-height: 32rem; overflow: auto; font-size: .88rem; padding-left: 0; list-style: none; margin: 0; }
+#miss-list li { display: flex; gap: .4em; padding: .1rem 0; } #miss-list .num { flex: none; min-width: 2.6em; text-align: right; color: #555; }
+#miss-list a.current { font-weight: bold; } .cause { display: inline-block; font-size: .78rem; padding: 0 .35em; border-radius: .25em; background: #eee; color: #333; }
+#miss-detail { font-size: .9rem; min-width: 0; } #miss-detail li { margin-bottom: .35rem; overflow-wrap: anywhere; } #miss-detail li.rel { background: #d9f2e3; }
+#miss-detail .snip { display: block; color: #333; } mark.gold { background: #ffe08a; } mark.term { background: none; font-weight: bold; text-decoration: underline; }
+#miss-detail .detail { display: block; color: #555; font-size: .85rem; }
 .wide { overflow-x: auto; }
 </style>
 </head>
 <body>
 <h1>{{.Title}}</h1>
 {{range .Summary}}<p class="note">{{.}}</p>
-{{end}}<nav><a href="#table">Table</a><a href="#recall">Recall@k</a><a href="#slices">Slices</a>{{if .Matrix}}<a href="#significance">Significance</a>{{end}}{{if .History}}<a href="#history">History</a>{{end}}{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}<a href="#misses-section">Misses</a></nav>
+{{end}}<nav><a href="#table">Table</a><a href="#recall">Recall@k</a><a href="#slices">Slices</a>{{if .Comparisons}}<a href="#significance">Significance</a>{{end}}{{if .Matrix}}<a href="#matrix-section">All pairs</a>{{end}}{{if .History}}<a href="#history">History</a>{{end}}{{range .Sections}}<a href="#{{.ID}}">{{.Title}}</a>{{end}}<a href="#misses-section">Misses</a></nav>
 
 <h2 id="table">{{.Table.Caption}}</h2>
 <p class="note">Click a column heading to sort.</p>
@@ -100,9 +114,17 @@ svg.chart { max-width: 100%; height: auto; }
 <p class="note">Means over each group's answerable queries, with 95% Student-t confidence intervals.</p>
 <div class="charts">{{range .SliceSVG}}<figure class="chart-slice">{{.}}</figure>
 {{end}}</div>
-{{with .Matrix}}
-<h2 id="significance">Significance of all pairs: {{.Metric}}</h2>
-<p class="note">Each entry is row − column and its p-value after {{.Correction}} correction over all comparisons ({{.Test}} test); green: the row is significantly better (p ≤ {{.Alpha}}), red: significantly worse.</p>
+{{with .Comparisons}}
+<h2 id="significance">{{.Title}}: {{.Metric}}</h2>
+{{range .Notes}}<p class="note">{{.}}</p>
+{{end}}<figure class="chart-comparison">{{$.ComparisonSVG}}</figure>
+<div class="wide"><table class="sortable" id="comparisons">
+<thead><tr><th>cell</th><th>{{.Metric}}</th><th>vs</th><th>vs {{.Metric}}</th><th>difference</th><th>95% CI ({{.Interval}})</th><th>p (corrected)</th><th>verdict</th></tr></thead>
+<tbody>{{range .Rows}}<tr><td data-v="">{{.A}}</td><td data-v="{{sortKey .MeanA}}">{{num .MeanA}}</td><td data-v="">{{.B}}</td><td data-v="{{sortKey .MeanB}}">{{num .MeanB}}</td><td data-v="{{sortKey .Diff}}"{{if .Class}} class="{{.Class}}"{{end}}>{{signed .Diff}}</td><td data-v="{{sortKey .Low}}">{{interval .Low .High}}</td><td data-v="">{{.P}}</td><td data-v=""{{if .Class}} class="{{.Class}}"{{end}}>{{.Verdict}}</td></tr>
+{{end}}</tbody></table></div>
+{{end}}{{with .Matrix}}
+<h2 id="matrix-section">Significance of all pairs: {{.Metric}}</h2>
+<p class="note">On request (significance.matrix). Each entry is row − column and its p-value after {{.Correction}} correction over the {{.Comparisons}} comparisons of all pairs, a family apart from the plan's ({{.Test}} test); green: the row is significantly better (p ≤ {{.Alpha}}), red: significantly worse.</p>
 <div class="wide"><table class="matrix" id="matrix">
 <thead><tr><th></th>{{range .Cells}}<th>{{.}}</th>{{end}}</tr></thead>
 <tbody>{{$m := .}}{{range $i, $row := .Cells}}<tr><th>{{$row}}</th>{{range $j, $col := $m.Cells}}{{$d := index (index $m.Diff $i) $j}}{{$p := index (index $m.P $i) $j}}<td class="{{pairClass $d $p $m.Alpha}}">{{if ne $i $j}}{{signed $d}}<small>{{pval $p}}</small>{{end}}</td>{{end}}</tr>
@@ -114,10 +136,14 @@ svg.chart { max-width: 100%; height: auto; }
 {{end}}{{range $i, $s := .Sections}}
 <h2 id="{{$s.ID}}">{{$s.Title}}</h2>
 <p class="note">{{$s.Note}}</p>
-<figure class="chart-section">{{index $.SectionSVG $i}}</figure>
-{{end}}
+{{with index $.SectionSVG $i}}<figure class="chart-section">{{.}}</figure>
+{{end}}{{with $s.Table}}<div class="wide"><table class="sortable section-table">{{if .Caption}}<caption>{{.Caption}}</caption>{{end}}
+<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>{{range .Rows}}<tr>{{range .}}<td data-v="{{sortKey .Sort}}"{{if .Bold}} class="best"{{end}}>{{.Text}}</td>{{end}}</tr>
+{{end}}</tbody></table></div>
+{{end}}{{end}}
 <h2 id="misses-section">Misses at k = {{.Misses.K}}</h2>
-<p class="note">Answerable queries with a gold passage missing from the top {{.Misses.K}}: pick a cell, then a query.</p>
+<p class="note">Answerable queries with a gold passage missing from the top {{.Misses.K}}: pick a cell, then a query. Each miss shows its cause (docs/misses.md); in the texts, <mark class="gold">highlighted</mark> text is the missed gold passage's and <mark class="term">underlined</mark> words carry the query's terms.</p>
 <p><label>Cell <select id="miss-cell"></select></label></p>
 <div id="misses"><ol id="miss-list"></ol><div id="miss-detail"><p class="note">No query selected.</p></div></div>
 
@@ -147,24 +173,59 @@ document.querySelectorAll("table.sortable th").forEach(function (th, col) {
     var n = M.misses.filter(function (m) { return m.c === i; }).length;
     var o = el("option", c + " (" + n + " missed)"); o.value = String(i); sel.appendChild(o);
   });
+  // snip renders text index i with its marks ([start, end, kind] in code
+  // points; kind 0 gold text, 1 a query term) as text nodes and <mark>
+  // elements: never innerHTML, so the corpus' own markup stays text.
+  function snip(i, marks) {
+    var cps = Array.from(M.texts[i] || ""), kind = new Array(cps.length).fill(0);
+    marks.forEach(function (x) { for (var j = x[0]; j < x[1] && j < cps.length; j++) kind[j] |= x[2] === 0 ? 1 : 2; });
+    var out = el("span", undefined, "snip"), j = 0;
+    while (j < cps.length) {
+      var k = j; while (k < cps.length && kind[k] === kind[j]) k++;
+      var part = cps.slice(j, k).join("");
+      if (kind[j] === 0) out.appendChild(document.createTextNode(part));
+      else out.appendChild(el("mark", part, ["", "gold", "term", "gold term"][kind[j]]));
+      j = k;
+    }
+    return out;
+  }
   function show(m, a) {
     list.querySelectorAll("a.current").forEach(function (x) { x.className = ""; });
     a.className = "current";
-    var gold = el("ul");
+    var gold = el("ul", undefined, "gold-list");
     m.g.forEach(function (g) {
-      gold.appendChild(el("li", g[0] + " (grade " + g[1] + ", " + (g[2] ? "rank " + g[2] : "not retrieved") + "): " + (M.docs[g[0]] || "")));
+      var li = el("li");
+      li.appendChild(el("strong", g[0]));
+      li.appendChild(document.createTextNode(" (" + (g[1] ? "grade " + g[1] + ", " : "") + (g[2] ? "best rank " + g[2] : "not retrieved") + ") "));
+      if (g[3]) li.appendChild(el("span", g[3], "cause"));
+      if (g[4]) li.appendChild(el("span", g[4], "detail"));
+      li.appendChild(snip(g[5], g[6]));
+      gold.appendChild(li);
     });
-    var got = el("ol");
-    m.r.forEach(function (r) { got.appendChild(el("li", r[0] + " (" + r[1] + "): " + (M.docs[r[0]] || ""), r[2] ? "rel" : "")); });
-    detail.replaceChildren(el("h3", "Query " + m.q), el("p", M.queries[m.q] || ""), el("h4", "Gold missed from the top " + M.k), gold, el("h4", "What came back (relevant in green)"), got);
+    var got = el("ol", undefined, "returned");
+    m.r.forEach(function (r) {
+      var li = el("li", undefined, r[2] ? "rel" : "");
+      li.appendChild(el("strong", r[0]));
+      li.appendChild(document.createTextNode(" (" + r[1] + ")"));
+      li.appendChild(snip(r[3], r[4]));
+      got.appendChild(li);
+    });
+    detail.replaceChildren(el("h3", "Query " + m.q), el("p", M.queries[m.q] || ""), el("p", "Query terms: " + (m.t.length ? m.t.join(" ") : "none"), "note"),
+      el("h4", "Gold missed from the top " + M.k), gold, el("h4", "What came back (relevant in green)"), got);
   }
   function showCell() {
     list.replaceChildren();
-    M.misses.forEach(function (m) {
+    var n = 0;
+    M.misses.forEach(function (m, i) {
       if (String(m.c) !== sel.value) return;
-      var li = el("li"), a = el("a", m.q + ": " + (M.queries[m.q] || ""));
+      n++;
+      // A query missing several passages has a row each: name the passage.
+      var where = m.g.length === 1 && m.g[0][0].indexOf(" [") > 0 ? " — " + m.g[0][0] : "";
+      var li = el("li"), a = el("a", m.q + ": " + (M.queries[m.q] || "") + where);
       a.href = "#miss-detail";
+      a.dataset.miss = String(i);
       a.addEventListener("click", function (e) { e.preventDefault(); show(m, a); });
+      li.appendChild(el("span", n + ".", "num"));
       li.appendChild(a); list.appendChild(li);
     });
     detail.replaceChildren(el("p", list.children.length ? "No query selected." : "No miss in this cell.", "note"));

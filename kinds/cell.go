@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/passages"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -40,6 +41,17 @@ type Cell struct {
 	Run eval.Run
 	// Stats are its timings and counters (set by Run).
 	Stats Stats
+	// Passages, set by the kinds that bring a pipeline's own passages
+	// (PassageKind: run, http), are what Run's ids name: the cell is
+	// scored on them instead of the chunking's chunks (passages.go).
+	// PassageNotes are what the report should say of them (placing,
+	// unmapped results).
+	Passages     *passages.Scored
+	PassageNotes []string
+	// Notes are counted remarks on the run that the report lists as
+	// warnings, one line each without the cell's name (the sweep adds it):
+	// a fusion's flat lists (hybrid.Notes.Lines). Set by Run (a Noter).
+	Notes []string
 
 	embedded func(time.Duration) // set while a first stage is built and searched
 }

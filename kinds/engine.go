@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/ragbench/ragbench/encoder"
 	"github.com/ragbench/ragbench/retrievers"
@@ -151,18 +150,11 @@ func (e *Engine) checkKeys(c Checker) bool {
 	return true
 }
 
-// checkDefaults rejects explicit zeros of the counts whose default is
-// taken when the key is absent, fills in the defaults of retries, timeout
-// and backoff (parsing the durations given), and checks on_query_error
-// (its default "fail" is stored as "").
+// checkDefaults checks the client's settings (checkClient) and rejects
+// explicit zeros of the counts whose default is taken when the key is
+// absent.
 func (e *Engine) checkDefaults(c Checker) {
-	switch e.OnQueryError {
-	case "", queryErrorFail:
-		e.OnQueryError = ""
-	case queryErrorMiss:
-	default:
-		c.Bad("on_query_error", "unknown policy %q: fail (a query failing after the retries fails the run; the default) or miss (it scores as a miss, counted in the report)", e.OnQueryError)
-	}
+	checkClient(c, &e.OnQueryError, &e.Retries, &e.Timeout, &e.Backoff)
 	c.Explicit("concurrency", e.Concurrency == 0, "concurrency 0: must be ≥ 1; remove the line to use the default (%d)", engine.DefaultConcurrency)
 	c.Explicit("shards", e.Shards == 0, "shards 0: must be ≥ 1; remove the line to use the default (1)")
 	c.Explicit("bulk_docs", e.BulkDocs == 0, "bulk_docs 0: must be ≥ 1; remove the line to use the default (%d)", engine.DefaultBulkDocs)
@@ -170,14 +162,28 @@ func (e *Engine) checkDefaults(c Checker) {
 	c.Explicit("num_candidates", e.NumCandidates == 0, "num_candidates 0: must be ≥ 1; remove the line to use the default (%d)", engine.DefaultNumCandidates)
 	c.Explicit("hnsw_m", e.HNSWM == 0, "hnsw_m 0: must be ≥ 1; remove hnsw_m and ef_construction to use the engine's defaults (16, 100)")
 	c.Explicit("ef_construction", e.EfConstruction == 0, "ef_construction 0: must be ≥ 1; remove hnsw_m and ef_construction to use the engine's defaults (16, 100)")
-	if e.Retries == nil {
-		e.Retries = ptr(engine.DefaultRetries)
+}
+
+// checkClient checks the settings an HTTP client kind (the engines,
+// http) shares: on_query_error (its default "fail" is stored as "", so
+// configs without the line keep their hash), and the defaults of retries,
+// timeout and backoff (parsing the durations given).
+func checkClient(c Checker, onQueryError *string, retries **int, timeout, backoff *string) {
+	switch *onQueryError {
+	case "", queryErrorFail:
+		*onQueryError = ""
+	case queryErrorMiss:
+	default:
+		c.Bad("on_query_error", "unknown policy %q: fail (a query failing after the retries fails the run; the default) or miss (it scores as a miss, counted in the report)", *onQueryError)
+	}
+	if *retries == nil {
+		*retries = ptr(engine.DefaultRetries)
 	}
 	for _, d := range []struct {
 		key string
 		val *string
 		def time.Duration
-	}{{"timeout", &e.Timeout, engine.DefaultTimeout}, {"backoff", &e.Backoff, engine.DefaultBackoff}} {
+	}{{"timeout", timeout, engine.DefaultTimeout}, {"backoff", backoff, engine.DefaultBackoff}} {
 		if *d.val == "" {
 			if c.Has(d.key) && !c.Null(d.key) {
 				c.Bad(d.key, "empty duration; remove the line to use the default (%v)", d.def)
@@ -381,10 +387,8 @@ func (e *Engine) Preflight(name string, credentials bool) []FieldError {
 		if v.name == "" || !credentials {
 			continue
 		}
-		if val := os.Getenv(v.name); val == "" {
-			errs = append(errs, FieldError{v.key, fmt.Sprintf("retriever %q: environment variable %s is unset or empty", name, v.name)})
-		} else if strings.ContainsFunc(val, unicode.IsControl) {
-			errs = append(errs, FieldError{v.key, fmt.Sprintf("retriever %q: environment variable %s holds a control character (a trailing \\r or \\n read from a file?); its value is not shown", name, v.name)})
+		if fe, ok := credentialVar(name, v.key, v.name, os.Getenv); !ok {
+			errs = append(errs, fe)
 		}
 	}
 	if e.CAFile != "" {

@@ -122,15 +122,32 @@ func hybridField(err error) (key, msg string) {
 }
 
 // Describe is "RRF(k=60) of bm25 + dense, top 100 each", "combsum (minmax)
-// of bm25 + dense, top 100 each", or the tuned form.
+// of bm25 + dense, top 100 each" — with weights other than all 1 each
+// input's weight ("combsum (zscore) of 0.6·bm25 + 0.4·dense, top 100
+// each"), and a missing policy other than the default appended (",
+// missing: min") —, or the tuned form.
 func (h *Hybrid) Describe() string {
 	if h.Tune != nil {
 		return fmt.Sprintf("fusion of %s, tuned over %d settings on the tuning queries (see Tuning)", strings.Join(h.Inputs, " + "), len(h.settings))
 	}
-	if h.Fusion == "rrf" {
-		return fmt.Sprintf("RRF(k=%g) of %s, top %d each", *h.RRFK, strings.Join(h.Inputs, " + "), h.Depth)
+	inputs := strings.Join(h.Inputs, " + ")
+	if len(h.Weights) == len(h.Inputs) && slices.ContainsFunc(h.Weights, func(w float64) bool { return w != 1 }) {
+		parts := make([]string, len(h.Inputs))
+		for i, in := range h.Inputs {
+			parts[i] = strconv.FormatFloat(h.Weights[i], 'g', -1, 64) + "·" + in
+		}
+		inputs = strings.Join(parts, " + ")
 	}
-	return fmt.Sprintf("%s (%s) of %s, top %d each", h.Fusion, h.Normalization, strings.Join(h.Inputs, " + "), h.Depth)
+	var s string
+	if h.Fusion == "rrf" {
+		s = fmt.Sprintf("RRF(k=%g) of %s, top %d each", *h.RRFK, inputs, h.Depth)
+	} else {
+		s = fmt.Sprintf("%s (%s) of %s, top %d each", h.Fusion, h.Normalization, inputs, h.Depth)
+	}
+	if h.Missing != "" && hybrid.Missing(h.Missing) != hybrid.DefaultMissing(hybrid.Normalization(h.Normalization)) {
+		s += ", missing: " + h.Missing
+	}
+	return s
 }
 
 // NeedsRuntime is false.
@@ -180,15 +197,30 @@ func (h *Hybrid) CacheKeyParts() map[string]string {
 	return nil
 }
 
+// NotesRun marks a hybrid as a Noter: its Run counts the flat lists.
+func (h *Hybrid) NotesRun() {}
+
+// inputLabels name the inputs in notes: "input bm25".
+func (h *Hybrid) inputLabels() []string {
+	out := make([]string, len(h.Inputs))
+	for i, in := range h.Inputs {
+		out[i] = "input " + in
+	}
+	return out
+}
+
 // Run fuses the inputs' runs (stage "fuse", counted in queries) and cuts
-// the fused lists to the cell's depth.
+// the fused lists to the cell's depth. Lists a normalisation found flat
+// (one result, or equal scores: min-max gives them 0) are counted per
+// input in c.Notes (hybrid.Notes.Lines, naming the inputs).
 func (h *Hybrid) Run(ctx context.Context, c *Cell) error {
 	t0 := time.Now()
 	c.Progress.Begin(StageFuse, len(c.Queries), "queries")
-	run, err := hybrid.Fuse(c.Inputs, h.Options())
+	run, notes, err := hybrid.FuseWithNotes(c.Inputs, h.Options())
 	if err != nil {
 		return namedInputs(err, h.Inputs)
 	}
+	c.Notes = notes.Lines(h.inputLabels())
 	c.Run = Truncate(run, c.Depth)
 	c.Stats.Fuse = time.Since(t0).Seconds()
 	c.Progress.End("")
@@ -236,20 +268,24 @@ func (h *Hybrid) TuneDefault() TuneSetting {
 }
 
 // Tuner ranks the inputs' runs once (hybrid.RankRuns) and fuses them per
-// setting, in one "fuse" stage over the settings.
+// setting, in one "fuse" stage over the settings; each setting's flat
+// lists are its Notes, as Run's.
 func (h *Hybrid) Tuner(ctx context.Context, c *Cell) (*Tuner, error) {
 	ranked, err := hybrid.RankRuns(c.Inputs)
 	if err != nil {
 		return nil, err
 	}
+	notes := map[string][]string{}
 	produce := func(s TuneSetting) (eval.Run, error) {
-		run, err := ranked.Fuse(s.value.(hybrid.Options))
+		run, n, err := ranked.FuseWithNotes(s.value.(hybrid.Options))
 		if err != nil {
 			return nil, err
 		}
+		notes[s.Name] = n.Lines(h.inputLabels())
 		return Truncate(run, c.Depth), nil
 	}
-	return &Tuner{Produce: produce, Stage: StageFuse, Unit: "settings", Time: func(st *Stats, s float64) { st.Fuse = s }}, nil
+	return &Tuner{Produce: produce, Stage: StageFuse, Unit: "settings", Time: func(st *Stats, s float64) { st.Fuse = s },
+		Notes: func(name string) []string { return notes[name] }}, nil
 }
 
 // hybridGridNames maps hybrid.Grid's axis names to the config's.

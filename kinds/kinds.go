@@ -1,6 +1,7 @@
 // Package kinds is the registry of the retriever kinds of a sweep (the
 // type of a retriever in a bench run config): bm25, dense, hybrid, rerank,
-// elasticsearch and opensearch. Each kind is one file of this package and
+// elasticsearch, opensearch, and run and http (a pipeline's own passages:
+// a run file, a retriever service; passages.go). Each kind is one file of this package and
 // one line of registry.go; the file holds everything ragbench knows about
 // the kind:
 //
@@ -152,6 +153,14 @@ type Deep interface {
 // under the same settings are never read back).
 type CacheKeyed interface {
 	CacheKeyParts() map[string]string
+}
+
+// Noter is implemented by kinds whose Run may set Cell.Notes (hybrid: the
+// lists a normalisation found flat). A run of such a kind read from the run
+// cache comes with the notes cached beside it; where they are missing (a
+// run cached by an earlier ragbench) the run is made again.
+type Noter interface {
+	NotesRun()
 }
 
 // TimingNoter is implemented by kinds whose timings need explaining under

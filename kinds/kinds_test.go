@@ -113,7 +113,7 @@ func TestZeroWeightFusedKey(t *testing.T) {
 // keys are unique within the kind, and the names are listed in registry
 // order; the reference kind is bm25.
 func TestRegistry(t *testing.T) {
-	if got, want := Names(), "bm25, dense, hybrid, rerank, elasticsearch, opensearch"; got != want {
+	if got, want := Names(), "bm25, dense, hybrid, rerank, elasticsearch, opensearch, run, http"; got != want {
 		t.Errorf("Names() = %q, want %q", got, want)
 	}
 	for _, k := range registry {
@@ -155,5 +155,28 @@ func TestCEScoreCache(t *testing.T) {
 	}
 	if _, ok := loadCEDisk(cache, other).get("q", "p1"); ok {
 		t.Error("another model folder read this model's scores")
+	}
+}
+
+// TestHybridDescribe: the retriever table's line of a hybrid names its
+// fusion, normalisation and inputs, and, when they are not the defaults,
+// each input's weight and the missing policy (a report that omits the
+// weights 0.6/0.4 describes another retriever).
+func TestHybridDescribe(t *testing.T) {
+	for _, c := range []struct {
+		h    Hybrid
+		want string
+	}{
+		{Hybrid{Inputs: []string{"bm25", "dense"}, Fusion: "rrf", RRFK: ptr(60.0), Depth: 100}, "RRF(k=60) of bm25 + dense, top 100 each"},
+		{Hybrid{Inputs: []string{"bm25", "dense"}, Fusion: "combsum", Normalization: "zscore", Weights: []float64{0.6, 0.4}, Depth: 100},
+			"combsum (zscore) of 0.6·bm25 + 0.4·dense, top 100 each"},
+		{Hybrid{Inputs: []string{"bm25", "dense"}, Fusion: "combsum", Normalization: "minmax", Weights: []float64{1, 1}, Depth: 50}, "combsum (minmax) of bm25 + dense, top 50 each"},
+		{Hybrid{Inputs: []string{"a", "b", "c"}, Fusion: "rrf", RRFK: ptr(10.0), Weights: []float64{2, 1, 0}, Depth: 100}, "RRF(k=10) of 2·a + 1·b + 0·c, top 100 each"},
+		{Hybrid{Inputs: []string{"a", "b"}, Fusion: "combmnz", Normalization: "minmax", Missing: "min", Depth: 100}, "combmnz (minmax) of a + b, top 100 each, missing: min"},
+		{Hybrid{Inputs: []string{"a", "b"}, Fusion: "combsum", Normalization: "borda", Missing: "borda", Depth: 100}, "combsum (borda) of a + b, top 100 each"},
+	} {
+		if got := c.h.Describe(); got != c.want {
+			t.Errorf("Describe = %q, want %q", got, c.want)
+		}
 	}
 }

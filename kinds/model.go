@@ -71,7 +71,8 @@ type Env struct {
 	WrapRerank func(c *Cell, r *Rerank, rerank func() (eval.Run, error)) (eval.Run, error)
 
 	models
-	engines engineIndexes
+	engines  engineIndexes
+	passages passageMemo // the run and http kinds' sources, read once (passages.go)
 }
 
 // NewEnv is the Env of a sweep caching under cacheDir, with ONNX Runtime

@@ -11,4 +11,6 @@ var registry = []Kind{
 	{Name: "rerank", New: func() Settings { return new(Rerank) }},
 	{Name: "elasticsearch", New: func() Settings { return &Engine{dialect: engine.Elasticsearch} }},
 	{Name: "opensearch", New: func() Settings { return &Engine{dialect: engine.OpenSearch} }},
+	{Name: "run", New: func() Settings { return new(RunFile) }},
+	{Name: "http", New: func() Settings { return new(HTTP) }},
 }

@@ -75,6 +75,9 @@ type Tuner struct {
 	Unit       string
 	// Time records the grid search's wall time (seconds) in the stats.
 	Time func(st *Stats, seconds float64)
+	// Notes, when set, are the Cell.Notes of a setting's run (by its
+	// name) once Produce made it: the chosen setting's are the cell's.
+	Notes func(setting string) []string
 }
 
 // IsTuned reports whether s is a tuned retriever (a Tunable with a grid).

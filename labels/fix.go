@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/ragbench/ragbench/corpus"
-	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/spans"
 )
 
@@ -57,25 +56,11 @@ func Fix(r *Report, docs []corpus.Document, out string, opt Options) (*Fixed, er
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.Path, err)
 	}
-	f := &Fixed{Path: out, Changes: changes}
-	if out == "" {
-		f.Path = r.Path
-		if f.Backup, err = backup(r.Path, data); err != nil {
-			return nil, err
-		}
-	}
-	if err := fileutil.WriteAtomic(f.Path, newData); err != nil {
+	w, err := writeChecked(r.Path, data, newData, out, docs, opt)
+	if err != nil {
 		return nil, err
 	}
-	if f.After, err = Check(f.Path, docs, opt); err != nil {
-		return nil, err
-	}
-	if f.After.Spans != nil && len(f.After.Problems) == 0 {
-		if err := spans.WriteAnchorRecord(f.Path, spans.NewAnchorRecord(newData, f.After.Spans, docs)); err != nil {
-			return nil, err
-		}
-		f.Recorded = true
-	}
+	f := &Fixed{Path: w.path, Backup: w.backup, Changes: changes, After: w.after, Recorded: w.recorded}
 	return f, nil
 }
 

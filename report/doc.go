@@ -14,4 +14,11 @@
 // kind, plain BM25 (kinds.IsReference): the report tests no retriever
 // type. Adding a report section is a method of reportWriter (Markdown) or
 // a part of Page (HTML), reading Results.
+//
+// The misses' diagnoses (results.Diagnosis) are worded by DiagnosisText
+// and counted per retriever and slice here (diagnosis.go, misses.go); the
+// prompt budgets, cover shares and the chunking verdict at the prompt
+// budget are budgets.go's; quality against cost and its Pareto front
+// (ParetoFront) cost.go's; report.html's sections for them
+// htmlsections.go's.
 package report

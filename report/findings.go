@@ -3,10 +3,13 @@ package report
 import (
 	"fmt"
 	"math"
+	"strings"
 
+	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
+	"github.com/ragbench/ragbench/stats"
 )
 
 // Findings are report.md's "Notes": short Markdown sentences on what a
@@ -17,10 +20,10 @@ import (
 //     input cell (same chunking; for a rerank, its one input), grouped by
 //     retriever, with both means, the difference and whether it is
 //     significant;
-//   - the best cell overall (highest mean, ties to the earlier cell) and,
-//     when it is a plain BM25 cell, how far the best cell of another type
-//     is behind it; when it is not, how far it is ahead of the best BM25
-//     cell.
+//   - the best cell overall (highest mean) and, when it is a plain BM25
+//     cell, how far the best cell of another type is behind it; when it is
+//     not, how far it is ahead of the best BM25 cell; cells tied at the top
+//     are named as a tie instead.
 //
 // Empty when there are no cells (or no primary metric).
 func Findings(res *results.Results) []string {
@@ -31,6 +34,9 @@ func Findings(res *results.Results) []string {
 	m := config.MetricName(cfg.PrimaryMetric, cfg.PromptK)
 	out := append(inputFindings(res, m), bestCellFinding(res, m))
 	if f := chunkingFinding(res, m); f != "" {
+		out = append(out, f)
+	}
+	if f := budgetFinding(res); f != "" {
 		out = append(out, f)
 	}
 	return out
@@ -117,6 +123,17 @@ func bestCellFinding(res *results.Results, m string) string {
 			best = &res.Cells[i]
 		}
 	}
+	var tied []string
+	for i := range res.Cells {
+		if mean(&res.Cells[i]) == mean(best) {
+			tied = append(tied, "`"+res.Cells[i].Name+"`")
+		}
+	}
+	if len(tied) > 1 {
+		// Ties at the top are named as ties: the earlier cell is not "the
+		// best" because of the grid's order.
+		return fmt.Sprintf("%d cells tie for best on %s (%s, all %d answerable queries): %s.", len(tied), m, f4(mean(best)), res.Dataset.Answerable, strings.Join(tied, ", "))
+	}
 	var other *results.CellResult // best cell of the other kind (BM25 vs not)
 	for i := range res.Cells {
 		c := &res.Cells[i]
@@ -138,12 +155,17 @@ func bestCellFinding(res *results.Results, m string) string {
 	return note
 }
 
-// verdict says whether cell a differs significantly from cell b on metric
-// m, from the pair's test: "significantly better", "significantly worse" or
-// "not significant", then (with withCorr) " after Holm–Bonferroni
-// correction", then the p-value: " (adjusted p = 0.004)" or " (adjusted
-// p < 0.001)"; or "not tested for significance" when no test covers the
-// pair.
+// verdict says how cell a compares with cell b on metric m, from the
+// pair's comparison. With the plan's verdict (results.json since
+// comparison plans): the verdict in words as a − b ("better", "worse",
+// "equivalent within ±0.02", "no evidence either way", "unchanged
+// (identical)"), then the interval and the corrected p: "no evidence either
+// way (95% CI [−0.0100, +0.0300], adjusted p = 0.41)". Before plans:
+// "significantly better", "significantly worse" or "not significant", then
+// (with withCorr) " after Holm–Bonferroni correction", then the p-value:
+// " (adjusted p = 0.004)" or " (adjusted p < 0.001)". A pair the plan
+// does not compare: "not compared (outside the comparison plan)", or "not
+// tested for significance" before plans.
 func verdict(s *results.Significance, m, a, b string, withCorr bool) string {
 	for _, p := range s.Pairs {
 		if p.Metric != m || !(p.A == a && p.B == b || p.A == b && p.B == a) {
@@ -164,6 +186,9 @@ func verdict(s *results.Significance, m, a, b string, withCorr bool) string {
 		if correctionName(s.Correction) == "" {
 			pv = "p"
 		}
+		if p.Verdict != "" {
+			return planVerdict(p, a, pv)
+		}
 		switch {
 		case p.Significant && diff > 0:
 			return fmt.Sprintf("significantly better%s (%s %s)", corr, pv, formatP(p.PAdjusted))
@@ -172,7 +197,37 @@ func verdict(s *results.Significance, m, a, b string, withCorr bool) string {
 		}
 		return fmt.Sprintf("not significant%s (%s %s)", corr, pv, formatP(p.PAdjusted))
 	}
+	if s.Plan != "" {
+		return "not compared (outside the comparison plan)"
+	}
 	return "not tested for significance"
+}
+
+// planVerdict is the plan's verdict on pair p read as a − b (p compares a
+// with the other cell in either order: a swapped pair's verdict and
+// interval are turned round), with its interval and corrected p.
+func planVerdict(p results.PairTest, a, pv string) string {
+	v, lo, hi := p.Verdict, p.CILow, p.CIHigh
+	if p.A != a {
+		switch v {
+		case string(compare.Better):
+			v = string(compare.Worse)
+		case string(compare.Worse):
+			v = string(compare.Better)
+		}
+		if lo != nil && hi != nil {
+			nlo, nhi := -*hi, -*lo
+			lo, hi = &nlo, &nhi
+		}
+	}
+	if p.Identical {
+		return v
+	}
+	ci := "[–, –]"
+	if lo != nil && hi != nil {
+		ci = "[" + signedZero(*lo) + ", " + signedZero(*hi) + "]"
+	}
+	return fmt.Sprintf("%s (95%% CI %s, %s %s)", v, ci, pv, formatP(p.PAdjusted))
 }
 
 // correctionSuffix is " (significance after Holm–Bonferroni correction)"
@@ -185,19 +240,16 @@ func correctionSuffix(s *results.Significance) string {
 }
 
 // correctionName is the display name of a significance.correction value
-// ("" for none).
+// (stats.Correction.Description, its one owner; "" for none).
 func correctionName(c string) string {
-	switch c {
-	case "holm":
-		return "Holm–Bonferroni"
-	case "bonferroni":
-		return "Bonferroni"
-	case "bh":
-		return "Benjamini–Hochberg"
-	case "none", "":
+	corr, err := stats.ParseCorrection(c)
+	if c == "" || err == nil && corr == stats.None {
 		return ""
 	}
-	return c
+	if err != nil {
+		return c
+	}
+	return corr.Description()
 }
 
 // formatP writes a p-value's relation and value with 3 significant digits:

@@ -56,12 +56,20 @@ func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) 
 		return nil, err
 	}
 	r.Slices = slices
-	r.Matrix = htmlMatrix(res)
+	r.Summary = append(r.Summary, smallGroups(slices)...)
+	r.Comparisons, r.Matrix = htmlComparisons(res), htmlMatrix(res)
 	if l, err := history.Chart(rows, primary, history.ChartOptions{}); err == nil {
 		r.History = &l // else no run has the metric: no chart
 	}
 	// The span-label precision–recall scatter (token measures) is a later
 	// feature: it goes into r.Sections as one htmlreport.Section.
+	if w, sec, ok := judgedSection(res); ok {
+		r.Sections = append(r.Sections, sec)
+		if w != "" {
+			r.Summary = append(r.Summary, w)
+		}
+	}
+	r.Sections = append(r.Sections, htmlSections(res)...)
 	r.Misses = htmlMisses(cfg, res)
 	return r, nil
 }
@@ -71,28 +79,35 @@ func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) 
 func htmlMainTable(cfg *config.Config, res *results.Results, primary string) htmlreport.Table {
 	var t htmlreport.Table
 	t.Caption = fmt.Sprintf("Every cell at prompt_k = %d", cfg.PromptK)
-	t.Head = []string{"cell", "chunking", "retriever", "chunks"}
+	// The primary metric leads, beside the cell's name (a sticky column):
+	// with many metrics the table scrolls, and the number the cells are
+	// chosen by must not be the one cut off at the right edge.
+	t.Head = []string{"cell", primary, primary + " held out", "chunking", "retriever", "chunks"}
 	var cols []string
 	for _, f := range cfg.Metrics {
-		cols = append(cols, config.MetricName(f, cfg.PromptK))
+		if m := config.MetricName(f, cfg.PromptK); m != primary {
+			cols = append(cols, m)
+		}
 	}
 	t.Head = append(t.Head, cols...)
-	t.Head = append(t.Head, primary+" held out")
 	best := map[string]float64{}
 	for _, c := range res.Cells {
-		for _, m := range cols {
+		for _, m := range append([]string{primary}, cols...) {
 			best[m] = math.Max(best[m], c.Means[results.GroupAll][m])
 		}
 	}
 	for _, c := range res.Cells {
-		row := []htmlreport.TableCell{{Text: c.Name, Sort: math.NaN()}, {Text: c.Chunking.Name, Sort: math.NaN()},
-			{Text: c.Retriever.Name, Sort: math.NaN()}, {Text: fmt.Sprint(c.Chunks), Sort: float64(c.Chunks)}}
+		v := c.Means[results.GroupAll][primary]
+		ho := c.Means[results.GroupHeldOut][primary]
+		if res.Dataset.HeldOut == 0 {
+			ho = math.NaN() // no held-out query: no mean (—), sorted last
+		}
+		row := []htmlreport.TableCell{{Text: c.Name, Sort: math.NaN()}, {Text: f4(v), Sort: v, Bold: v == best[primary]}, {Text: meanOf(ho, res.Dataset.HeldOut), Sort: ho},
+			{Text: c.Chunking.Name, Sort: math.NaN()}, {Text: c.Retriever.Name, Sort: math.NaN()}, {Text: fmt.Sprint(c.Chunks), Sort: float64(c.Chunks)}}
 		for _, m := range cols {
 			v := c.Means[results.GroupAll][m]
 			row = append(row, htmlreport.TableCell{Text: f4(v), Sort: v, Bold: v == best[m]})
 		}
-		ho := c.Means[results.GroupHeldOut][primary]
-		row = append(row, htmlreport.TableCell{Text: f4(ho), Sort: ho})
 		t.Rows = append(t.Rows, row)
 	}
 	return t
@@ -162,22 +177,28 @@ func htmlSliceCharts(cfg *config.Config, res *results.Results, primary string) (
 			if err != nil {
 				return nil, fmt.Errorf("report.html: %s, %s: %w", c.Name, g.name, err)
 			}
-			sc.Bars = append(sc.Bars, chart.Bar{Label: c.Name, Value: e.MeanA, Low: e.Effect.CILow, High: e.Effect.CIHigh, Color: chart.Color(retrieverIndex(cfg, c.Retriever.Name))})
+			lo, hi := e.Effect.CILow, e.Effect.CIHigh
+			if !e.Effect.CIDefined { // one query: no interval, not [v, v]
+				lo, hi = math.NaN(), math.NaN()
+			}
+			sc.Bars = append(sc.Bars, chart.Bar{Label: c.Name, Value: e.MeanA, Low: lo, High: hi, Color: chart.Color(retrieverIndex(cfg, c.Retriever.Name))})
 		}
 		charts = append(charts, sc)
 	}
 	return charts, nil
 }
 
-// htmlMatrix is the significance matrix on the first tested metric (nil
-// when no pair was tested): row a, column b holds mean(a) − mean(b) and the
-// adjusted p-value; untested pairs and the diagonal are NaN.
+// htmlMatrix is the all-pairs significance matrix, on request only
+// (significance.matrix: Significance.AllPairs; nil otherwise): row a,
+// column b holds mean(a) − mean(b) and the adjusted p-value; untested
+// pairs and the diagonal are NaN.
 func htmlMatrix(res *results.Results) *htmlreport.Matrix {
 	sig := res.Significance
-	if len(sig.Pairs) == 0 || len(sig.Metrics) == 0 {
+	ap := sig.AllPairs
+	if ap == nil || len(ap.Pairs) == 0 {
 		return nil
 	}
-	m := &htmlreport.Matrix{Metric: sig.Metrics[0], Test: sig.Test, Correction: sig.Correction, Alpha: sig.Alpha}
+	m := &htmlreport.Matrix{Metric: ap.Metric, Test: sig.Test, Correction: sig.Correction, Alpha: sig.Alpha, Comparisons: ap.Comparisons}
 	pos := map[string]int{}
 	for i, c := range res.Cells {
 		m.Cells = append(m.Cells, c.Name)
@@ -185,10 +206,7 @@ func htmlMatrix(res *results.Results) *htmlreport.Matrix {
 	}
 	n := len(m.Cells)
 	m.Diff, m.P = nanMatrix(n), nanMatrix(n)
-	for _, p := range sig.Pairs {
-		if p.Metric != m.Metric {
-			continue
-		}
+	for _, p := range ap.Pairs {
 		a, b := pos[p.A], pos[p.B]
 		m.Diff[a][b], m.P[a][b] = p.MeanA-p.MeanB, p.PAdjusted
 		m.Diff[b][a], m.P[b][a] = p.MeanB-p.MeanA, p.PAdjusted
@@ -198,30 +216,58 @@ func htmlMatrix(res *results.Results) *htmlreport.Matrix {
 
 // htmlMisses is the misses browser's data: the cells' misses in
 // misses.jsonl's order (MissesJSONL), so the page shows what the file
-// holds. A span miss lists what came back and no gold id, as a span row
-// of misses.jsonl has no "missing" member.
+// holds, each with its own snippets (cut from its cell's chunking, with
+// their marks) and its diagnosis. A span miss shows its gold passage.
 func htmlMisses(cfg *config.Config, res *results.Results) htmlreport.Misses {
-	out := htmlreport.Misses{K: cfg.PromptK, Queries: map[string]string{}, Docs: map[string]string{}}
-	add := func(cell int, q results.MissQuery, missing []results.Gold, returned []results.Hit) {
-		x := htmlreport.Miss{Cell: cell, QueryID: q.QueryID}
-		out.Queries[q.QueryID] = q.Query
-		for _, g := range missing {
-			x.Missing = append(x.Missing, htmlreport.Gold{ID: g.ID, Grade: g.Grade, Rank: g.Rank})
-			out.Docs[g.ID] = g.Snippet
+	out := htmlreport.Misses{K: cfg.PromptK, Queries: map[string]string{}}
+	snippet := func(text string, marks []results.Mark) htmlreport.Snippet {
+		sn := htmlreport.Snippet{Text: text}
+		for _, m := range marks {
+			sn.Marks = append(sn.Marks, htmlreport.Mark{Start: m.Start, End: m.End, Gold: m.Kind == results.MarkGold})
 		}
-		for _, h := range returned {
-			x.Returned = append(x.Returned, htmlreport.Returned{ID: h.ID, Score: h.Score, Relevant: h.Relevant})
-			out.Docs[h.ID] = h.Snippet
+		return sn
+	}
+	returned := func(hits []results.Hit) []htmlreport.Returned {
+		var rs []htmlreport.Returned
+		for _, h := range hits {
+			rs = append(rs, htmlreport.Returned{ID: h.ID, Score: h.Score, Relevant: h.Relevant, Text: snippet(h.Snippet, h.Marks)})
 		}
-		out.List = append(out.List, x)
+		return rs
+	}
+	gold := func(id string, grade, rank int, dg *results.Diagnosis, text htmlreport.Snippet) htmlreport.Gold {
+		g := htmlreport.Gold{ID: id, Grade: grade, Rank: rank, Text: text}
+		if dg != nil {
+			g.Cause, g.Detail = dg.Cause, DiagnosisText(dg, cfg.PromptK)
+		}
+		return g
+	}
+	terms := func(dg *results.Diagnosis) []string {
+		if dg == nil {
+			return nil
+		}
+		return dg.QueryTerms
 	}
 	for i, c := range res.Cells {
 		out.Cells = append(out.Cells, c.Name)
 		for _, m := range c.SpanMisses {
-			add(i, m.MissQuery, nil, m.Returned)
+			out.Queries[m.QueryID] = m.Query
+			rank := 0
+			if m.Diagnosis != nil {
+				rank = m.Diagnosis.BestRank
+			}
+			g := gold(fmt.Sprintf("%s [%d, %d)", m.Doc, m.Start, m.End), 0, rank, m.Diagnosis, snippet(m.Text, m.TextMarks))
+			out.List = append(out.List, htmlreport.Miss{Cell: i, QueryID: m.QueryID, Terms: terms(m.Diagnosis), Missing: []htmlreport.Gold{g}, Returned: returned(m.Returned)})
 		}
 		for _, m := range c.Misses {
-			add(i, m.MissQuery, m.Missing, m.Returned)
+			out.Queries[m.QueryID] = m.Query
+			x := htmlreport.Miss{Cell: i, QueryID: m.QueryID, Returned: returned(m.Returned)}
+			for _, g := range m.Missing {
+				x.Missing = append(x.Missing, gold(g.ID, g.Grade, g.Rank, g.Diagnosis, snippet(g.Snippet, g.Marks)))
+				if x.Terms == nil {
+					x.Terms = terms(g.Diagnosis)
+				}
+			}
+			out.List = append(out.List, x)
 		}
 	}
 	return out

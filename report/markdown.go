@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
@@ -20,7 +21,7 @@ import (
 // tables, unanswerable queries, misses, timings and warnings.
 func Markdown(res *results.Results) string {
 	r := &reportWriter{res: res, cfg: &res.Config, ds: res.Dataset, pk: res.Config.PromptK}
-	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.spanMeasures, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.timings, r.warnings} {
+	for _, section := range []func(){r.header, r.notes, r.retrievers, r.comparison, r.spanMeasures, r.judged, r.budgets, r.recallAcrossK, r.best, r.slices, r.unanswerable, r.misses, r.costs, r.timings, r.warnings} {
 		section()
 	}
 	return r.b.String()
@@ -49,8 +50,8 @@ func (r *reportWriter) promptCols() []string {
 
 // header writes the title and the dataset paragraph.
 func (r *reportWriter) header() {
-	r.w("# ragbench sweep: %s\n\n", r.cfg.Name)
-	r.w("Dataset **%s**: %d documents, %d judged queries (%d answerable, %d unanswerable); qrels are %s-level", r.ds.Name, r.ds.Documents, r.ds.Queries, r.ds.Answerable, r.ds.Unanswerable, r.ds.Level)
+	r.w("# ragbench sweep: %s\n\n", mdText(r.cfg.Name))
+	r.w("Dataset **%s**: %d documents, %d judged queries (%d answerable, %d unanswerable); qrels are %s-level", mdText(r.ds.Name), r.ds.Documents, r.ds.Queries, r.ds.Answerable, r.ds.Unanswerable, r.ds.Level)
 	if r.ds.Level == "document" {
 		r.w(" (chunk rankings become document rankings by MaxP)")
 	}
@@ -86,14 +87,17 @@ func (r *reportWriter) retrievers() {
 	r.w("\nChunkings: %s (%s; title prepended: %v).\n\n", strings.Join(chs, ", "), sizeUnits(r.cfg), *r.cfg.Dataset.Title)
 }
 
-// comparison writes the main table at prompt_k with significance letters.
+// comparison writes the main table at prompt_k with significance labels
+// (compare.Labels: letters, or numbers past 26 cells, separated so that
+// "ah" is never read as a and h), then the plan's comparisons
+// (significance.go).
 func (r *reportWriter) comparison() {
-	letters := cellLetters(len(r.res.Cells))
+	letters := compare.Labels(len(r.res.Cells))
 	sig := r.res.Significance
 	r.w("## Comparison at prompt_k = %d\n\n", r.pk)
 	cols := r.promptCols()
 	// column m of the comparison table: the header, then the means with
-	// the letters of the cells each beats significantly.
+	// the labels of the cells each beats significantly.
 	column := func(m string) []string {
 		out := []string{m}
 		for _, c := range r.res.Cells {
@@ -103,7 +107,7 @@ func (r *reportWriter) comparison() {
 				for _, j := range beats {
 					sup = append(sup, letters[j])
 				}
-				v += "<sup>" + strings.Join(sup, "") + "</sup>"
+				v += "<sup>" + joinLabels(sup) + "</sup>"
 			}
 			out = append(out, v)
 		}
@@ -115,14 +119,8 @@ func (r *reportWriter) comparison() {
 		keys[1] = append(keys[1], c.Name)
 	}
 	splitTable(&r.b, keys, cols, sig.Metrics, column, fmt.Sprintf("Other metrics at prompt_k = %d (not tested for significance):", r.pk))
-	r.w("\nSuperscript letters name the cells a cell beats significantly on that metric (after correction), over the %d answerable queries.\n\n", sig.Queries)
-	for _, n := range sig.Notes {
-		if strings.HasPrefix(n, "A superscript letter marks") {
-			continue // said in the sentence above
-		}
-		r.w("- %s\n", mdEscape(n))
-	}
-	r.w("\n")
+	r.w("\n%s\n\n", superscriptSentence(len(r.res.Cells), sig.Queries))
+	r.significance()
 }
 
 // recallAcrossK writes recall at every k.
@@ -152,17 +150,20 @@ func (r *reportWriter) best() {
 	if len(r.res.Best) > 0 {
 		m := r.res.Best[0].Metric
 		r.w("## Best cell per chunking\n\n")
-		if r.ds.HeldOut == 0 {
-			r.w("Chosen on the %d tuning queries by %s; there is no held-out query (heldout.fraction gives none), so there is no honest estimate: raise heldout.fraction for one.\n\n", r.ds.Tuning, m)
-		} else {
-			r.w("Chosen on the %d tuning queries by %s; the held-out column (%d queries) is the honest estimate.\n\n", r.ds.Tuning, m, r.ds.HeldOut)
+		switch {
+		case r.ds.Tuning == 0:
+			r.w("There is no tuning query (heldout.fraction holds every answerable query out), so no cell is chosen on tuning queries (—): each chunking lists its first cell, and the held-out column (%d queries) compares them all. Lower heldout.fraction to choose.%s\n\n", r.ds.HeldOut, smallSample(r.ds.HeldOut, "held-out means"))
+		case r.ds.HeldOut == 0:
+			r.w("Chosen on the %d tuning queries by %s; there is no held-out query (heldout.fraction gives none), so there is no honest estimate: raise heldout.fraction for one.%s\n\n", r.ds.Tuning, m, smallSample(r.ds.Tuning, "tuning means"))
+		default:
+			r.w("Chosen on the %d tuning queries by %s; the held-out column (%d queries) is the honest estimate.%s%s\n\n", r.ds.Tuning, m, r.ds.HeldOut, smallSample(r.ds.Tuning, "tuning means"), smallSample(r.ds.HeldOut, "held-out means"))
 		}
 		// A mean over no query is not 0: it does not exist.
 		tuning := func(v float64) string { return meanOf(v, r.ds.Tuning) }
 		heldOut := func(v float64) string { return meanOf(v, r.ds.HeldOut) }
 		var rows [][]string
 		for _, bst := range r.res.Best {
-			rows = append(rows, []string{bst.Chunking, bst.Cell, tuning(bst.Tuning), heldOut(bst.HeldOut)})
+			rows = append(rows, []string{bst.Chunking, bestCell(bst), tuning(bst.Tuning), heldOut(bst.HeldOut)})
 		}
 		table(&r.b, []string{"chunking", "best cell", m + " tuning", m + " held-out"}, rows)
 		r.w("\n## Tuning vs held-out\n\n")
@@ -195,6 +196,9 @@ func (r *reportWriter) slices() {
 			if n == 0 {
 				r.w("Every query of this slice is unanswerable: see below.\n\n")
 				continue
+			}
+			if w := smallSample(n, "this slice's means"); w != "" {
+				r.w("%s\n\n", strings.TrimSpace(w))
 			}
 			keys := [][]string{{"cell"}}
 			for _, c := range r.res.Cells {
@@ -274,7 +278,8 @@ func (r *reportWriter) unanswerable() {
 // misses writes the misses summary.
 func (r *reportWriter) misses() {
 	if r.ds.Labels == results.LabelsSpans {
-		r.w("## Misses\n\n`misses.jsonl` lists, per cell, each gold span no chunk of the top %d covers, with its text and the chunks that came back instead.\n\n", r.pk)
+		r.w("## Misses\n\n`misses.jsonl` lists, per cell, each gold span no chunk of the top %d covers, with its text, its diagnosis and the chunks that came back instead.\n\n", r.pk)
+		r.missCauses()
 		return
 	}
 	r.w("## Misses\n\n`misses.jsonl` lists, per cell and answerable query, the gold ids missing from the top %d and what came back instead.\n\n", r.pk)
@@ -294,6 +299,7 @@ func (r *reportWriter) misses() {
 		table(&r.b, []string{"cell", fmt.Sprintf("queries missing a gold id @%d", r.pk)}, missRows)
 		r.w("\n")
 	}
+	r.missCauses()
 }
 
 // timings writes the timing tables.
@@ -319,6 +325,7 @@ func (r *reportWriter) timings() {
 	}, "")
 	r.w("\ncached: yes when the cell's run was read from the run cache (nothing built, embedded or searched). Chunking time is per chunking, repeated on its cells; build is index build or cache load; embed is embedding the chunks (dense); search includes embedding the queries.\n")
 	r.timingNotes()
+	r.queryCosts()
 }
 
 // timingNotes writes the kinds' notes on their timings (kinds.TimingNoter,

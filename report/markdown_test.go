@@ -32,10 +32,29 @@ func TestReportSuperscripts(t *testing.T) {
 	}
 }
 
-func TestCellLetters(t *testing.T) {
-	l := cellLetters(28)
-	if l[0] != "a" || l[25] != "z" || l[26] != "aa" || l[27] != "ab" {
-		t.Errorf("letters %v", l)
+// TestReportLabelsPast26: with more than 26 cells the labels are numbers
+// (compare.Labels) and a cell beating several names them separated by
+// commas — "1,8" — where letters read "ah", as a and h or as the one cell
+// "ah" (issue 23); the sentence under the table says numbers.
+func TestReportLabelsPast26(t *testing.T) {
+	res := &results.Results{
+		Config:  config.Config{Name: "x", Dataset: config.DatasetConfig{Title: ptr(true)}, Metrics: []string{"ndcg"}, K: []int{10}, PromptK: 10, HeldOut: config.HeldOutConfig{Seed: ptr(int64(1)), Fraction: ptr(0.2)}},
+		Dataset: results.DatasetSummary{Name: "d", Answerable: 35},
+		Significance: results.Significance{Metrics: []string{"ndcg@10"}, Queries: 35,
+			Beats: map[string]map[string][]int{"ndcg@10": {"c28": {0, 7}, "c27": {33}}}},
+	}
+	for i := range 36 {
+		res.Cells = append(res.Cells, results.CellResult{Name: fmt.Sprintf("c%02d", i+1), Means: map[string]map[string]float64{results.GroupAll: {"ndcg@10": 0.5}}})
+	}
+	md := Markdown(res)
+	for _, want := range []string{"| 28 | c28  | 0.5000<sup>1,8</sup> |", "| 27 | c27  | 0.5000<sup>34</sup>  |", "| 1  | c01  | 0.5000               |",
+		"Superscript numbers (separated by commas) name the cells a cell beats significantly"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md[:min(len(md), 3000)])
+		}
+	}
+	if strings.Contains(md, "<sup>ah</sup>") || strings.Contains(md, "| aa |") {
+		t.Error("report.md labels cells with letters past z")
 	}
 }
 
@@ -224,9 +243,15 @@ func TestFindingsTie(t *testing.T) {
 	if len(got) != 2 || !strings.Contains(got[0], "doc: 0.6000 vs `doc/bm25` 0.6000 (±0), not tested for significance") {
 		t.Errorf("findings %q", got)
 	}
-	res.Cells[3].Means[results.GroupAll]["ndcg@10"] = 0.60 // three-way tie: the earliest cell, bm25, is best
+	res.Cells[3].Means[results.GroupAll]["ndcg@10"] = 0.60 // three-way tie: named as a tie, not one winner
 	got = Findings(res)
-	if last := got[len(got)-1]; !strings.Contains(last, "plain BM25 cell: `doc/bm25`") || !strings.Contains(last, "`doc/rrf` (0.6000), ties with it") {
+	if last := got[len(got)-1]; last != "3 cells tie for best on ndcg@10 (0.6000, all 40 answerable queries): `doc/bm25`, `doc/rrf`, `doc/ce`." {
+		t.Errorf("findings %q", got)
+	}
+	res.Cells[3].Means[results.GroupAll]["ndcg@10"] = 0.70
+	res.Cells[2].Means[results.GroupAll]["ndcg@10"] = 0.60 // bm25 = rrf below the best: "ties with it" stays for the other type
+	got = Findings(res)
+	if last := got[len(got)-1]; !strings.Contains(last, "is `doc/ce` (rerank, 0.7000") {
 		t.Errorf("findings %q", got)
 	}
 }

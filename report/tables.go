@@ -95,7 +95,10 @@ func splitColumns(keys [][]string, cols, first []string, column func(string) []s
 // splitTable writes a table of the key columns (each a header then one
 // value per row) and the metric columns cols, split by splitColumns; between
 // tables it writes a blank line, and between the first-metric tables and
-// the others, the line between (when not empty).
+// the others, the line between (when not empty). The key columns are plain
+// text (escaped by the writer); the metric columns' values are written as
+// Markdown (numbers, and the comparison table's <sup> labels): never a
+// user's text.
 func splitTable(b *strings.Builder, keys [][]string, cols, first []string, column func(string) []string, between string) {
 	groups := splitColumns(keys, cols, first, column)
 	for gi, g := range groups {
@@ -125,24 +128,8 @@ func splitTable(b *strings.Builder, keys [][]string, cols, first []string, colum
 			}
 			rows = append(rows, row)
 		}
-		table(b, head, rows)
+		markupTable(b, head, rows, len(keys))
 	}
-}
-
-// cellLetters labels cells a, b, …, z, aa, ab, ….
-func cellLetters(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		s := ""
-		for j := i; ; j = j/26 - 1 {
-			s = string(rune('a'+j%26)) + s
-			if j < 26 {
-				break
-			}
-		}
-		out[i] = s
-	}
-	return out
 }
 
 func latency(t results.Timing) string {
@@ -201,16 +188,32 @@ func mdCode(s string) string {
 	return fence + " " + s + " " + fence
 }
 
-func mdEscape(s string) string {
-	r := strings.NewReplacer("|", "\\|", "\n", " ", "<", "&lt;", ">", "&gt;")
-	return r.Replace(s)
-}
+// mdEscape escapes a user's text (a query, a snippet, a label, a name) for
+// report.md's prose: texttab.Escape, the one Markdown escape rule (table
+// cells get it from the table writer: never escape a cell twice).
+func mdEscape(s string) string { return texttab.Escape(s) }
+
+// mdText writes s, a name the user chose (the config's, the dataset's),
+// as Markdown text that renders as s: texttab.Escape, the one rule
+// (mdEscape's).
+func mdText(s string) string { return texttab.Escape(s) }
 
 // table writes a padded Markdown table (texttab's, the renderer of every
-// ragbench report), every column left-aligned.
+// ragbench report), every column left-aligned, every cell plain text
+// (escaped by the writer).
 func table(b *strings.Builder, head []string, rows [][]string) {
 	t := texttab.Table{Header: head, Rows: rows}
 	t.WritePaddedMarkdown(b) // a strings.Builder does not fail
+}
+
+// markupTable is table with the columns from markupFrom on written as
+// Markdown (texttab.Table.Markup): the means with their <sup> labels.
+func markupTable(b *strings.Builder, head []string, rows [][]string, markupFrom int) {
+	t := texttab.Table{Header: head, Rows: rows, Markup: make([]bool, len(head))}
+	for i := markupFrom; i < len(head); i++ {
+		t.Markup[i] = true
+	}
+	t.WritePaddedMarkdown(b)
 }
 
 func runeLen(s string) int { return len([]rune(s)) }

@@ -38,7 +38,10 @@ func FuzzReadResults(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out := ResultsJSON(res)
+		out, err := ResultsJSON(res)
+		if err != nil {
+			t.Fatalf("read, it does not write back: %v", err)
+		}
 		if err := os.WriteFile(p, out, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +49,7 @@ func FuzzReadResults(f *testing.F) {
 		if err != nil {
 			t.Fatalf("written back, it does not read: %v\n%s", err, out)
 		}
-		if b := ResultsJSON(again); !bytes.Equal(b, out) {
+		if b, err := ResultsJSON(again); err != nil || !bytes.Equal(b, out) {
 			t.Fatalf("reads back differently:\n%s\nthen\n%s", out, b)
 		}
 	})

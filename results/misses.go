@@ -33,6 +33,10 @@ type Gold struct {
 	Grade   int    `json:"grade"`
 	Rank    int    `json:"rank"`
 	Snippet string `json:"snippet"`
+	// Marks highlight the words of the snippet carrying query terms.
+	Marks []Mark `json:"marks,omitempty"`
+	// Diagnosis is why it was missed (docs/misses.md).
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 }
 
 // SpanMiss is one misses.jsonl row of span labels: a gold span no chunk of
@@ -44,6 +48,10 @@ type SpanMiss struct {
 	End      int    `json:"end"`
 	Text     string `json:"text"`
 	Returned []Hit  `json:"returned"` // Relevant: the chunk covers a gold span of the query
+	// TextMarks highlight the words of Text carrying query terms.
+	TextMarks []Mark `json:"text_marks,omitempty"`
+	// Diagnosis is why the passage was missed (docs/misses.md).
+	Diagnosis *Diagnosis `json:"diagnosis,omitempty"`
 }
 
 // MissesJSONL is misses.jsonl: every cell's misses (CellResult.Misses,

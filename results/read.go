@@ -27,7 +27,11 @@ type Manifest struct {
 	DataDir   string               `json:"data_dir"`
 	ModelsDir string               `json:"models_dir"`
 	Dataset   string               `json:"dataset_sha256"`
-	Files     []FileHash           `json:"files"`
+	// LabelsDigest is, with span labels, spans.Digest of the labels as
+	// the run placed them (moved labels at their new offsets): a SHA-256
+	// of what they say, whatever the file's spelling; "" for other labels.
+	LabelsDigest string     `json:"labels_digest,omitempty"`
+	Files        []FileHash `json:"files"`
 }
 
 // FileHash is one hashed input file of the manifest.

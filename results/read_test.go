@@ -63,7 +63,7 @@ func TestReadPreviousVersion(t *testing.T) {
 // (written by a newer one) is kept as written, not refused.
 func TestReadUnknownKind(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "results.json")
-	r := `{"name":"svc","type":"http","url_env":"SVC_URL","version":"v2"}`
+	r := `{"name":"svc","type":"grpc","url_env":"SVC_URL","version":"v2"}`
 	if err := os.WriteFile(p, []byte(`{"config": {"retrievers": [`+r+`]}, "cells": [{"name": "doc/svc", "retriever": `+r+`}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,12 @@ type Results struct {
 	// Warnings are counted, reported policies (empty documents, queries
 	// without text, ...).
 	Warnings []string `json:"warnings"`
+	// Labels counts the labels' judgements, grade 0 ones and span labels
+	// placed at new offsets (nil in files of earlier versions).
+	Labels *LabelNotes `json:"labels,omitempty"`
+	// BudgetVerdict is the chunking verdict at the prompt budget (config
+	// prompt_budget, span labels, more than one chunking; nil otherwise).
+	BudgetVerdict *BudgetVerdict `json:"budget_verdict,omitempty"`
 	// Timings are wall times per cell: the only part that changes between
 	// runs of the same config.
 	Timings []Timing `json:"timings"`
@@ -120,6 +126,23 @@ type CellResult struct {
 	// Tuning is a tuned retriever's grid search (nil for a retriever
 	// without grids): the cell's numbers are the chosen setting's.
 	Tuning *Tuning `json:"tuning,omitempty"`
+	// Judged is the cell's judged coverage: judged@k, holes and, with
+	// dataset.judged_only, its measures on judged results only (nil in
+	// files of earlier versions).
+	Judged *JudgedCoverage `json:"judged,omitempty"`
+	// MissCauses counts the cell's misses at prompt_k by cause (package
+	// results' Causes; docs/misses.md).
+	MissCauses *MissCauses `json:"miss_causes,omitempty"`
+	// PromptTokens is the size of the cell's prompt at prompt_k.
+	PromptTokens *PromptTokens `json:"prompt_tokens,omitempty"`
+	// PromptBudgets are the span measures at each token budget (config
+	// budget_tokens; nil without).
+	PromptBudgets *PromptBudgets `json:"prompt_budgets,omitempty"`
+	// CoverShares are the passage measures at the config's cover_shares
+	// (nil without).
+	CoverShares []CoverShareMeans `json:"cover_shares,omitempty"`
+	// Truncation is what the cell's models cut (nil when it runs none).
+	Truncation []Truncation `json:"truncation,omitempty"`
 
 	// Misses are the cell's rows of misses.jsonl: per answerable query
 	// whose gold ids are not all in the top prompt_k, and with span
@@ -148,6 +171,9 @@ type Hit struct {
 	Score    float64 `json:"score"`
 	Relevant bool    `json:"relevant,omitempty"`
 	Snippet  string  `json:"snippet"`
+	// Marks highlight the snippet's text of the missed gold passage and
+	// the words carrying the query's terms (misses only).
+	Marks []Mark `json:"marks,omitempty"`
 }
 
 // Best is the best cell of one chunking, chosen on tuning queries only
@@ -159,6 +185,10 @@ type Best struct {
 	Metric   string  `json:"metric"`
 	Tuning   float64 `json:"tuning"`
 	HeldOut  float64 `json:"heldout"`
+	// Tied are the other cells of the chunking with the same tuning mean
+	// (ties at the top are named as ties, not one winner); empty when
+	// none.
+	Tied []string `json:"tied,omitempty"`
 }
 
 // Timing is one cell's wall times in seconds. Cached says the cell's run
@@ -191,16 +221,23 @@ type Timing struct {
 	Fuse          float64  `json:"fuse_s"`
 	Rerank        float64  `json:"rerank_s"`
 	Score         float64  `json:"score_s"`
+	// QueryCost is the quality-against-cost chart's cost of a query
+	// (latency and index), for every cell (QueryCost's doc).
+	QueryCost *QueryCost `json:"query_cost,omitempty"`
 }
 
 // ResultsJSON is results.json: indented JSON of res, ending in a newline.
-func ResultsJSON(res *Results) []byte {
+// Every number of res is meant to be finite (undefined values are null or
+// flagged, as PairTest's interval); one that is not (NaN, ±Inf, which JSON
+// cannot hold) is an error naming results.json, never a panic that loses
+// the run's outputs.
+func ResultsJSON(res *Results) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(res); err != nil {
-		panic(fmt.Sprintf("results: results.json: %v", err)) // NaN-free by construction
+		return nil, fmt.Errorf("results.json: %w (a number that is not finite: a bug of ragbench; please report it)", err)
 	}
-	return buf.Bytes()
+	return buf.Bytes(), nil
 }

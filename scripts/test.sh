@@ -14,15 +14,16 @@ go vet ./...
 ./scripts/lint.sh                   # staticcheck and shellcheck, clean
 # The packages with concurrency under the race detector (about 1.5 minutes):
 # eval's streaming reader, stats, compare, dense, the sweep, bm25 (without
-# its SciFact and Cranfield replays) and the encoder's embedding cache (its
-# other tests run ONNX models); the skipped tests run without -race below.
-go test -count=1 -race -timeout 20m ./eval ./stats ./compare ./retrievers/dense ./sweep
+# its SciFact and Cranfield replays), the encoder's embedding cache (its
+# other tests run ONNX models) and the labelling workbench's server; the
+# skipped tests run without -race below.
+go test -count=1 -race -timeout 20m ./eval ./stats ./compare ./retrievers/dense ./sweep ./workbench
 go test -count=1 -race -timeout 10m -skip '^Test(SciFact|Cranfield)$' ./retrievers/bm25
 go test -count=1 -race -timeout 10m -run 'CachedEmbedder' ./encoder
 go test -count=1 -timeout 20m ./...
 # The Python side of external pipelines (pipelines/: reference pipelines, scorer, fault server; docs/pipelines.md), about 40 s.
 third_party/python/bin/python -m unittest discover -s pipelines/tests
-./scripts/fuzz.sh 10s               # every fuzz target 10 s, one at a time: 13 targets, about 3 min (long run: ./scripts/fuzz.sh 10m)
+./scripts/fuzz.sh 10s               # every fuzz target 10 s, one at a time (fuzz.sh finds the targets itself: about 10 s × their number; long run: ./scripts/fuzz.sh 10m)
 go test -count=1 -tags e2e -run '^TestE2E' -timeout 70m ./...
 # Elasticsearch 8.19.21 and OpenSearch 3.5.0, each a single node and a
 # two-node cluster on 127.0.0.1:9200–9370 (fetched by setup.sh): the SciFact

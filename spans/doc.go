@@ -52,6 +52,12 @@
 // RunJudgements does so for one run when labels give alternatives, which
 // count once in every measure (Query.Passages).
 //
+// The same measures at a prompt budget in tokens rather than at k
+// (EvaluateBudgets): the prompt holds the chunks in rank order while they
+// fit, the next one cut to the tokens left (Prompt; the caller counts
+// tokens, PromptTokens), so chunkings are compared on the same amount of
+// prompt (docs/spans.md, "Prompt budgets").
+//
 // The flow for one chunking: docs → corpus.Spec.Chunk → NewChunking;
 // ReadJSONL or ReadChromaCSV(labels, docs) → queries; a retriever's
 // eval.Run over chunk ids → Evaluate(queries, chunking, run, opts), and

@@ -344,37 +344,37 @@ func queryValues(passages [][]Interval, ranked, all []Interval, opt Options) []f
 	nk := len(opt.Ks)
 	vals := make([]float64, 1+len(AtK)*nk)
 	vals[0] = PrecisionOmega(bestForOmega(passages, all), all)
-	// firstCover[j] = rank (from 1) of the first chunk covering a member of passage j, 0 if none.
-	firstCover := make([]int, len(passages))
-	for j, members := range passages {
-		for i, c := range ranked {
-			if slices.ContainsFunc(members, func(g Interval) bool { return Covers(c, g, opt.CoverShare) }) {
-				firstCover[j] = i + 1
-				break
-			}
-		}
-	}
 	for ki, k := range opt.Ks {
-		top := ranked[:min(k, len(ranked))]
-		ts := Token(mostRetrieved(passages, top), top)
-		covered, first := 0, 0
-		for _, r := range firstCover {
-			if r > 0 && r <= k {
-				covered++
-				if first == 0 || r < first {
-					first = r
-				}
-			}
-		}
-		at := []float64{ts.Recall, ts.Precision, ts.IoU, float64(covered) / float64(len(passages)), 0, 0}
-		if first > 0 {
-			at[4], at[5] = 1, 1/float64(first)
-		}
-		for fi, v := range at {
+		for fi, v := range promptValues(passages, ranked[:min(k, len(ranked))], opt.CoverShare) {
 			vals[1+fi*nk+ki] = v
 		}
 	}
 	return vals
+}
+
+// promptValues are the AtK measures, in AtK's order, of one query whose
+// prompt holds the chunks top (best first): Token of the passages' members
+// most retrieved, the share of passages a chunk of top covers, and the hit
+// and reciprocal rank of the first chunk covering any passage.
+func promptValues(passages [][]Interval, top []Interval, share float64) []float64 {
+	ts := Token(mostRetrieved(passages, top), top)
+	covered, first := 0, 0
+	for _, members := range passages {
+		for i, c := range top {
+			if slices.ContainsFunc(members, func(g Interval) bool { return Covers(c, g, share) }) {
+				covered++
+				if first == 0 || i+1 < first {
+					first = i + 1
+				}
+				break
+			}
+		}
+	}
+	at := []float64{ts.Recall, ts.Precision, ts.IoU, float64(covered) / float64(len(passages)), 0, 0}
+	if first > 0 {
+		at[4], at[5] = 1, 1/float64(first)
+	}
+	return at
 }
 
 // mostRetrieved picks one member of each passage: the one holding the most

@@ -31,6 +31,11 @@ const (
 	// DefaultPower is the power of minimum detectable differences and
 	// sample sizes.
 	DefaultPower = 0.8
+	// DefaultDetect is the true difference, in the metric's units, whose
+	// required number of queries reports give (SampleSize) when none is
+	// named: 0.05, the "real change" a set of about fifty questions is
+	// meant to see (issue 23).
+	DefaultDetect = 0.05
 	// DefaultSeed is the seed of bench compare and of the sweep's
 	// significance section.
 	DefaultSeed = 42

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 )
@@ -31,6 +33,51 @@ func cachedRun(run eval.Run) map[string][][2]any {
 		out[q] = rows
 	}
 	return out
+}
+
+// writeCacheJSON writes v's JSON to the run-cache file path, atomically;
+// a value JSON cannot hold (NaN) is an error, not a panic.
+func writeCacheJSON(path string, v any) error {
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = fileutil.WriteAtomic(path, b)
+	}
+	if err != nil {
+		return fmt.Errorf("run cache: %w", err)
+	}
+	return nil
+}
+
+// notesPath is the file beside a run-cache file that holds its run's
+// notes (kinds.Cell.Notes): <key>.notes.json, a JSON list of lines.
+func notesPath(runPath string) string {
+	return strings.TrimSuffix(runPath, ".json") + ".notes.json"
+}
+
+// writeNotes writes the notes of the run cached at runPath when its kind
+// is a kinds.Noter (an empty list too: "no note" is known).
+func writeNotes(runPath string, noter bool, notes []string) error {
+	if !noter {
+		return nil
+	}
+	if notes == nil {
+		notes = []string{}
+	}
+	return writeCacheJSON(notesPath(runPath), notes)
+}
+
+// readNotes reads the notes of the run cached at runPath; ok is false
+// when a Noter's are missing or unreadable (a run cached before notes
+// were: the caller makes it again). A kind that notes nothing has none.
+func readNotes(runPath string, noter bool) (notes []string, ok bool) {
+	if !noter {
+		return nil, true
+	}
+	b, err := os.ReadFile(notesPath(runPath))
+	if err != nil || json.Unmarshal(b, &notes) != nil {
+		return nil, false
+	}
+	return notes, true
 }
 
 func readCachedRun(path string) (eval.Run, error) {

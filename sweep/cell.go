@@ -3,16 +3,19 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math"
 	"path/filepath"
+	"slices"
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/results"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/passages"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -43,6 +46,12 @@ type cellRun struct {
 	run    eval.Run
 	timing results.Timing
 	tuning *results.Tuning // a tuned cell's grid search (tuningrun.go)
+	// passages, set for a kind that brings a pipeline's own passages
+	// (kinds.Cell.Passages), are what run's ids name; passageNotes are
+	// what the report should say of them (passages.go).
+	passages     *passages.Scored
+	passageNotes []string
+	notes        []string // kinds.Cell.Notes (cached beside the run), report warnings
 }
 
 // cellRunner produces the cells' chunk-level runs of one sweep. It holds
@@ -60,6 +69,10 @@ type cellRunner struct {
 	res    *results.Results // the cells' results, appended as they are scored
 	scored []scoredCell     // each cell's final run and scores, in res.Cells' order
 	nCells int              // cells of the sweep, for the progress lines
+	diag   *missDiagnoser   // the misses' diagnoses (diagnosis.go)
+	// truncMemo holds an embedder's truncation per model and chunking
+	// (cost.go): the cells sharing them count once.
+	truncMemo map[string]results.Truncation
 }
 
 // chunkCells is one chunking's state while its cells run.
@@ -69,6 +82,8 @@ type chunkCells struct {
 	runs   map[string]*cellRun // retriever name → run, for hybrid and rerank inputs
 	level  corpus.Level        // qrels level for this chunking (tuned cells score as the cell)
 	docOf  func(chunkID string) string
+	spans  *spanCells         // the chunking's span judgements (nil without span labels): tuned cells score on them too
+	costs  map[string]ownCost // retriever name → its cost, for the cells over it (cost.go)
 }
 
 // kindCell is the kinds.Cell of cell over cc's chunks: its inputs' runs,
@@ -96,17 +111,24 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 	cr := &cellRun{key: key, timing: results.Timing{Cell: cell.Name}}
 	cachePath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".json")
 	cacheable := rc.Settings.Cacheable()
+	_, noter := rc.Settings.(kinds.Noter)
 	if run, err := readCachedRun(cachePath); err == nil && cacheable {
-		cr.run = run
-		cr.timing.Cached = true
-		cc.runs[rc.Name] = cr
-		return cr, nil
+		if notes, ok := readNotes(cachePath, noter); ok {
+			cr.run, cr.notes = run, notes
+			cr.timing.Cached = true
+			cc.runs[rc.Name] = cr
+			return cr, nil
+		}
 	}
 	kc := r.kindCell(cc, cell, scope)
 	if err := rc.Settings.Run(ctx, kc); err != nil {
 		return nil, err
 	}
-	cr.run = kc.Run
+	if err := finiteRun(kc.Run); err != nil {
+		return nil, err
+	}
+	cr.run, cr.notes = kc.Run, kc.Notes
+	cr.passages, cr.passageNotes = kc.Passages, kc.PassageNotes
 	setStats(&cr.timing, kc.Stats)
 	for _, q := range r.ds.queries {
 		if cr.run[q.ID] == nil {
@@ -121,11 +143,30 @@ func (r *cellRunner) run(ctx context.Context, cc *chunkCells, cell config.Cell, 
 		cc.runs[rc.Name] = cr
 		return cr, nil
 	}
-	if err := fileutil.WriteAtomic(cachePath, hashkey.JSON(cachedRun(cr.run))); err != nil {
-		return nil, fmt.Errorf("run cache: %w", err)
+	if err := writeCacheJSON(cachePath, cachedRun(cr.run)); err != nil {
+		return nil, err
+	}
+	if err := writeNotes(cachePath, noter, cr.notes); err != nil {
+		return nil, err
 	}
 	cc.runs[rc.Name] = cr
 	return cr, nil
+}
+
+// finiteRun checks that every score of a run a kind made is a finite
+// number: a NaN ranks nowhere (its list's order would be arbitrary), and
+// no output can hold it (JSON has no NaN, the run cache and results.json
+// are JSON, TREC readers refuse it). The error names the first query (in
+// id order) and doc.
+func finiteRun(run eval.Run) error {
+	for _, q := range slices.Sorted(maps.Keys(run)) {
+		for _, r := range run[q] {
+			if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) {
+				return fmt.Errorf("query %q: doc %q: score %v is not a finite number: a retriever's scores must be finite", q, r.DocID, r.Score)
+			}
+		}
+	}
+	return nil
 }
 
 // setStats copies a kind's measured timings and counters into t.

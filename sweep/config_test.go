@@ -43,6 +43,9 @@ func TestLoadDefaults(t *testing.T) {
 	if *cfg.HeldOut.Fraction != 0.2 || cfg.Significance.Test != "randomization" || cfg.Significance.Correction != "holm" || cfg.Significance.Alpha != 0.05 {
 		t.Errorf("defaults: heldout %v, significance %+v", *cfg.HeldOut.Fraction, cfg.Significance)
 	}
+	if s := cfg.Significance; s.Plan != "baseline" || s.Baseline != "" || s.Interval != "bca" || s.Equivalence != 0 || *s.Detect != 0.05 || s.Matrix || *s.Seed != 42 || s.Permutations != 10000 {
+		t.Errorf("plan defaults: %+v (detect %v)", s, *s.Detect)
+	}
 	r := cfg.Retrievers[0].Settings.(*kinds.BM25)
 	if *r.K1 != 0.9 || *r.B != 0.4 || r.Scoring != "lucene" {
 		t.Errorf("bm25 defaults k1=%v b=%v scoring=%q; want 0.9 0.4 lucene", *r.K1, *r.B, r.Scoring)
@@ -136,6 +139,17 @@ func TestConfigErrors(t *testing.T) {
 		{"NaN weight", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: b, type: bm25, k1: 1.2}\n  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, weights: [1, .nan]}\n", []string{":5: retrievers[2].weights[1]: .nan is not a finite number"}},
 		{"negative weight", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: b, type: bm25, k1: 1.2}\n  - {name: h, type: hybrid, inputs: [a, b], fusion: combsum, weights: [1, -0.5]}\n", []string{":5: retrievers[2].weights[1]: must be finite and ≥ 0, got -0.5"}},
 		{"second document", minimal + "---\nk: [1]\n", []string{":6: a second YAML document"}},
+		// The comparison plan (issue 23): names and values as compare and
+		// stats know them, a baseline that is a cell of the config.
+		{"unknown plan", minimal + "significance:\n  plan: pairs\n", []string{`:7: significance.plan: unknown plan "pairs": baseline, best or all-pairs`}},
+		{"unknown test", minimal + "significance: {test: tukey}\n", []string{`:6: significance.test: unknown test "tukey": randomization, t, bootstrap, wilcoxon or sign`}},
+		{"unknown correction", minimal + "significance: {correction: fdr}\n", []string{`significance.correction: unknown correction "fdr": holm, bonferroni, bh or none`}},
+		{"baseline not a cell", minimal + "significance:\n  baseline: bm25\n", []string{`:7: significance.baseline: cell "bm25" is not one of the config's cells (doc/bm25): name it <chunking>/<retriever>`}},
+		{"baseline with best", minimal + "significance:\n  plan: best\n  baseline: doc/bm25\n", []string{":8: significance.baseline: a baseline cell goes with plan baseline, not best"}},
+		{"negative margin", minimal + "significance: {equivalence: -0.02}\n", []string{":6: significance.equivalence: equivalence margin -0.02 must be a finite number ≥ 0"}},
+		{"NaN detect", minimal + "significance: {detect: .nan}\n", []string{":6: significance.detect: .nan is not a finite number"}},
+		{"negative detect", minimal + "significance: {detect: -1}\n", []string{":6: significance.detect: difference to detect -1 must be a finite number ≥ 0"}},
+		{"unknown interval", minimal + "significance: {interval: normal}\n", []string{`:6: significance.interval: unknown interval "normal": bca, percentile or t`}},
 		{"yaml syntax", "dataset: [\n", []string{"c.yaml:"}},
 	}
 	for _, tc := range cases {
@@ -343,6 +357,9 @@ func TestExplicitValues(t *testing.T) {
 		{"bad unknown_gold", "dataset: {corpus: c, queries: q, unknown_gold: drop}\nretrievers: [{name: a, type: bm25}]\n", ":1: dataset.unknown_gold: unknown policy \"drop\": error"},
 		{"permutations 0 with t", minimal + "significance: {test: t, permutations: 0}\n", ""},
 		{"fraction 0 is a value", minimal + "heldout: {fraction: 0}\n", ""},
+		{"detect 0 is none", minimal + "significance: {detect: 0, equivalence: 0}\n", ""},
+		{"empty plan", minimal + "significance: {plan: \"\"}\n", ":6: significance.plan: empty: baseline, best or all-pairs; remove the line to use the default (baseline)"},
+		{"empty baseline", minimal + "significance: {baseline: \"\"}\n", ":6: significance.baseline: empty cell name"},
 		{"tab", "dataset:\n\tcorpus: c\n", ":2: tab character: YAML indents with spaces only"},
 		{"k not an integer", minimal + "k: [1, abc]\n", ":6: k[1]: not an integer: abc"},
 		{"alpha not a number", minimal + "significance:\n  alpha: zz\n", ":7: significance.alpha: not a number: zz"},

@@ -199,6 +199,19 @@ type dataset struct {
 	// then hold each query's gold documents, and each chunking derives
 	// its chunk judgements from the spans (newSpanCells).
 	spanQueries []spans.Query
+	// labelNotes count the labels' judgements and the span labels placed
+	// at a new place (results.json "labels"); movedNote is the warning
+	// saying so ("" when none moved); labelsDigest is spans.Digest of the
+	// span labels, for the manifest ("" for other labels). labels.go.
+	labelNotes   *results.LabelNotes
+	movedNote    string
+	labelsDigest string
+	// holes remembers the similarity of each item of the chunks starting
+	// at holesOf to each gold passage; spanByID indexes spanQueries
+	// (judged.go).
+	holes    *spans.HoleFinder
+	holesOf  *corpus.Chunk
+	spanByID map[string]spans.Query
 }
 
 // sliceOf is the query's slice for the per-slice groups: its label, or
@@ -255,6 +268,12 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 	}
 	if slices != nil {
 		ds.slice = slices
+	}
+	if ds.movedNote != "" {
+		warns = append(warns, ds.movedNote)
+	}
+	if ds.labelNotes == nil {
+		ds.labelNotes = ds.idLabelNotes()
 	}
 	judged := cmp.Or(qrelsPath, queriesPath)
 	ds.judged = judged
@@ -350,6 +369,17 @@ func (ds *dataset) splitQueries(cfg *Config, judged, queriesPath string) (noText
 		} else {
 			ds.unanswer = append(ds.unanswer, id)
 		}
+	}
+	if len(ds.answerable) == 0 {
+		// trec_eval averages only queries with a relevant document (so
+		// does bench compare, which refuses the same set): with none, no
+		// cell has a mean, and a "best" cell at 0.0000 would be made up.
+		all := fmt.Sprintf("all %d judged queries are", len(ds.unanswer))
+		if len(ds.unanswer) == 1 {
+			all = "the one judged query is"
+		}
+		return 0, fmt.Errorf("%s: no answerable query: %s unanswerable (no gold passage with a positive grade); bench run's measures average the answerable queries only, as trec_eval does, so no cell can be scored or ranked: label the gold passages of at least one query (unanswerable queries are then reported apart)",
+			judged, all)
 	}
 	return noText, nil
 }

@@ -25,13 +25,17 @@
 //
 // Span labels (dataset.queries with "gold_spans", or Chroma's
 // questions.csv; spans.Detect decides): the labels are read and checked
-// against the corpus by spans.Read; each chunking then derives its chunk
-// judgements (spans.Judgements, dataset.span_cover_share) for eval's
-// families, and spans.Evaluate adds the span families on the same run;
-// misses are spans.Misses. sweep/spans.go holds this side, one hook in
-// loadDataset, cellRunner.chunking and scoreCell each. Chunk-id labels
-// with a recorded chunking (corpus.LabelInfo) are checked against every
-// chunking of the grid before any work (labelinfo.go).
+// against the corpus by spans.ReadChecked, as bench labels check reads
+// them (every problem at once; moved labels placed anew with a counted
+// note; labels.go); each chunking then derives its chunk judgements
+// (spans.Judgements, dataset.span_cover_share; per run with alternatives,
+// spans.RunJudgements) for eval's families, and spans.Evaluate adds the
+// span families on the same run; misses are spans.Misses. sweep/spans.go
+// holds this side, one hook in loadDataset, cellRunner.chunking and
+// scoreCell each. Chunk-id labels are held to their recorded chunking
+// before any work (corpus.CheckLabelChunkings, labels.go). Every cell's
+// judged coverage (judged@k, holes, and with dataset.judged_only its
+// measures on judged results only) is judged.go's.
 //
 // Caching: bleve indexes (retrievers/bm25, keyed by chunk content, analyzer,
 // fields), embeddings (encoder.CachedEmbedder, keyed by model fingerprint and

@@ -106,9 +106,7 @@ significance:
 		t.Fatal(err)
 	}
 	// The shared embedding cache: the SciFact vectors are read, not computed.
-	if err := os.Symlink(testenv.EmbeddingCache(), filepath.Join(cache, "embeddings")); err != nil {
-		t.Fatal(err)
-	}
+	testenv.LinkEmbeddingCache(t, filepath.Join(cache, "embeddings"))
 	cfg, err := Load(p, LoadOptions{DataDir: testenv.Shared(t, ""), ModelsDir: filepath.Join(testenv.RepoRoot(), "models"),
 		Output: filepath.Join(dir, "out"), CacheDir: cache, History: filepath.Join(dir, "h.csv")})
 	if err != nil {

@@ -82,7 +82,7 @@ func TestEngineConfigFields(t *testing.T) {
 		{"vector template without model", ex + "    template: '{\"knn\": {\"field\": \"v\", \"query_vector\": \"{{vector}}\", \"k\": \"{{k}}\"}}'\n", "retrievers[1].model: missing: the template holds \"{{vector}}\""},
 		{"filter not an object", ex + "    template: '{\"query\": {\"match\": {\"b\": \"{{query}}\"}}}'\n    filters: [{}]\n", "retrievers[1].filters[0]: not a JSON object"},
 		{"engine field on bm25", "  - {name: b2, type: bm25, urls: [http://h:1]}\n", "retrievers[1].urls: does not apply to type bm25"},
-		{"unknown field", es + "    url: http://h:1\n", "url: unknown field"},
+		{"unknown field", es + "    uri: http://h:1\n", "uri: unknown field"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeConfig(t, engineConfig(tc.yaml))

@@ -30,6 +30,13 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers: [{name: b, type: bm25, k1: .inf}]\n"))
 	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers: [{name: b, type: bm25}, {name: h, type: hybrid, inputs: [b, b], fusion: combsum, weights: [1, .nan]}]\n"))
 	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers: [{name: b, type: bm25}]\nk: [1, 3.9]\n---\nname: y\n"))
+	// YAML merge keys (issue 26): one anchor, a list of anchors, nested
+	// merges, a merge bringing a NaN (refused), a merge of a scalar, and
+	// an anchor merged exponentially often.
+	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers:\n  - &r {name: b, type: bm25, k1: 0.5}\n  - {<<: *r, name: c}\n"))
+	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers:\n  - &r {name: b, type: bm25}\n  - &s {<<: *r, name: c, b: 0.2}\n  - {<<: [*s, *r], name: d}\n"))
+	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers:\n  - &r {name: b, type: bm25}\n  - {<<: *r, name: c, k1: .nan}\n  - {<<: 1, name: d}\n"))
+	f.Add([]byte("name: x\ndataset: {corpus: c.jsonl, queries: q.jsonl}\nretrievers:\n  - &a {name: a, type: bm25}\n  - &b {<<: [*a, *a, *a, *a], name: b}\n  - &c {<<: [*b, *b, *b, *b], name: c}\n  - {<<: [*c, *c, *c, *c], name: d}\n"))
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer fuzzwatch.Start(fuzzwatch.Bound)()

@@ -17,7 +17,7 @@ import (
 func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 	m := results.Manifest{Tool: "ragbench", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH,
 		Modules: map[string]string{}, Seed: *cfg.Significance.Seed, HeldOut: cfg.HeldOut, Config: cfg,
-		ConfigSHA: cfg.Hash(), ConfigRaw: cfg.Path(), DataDir: cfg.DataDir(), ModelsDir: cfg.ModelsDir(), Dataset: ds.hash}
+		ConfigSHA: cfg.Hash(), ConfigRaw: cfg.Path(), DataDir: cfg.DataDir(), ModelsDir: cfg.ModelsDir(), Dataset: ds.hash, LabelsDigest: ds.labelsDigest}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		m.Tool = bi.Main.Path + "@" + bi.Main.Version
 		for _, d := range bi.Deps {

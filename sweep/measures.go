@@ -43,17 +43,12 @@ func measures(c *Config) ([]eval.Measure, []string, error) {
 	return ms, names, nil
 }
 
-// evaluateRun scores every answerable query of qrels in run with
+// evaluateRunContext scores every answerable query of qrels in run with
 // trec_eval's semantics (eval.Evaluate: ties by doc id descending, a query
 // missing from the run scores 0, unanswerable queries left out) and returns
 // them in compare's form (compare.FromEvaluation): report metric name →
-// query id → value.
-func evaluateRun(cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[string]float64, error) {
-	return evaluateRunContext(context.Background(), cfg, qrels, run)
-}
-
-// evaluateRunContext is evaluateRun stopped by ctx (eval.Options.Context):
-// a cancelled ctx ends it within a query, with ctx's error.
+// query id → value. A cancelled ctx (eval.Options.Context) ends it within
+// a query, with ctx's error.
 func evaluateRunContext(ctx context.Context, cfg *Config, qrels eval.Qrels, run eval.Run) (map[string]map[string]float64, error) {
 	ms, names, err := measures(cfg)
 	if err != nil {

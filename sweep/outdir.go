@@ -98,9 +98,10 @@ var (
 // commit leaves the earlier outputs untouched, and a move failing during
 // the commit puts the earlier outputs back whole. A run killed during the
 // commit (SIGKILL, power loss: nothing can undo its moves then) leaves its
-// journal (journalName), and the next run into the folder puts the earlier
-// outputs back before anything else (recoverStage); until then the folder
-// may mix the two runs' entries.
+// journal (journalName), and the next run into the folder, or bench run
+// --check, puts the earlier outputs back before any work
+// (recoverOutputDir; again here, for a run killed since); until then the
+// folder may mix the two runs' entries.
 func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *results.Results, scored []scoredCell, opts Options) error {
 	out := cfg.Output
 	if err := checkOutputDir(out); err != nil {
@@ -114,17 +115,8 @@ func writeOutputs(ctx context.Context, cfg *Config, ds *dataset, res *results.Re
 		return err
 	}
 	defer unlock()
-	if old, _ := filepath.Glob(filepath.Join(out, stagePrefix+"*")); len(old) > 0 {
-		for _, p := range old {
-			// A leftover of a killed run (we hold the lock): ours by name.
-			// If it was killed during its commit, the earlier outputs it
-			// had replaced are in p: they go back first.
-			if err := recoverStage(p, out); err != nil {
-				return err
-			}
-			os.RemoveAll(p)
-		}
-		fileutil.SyncDir(out)
+	if _, err := recoverStages(out); err != nil { // killed since the preflight's
+		return err
 	}
 	stage, err := os.MkdirTemp(out, stagePrefix)
 	if err != nil {
@@ -197,12 +189,16 @@ func stageOutputs(ctx context.Context, stage string, cfg *Config, ds *dataset, r
 	if err != nil {
 		return nil, err
 	}
+	resJSON, err := results.ResultsJSON(res)
+	if err != nil {
+		return nil, err
+	}
 	files := []struct {
 		name string
 		data []byte
 	}{
 		{"misses.jsonl", results.MissesJSONL(res)},
-		{"results.json", results.ResultsJSON(res)},
+		{"results.json", resJSON},
 		{"report.md", []byte(report.Markdown(res))},
 		{"report.html", page},
 		{"manifest.json", man},
@@ -311,6 +307,62 @@ func writeJournal(stage string, names []string) error {
 	return fileutil.WriteAtomic(filepath.Join(stage, journalName), b)
 }
 
+// recoverStages removes the staging folders that killed runs left in out,
+// after putting back, from each whose run was killed during its commit,
+// the earlier outputs it had replaced (recoverStage): the folder then
+// holds one run's outputs, whole. The caller holds out's lock, so no
+// staging folder is a live run's. It returns how many commits it undid;
+// an error names the staging folder kept.
+func recoverStages(out string) (undone int, err error) {
+	old, _ := filepath.Glob(filepath.Join(out, stagePrefix+"*"))
+	for _, p := range old {
+		undid, err := recoverStage(p, out)
+		if err != nil {
+			return undone, err
+		}
+		if undid {
+			undone++
+		}
+		os.RemoveAll(p)
+	}
+	if len(old) > 0 {
+		fileutil.SyncDir(out)
+	}
+	return undone, nil
+}
+
+// recoverOutputDir is the preflight's step of the output folder out,
+// before any work (bench run and bench run --check): when a run was killed
+// during its commit (SIGKILL, power loss), leaving out a mix of two runs'
+// entries, the earlier outputs are put back (recoverStages), so that a run
+// stopped before it writes (Ctrl-C, a failed cell) no longer leaves the
+// mix, and --check says what it found. The lock is tried, not waited for:
+// while another bench run holds it, its staging folder is live and nothing
+// is touched (that run recovers the folder when it writes). note says
+// what was done ("" when nothing); errors are recoverStage's, saying where
+// the replaced outputs are, or the lock's.
+func recoverOutputDir(out string) (note string, err error) {
+	if old, _ := filepath.Glob(filepath.Join(out, stagePrefix+"*")); len(old) == 0 {
+		return "", nil
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return "", fmt.Errorf("output folder: %w", err)
+	}
+	defer f.Close()
+	switch err := fileutil.Flock(f, false); {
+	case errors.Is(err, fileutil.ErrLocked):
+		return fmt.Sprintf("output folder %s: another bench run is writing it now (its staging folder is left alone)", out), nil
+	case err != nil && !errors.Is(err, fileutil.ErrNoFlock):
+		return "", fmt.Errorf("output folder %s: lock: %w", out, err)
+	}
+	undone, err := recoverStages(out)
+	if err != nil || undone == 0 {
+		return "", err
+	}
+	return fmt.Sprintf("output folder %s: an earlier bench run was killed while moving its outputs into place, leaving the folder a mix of two runs' outputs; the outputs it was replacing were put back whole", out), nil
+}
+
 // recoverStage puts back into out the earlier outputs that a run killed
 // during its commit had moved into its staging folder stage, undoing its
 // moves last first, so that out holds the earlier outputs whole again
@@ -321,11 +373,12 @@ func writeJournal(stage string, names []string) error {
 // then missing), renamed in (stage/name gone; out/name the new entry, the
 // earlier one in stage/name.old if there was one) or exchanged (out/name
 // has the new entry's inode, stage/name the earlier entry). An error
-// names stage, which the caller then keeps.
-func recoverStage(stage, out string) error {
+// names stage, which the caller then keeps. undid says whether a move
+// was undone (out was a mix, or missed an entry).
+func recoverStage(stage, out string) (undid bool, err error) {
 	b, err := os.ReadFile(filepath.Join(stage, journalName))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	var j struct {
 		Moves []journalMove `json:"moves"`
@@ -334,41 +387,44 @@ func recoverStage(stage, out string) error {
 		err = json.Unmarshal(b, &j)
 	}
 	for i := len(j.Moves) - 1; i >= 0 && err == nil; i-- {
-		err = undoJournalMove(stage, out, j.Moves[i])
+		var moved bool
+		moved, err = undoJournalMove(stage, out, j.Moves[i])
+		undid = undid || moved
 	}
 	if err != nil {
-		return fmt.Errorf("output folder %s: an earlier bench run was killed while moving its outputs into place, and putting back the outputs it replaced failed (%w): the folder may mix two runs' outputs; the replaced ones are in %s (remove that folder to keep the folder as it is)", out, err, stage)
+		return true, fmt.Errorf("output folder %s: an earlier bench run was killed while moving its outputs into place, and putting back the outputs it replaced failed (%w): the folder may mix two runs' outputs; the replaced ones are in %s (remove that folder to keep the folder as it is)", out, err, stage)
 	}
-	return nil
+	return undid, nil
 }
 
-// undoJournalMove undoes the move of m, if it was made (recoverStage).
-func undoJournalMove(stage, out string, m journalMove) error {
+// undoJournalMove undoes the move of m, if it was made (recoverStage);
+// moved says whether it was.
+func undoJournalMove(stage, out string, m journalMove) (moved bool, err error) {
 	src, dst := filepath.Join(stage, m.Name), filepath.Join(out, m.Name)
 	aside := src + ".old"
 	_, serr := os.Lstat(src)
 	switch {
 	case errors.Is(serr, fs.ErrNotExist): // renamed in
 		if err := rename(dst, src); err != nil {
-			return err
+			return true, err
 		}
 		if _, err := os.Lstat(aside); err == nil {
-			return rename(aside, dst)
+			return true, rename(aside, dst)
 		}
-		return nil
+		return true, nil
 	case serr != nil:
-		return serr
+		return false, serr
 	}
 	if fi, err := os.Lstat(dst); err == nil {
 		if ino, ok := fileutil.Inode(fi); ok && m.Inode != 0 && ino == m.Inode {
-			return exchange(src, dst) // exchanged: swap back
+			return true, exchange(src, dst) // exchanged: swap back
 		}
-		return nil // not moved
+		return false, nil // not moved
 	}
 	if _, err := os.Lstat(aside); err == nil { // set aside, new entry not moved in
-		return rename(aside, dst)
+		return true, rename(aside, dst)
 	}
-	return nil
+	return false, nil
 }
 
 // rollback undoes the moves done, last first, after moving name into out

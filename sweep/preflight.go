@@ -30,7 +30,10 @@ import (
 // queries, qrels or span labels, gold ids, slices, chunk labels recorded
 // for another chunking), the label rule of every chunking
 // (chunkingLevel; Run applies it as it chunks each), and last, for
-// --check only, each engine connection dialled.
+// --check only, each engine connection dialled. Right after CheckWritable,
+// an output folder a killed run left mixed is put back whole
+// (recoverOutputDir: the one step that changes anything, and only what a
+// run would change first).
 
 // CheckOptions are the settings of Check besides the config.
 type CheckOptions struct {
@@ -58,6 +61,10 @@ type CheckReport struct {
 	// Warnings are the config's and the dataset's warnings, as report.md
 	// will print them (model fallbacks first).
 	Warnings []string
+	// Recovered says what the preflight put back in the output folder: the
+	// outputs a run killed during its commit was replacing ("" when
+	// nothing; see recoverOutputDir).
+	Recovered string
 
 	ds    *dataset // the loaded dataset, for Run
 	warns []string // the warnings of reading the dataset (loadDataset), for Run
@@ -77,6 +84,10 @@ func check(ctx context.Context, cfg *Config, opts CheckOptions, be backend) (*Ch
 	if err := CheckWritable(cfg, opts.History); err != nil {
 		return nil, err
 	}
+	recovered, err := recoverOutputDir(cfg.Output)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkRuntime(cfg, opts.ONNXRuntime); err != nil {
 		return nil, err
 	}
@@ -84,11 +95,11 @@ func check(ctx context.Context, cfg *Config, opts CheckOptions, be backend) (*Ch
 	if err != nil {
 		return nil, err
 	}
-	rep := &CheckReport{ds: ds, warns: warns}
+	rep := &CheckReport{Recovered: recovered, ds: ds, warns: warns}
 	var sw []string
 	rep.Dataset, sw = ds.summary(cfg)
 	rep.Warnings = append(append(cfg.FallbackWarnings(), warns...), sw...)
-	if err := checkLabelRecord(cfg, ds); err != nil {
+	if err := checkChunkLabels(cfg, ds); err != nil {
 		return nil, err
 	}
 	if !opts.Chunkings {
@@ -190,6 +201,7 @@ func Validate(c *Config, offline bool) error {
 			errs = append(errs, checkModel(c, i, r.Name, m)...)
 		}
 	}
+	errs = append(errs, checkPassageInputs(c)...)
 	for i, r := range c.Retrievers {
 		if p, ok := r.Settings.(kinds.Preflighter); ok {
 			for _, fe := range p.Preflight(r.Name, !offline) {

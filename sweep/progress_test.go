@@ -64,7 +64,7 @@ func TestProgressPlain(t *testing.T) {
 	want = append(want, first("[4/6] fixed-4o1/bm25", "15")...)
 	want = append(want, first("[5/6] fixed-4o1/bm25-flat", "15")...)
 	want = append(want, fused("[6/6] fixed-4o1/rrf")...)
-	want = append(want, stage("all cells", "significance 15 paired comparisons", "")...)
+	want = append(want, stage("all cells", "significance 5 paired comparisons", "")...)
 	want = append(want, stage("all cells", "write outputs 6 cells", "")...)
 	checkLines(t, "first run", buf.String(), want)
 
@@ -83,7 +83,7 @@ func TestProgressPlain(t *testing.T) {
 			want = append(want, stage(scope, "score 4 queries", "")...)
 		}
 	}
-	want = append(want, stage("all cells", "significance 15 paired comparisons", "")...)
+	want = append(want, stage("all cells", "significance 5 paired comparisons", "")...)
 	want = append(want, stage("all cells", "write outputs 6 cells", "")...)
 	checkLines(t, "cached run", buf.String(), want)
 }

@@ -104,7 +104,7 @@ func TestReportNoVarianceWording(t *testing.T) {
 	if strings.Contains(rep, "is 0.000") || strings.Contains(rep, "noise") {
 		t.Error("report.md gives a zero minimum detectable difference or calls differences noise")
 	}
-	if !strings.Contains(rep, "minimum detectable difference in ndcg@3 is undefined (no per-query variance") {
+	if !strings.Contains(rep, "What 4 queries can show in ndcg@3 (α = 0.05, 80% power, paired t approximation): nothing to estimate (no counted comparison with per-query variance).") {
 		t.Errorf("report.md lacks the undefined-MDD sentence:\n%s", rep)
 	}
 }

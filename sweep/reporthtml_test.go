@@ -88,7 +88,31 @@ func TestHTMLReportNumbers(t *testing.T) {
 	if len(r.Misses.List) != 12 || r.Misses.Queries["q4"] != "pyramids giza" {
 		t.Errorf("%d misses (want q3, q4 × 6 cells = 12), q4 text %q", len(r.Misses.List), r.Misses.Queries["q4"])
 	}
-	if r.Matrix == nil || len(r.Matrix.Cells) != 6 || !math.IsNaN(r.Matrix.P[0][0]) || r.Matrix.P[0][1] != r.Matrix.P[1][0] {
+	// The significance view: each cell against the baseline doc/bm25 (the
+	// best BM25 cell; all six tie), every cell identical to it on every
+	// query: five rows, interval [0, 0], "unchanged (identical)", not
+	// counted. The all-pairs matrix only on request.
+	if c := r.Comparisons; c == nil || c.Title != "Each cell against the baseline doc/bm25" || c.Metric != "ndcg@3" || len(c.Rows) != 5 {
+		t.Errorf("comparisons %+v", c)
+	} else {
+		for _, row := range c.Rows {
+			if row.B != "doc/bm25" || row.Diff != 0 || row.Low != 0 || row.High != 0 || row.P != "–" || row.Verdict != "unchanged (identical)" {
+				t.Errorf("comparison row %+v", row)
+			}
+		}
+	}
+	if r.Matrix != nil {
+		t.Errorf("matrix %+v without significance.matrix", r.Matrix)
+	}
+	cfg = loadSmall(t, t.TempDir())
+	cfg.Significance.Matrix = true
+	if res, err = Run(t.Context(), cfg, Options{NoHistory: true}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = report.Page(res, nil); err != nil {
+		t.Fatal(err)
+	}
+	if r.Matrix == nil || len(r.Matrix.Cells) != 6 || r.Matrix.Comparisons != 0 || !math.IsNaN(r.Matrix.P[0][0]) || r.Matrix.P[0][1] != r.Matrix.P[1][0] || r.Matrix.Diff[0][1] != 0 {
 		t.Errorf("matrix %+v", r.Matrix)
 	}
 }

@@ -63,6 +63,9 @@ func Run(ctx context.Context, cfg *Config, opts Options) (*results.Results, erro
 	if opts.Stderr == nil {
 		opts.Stderr = io.Discard
 	}
+	if rep.Recovered != "" {
+		fmt.Fprintf(opts.Stderr, "bench run: %s\n", rep.Recovered)
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -101,6 +104,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	res := &results.Results{Config: cfg.Recorded(), Metrics: cfg.MetricNames(), Groups: ds.answerableGroups()}
 	var warns []string
 	res.Dataset, warns = ds.summary(cfg)
+	res.Labels = ds.labelNotes
 	res.Warnings = append(res.Warnings, warns...)
 	modelHash := map[string]string{}
 	for _, rc := range cfg.Retrievers {
@@ -117,7 +121,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	env.WrapSearch, env.WrapRerank = be.wrapSearch, be.wrapRerank
 	defer env.Close()
 	cells := &cellRunner{cfg: cfg, ds: ds, prog: prog, env: env, corpusHash: corpus.Hash(ds.docs), queriesKey: hashkey.Of(ds.queries), modelHash: modelHash,
-		res: res, nCells: len(chunkings) * len(cfg.Retrievers)}
+		res: res, nCells: len(chunkings) * len(cfg.Retrievers), diag: newMissDiagnoser(cfg, ds)}
 	levels := map[string]bool{}
 	for _, ch := range chunkings {
 		if err := ctx.Err(); err != nil {
@@ -134,14 +138,16 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	} else {
 		res.Dataset.Level = "document"
 	}
-	n := len(res.Cells)
-	prog.begin("all cells", "significance", n*(n-1)/2*len(cfg.Significance.Metrics), "paired comparisons")
+	prog.begin("all cells", "significance", comparisonCount(cfg, len(res.Cells)), "paired comparisons")
 	var err error
-	if res.Significance, err = significance(ctx, cfg, ds, cells.scored); err != nil {
+	if res.Significance, err = significance(ctx, cfg, ds, cells.scored, res.Cells); err != nil {
 		return nil, nil, err
 	}
 	prog.end("")
 	res.Best = bestPerChunking(cfg, res.Cells)
+	if res.BudgetVerdict, err = budgetVerdict(ctx, cfg, ds, res); err != nil {
+		return nil, nil, err
+	}
 	return res, cells.scored, nil
 }
 
@@ -167,6 +173,12 @@ type cellInputs struct {
 	// spans is the chunking's span state, nil without span labels (see
 	// cellScores).
 	spans *spanCells
+	// chunkRun is the cell's chunk-level run (before MaxP), prompt the
+	// chunking's token counts (the prompt's size), diag the sweep's miss
+	// diagnoser (nil: a new one).
+	chunkRun eval.Run
+	prompt   *promptTokens
+	diag     *missDiagnoser
 }
 
 // scoreCell scores a cell's final run over the sweep's dataset: per-query
@@ -180,15 +192,21 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
 		Unanswerable: []results.UnanswerableHits{}}
 	scored := scoredCell{name: cell.Name, run: run}
-	if err := cellMisses(cfg, ds, in, &cr); err != nil {
+	if err := cellMisses(ctx, cfg, ds, in, &cr); err != nil {
 		return cr, scored, err
 	}
 	scores, err := cellScores(ctx, cfg, ds, sc, run)
 	if err != nil {
 		return cr, scored, err
 	}
+	if err := cellPrompts(ctx, cfg, ds, in, &cr); err != nil {
+		return cr, scored, err
+	}
 	scored.scores = scores
 	if err := cellMeans(ctx, cfg, ds, scores, &cr); err != nil {
+		return cr, scored, err
+	}
+	if cr.Judged, err = cellJudged(ctx, cfg, ds, in); err != nil {
 		return cr, scored, err
 	}
 	for _, id := range ds.unanswer {
@@ -204,7 +222,9 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 	if len(ds.unanswer) > 0 {
 		qrels := ds.qrels
 		if sc != nil {
-			qrels = sc.qrels
+			if qrels, err = sc.judgements(run); err != nil {
+				return cr, scored, err
+			}
 		}
 		cr.Threshold = thresholdAnalysis(cfg, ds, qrels, run)
 	}
@@ -213,12 +233,16 @@ func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (re
 
 // cellMisses fills cr's misses.jsonl rows: with span labels the gold
 // spans missed (and their count, Precision Ω and the spans' total), else
-// the queries missing a gold id.
-func cellMisses(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult) error {
+// the queries missing a gold id; each diagnosed (diagnosis.go). A
+// cancelled ctx stops the diagnoses, with its error.
+func cellMisses(ctx context.Context, cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult) error {
 	sc := in.spans
+	if in.diag == nil {
+		in.diag = newMissDiagnoser(cfg, ds)
+	}
 	if sc == nil {
 		cr.Misses = docMisses(cfg, ds, in.cell.Name, in.run)
-		return nil
+		return in.diag.diagnoseMisses(ctx, in, cr)
 	}
 	ms, err := spanMisses(cfg, ds, sc, in.cell.Name, in.run, in.chunkByID, in.chunks)
 	if err != nil {
@@ -227,7 +251,7 @@ func cellMisses(cfg *Config, ds *dataset, in cellInputs, cr *results.CellResult)
 	missed := len(ms)
 	cr.SpanMisses, cr.SpansTotal = ms, sc.total
 	cr.PrecisionOmega, cr.SpansMissed = &sc.omega, &missed
-	return nil
+	return in.diag.diagnoseMisses(ctx, in, cr)
 }
 
 // cellMeans fills cr's per-query values (every answerable query must have
@@ -331,7 +355,11 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 			depth = max(depth, d.ChunkDepth())
 		}
 	}
-	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf}
+	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf, spans: sc}
+	prompt, err := newPromptTokens(r.cfg, r.ds, chunks)
+	if err != nil {
+		return 0, err
+	}
 	for _, rc := range r.cfg.Retrievers {
 		if err := ctx.Err(); err != nil {
 			return 0, err
@@ -346,6 +374,9 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 		if cr.timing.Cached {
 			r.prog.line(scope, "run read from the run cache (nothing built or searched)")
 		}
+		for _, n := range cr.notes { // counted remarks on the run (kinds.Cell.Notes)
+			r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("cell %s: %s", cell.Name, n))
+		}
 		cr.timing.Chunk = chunkTime
 		t1 := time.Now()
 		r.prog.begin(scope, "score", len(r.ds.answerable), "queries")
@@ -354,9 +385,25 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 			final = corpus.MaxP(final, docOf)
 		}
 		final = kinds.Truncate(final, r.cfg.Depth)
-		result, scored, err := scoreCell(ctx, r.cfg, r.ds, cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc})
+		in := cellInputs{cell: cell, run: final, chunks: chunks, chunkByID: chunkByID, spans: sc, chunkRun: cr.run, prompt: prompt, diag: r.diag}
+		if cr.passages != nil { // a pipeline's own passages (passages.go)
+			if in, err = r.passageInputs(cell, cr, level); err != nil {
+				return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
+			}
+			in.chunkRun, in.diag = cr.run, r.diag
+			if in.prompt, err = newPromptTokens(r.cfg, r.ds, in.chunks); err != nil {
+				return 0, err
+			}
+		}
+		result, scored, err := scoreCell(ctx, r.cfg, r.ds, in)
 		if err != nil {
 			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
+		}
+		if err := r.cellCosts(ctx, cc, cell, cr, &result); err != nil {
+			return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
+		}
+		if cr.passages != nil {
+			result.PrecisionOmega = nil // the pipeline's whole chunking is unknown
 		}
 		r.scored = append(r.scored, scored)
 		result.Tuning = cr.tuning

@@ -41,16 +41,16 @@ func (ds *dataset) readSpanLabels(cfg *Config, queriesPath, qrelsPath string) (o
 				return false, cfg.Errf(fmt.Sprintf("metrics.%d", i), "metric %s needs span labels (dataset.queries with \"gold_spans\", or Chroma's questions.csv; docs/spans.md)", m)
 			}
 		}
-		return false, nil
+		return false, spanOnlyKeys(cfg)
 	}
 	if cfg.Dataset.SliceField != "" {
 		return false, cfg.Errf("dataset.slice_field", "span labels carry their slice in \"kind\" or \"slice\" (corpus_id for Chroma's questions.csv): remove slice_field")
 	}
-	qs, err := spans.Read(queriesPath, ds.docs)
+	qs, moved, err := ds.readCheckedSpans(queriesPath)
 	if err != nil {
 		return false, err
 	}
-	ds.spanQueries = qs
+	ds.spanQueries, ds.movedNote = qs, moved
 	ds.files["queries"] = queriesPath
 	ds.qrels = eval.Qrels{}
 	ds.text = map[string]string{}
@@ -68,10 +68,17 @@ func (ds *dataset) readSpanLabels(cfg *Config, queriesPath, qrelsPath string) (o
 }
 
 // spanCells is one chunking's state for span labels: the chunks' places
-// and the chunk judgements derived from the spans.
+// and the chunk judgements derived from the spans (judgements).
 type spanCells struct {
-	ch          *spans.Chunking
-	qrels       eval.Qrels
+	ch      *spans.Chunking
+	queries []spans.Query
+	// qrels are the chunk judgements when they do not depend on the run
+	// (no query gives alternatives: spans.Judgements), else nil.
+	qrels eval.Qrels
+	// judged are the chunks overlapping a judged passage, per query
+	// (spans.JudgedChunks): judged coverage's judgements (judged.go).
+	judged      eval.Qrels
+	share       float64
 	uncoverable []spans.Uncoverable
 	omega       float64 // mean precision Ω (spans.PrecisionOmega): the chunking's, independent of the run
 	total       int     // gold spans of all queries
@@ -87,9 +94,16 @@ func (ds *dataset) newSpanCells(cfg *Config, chunks []corpus.Chunk) (*spanCells,
 	if err != nil {
 		return nil, err
 	}
-	qrels, un, err := spans.Judgements(ds.spanQueries, ch, cfg.Dataset.SpanCoverShare)
+	share := cfg.Dataset.SpanCoverShare
+	un, err := spans.UncoverablePassages(ds.spanQueries, ch, share)
 	if err != nil {
 		return nil, err
+	}
+	var qrels eval.Qrels
+	if !hasAlternatives(ds.spanQueries) {
+		if qrels, _, err = spans.Judgements(ds.spanQueries, ch, share); err != nil {
+			return nil, err
+		}
 	}
 	// Ω depends on the chunking only: Evaluate of an empty run gives it.
 	ev, err := spans.Evaluate(ds.spanQueries, ch, eval.Run{}, spans.Options{Ks: []int{1}, CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
@@ -97,11 +111,41 @@ func (ds *dataset) newSpanCells(cfg *Config, chunks []corpus.Chunk) (*spanCells,
 		return nil, err
 	}
 	omega, _ := ev.Mean(spans.PrecisionOmegaName)
+	return &spanCells{ch: ch, queries: ds.spanQueries, qrels: qrels, judged: spans.JudgedChunks(ds.spanQueries, ch), share: share, uncoverable: un, omega: omega, total: goldPassages(ds.spanQueries)}, nil
+}
+
+// goldPassages is the number of gold passages of queries, the total that
+// the misses' "missed / total" counts against: a group of alternatives
+// once, as misses count it (spans.Query.Passages).
+func goldPassages(queries []spans.Query) int {
 	total := 0
-	for _, q := range ds.spanQueries {
-		total += len(q.Gold)
+	for _, q := range queries {
+		total += len(q.Passages())
 	}
-	return &spanCells{ch: ch, qrels: qrels, uncoverable: un, omega: omega, total: total}, nil
+	return total
+}
+
+// hasAlternatives reports whether some query gives a group of
+// alternatives (any_of), whose chunk judgements depend on the run.
+func hasAlternatives(queries []spans.Query) bool {
+	for _, q := range queries {
+		for _, g := range q.Gold {
+			if g.Group != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// judgements are the chunk judgements of run: the chunking's own when no
+// query gives alternatives, else spans.RunJudgements of the run (a group
+// counts once: its representative is the member the run finds first).
+func (sc *spanCells) judgements(run eval.Run) (eval.Qrels, error) {
+	if sc.qrels != nil {
+		return sc.qrels, nil
+	}
+	return spans.RunJudgements(sc.queries, sc.ch, run, sc.share, eval.TieDocIDDesc)
 }
 
 // uncoverableWarning says how many gold spans no chunk of chunking name
@@ -134,7 +178,11 @@ func cellScores(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, ru
 	if ms, _, err := measures(cfg); err != nil {
 		return nil, err
 	} else if len(ms) > 0 { // else metrics: lists span families only
-		if scores, err = evaluateRunContext(ctx, cfg, sc.qrels, run); err != nil {
+		qrels, err := sc.judgements(run)
+		if err != nil {
+			return nil, err
+		}
+		if scores, err = evaluateRunContext(ctx, cfg, qrels, run); err != nil {
 			return nil, err
 		}
 	}
@@ -177,6 +225,10 @@ func spanMisses(cfg *Config, ds *dataset, sc *spanCells, name string, run eval.R
 	if err != nil {
 		return nil, err
 	}
+	qrels, err := sc.judgements(run)
+	if err != nil {
+		return nil, err
+	}
 	var out []results.SpanMiss
 	for _, m := range ms {
 		row := results.SpanMiss{MissQuery: missQuery(cfg, ds, name, m.Query),
@@ -186,7 +238,7 @@ func spanMisses(cfg *Config, ds *dataset, sc *spanCells, name string, run eval.R
 			score[r.DocID] = r.Score
 		}
 		for i, id := range m.Retrieved {
-			row.Returned = append(row.Returned, results.Hit{Rank: i + 1, ID: id, Score: score[id], Relevant: sc.qrels[m.Query][id] >= 1, Snippet: ds.snippet(id, cfg.Snippet, chunkByID, chunks)})
+			row.Returned = append(row.Returned, results.Hit{Rank: i + 1, ID: id, Score: score[id], Relevant: qrels[m.Query][id] >= 1, Snippet: ds.snippet(id, cfg.Snippet, chunkByID, chunks)})
 		}
 		out = append(out, row)
 	}

@@ -1,20 +1,17 @@
 package sweep
 
 import (
-	"math"
-
 	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/jsonnum"
 	"github.com/ragbench/ragbench/results"
 )
 
+// quantiles is results.json's form of a score summary: an undefined
+// quantile (a group with no scored query) is null (jsonnum.Finite, the one
+// NaN → null rule).
 func quantiles(s diagnose.ScoreSummary) results.ScoreQuantiles {
-	f := func(v float64) *float64 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil
-		}
-		return &v
-	}
+	f := jsonnum.Finite
 	return results.ScoreQuantiles{Queries: s.Queries, Scored: s.Scored, Min: f(s.Min), Median: f(s.Median), Max: f(s.Max)}
 }
 

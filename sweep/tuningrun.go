@@ -4,36 +4,45 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
-	"github.com/ragbench/ragbench/internal/fileutil"
 	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
+	"github.com/ragbench/ragbench/spans"
+	"github.com/ragbench/ragbench/stats"
 )
 
 // runTuned produces a tuned cell's run: each setting's run from the
 // inputs' runs (a hybrid fuses them once ranked, hybrid.RankRuns; a rerank
 // reinterpolates the cross-encoder's scores, which the sweep's cross-scorer
 // memo computes once), evaluated on the primary metric; the chosen
-// setting's run is the cell's. The run and the results.Tuning are cached under the
-// cell's run-cache key.
+// setting's run is the cell's. The run and the results.Tuning are cached under
+// tuningKey: the cell's run-cache key and everything the choice depends on
+// besides (the split, the qrels, the metric, the test).
 func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.Cell, scope string) (*cellRun, error) {
 	rc := cell.Retriever
-	key := r.cacheKey(cc, cell)
+	ev := r.tuneEvaluator(cc)
+	key := tuningKey(r.cacheKey(cc, cell), ev.keyInputs(r.cfg.Significance))
 	cr := &cellRun{key: key, timing: results.Timing{Cell: cell.Name}}
 	runPath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".json")
 	tunePath := filepath.Join(r.env.CacheDir, "runs", key[:2], key+".tuning.json")
+	_, noter := rc.Settings.(kinds.Noter)
 	if run, t, ok := readTunedCache(runPath, tunePath); ok {
-		cr.run, cr.tuning, cr.timing.Cached = run, t, true
-		cc.runs[rc.Name] = cr
-		return cr, nil
+		if notes, ok := readNotes(runPath, noter); ok {
+			cr.run, cr.tuning, cr.notes, cr.timing.Cached = run, t, notes, true
+			cc.runs[rc.Name] = cr
+			return cr, nil
+		}
 	}
 	t0 := time.Now()
 	kc := r.kindCell(cc, cell, scope)
@@ -42,7 +51,6 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 	if err != nil {
 		return nil, err
 	}
-	ev := r.tuneEvaluator(cc)
 	g, err := r.searchGrid(ctx, tunable, tuner, scope, ev)
 	if err != nil {
 		return nil, err
@@ -58,16 +66,24 @@ func (r *cellRunner) runTuned(ctx context.Context, cc *chunkCells, cell config.C
 	tuner.Time(&kc.Stats, time.Since(t0).Seconds())
 	setStats(&cr.timing, kc.Stats)
 	cr.run, cr.tuning = g.chosenRun, t
+	if tuner.Notes != nil {
+		for _, n := range tuner.Notes(t.Chosen.Name) {
+			cr.notes = append(cr.notes, "chosen setting "+t.Chosen.Name+": "+n)
+		}
+	}
 	for _, q := range r.ds.queries {
 		if cr.run[q.ID] == nil {
 			cr.run[q.ID] = []eval.Result{}
 		}
 	}
-	if err := fileutil.WriteAtomic(runPath, hashkey.JSON(cachedRun(cr.run))); err != nil {
-		return nil, fmt.Errorf("run cache: %w", err)
+	if err := writeCacheJSON(runPath, cachedRun(cr.run)); err != nil {
+		return nil, err
 	}
-	if err := fileutil.WriteAtomic(tunePath, hashkey.JSON(t)); err != nil {
-		return nil, fmt.Errorf("run cache: %w", err)
+	if err := writeCacheJSON(tunePath, t); err != nil {
+		return nil, err
+	}
+	if err := writeNotes(runPath, noter, cr.notes); err != nil {
+		return nil, err
 	}
 	cc.runs[rc.Name] = cr
 	return cr, nil
@@ -119,6 +135,9 @@ func (r *cellRunner) searchGrid(ctx context.Context, t kinds.Tunable, tuner *kin
 			r.prog.begin(scope+" ("+label+")", tuner.Stage, 0, tuner.Unit)
 		}
 		run, err := tuner.Produce(s)
+		if err == nil {
+			err = finiteRun(run)
+		}
 		if err == nil && tuner.PerSetting {
 			r.prog.end("")
 		}
@@ -167,12 +186,80 @@ func (r *cellRunner) searchGrid(ctx context.Context, t kinds.Tunable, tuner *kin
 	return g, nil
 }
 
+// tuningInputs are what a tuned cell's choice depends on besides its
+// run-cache key's parts (the inputs' runs, the grid): the split of the
+// answerable queries into tuning and held-out ids, the qrels they are
+// scored on and at which level, the metric and depth, and the test of the
+// chosen setting against the default (its options are in the cached
+// Tuning). A seed or fraction of heldout that moves one query changes the
+// key, so a choice made on queries now held out is never read back.
+type tuningInputs struct {
+	Metric       string                    `json:"metric"`
+	Depth        int                       `json:"depth"`
+	DocLevel     bool                      `json:"doc_level"`
+	Tuning       []string                  `json:"tuning"`  // sorted, never null
+	HeldOut      []string                  `json:"heldout"` // sorted, never null
+	Qrels        string                    `json:"qrels"`   // qrelsKey
+	Significance config.SignificanceConfig `json:"significance"`
+	// Spans are the span labels (spans.Digest) and the cover share the
+	// settings are scored on: with span labels the choice rests on them,
+	// not on the dataset's qrels. Empty without span labels, so those
+	// keys are unchanged.
+	Spans      string  `json:"spans,omitempty"`
+	CoverShare float64 `json:"span_cover_share,omitempty"`
+}
+
+// tuningKey is a tuned cell's cache key: its run-cache key (base) with
+// the tuning's own inputs. Equal inputs give equal keys (the id lists are
+// sets: sorted, repeats dropped; nil and empty are one); distinct ones
+// distinct keys (FuzzTuningKey). Ids are quoted (strconv.Quote) before
+// they enter the JSON: a TREC qrels id need not be UTF-8, and JSON would
+// turn every invalid byte into the same U+FFFD.
+func tuningKey(base string, in tuningInputs) string {
+	norm := func(ids []string) []string {
+		out := []string{}
+		for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+			out = append(out, strconv.Quote(id))
+		}
+		return out
+	}
+	in.Tuning, in.HeldOut = norm(in.Tuning), norm(in.HeldOut)
+	if in.Significance.Metrics == nil {
+		in.Significance.Metrics = []string{}
+	}
+	return hashkey.Of(map[string]any{"run": base, "tuning": in})
+}
+
+// qrelsKey is the key of qrels in tuningKey: its judgements sorted, each
+// query and doc id quoted (see tuningKey), with its grade.
+func qrelsKey(q eval.Qrels) string {
+	var rows [][3]any
+	for _, qid := range slices.Sorted(maps.Keys(q)) {
+		for _, doc := range slices.Sorted(maps.Keys(q[qid])) {
+			rows = append(rows, [3]any{strconv.Quote(qid), strconv.Quote(doc), q[qid][doc]})
+		}
+	}
+	return hashkey.Of(rows)
+}
+
+// keyInputs are ev's tuningInputs under the significance settings sig.
+func (ev *tuneEvaluator) keyInputs(sig config.SignificanceConfig) tuningInputs {
+	in := tuningInputs{Metric: ev.metric, Depth: ev.depth, DocLevel: ev.docLevel, Tuning: ev.tuning, HeldOut: ev.heldout,
+		Qrels: qrelsKey(ev.qrels), Significance: sig}
+	if ev.spans != nil {
+		in.Spans, in.CoverShare = spans.Digest(ev.ds.spanQueries), ev.cfg.Dataset.SpanCoverShare
+	}
+	return in
+}
+
 // tuneEvaluator scores a setting's chunk-level run as the cell would be
 // scored (MaxP for document-level qrels, cut to the config's depth), on
 // the primary metric at prompt_k only.
 type tuneEvaluator struct {
 	cfg             Config // Metrics and K reduced to the primary metric at prompt_k
 	qrels           eval.Qrels
+	spans           *spanCells // the chunking's span judgements, nil without span labels
+	ds              *dataset
 	metric          string
 	tuning, heldout []string // answerable query ids
 	docOf           func(string) string
@@ -181,7 +268,7 @@ type tuneEvaluator struct {
 }
 
 func (r *cellRunner) tuneEvaluator(cc *chunkCells) *tuneEvaluator {
-	ev := &tuneEvaluator{cfg: *r.cfg, qrels: r.ds.qrels, metric: config.MetricName(r.cfg.PrimaryMetric, r.cfg.PromptK),
+	ev := &tuneEvaluator{cfg: *r.cfg, qrels: r.ds.qrels, spans: cc.spans, ds: r.ds, metric: config.MetricName(r.cfg.PrimaryMetric, r.cfg.PromptK),
 		docOf: cc.docOf, docLevel: cc.level == corpus.DocLevel, depth: r.cfg.Depth}
 	ev.cfg.Metrics = []string{r.cfg.PrimaryMetric}
 	ev.cfg.K = []int{r.cfg.PromptK}
@@ -202,7 +289,10 @@ func (ev *tuneEvaluator) eval(name string, run eval.Run) (results.TuningSetting,
 		final = corpus.MaxP(final, ev.docOf)
 	}
 	final = kinds.Truncate(final, ev.depth)
-	scores, err := evaluateRun(&ev.cfg, ev.qrels, final)
+	// Scored as the cell is (cellScores): with span labels on the
+	// chunking's derived judgements and the span measures, not the
+	// dataset's qrels (which hold no chunk of this chunking).
+	scores, err := cellScores(context.Background(), &ev.cfg, ev.ds, ev.spans, final)
 	if err != nil {
 		return results.TuningSetting{}, nil, fmt.Errorf("setting %s: %w", name, err)
 	}
@@ -221,7 +311,9 @@ func (ev *tuneEvaluator) eval(name string, run eval.Run) (results.TuningSetting,
 }
 
 // tuneTest is the paired test of setting a against b on the held-out
-// queries, with the config's test, correction, alpha, permutations and seed.
+// queries, with the config's test, correction, alpha, permutations, seed
+// and interval (plan: a against the baseline b), with a warning when fewer
+// than stats.SmallSample queries are held out.
 func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string]float64) (*results.PairTest, error) {
 	opts, err := cfg.Significance.CompareOptions()
 	if err != nil {
@@ -236,6 +328,7 @@ func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string
 	}
 	in := compare.Input{Systems: []string{a, b}, Metrics: []string{ev.metric}, Queries: ev.heldout,
 		Scores: compare.Scores{a: held(colA), b: held(colB)}}
+	opts.Plan, opts.Noun = compare.Plan{Kind: compare.VsBaseline, Baseline: b}, "setting"
 	rep, err := compare.Compare(in, opts)
 	if err != nil {
 		return nil, fmt.Errorf("tuning test: %w", err)
@@ -243,6 +336,9 @@ func tuneTest(cfg *Config, ev *tuneEvaluator, a, b string, colA, colB map[string
 	if len(rep.Pairs) != 1 {
 		return nil, fmt.Errorf("tuning test: %d comparisons, want 1", len(rep.Pairs))
 	}
-	p := pairTest(rep.Pairs[0])
+	p := pairTest(rep, rep.Pairs[0])
+	if w := stats.SmallSampleWarning(len(ev.heldout), "held-out test"); w != "" && !slices.Contains(p.Warnings, w) {
+		p.Warnings = append(p.Warnings, w)
+	}
 	return &p, nil
 }

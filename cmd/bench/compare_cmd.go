@@ -11,12 +11,16 @@ import (
 	"strings"
 
 	"github.com/ragbench/ragbench/compare"
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/gate"
+	"github.com/ragbench/ragbench/passages"
+	"github.com/ragbench/ragbench/spans"
 	"github.com/ragbench/ragbench/stats"
 )
 
 const compareUsage = `usage: bench compare --qrels QRELS [flags] RUN...
+       bench compare --corpus DIR --qrels LABELS [flags] RUN...
 
 Compare retrieval runs on the same queries with paired significance tests and
 print a ranx-style table: a row per run, a column per measure, and superscript
@@ -56,14 +60,28 @@ no further correction), wilcoxon and sign (available, not recommended for IR:
 Smucker, Allan & Carterette, CIKM 2007). Random tests are reproducible: each
 comparison draws from a stream derived from --seed and its names.
 
+With --corpus, LABELS may be span labels and each RUN a passage run or a
+TREC run placed by --chunk-map or --chunking (see 'bench eval --help' and
+docs/pipelines.md): the runs are compared on span and token measures
+(-m span_recall@10, token_recall@5, ...; default span_recall@10) and on
+chunk-level measures derived from the spans, with the same plans, tests,
+intervals and gate. Queries with no gold span are left out.
+
+A run whose ids are mostly unjudged (at most 1 query in 10 retrieved a
+judged id) gets a warning on stderr naming the share.
+
 --gate turns the comparison against --baseline into the baseline gate of
 'bench run --baseline' (docs/ci.md): every other run is compared with the
-baseline on each measure over the queries both cover, with --test and
---correction over all of them; instead of the table, a Markdown summary
-(also appended to $GITHUB_STEP_SUMMARY when set) gives per run baseline →
-now, the difference with its 95% CI, the corrected p and a verdict, and the
-queries that changed most. Exit status 3 when a run regressed (a significant
-fall, or one larger than --max-drop), 0 otherwise: an improvement never fails.
+baseline on each measure over the queries both cover, with --test,
+--interval and --correction over all of them but the runs identical to the
+baseline ("unchanged (identical)", not counted), and --equivalence;
+instead of the table, a Markdown summary (also appended to
+$GITHUB_STEP_SUMMARY when set) gives the plan, per run baseline → now, the
+difference with its 95% CI, the corrected p and a verdict (regressed,
+improved, equivalent within ±δ, no evidence either way), and the queries
+that changed most. The p-values are those of --baseline without --gate.
+Exit status 3 when a run regressed (significantly worse, or a fall larger
+than --max-drop), 0 otherwise: an improvement never fails.
 
 Examples:
   bench compare --qrels qrels.test bm25.trec dense.trec hybrid.trec
@@ -75,6 +93,8 @@ Examples:
   bench compare --qrels qrels.tsv --test t --correction bh --format md a.trec b.trec
   bench compare --qrels qrels.tsv -c --format json a.trec b.trec > compare.json
   bench compare --qrels qrels.tsv --gate --baseline main --max-drop 0.01 main=main.trec pr=pr.trec
+  bench compare --corpus corpus/ --qrels labels.jsonl -m span_recall@5 -m ndcg@10 \
+      --baseline langchain langchain=run.langchain.jsonl llamaindex=run.llamaindex.jsonl
 
 Flags:
 `
@@ -94,7 +114,7 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		baseline     = fs.String("baseline", "", "compare every run against this run `name` (the baseline plan; default: all pairs)")
 		planName     = fs.String("plan", "", "comparison `plan`: baseline (each run against --baseline), best (each run against the best run of each measure) or all-pairs; default baseline with --baseline, else all-pairs")
 		equivalence  = fs.Float64("equivalence", 0, "equivalence margin `δ`: TOST shows a difference within ±δ as \"equivalent\" (0: no equivalence test)")
-		detect       = fs.Float64("detect", 0.05, "report the questions needed to detect a true difference of `Δ` (0: none)")
+		detect       = fs.Float64("detect", stats.DefaultDetect, "report the questions needed to detect a true difference of `Δ` (0: none)")
 		interval     = fs.String("interval", string(stats.BCa), "interval `method`: bca or percentile (paired bootstrap), or t (Student t)")
 		complete     = fs.Bool("c", false, "score 0 for qrels queries missing from a run instead of failing")
 		level        = fs.Int("l", 1, "smallest grade counted relevant by binary measures (trec_eval -l; 0: grade 0 too)")
@@ -102,8 +122,10 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 		workers      = fs.Int("workers", 0, "comparisons run at once (0 = all CPUs; results do not depend on it)")
 		gateMode     = fs.Bool("gate", false, "gate every run against --baseline: Markdown summary, exit 3 when one regressed (see docs/ci.md)")
 		gf           gateFlags
+		pf           passageFlags
 	)
 	gf.register(fs)
+	pf.register(fs)
 	fs.Var(&measures, "m", "measure `name` as in bench eval (repeatable; default ndcg@10)")
 	runArgs, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -126,13 +148,12 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	if err := checkCompareNumbers(*alpha, *permutations, *resamples, *level); err != nil {
 		return err
 	}
+	if err := pf.check(); err != nil {
+		return err
+	}
 	plan, ivMethod, err := comparePlan(*planName, *baseline, *interval, *equivalence, *detect)
 	if err != nil {
 		return err
-	}
-	labels, ms, err := compareMeasures(measures)
-	if err != nil {
-		return usagef("%v", err)
 	}
 	runs, err := parseCompareRuns(runArgs)
 	if err != nil {
@@ -141,13 +162,34 @@ func cmdCompare(stdout, stderr io.Writer, args []string) error {
 	if err := checkCompareBaseline(*gateMode, *baseline, *format, runs); err != nil {
 		return err
 	}
-	in, texts, evalWarnings, err := readCompareInput(*qrelsPath, runs, labels, ms, *complete, *level)
+	var (
+		in           compare.Input
+		texts        map[string]string
+		evalWarnings []string
+	)
+	if pf.corpus != "" {
+		in, texts, evalWarnings, err = readCompareCorpus(stderr, pf, *qrelsPath, runs, measures, *complete, *level)
+	} else {
+		if err = needCorpus(*qrelsPath, "", measures); err != nil {
+			return err
+		}
+		for _, r := range runs {
+			if isPassageRun(r.path) {
+				return usagef("%s is a passage run: pass --corpus DIR, the documents its passages are in (docs/pipelines.md)", r.path)
+			}
+		}
+		labels, ms, merr := compareMeasures(measures)
+		if merr != nil {
+			return usagef("%v", merr)
+		}
+		in, texts, evalWarnings, err = readCompareInput(stderr, *qrelsPath, runs, labels, ms, *complete, *level)
+	}
 	if err != nil {
 		return err
 	}
 	if *gateMode {
 		return compareGate(stdout, in, *baseline, texts, gf, gate.Options{Test: test, Correction: corr, Alpha: *alpha,
-			Permutations: *permutations, Resamples: *resamples, Seed: *seed})
+			Permutations: *permutations, Resamples: *resamples, Seed: *seed, Interval: ivMethod, Equivalence: *equivalence, Detect: *detect})
 	}
 	return writeCompareReport(stdout, f, in, evalWarnings, compare.Options{
 		Test: test, Correction: corr, Alpha: *alpha, Permutations: *permutations, Resamples: *resamples,
@@ -276,10 +318,11 @@ func parseCompareRuns(runArgs []string) ([]compareRun, error) {
 // measures ms (labels their columns) into compare's input: per run and
 // measure, the answerable queries' scores. texts are the labelled queries'
 // texts by id; warnings the evaluations' notes, each prefixed with its
-// run's name. complete and level are -c and -l. Errors: a file that cannot
-// be read, runs missing answerable queries without -c
+// run's name; a run whose ids are mostly unjudged is warned of on stderr
+// (unjudgedWarning). complete and level are -c and -l. Errors: a file that
+// cannot be read, runs missing answerable queries without -c
 // (missingQueriesError), a run with no query to compare.
-func readCompareInput(qrelsPath string, runs []compareRun, labels []string, ms []eval.Measure, complete bool, level int) (in compare.Input, texts map[string]string, warnings []string, err error) {
+func readCompareInput(stderr io.Writer, qrelsPath string, runs []compareRun, labels []string, ms []eval.Measure, complete bool, level int) (in compare.Input, texts map[string]string, warnings []string, err error) {
 	qrels, meta, err := eval.ReadQrels(qrelsPath)
 	if err != nil {
 		return compare.Input{}, nil, nil, err
@@ -306,6 +349,10 @@ func readCompareInput(qrelsPath string, runs []compareRun, labels []string, ms [
 			return compare.Input{}, nil, nil, err
 		}
 		read[i] = readRun{run, info}
+		retrieved, judged, sample := runJudgedCounts(qrels, run)
+		if w := unjudgedWarning(ra.label(), retrieved, judged, sample, judgedIDs(qrels)); w != "" {
+			fmt.Fprintf(stderr, "bench compare: warning: %s\n", w)
+		}
 		for _, q := range answerable {
 			if _, ok := run[q]; !ok {
 				missing[i] = append(missing[i], q)
@@ -442,4 +489,156 @@ func compareMeasures(names []string) ([]string, []eval.Measure, error) {
 		}
 	}
 	return labels, ms, nil
+}
+
+// readCompareCorpus is readCompareInput with --corpus: labels may be span
+// labels, and runs passage runs or TREC runs placed by --chunk-map or
+// --chunking (passageFlags.readPassages). With span labels every run is
+// read as passages and scored by passages.Evaluate (the chunk-level
+// measures of -m, then its span measures; default span_recall@10), the
+// queries compared being those with a gold span; with id labels a passage
+// run is scored on its documents (MaxP) and other runs as without
+// --corpus. Each passage run's notes (placing, unmapped results, order)
+// join the warnings. Errors: readCompareInput's, a run that is not
+// passages with span labels, a run above --max-unmapped.
+func readCompareCorpus(stderr io.Writer, pf passageFlags, labelsPath string, runs []compareRun, measures measureList, complete bool, level int) (in compare.Input, texts map[string]string, warnings []string, err error) {
+	fail := func(err error) (compare.Input, map[string]string, []string, error) {
+		return compare.Input{}, nil, nil, err
+	}
+	spanned, err := spanLabels(labelsPath)
+	if err != nil {
+		return fail(err)
+	}
+	spanNames, rest := splitSpanMeasures(measures)
+	if err := checkSpanNames(spanNames); err != nil {
+		return fail(err)
+	}
+	if !spanned && len(spanNames) > 0 {
+		return fail(usagef("-m %s: span measures need span labels (\"gold_spans\" or Chroma's questions.csv); %s holds ids", spanNames[0], labelsPath))
+	}
+	if spanned && len(measures) == 0 {
+		spanNames = []string{"span_recall@10"}
+	}
+	var labels []string
+	var ms []eval.Measure
+	if len(rest) > 0 || !spanned && len(measures) == 0 {
+		if labels, ms, err = compareMeasures(rest); err != nil {
+			return fail(usagef("%v", err))
+		}
+	}
+	labels = append(labels, spanNames...)
+	ci, err := loadCorpus(pf.corpus)
+	if err != nil {
+		return fail(err)
+	}
+	var (
+		queries    []spans.Query
+		qrels      eval.Qrels
+		answerable []string
+	)
+	texts = map[string]string{}
+	if spanned {
+		if queries, err = spans.Read(labelsPath, ci.docs); err != nil {
+			return fail(err)
+		}
+		for _, q := range queries {
+			texts[q.ID] = q.Text
+			if len(q.Gold) > 0 {
+				answerable = append(answerable, q.ID)
+			}
+		}
+		slices.Sort(answerable)
+	} else {
+		var meta map[string]eval.QueryMeta
+		if qrels, meta, err = eval.ReadQrels(labelsPath); err != nil {
+			return fail(err)
+		}
+		for q, m := range meta {
+			texts[q] = m.Text
+		}
+		answerable = qrels.AnswerableIDs()
+	}
+	// evaluate scores one run once the missing queries are known.
+	type readRun struct {
+		has      func(qid string) bool
+		evaluate func(opts eval.Options) (*eval.Evaluation, error)
+		notes    []string
+	}
+	read := make([]readRun, len(runs))
+	missing := make([][]string, len(runs))
+	for i, ra := range runs {
+		pr, ok, err := pf.readPassages(ra.path, ci, eval.TieDocIDDesc)
+		switch {
+		case err != nil:
+			return fail(err)
+		case ok:
+			sc, err := pr.Scored(ci.docs)
+			if err != nil {
+				return fail(err)
+			}
+			read[i].has = func(q string) bool { _, ok := pr.Query(q); return ok }
+			if pr.UnmappedCount() > 0 || pr.OutOfOrder() > 0 {
+				read[i].notes = pr.Notes()
+			}
+			if spanned {
+				read[i].evaluate = func(opts eval.Options) (*eval.Evaluation, error) {
+					return passages.Evaluate(queries, sc, ms, passages.Options{Span: spanNames, CoverShare: pf.coverShare, Eval: opts})
+				}
+			} else {
+				docRun := corpus.MaxP(sc.Run, sc.DocOf)
+				read[i].evaluate = func(opts eval.Options) (*eval.Evaluation, error) { return eval.Evaluate(qrels, docRun, ms, opts) }
+			}
+		case spanned:
+			return fail(usagef("%s: span labels score passages: give a passage run, or a TREC run with --chunk-map FILE (the pipeline's chunk ids) or --chunking NAME (ragbench's)", ra.path))
+		default:
+			run, info, err := eval.ReadRunInfo(ra.path)
+			if err != nil {
+				return fail(err)
+			}
+			retrieved, judged, sample := runJudgedCounts(qrels, run)
+			if w := unjudgedWarning(ra.label(), retrieved, judged, sample, judgedIDs(qrels)); w != "" {
+				fmt.Fprintf(stderr, "bench compare: warning: %s\n", w)
+			}
+			read[i].has = func(q string) bool { _, ok := run[q]; return ok }
+			read[i].notes = info.Warnings()
+			read[i].evaluate = func(opts eval.Options) (*eval.Evaluation, error) {
+				opts.RunTag = info.Tag
+				return eval.Evaluate(qrels, run, ms, opts)
+			}
+		}
+		for _, q := range answerable {
+			if !read[i].has(q) {
+				missing[i] = append(missing[i], q)
+			}
+		}
+	}
+	if !complete {
+		if err := missingQueriesError(labelsPath, len(answerable), runs, missing); err != nil {
+			return fail(err)
+		}
+	}
+	in = compare.Input{Metrics: labels, Scores: compare.Scores{}, Queries: answerable}
+	for i, ra := range runs {
+		opts := eval.DefaultOptions()
+		opts.CompleteQueries = complete
+		opts.RelevanceLevel = level
+		e, err := read[i].evaluate(opts)
+		if err != nil {
+			return fail(fmt.Errorf("%s: %w", ra.path, err))
+		}
+		if e.NumQ == 0 {
+			return fail(fmt.Errorf("%s: no query to compare: all %d evaluated queries are unanswerable (no gold passage in %s)", ra.path, len(e.Queries), labelsPath))
+		}
+		e.RunNotes = read[i].notes
+		for _, w := range e.Warnings() {
+			warnings = append(warnings, ra.name+": "+w)
+		}
+		byMetric, err := compare.FromEvaluation(e, labels)
+		if err != nil {
+			return fail(err)
+		}
+		in.Systems = append(in.Systems, ra.name)
+		in.Scores[ra.name] = byMetric
+	}
+	return in, texts, warnings, nil
 }

@@ -10,10 +10,15 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/passages"
+	"github.com/ragbench/ragbench/spans"
 )
 
 const evalUsage = `usage: bench eval [flags] QRELS RUN
+       bench eval --corpus DIR [flags] LABELS RUN
+
 
 Score a retrieval run against relevance judgements with trec_eval-exact
 measures.
@@ -34,6 +39,23 @@ scores 0 (trec_eval -c), and unanswerable queries (no relevant doc) are counted
 and listed but not averaged. --format trec follows trec_eval's defaults exactly
 (missing queries skipped unless -c, every query averaged).
 
+Span labels and pipelines' own passages (--corpus; docs/pipelines.md):
+LABELS may be span labels (JSONL rows with "gold_spans", or Chroma's
+questions.csv) and RUN a passage run (JSONL {"qid", "results": [{"doc",
+"start", "end"} or {"text"}, ...]}) or a TREC run of a pipeline's own chunk
+ids placed by --chunk-map (or of ragbench's chunking --chunking NAME). Text is
+placed in the corpus exactly, then with white space normalised; text found
+nowhere or at several places is unmapped (counted, listed, not relevant;
+above --max-unmapped the command fails). Span labels give the span and token
+measures (token_recall@k, token_precision@k, token_iou@k, span_recall@k,
+span_hit_rate@k, span_mrr@k; default every one at k = 1, 5, 10) beside the
+chunk-level measures, on judgements derived from the spans (a passage holding
+half a gold span is relevant; R = the query's gold passages). Document labels
+score a passage run's documents (each document at its best passage's rank).
+
+A run whose ids are mostly unjudged (at most 1 query in 10 retrieved a
+judged id: chunk ids against document labels) gets a warning naming the share.
+
 Measures (-m, repeatable; trec_eval parameter syntax, comma lists):
   trec_eval: map gm_map Rprec bpref gm_bpref recip_rank infAP P.K recall.K
     ndcg ndcg_cut.K map_cut.K relative_P.K success.K iprec_at_recall.X
@@ -51,6 +73,9 @@ Examples:
   bench eval -m ndcg@10 -m hit_rate@5 -q data/qrels.tsv run.trec
   bench eval --format trec -m all_trec -q -c qrels.test results.test
   bench eval --format json -m map -m P.5,10 qrels.jsonl run.json > scores.json
+  bench eval --corpus corpus/ labels.jsonl run.passages.jsonl
+  bench eval --corpus corpus/ -m span_recall@5,10 -m ndcg@10 questions.csv run.passages.jsonl
+  bench eval --corpus corpus/ --chunk-map chunks.jsonl labels.jsonl run.trec
 
 Flags:
 `
@@ -83,8 +108,10 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 		format   = fs.String("format", "table", "output `format`: table, trec, json or csv")
 		ties     = fs.String("ties", "docid", "tie order of equal scores: docid (trec_eval) or input (run order)")
 		workers  = fs.Int("workers", 0, "goroutines evaluating queries (0 = all CPUs; results do not depend on it)")
+		pf       passageFlags
 	)
 	fs.Var(&measures, "m", "measure `name` (repeatable; see above)")
+	pf.register(fs)
 	pos, err := parseInterspersed(fs, normTrecFlags(args))
 	if err != nil {
 		return flagErr(fs, stdout, stderr, evalUsage, err)
@@ -100,6 +127,9 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	}
 	if *maxRes < 0 {
 		return usagef("-M %d: must be ≥ 0", *maxRes)
+	}
+	if err := pf.check(); err != nil {
+		return err
 	}
 	var opts eval.Options
 	switch *format {
@@ -120,29 +150,174 @@ func cmdEval(stdout, stderr io.Writer, args []string) error {
 	opts.JudgedOnly = *judged
 	opts.MaxResults = *maxRes
 	opts.Workers = *workers
+	if pf.corpus != "" {
+		return evalWithCorpus(stdout, stderr, pf, pos[0], pos[1], measures, *format, *perQuery, opts)
+	}
+	if err := needCorpus(pos[0], pos[1], measures); err != nil {
+		return err
+	}
 
 	ms, err := evalMeasures(stderr, measures, *format)
 	if err != nil {
 		return err
 	}
-	qrels, meta, err := eval.ReadQrels(pos[0])
+	return evalIDs(stdout, stderr, pos[0], pos[1], ms, *format, *perQuery, opts)
+}
+
+// evalIDs scores the run at runPath ("-": stdin) against the id labels
+// (qrels) at labelsPath and writes the evaluation, warning on stderr when
+// the run's ids are mostly unjudged (unjudgedWarning).
+func evalIDs(stdout, stderr io.Writer, labelsPath, runPath string, ms []eval.Measure, format string, perQuery bool, opts eval.Options) error {
+	qrels, meta, err := eval.ReadQrels(labelsPath)
+	if err != nil {
+		return err
+	}
+	all, nCounts := withJudgedCounts(ms)
+	var e *eval.Evaluation
+	if runPath == "-" {
+		e, _, err = eval.EvaluateReader(qrels, stdin, "stdin", all, opts)
+	} else {
+		e, _, err = eval.EvaluateRunFile(qrels, runPath, all, opts)
+	}
+	if err != nil {
+		return err
+	}
+	retrieved, judgedN := dropJudgedCounts(e, nCounts)
+	if err := checkFinite(e); err != nil {
+		return err
+	}
+	if w := unjudgedWarning(runPath, retrieved, judgedN, runSample(runPath), judgedIDs(qrels)); w != "" {
+		fmt.Fprintf(stderr, "bench eval: warning: %s\n", w)
+	}
+	e.Slices = e.SliceMeans(meta) // labelled-query JSONL: per-slice means
+	return writeEval(stdout, stderr, e, format, perQuery)
+}
+
+// needCorpus refuses, without --corpus, what only --corpus can score:
+// span labels, a passage run, span measures. Errors: usage errors saying
+// to pass --corpus.
+func needCorpus(labels, run string, measures measureList) error {
+	if span, _ := splitSpanMeasures(measures); len(span) > 0 {
+		return usagef("-m %s: span measures need span labels and --corpus DIR (the documents they name)", span[0])
+	}
+	if ok, err := spanLabels(labels); err != nil {
+		return err
+	} else if ok {
+		return usagef("%s holds span labels (\"gold_spans\" or Chroma's questions.csv): pass --corpus DIR, the documents their spans are in", labels)
+	}
+	if run != "-" && isPassageRun(run) {
+		return usagef("%s is a passage run: pass --corpus DIR, the documents its passages are in (docs/pipelines.md)", run)
+	}
+	return nil
+}
+
+// judgedCountNames are the counts unjudgedWarning reads, evaluated beside
+// the measures asked for and dropped before printing.
+var judgedCountNames = []string{"num_ret", "num_rel_ret", "num_nonrel_judged_ret"}
+
+// withJudgedCounts is ms followed by the counts of judgedCountNames
+// (num_ret; num_rel_ret + num_nonrel_judged_ret: the judged results), and
+// how many were added.
+func withJudgedCounts(ms []eval.Measure) ([]eval.Measure, int) {
+	counts, _ := eval.ParseMeasures(judgedCountNames)
+	return append(slices.Clip(ms), counts...), len(counts)
+}
+
+// dropJudgedCounts removes the n counts withJudgedCounts added from e and
+// returns, per query row, the results retrieved and judged.
+func dropJudgedCounts(e *eval.Evaluation, n int) (retrieved, judged []int) {
+	keep := len(e.Measures) - n
+	for i, row := range e.Values {
+		retrieved = append(retrieved, int(row[keep]))
+		judged = append(judged, int(row[keep+1]+row[keep+2]))
+		e.Values[i] = row[:keep:keep]
+	}
+	e.Measures, e.Means = e.Measures[:keep:keep], e.Means[:keep:keep]
+	return retrieved, judged
+}
+
+// evalWithCorpus is bench eval --corpus: span labels scored on a run's
+// passages (span, token and chunk-level measures in one table), or document
+// labels on a passage run's documents; other runs and labels as without
+// --corpus.
+func evalWithCorpus(stdout, stderr io.Writer, pf passageFlags, labelsPath, runPath string, measures measureList, format string, perQuery bool, opts eval.Options) error {
+	if runPath == "-" {
+		return usagef("with --corpus the run is a file (a passage run or a TREC run), not stdin")
+	}
+	if opts.JudgedOnly {
+		return usagef("-J drops unjudged results: with --corpus every passage is judged by the spans it covers; leave -J out")
+	}
+	spanned, err := spanLabels(labelsPath)
+	if err != nil {
+		return err
+	}
+	spanNames, rest := splitSpanMeasures(measures)
+	if err := checkSpanNames(spanNames); err != nil {
+		return err
+	}
+	if !spanned && len(spanNames) > 0 {
+		return usagef("-m %s: span measures need span labels (\"gold_spans\" or Chroma's questions.csv); %s holds ids", spanNames[0], labelsPath)
+	}
+	var ms []eval.Measure
+	if len(measures) == 0 || len(rest) > 0 {
+		if ms, err = evalMeasures(stderr, rest, format); err != nil {
+			return err
+		}
+	}
+	if spanned && len(measures) == 0 {
+		spanNames = defaultSpanMeasures()
+	}
+	ci, err := loadCorpus(pf.corpus)
+	if err != nil {
+		return err
+	}
+	run, ok, err := pf.readPassages(runPath, ci, opts.TieBreak)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if spanned {
+			return usagef("%s: span labels score passages: give a passage run, or a TREC run with --chunk-map FILE (the pipeline's chunk ids) or --chunking NAME (ragbench's)", runPath)
+		}
+		return evalIDs(stdout, stderr, labelsPath, runPath, ms, format, perQuery, opts)
+	}
+	run.Cut(opts.MaxResults)
+	sc, err := run.Scored(ci.docs)
 	if err != nil {
 		return err
 	}
 	var e *eval.Evaluation
-	if pos[1] == "-" {
-		e, _, err = eval.EvaluateReader(qrels, stdin, "stdin", ms, opts)
+	var meta map[string]eval.QueryMeta
+	if spanned {
+		queries, err := spans.Read(labelsPath, ci.docs)
+		if err != nil {
+			return err
+		}
+		meta = spans.Meta(queries)
+		if e, err = passages.Evaluate(queries, sc, ms, passages.Options{Span: spanNames, CoverShare: pf.coverShare, Eval: opts}); err != nil {
+			return err
+		}
 	} else {
-		e, _, err = eval.EvaluateRunFile(qrels, pos[1], ms, opts)
-	}
-	if err != nil {
-		return err
+		var qrels eval.Qrels
+		if qrels, meta, err = eval.ReadQrels(labelsPath); err != nil {
+			return err
+		}
+		docRun := corpus.MaxP(sc.Run, sc.DocOf)
+		all, n := withJudgedCounts(ms)
+		if e, err = eval.Evaluate(qrels, docRun, all, opts); err != nil {
+			return err
+		}
+		retrieved, judgedN := dropJudgedCounts(e, n)
+		if w := unjudgedWarning(runPath, retrieved, judgedN, nil, nil); w != "" {
+			fmt.Fprintf(stderr, "bench eval: warning: %s\n", w)
+		}
 	}
 	if err := checkFinite(e); err != nil {
 		return err
 	}
-	e.Slices = e.SliceMeans(meta) // labelled-query JSONL: per-slice means
-	return writeEval(stdout, stderr, e, *format, *perQuery)
+	e.RunNotes = append(e.RunNotes, run.Notes()...)
+	e.Slices = e.SliceMeans(meta)
+	return writeEval(stdout, stderr, e, format, perQuery)
 }
 
 // isTextMeasure reports whether m has no numeric value (relstring, runid).

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -17,12 +18,40 @@ import (
 )
 
 // gateFlags are the baseline gate's flags, shared by bench run and bench
-// compare.
+// compare (bench run adds --gate-metric, --gate-map and --equivalence:
+// bench compare has -m and its own --equivalence).
 type gateFlags struct {
 	metrics measureList
 	maxDrop float64
 	useDrop bool
 	summary string
+	maps    []gate.Mapping
+	// equivalence is bench run's --equivalence (set: useEquiv), which
+	// overrides the config's significance.equivalence.
+	equivalence float64
+	useEquiv    bool
+}
+
+// registerRun adds bench run's own gate flags to fs: --gate-metric,
+// --gate-map and --equivalence.
+func (g *gateFlags) registerRun(fs *flag.FlagSet) {
+	fs.Var(&g.metrics, "gate-metric", "gate: also gate on this metric `M` (e.g. recall@100, or a family at prompt_k; repeatable)")
+	fs.Func("gate-map", "gate: compare the baseline's cells of chunking (or cell) `OLD=NEW` with this run's (e.g. fixed-128=fixed-256, a chunk-size change: fixed-128/bm25 against fixed-256/bm25, …; or fixed-128/bm25=fixed-256/bm25); repeatable", func(s string) error {
+		m, err := gate.ParseMapping(s)
+		if err != nil {
+			return err
+		}
+		g.maps = append(g.maps, m)
+		return nil
+	})
+	fs.Func("equivalence", "gate: equivalence margin `δ` (metric units, e.g. 0.02): a cell whose two one-sided tests put it within ±δ of its baseline is \"equivalent\", no regression shown (default: the config's significance.equivalence; 0: none)", func(s string) error {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("want a finite number ≥ 0 (a margin in the metric's units, e.g. 0.02), got %q", s)
+		}
+		g.equivalence, g.useEquiv = v, true
+		return nil
+	})
 }
 
 // register adds --max-drop and --gate-summary to fs (bench run adds
@@ -111,6 +140,9 @@ func appendStepSummary(p string, data []byte) error {
 // options applies the flags to the gate's options.
 func (g *gateFlags) options(opt gate.Options) gate.Options {
 	opt.UseMaxDrop, opt.MaxDrop = g.useDrop, g.maxDrop
+	if g.useEquiv {
+		opt.Equivalence = g.equivalence
+	}
 	return opt
 }
 
@@ -124,7 +156,7 @@ func runGate(stdout io.Writer, base *gate.Run, cfg *sweep.Config, gf gateFlags) 
 	if err != nil {
 		return err
 	}
-	in, opt, err := gate.FromRuns(base, cur, gate.RunOptions{Metrics: gf.metrics, Texts: texts})
+	in, opt, err := gate.FromRuns(base, cur, gate.RunOptions{Metrics: gf.metrics, Texts: texts, Map: gf.maps})
 	if err != nil {
 		return err
 	}

@@ -102,6 +102,17 @@ func TestRunBaselineErrors(t *testing.T) {
 	if code != 2 {
 		t.Errorf("--max-drop -1: exit %d, want 2", code)
 	}
+	for _, v := range []string{"-0.02", "NaN", "Inf", "x"} {
+		code, _, errOut := smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base"), "--equivalence", v)
+		if code != 2 || !strings.Contains(errOut, "a margin in the metric's units") {
+			t.Errorf("--equivalence %s: exit %d, stderr %q; want a usage error", v, code, errOut)
+		}
+	}
+	for _, v := range []string{"fixed-4", "doc=doc", "doc=fixed-4o1/bm25"} {
+		if code, _, errOut := smallRun(t, dir, "now", "--baseline", filepath.Join(dir, "base"), "--gate-map", v); code != 2 || !strings.Contains(errOut, "-gate-map") {
+			t.Errorf("--gate-map %s: exit %d, stderr %q; want a usage error", v, code, errOut)
+		}
+	}
 }
 
 // TestCompareGate: bench compare --gate on the fixture of TestCompareCLI
@@ -124,8 +135,8 @@ func TestCompareGate(t *testing.T) {
 		t.Errorf("good vs bad: exit %d, want 0 and improved\n%s%s", code, out, errOut)
 	}
 	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "--gate", "--baseline", "a", "a="+p("good.trec"), "b="+p("good.trec"))
-	if code != 0 || !strings.Contains(out, "| unchanged |") {
-		t.Errorf("good vs itself: exit %d, want 0 and unchanged\n%s%s", code, out, errOut)
+	if code != 0 || !strings.Contains(out, "| – | unchanged (identical) |") || !strings.Contains(out, "1 identical (same score on every query) reported as unchanged and not counted, 0 counted") {
+		t.Errorf("good vs itself: exit %d, want 0 and unchanged (identical), not counted\n%s%s", code, out, errOut)
 	}
 	if code, _, _ := runBench("compare", "--qrels", p("qrels.txt"), "--gate", p("good.trec"), p("bad.trec")); code != 2 {
 		t.Errorf("--gate without --baseline: exit %d, want 2", code)
@@ -141,7 +152,7 @@ func TestCompareGate(t *testing.T) {
 	}
 	code, out, errOut = runBench("compare", "--qrels", p("qrels.txt"), "--gate", "--baseline", "a", "--gate-summary", dir, "a="+p("good.trec"), "b="+p("good.trec"))
 	want := "gate: no regression (verdict on stdout), but the summary was not saved: --gate-summary: " + dir + ": is a directory, want a file path\nGITHUB_STEP_SUMMARY=" + dir + ": is a directory"
-	if code != 1 || !strings.Contains(out, "| unchanged |") || !strings.Contains(errOut, want) {
+	if code != 1 || !strings.Contains(out, "| unchanged (identical) |") || !strings.Contains(errOut, want) {
 		t.Errorf("pass, both summaries directories: exit %d, stdout %q, stderr %q; want 1, the summary and %q", code, out, errOut, want)
 	}
 	t.Setenv("GITHUB_STEP_SUMMARY", "")

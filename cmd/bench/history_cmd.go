@@ -159,11 +159,11 @@ func histShort(h string) string {
 // histTable is the history table: the first five columns (run, time,
 // hashes, cell) left-aligned, the metric columns right-aligned.
 func histTable(header []string, rows [][]string) *texttab.Table {
-	align := make([]texttab.Align, len(header))
+	align, markup := make([]texttab.Align, len(header)), make([]bool, len(header))
 	for i := 5; i < len(align); i++ {
-		align[i] = texttab.Right
+		align[i], markup[i] = texttab.Right, true // values with their * and † marks: ours, not a user's text
 	}
-	return &texttab.Table{Header: header, Rows: rows, Align: align}
+	return &texttab.Table{Header: header, Rows: rows, Align: align, Markup: markup}
 }
 
 // withoutPrefix is err with prefix removed from the start of its message:

@@ -13,9 +13,9 @@ import (
 	"github.com/ragbench/ragbench/sweep"
 )
 
-const labelsUsage = `usage: bench labels <check|record|convert> [flags] LABELS | CONFIG
+const labelsUsage = `usage: bench labels <check|record|convert|pool|merge> [flags] LABELS | CONFIG
 
-Check, repair, record and convert labels files (docs/labelling.md).
+Check, repair, record, convert, pool and merge labels files (docs/labelling.md).
 
   check LABELS --corpus PATH   check every label against the corpus and list
                                every problem at once: file:line, field, query
@@ -44,6 +44,22 @@ Check, repair, record and convert labels files (docs/labelling.md).
                                labels (code points), which score every chunking
       --queries FILE           TREC or BEIR qrels: the query texts (BEIR
                                queries.jsonl)
+  pool CONFIG.yaml             write a review file of the unjudged passages in
+                               the top --depth of every cell of the config's
+                               last run (its output folder: results.json and
+                               runs/), one per text span, with the queries,
+                               cells and ranks that returned it, most returned
+                               first; a person sets each query's "grade"
+      --depth N                how deep into each cell's ranking (default 10)
+      --results DIR            the run's output folder (default: the config's)
+      --output FILE            the review file (default: LABELS.pool.jsonl)
+  merge --review FILE CONFIG.yaml | --review FILE LABELS --corpus PATH
+                               read the reviewer's decisions back into the
+                               labels: grade >= 1 adds a gold passage, grade 0 a
+                               judgement "not relevant"; the rows changed are
+                               checked as bench run checks them, and nothing is
+                               written unless they pass (in place, the original
+                               kept as LABELS.bak, or --output FILE)
 
 Exit codes of check: 0 every label checks; 4 problems, each with a sure
 repair (--fix writes them all); 1 a problem a person must look at, or input
@@ -57,6 +73,8 @@ Examples:
   bench labels record --corpus docs/ labels.jsonl
   bench labels record --corpus corpus.jsonl --chunking fixed-5 qrels.jsonl
   bench labels convert --corpus corpus.jsonl --chunking fixed-5 --output spans.jsonl qrels.jsonl
+  bench labels pool --depth 10 --output review.jsonl configs/chunking.yaml
+  bench labels merge --review review.jsonl configs/chunking.yaml
 
 Flags:
 `
@@ -72,11 +90,12 @@ type labelsFlags struct {
 	arg                  string
 	fs                   *flag.FlagSet
 	thresholdSet, fixSet bool
+	pool                 poolFlags
 }
 
 func parseLabelsFlags(stdout, stderr io.Writer, args []string) (*labelsFlags, error) {
 	if len(args) == 0 {
-		return nil, usagef("missing subcommand (check, record or convert); see 'bench labels --help'")
+		return nil, usagef("missing subcommand (check, record, convert, pool or merge); see 'bench labels --help'")
 	}
 	lf := &labelsFlags{sub: args[0], fs: newFlagSet("labels")}
 	fs := lf.fs
@@ -88,18 +107,19 @@ func parseLabelsFlags(stdout, stderr io.Writer, args []string) (*labelsFlags, er
 	fs.StringVar(&lf.chunking, "chunking", "", "record, convert: the chunking `name` of chunk-id labels (e.g. fixed-5)")
 	fs.StringVar(&lf.queries, "queries", "", "convert: query texts for TREC or BEIR qrels (a BEIR queries.jsonl `file`)")
 	fs.Float64Var(&lf.threshold, "threshold", 0.75, "check: the least similarity of a changed label's nearest passage (below: lost)")
+	lf.pool.register(fs)
 	switch lf.sub {
 	case "-h", "-help", "--help", "help":
 		printFlagUsage(stdout, fs, labelsUsage)
 		return nil, errHelp
-	case "check", "record", "convert":
+	case "check", "record", "convert", "pool", "merge":
 	default:
 		if strings.HasPrefix(lf.sub, "-") { // a flag before the subcommand: flag's own error
 			if err := fs.Parse(args); err != nil {
 				return nil, flagErr(fs, stdout, stderr, labelsUsage, err)
 			}
 		}
-		return nil, usagef("unknown subcommand %q (want check, record or convert); see 'bench labels --help'", lf.sub)
+		return nil, usagef("unknown subcommand %q (want check, record, convert, pool or merge); see 'bench labels --help'", lf.sub)
 	}
 	var pos []string
 	for rest := args[1:]; ; {
@@ -112,7 +132,7 @@ func parseLabelsFlags(stdout, stderr io.Writer, args []string) (*labelsFlags, er
 		pos, rest = append(pos, fs.Arg(0)), fs.Args()[1:]
 	}
 	if len(pos) != 1 {
-		return nil, usagef("%s: want one labels file (or, for check, a config), got %d arguments; see 'bench labels --help'", lf.sub, len(pos))
+		return nil, usagef("%s: want one labels file (or, for check, pool and merge, a config), got %d arguments; see 'bench labels --help'", lf.sub, len(pos))
 	}
 	lf.arg = pos[0]
 	fs.Visit(func(f *flag.Flag) {
@@ -125,11 +145,14 @@ func parseLabelsFlags(stdout, stderr io.Writer, args []string) (*labelsFlags, er
 // validate checks the flags each subcommand needs or refuses.
 func (lf *labelsFlags) validate() error {
 	isConfig := strings.HasSuffix(lf.arg, ".yaml") || strings.HasSuffix(lf.arg, ".yml")
+	if err := lf.pool.validate(lf, isConfig); err != nil {
+		return err
+	}
 	switch {
 	case !(lf.threshold >= 0 && lf.threshold <= 1):
 		return usagef("--threshold %v: want a similarity in [0, 1]", lf.threshold)
-	case lf.sub != "check" && isConfig:
-		return usagef("%s: give the labels file and --corpus (a config is for check)", lf.sub)
+	case lf.sub != "check" && lf.sub != "pool" && lf.sub != "merge" && isConfig:
+		return usagef("%s: give the labels file and --corpus (a config is for check, pool and merge)", lf.sub)
 	case lf.corpus == "" && !isConfig:
 		return usagef("%s: --corpus is required (the corpus the labels are checked against)", lf.sub)
 	case lf.corpus != "" && isConfig:
@@ -156,11 +179,16 @@ func cmdLabels(stdout, stderr io.Writer, args []string) error {
 	}
 	opt := labels.DefaultOptions()
 	opt.Threshold = lf.threshold
+	if lf.sub == "pool" {
+		return labelsPool(stdout, lf, opt)
+	}
 	path, docs, err := lf.inputs(&opt)
 	if err != nil {
 		return err
 	}
 	switch lf.sub {
+	case "merge":
+		return labelsMerge(stdout, lf, path, docs, opt)
 	case "record":
 		written, err := labels.Record(path, docs, lf.chunking, opt)
 		if err != nil {

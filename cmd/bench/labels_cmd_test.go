@@ -5,32 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // copyTree copies the folder src into a new temporary folder and returns
 // it.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
+func copyTree(t *testing.T, src string) string { return testenv.CopyTree(t, src) }
 
 // TestLabelsCheck: testdata/labels/wrong.jsonl holds ten wrong labels over
 // a folder corpus of two handbook pages — a quote with a line break where

@@ -16,7 +16,8 @@
 //	model      check an ONNX model folder, embed or score texts with it
 //	attribute  join retrieval hits with answer verdicts (RAG failure attribution)
 //	history    show the history CSV written by bench run
-//	labels     check, repair, record and convert labels files
+//	labels     check, repair, record, convert, pool and merge labels files
+//	label      the labelling workbench: write and review gold passages in the browser
 //
 // Exit codes: 0 success, 1 error (bad input, failed run), 2 usage error,
 // 3 regression found by the baseline gate (bench run --baseline, bench
@@ -59,7 +60,8 @@ func commands() map[string]command {
 		"model":     {"check an ONNX model folder, embed or score texts with it", cmdModel},
 		"attribute": {"join retrieval hits with answer verdicts", cmdAttribute},
 		"history":   {"show the history CSV written by bench run", cmdHistory},
-		"labels":    {"check, repair, record and convert labels files", cmdLabels},
+		"labels":    {"check, repair, record, convert, pool and merge labels files", cmdLabels},
+		"label":     {"the labelling workbench: write and review gold passages in the browser", cmdLabel},
 	}
 }
 

@@ -85,13 +85,46 @@ func checkPage(dom string, want map[string]int, cells int) []string {
 			bad = append(bad, fmt.Sprintf("%d %s charts, want %d", got, class, n))
 		}
 	}
-	for _, id := range []string{`id="main-table"`, `id="matrix"`} {
+	for _, id := range []string{`id="main-table"`, `id="comparisons"`} {
 		if !strings.Contains(dom, id) {
 			bad = append(bad, "no "+id)
 		}
 	}
 	if got := strings.Count(dom, "<option value="); got != cells {
 		bad = append(bad, fmt.Sprintf("the misses browser lists %d cells, want %d (its script did not run?)", got, cells))
+	}
+	return bad
+}
+
+// checkComparisons returns what is wrong with the significance view of
+// small.yaml's report.html (issue 23): each cell against the baseline
+// doc/bm25 (the best BM25 cell; every cell ties with it), the plan and its
+// number of comparisons, the interval method, and the five comparisons,
+// each "unchanged (identical)" and not counted, as the browser renders
+// them; no all-pairs matrix unless significance.matrix asks for one.
+func checkComparisons(dom string) []string {
+	var bad []string
+	for _, want := range []string{
+		`<h2 id="significance">Each cell against the baseline doc/bm25: ndcg@3</h2>`,
+		`<p class="note">Plan: each cell against baseline doc/bm25: 5 comparisons × 1 metric = 5; 5 identical (same score on every query) reported as unchanged and not counted, 0 counted.</p>`,
+		`<p class="note">The baseline, doc/bm25, is the best BM25 cell on ndcg@3 (significance.baseline names another).</p>`,
+		`<th>95% CI (bootstrap BCa)</th>`,
+		`<a href="#significance">Significance</a>`,
+	} {
+		if !strings.Contains(dom, want) {
+			bad = append(bad, "the significance view lacks "+want)
+		}
+	}
+	rows := regexp.MustCompile(`<tr><td data-v="">([^<]+)</td><td data-v="[^"]*">0\.6533</td><td data-v="">doc/bm25</td><td data-v="[^"]*">0\.6533</td><td data-v="0">\+0\.0000</td><td data-v="0">\[\+0\.0000, \+0\.0000\]</td><td data-v="">–</td><td data-v="">unchanged \(identical\)</td></tr>`).FindAllStringSubmatch(dom, -1)
+	var cells []string
+	for _, r := range rows {
+		cells = append(cells, r[1])
+	}
+	if got := strings.Join(cells, ","); got != "doc/bm25-flat,doc/rrf,fixed-4o1/bm25,fixed-4o1/bm25-flat,fixed-4o1/rrf" {
+		bad = append(bad, "the comparison rows name "+got+", want the five cells other than doc/bm25, each unchanged (identical)")
+	}
+	if strings.Contains(dom, `id="matrix"`) {
+		bad = append(bad, "an all-pairs matrix without significance.matrix")
 	}
 	return bad
 }
@@ -113,7 +146,7 @@ func TestReportHTMLInBrowser(t *testing.T) {
 	bad := filepath.Join(dir, "bad.html")
 	os.WriteFile(bad, []byte(`<!DOCTYPE html><html><head><link rel="icon" href="data:,"></head><body><script>console.error("boom")</script></body></html>`), 0o644)
 	dom, console := browse(t, bin, bad, "", 600)
-	if len(console) != 1 || !strings.Contains(console[0], "boom") || len(checkPage(dom, map[string]int{"chart-recall": 1}, 1)) == 0 {
+	if len(console) != 1 || !strings.Contains(console[0], "boom") || len(checkPage(dom, map[string]int{"chart-recall": 1}, 1)) == 0 || len(checkComparisons(dom)) == 0 {
 		t.Fatalf("the checker accepts a broken page: console %q, DOM %.200q", console, dom)
 	}
 
@@ -130,7 +163,10 @@ func TestReportHTMLInBrowser(t *testing.T) {
 	if len(console) > 0 {
 		t.Errorf("report.html logged to the console:\n%s", strings.Join(console, "\n"))
 	}
-	for _, p := range checkPage(dom, map[string]int{"chart-recall": 2, "chart-slice": 3, "chart-history": 1}, 6) {
+	for _, p := range checkPage(dom, map[string]int{"chart-recall": 2, "chart-slice": 3, "chart-history": 1, "chart-comparison": 1}, 6) {
+		t.Error(p)
+	}
+	for _, p := range checkComparisons(dom) {
 		t.Error(p)
 	}
 	shot := os.Getenv("RAGBENCH_SCREENSHOT")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,13 +38,18 @@ checkout holding the config, then of the one holding this binary, then
 <data root>/models: --models-dir adds a root, it does not hide the others.
 
 --baseline PATH gates the run against an earlier one (its results.json, or
-the output folder holding it, with its manifest.json): every cell present in
-both is compared on the primary metric at prompt_k (and each --gate-metric)
-with the config's paired test and correction, over the queries both share.
-The Markdown summary goes to stdout (and is appended to $GITHUB_STEP_SUMMARY
-when set); the exit status is 3 when a cell regressed (a significant fall,
-or one larger than --max-drop), 0 otherwise; an improvement never fails.
-A changed queries or qrels file is an error (exit 1). See docs/ci.md.
+the output folder holding it, with its manifest.json): each cell present in
+both (or mapped: --gate-map fixed-128=fixed-256 compares a changed chunk
+size cell by cell) is compared with its baseline counterpart on the primary
+metric at prompt_k (and each --gate-metric) with the config's paired test,
+interval and correction, over the queries both share. Cells whose
+per-query scores are identical to the baseline's are "unchanged
+(identical)" and not counted in the correction; --equivalence δ shows "no
+regression" (equivalent within ±δ). The Markdown summary goes to stdout
+(and is appended to $GITHUB_STEP_SUMMARY when set); the exit status is 3
+when a cell regressed (significantly worse, or a fall larger than
+--max-drop), 0 otherwise; an improvement never fails. A changed queries or
+qrels file is an error (exit 1). See docs/ci.md.
 
 --check loads and checks everything the run checks before its first cell
 (config, dataset files and gold ids, model kinds, output/cache/history
@@ -62,6 +68,7 @@ Examples:
   bench run --check configs/scifact.yaml          # validate only, no work
   bench run --check --offline configs/scifact-engines.yaml   # same, engines not dialled
   bench run --baseline main-results/ --max-drop 0.01 configs/scifact.yaml   # CI gate (exit 3 on regression)
+  bench run --baseline main-results/ --gate-map fixed-128=fixed-256 configs/x.yaml   # gate a chunk-size change
   bench run --output /tmp/out --cache-dir /tmp/ragbench-cache --no-history --data-dir sweep/testdata/small sweep/testdata/small.yaml
 
 flags:
@@ -89,7 +96,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ortLib, "onnxruntime", "", "ONNX Runtime shared library for dense and rerank retrievers (default $ONNXRUNTIME_LIB, else third_party/onnxruntime/libonnxruntime.so)")
 	fs.StringVar(&f.baseline, "baseline", "", "gate against an earlier run at `PATH`: its results.json (or output folder), with manifest.json beside it; exit 3 when a cell regressed")
 	f.gate.register(fs)
-	fs.Var(&f.gate.metrics, "gate-metric", "gate: also gate on this metric `M` (e.g. recall@100, or a family at prompt_k; repeatable)")
+	f.gate.registerRun(fs)
 }
 
 // loadOptions are config.Load's overrides from the flags.
@@ -113,6 +120,9 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	if f.offline && !f.check {
 		return usagef("--offline goes with --check (a run needs its engines); see 'bench run --help'")
 	}
+	if f.baseline == "" && (len(f.gate.maps) > 0 || f.gate.useEquiv) {
+		return usagef("--gate-map and --equivalence go with --baseline (they say how to gate this run against it); see 'bench run --help'")
+	}
 	ctx, stop := interruptContext("stopping after the current step (" + quitAgain + " quits now; caches and earlier outputs stay intact)")
 	defer stop()
 	progressMode, err := runProgressMode(f.progress, stderr)
@@ -128,6 +138,9 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	var base *gate.Run
 	if f.baseline != "" { // read before the sweep: a wrong path fails at once
+		if baselineIsOutput(f.baseline, cfg.Output) {
+			return usagef("--baseline %s is this run's output folder %s: the run would replace the baseline it is gated against; write the run elsewhere (--output) or keep the baseline in another folder", f.baseline, cfg.Output)
+		}
 		if base, err = gate.ReadRun(f.baseline); err != nil {
 			return err
 		}
@@ -136,6 +149,25 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		return runCheck(ctx, stdout, cfg, f)
 	}
 	return runSweep(ctx, stdout, stderr, cfg, base, f, progressMode)
+}
+
+// baselineIsOutput reports whether the baseline at path (a results.json,
+// or the folder holding it, as gate.ReadRun reads it) is in the folder out
+// that the run writes: the same path, or the same folder by another name
+// (a symbolic link).
+func baselineIsOutput(path, out string) bool {
+	dir := path
+	if fi, err := os.Stat(path); err == nil && !fi.IsDir() || err != nil && strings.HasSuffix(path, ".json") {
+		dir = filepath.Dir(path)
+	}
+	a, errA := filepath.Abs(dir)
+	b, errB := filepath.Abs(out)
+	if errA == nil && errB == nil && a == b {
+		return true
+	}
+	fa, errA := os.Stat(dir)
+	fb, errB := os.Stat(out)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // runSweep is bench run without --check: the sweep (sweep.Run, which
@@ -180,10 +212,48 @@ func printRunSummary(stdout io.Writer, cfg *config.Config, res *results.Results,
 		}
 	}
 	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, took.Round(100*time.Millisecond))
+	for _, l := range planSummary(&res.Significance) {
+		fmt.Fprintln(stdout, l)
+	}
 	fmt.Fprintf(stdout, "report: %s\n", shownPath(filepath.Join(cfg.Output, "report.md")))
 	if history {
 		fmt.Fprintf(stdout, "history: %s\n", shownPath(cfg.History))
 	}
+}
+
+// planSummary is the run summary's significance lines: the plan and its
+// number of comparisons (compare's sentence), the baseline and how it was
+// chosen, and per tested metric how many comparisons got each verdict.
+func planSummary(sig *results.Significance) []string {
+	if sig.Plan == "" || len(sig.Notes) == 0 || !strings.HasPrefix(sig.Notes[0], "Plan: ") {
+		return nil
+	}
+	out := []string{sig.Notes[0]}
+	if sig.Baseline != "" {
+		out = append(out, fmt.Sprintf("Baseline %s: %s.", sig.Baseline, sig.BaselineRule))
+	}
+	for _, m := range sig.Metrics {
+		count := map[string]int{}
+		var order []string
+		for _, p := range sig.Pairs {
+			if p.Metric != m {
+				continue
+			}
+			if count[p.Verdict] == 0 {
+				order = append(order, p.Verdict)
+			}
+			count[p.Verdict]++
+		}
+		slices.Sort(order)
+		var parts []string
+		for _, v := range order {
+			parts = append(parts, fmt.Sprintf("%d %s", count[v], v))
+		}
+		if len(parts) > 0 {
+			out = append(out, fmt.Sprintf("Verdicts on %s: %s.", m, strings.Join(parts, ", ")))
+		}
+	}
+	return out
 }
 
 // runCheck is 'bench run --check': the run's preflight (sweep.Check, every
@@ -209,6 +279,9 @@ func runCheck(ctx context.Context, stdout io.Writer, cfg *config.Config, f runFl
 		}
 	}
 	fmt.Fprintf(stdout, "output      %s\ncache       %s\nhistory     %s\n", cfg.Output, cfg.CacheDir, cfg.History)
+	if rep.Recovered != "" {
+		fmt.Fprintf(stdout, "recovered   %s\n", rep.Recovered)
+	}
 	printDataset(stdout, rep.Dataset)
 	// The warnings are report.md's (one owner), so --check says what the
 	// run will.

@@ -73,6 +73,24 @@ func EmbeddingCache() string {
 	return filepath.Join(RepoRoot(), ".cache", "embeddings")
 }
 
+// LinkEmbeddingCache makes link (a run cache's "embeddings" entry) a
+// symbolic link to EmbeddingCache, creating the shared folder first: on a
+// clean clone it does not exist yet, and a link to nothing makes the
+// embedder's mkdir fail with "file exists".
+func LinkEmbeddingCache(t testing.TB, link string) {
+	t.Helper()
+	shared := EmbeddingCache()
+	if err := os.MkdirAll(shared, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, link); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Python returns the interpreter of the test-only Python environment that
 // scripts/setup-python.sh installs (scipy, statsmodels, ir_measures, tiktoken,
 // the reference LangChain and LlamaIndex pipelines): $RAGBENCH_PYTHON when

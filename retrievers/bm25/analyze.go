@@ -1,7 +1,9 @@
 package bm25
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/blevesearch/bleve/v2/analysis"
@@ -11,6 +13,67 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/token/stop"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 )
+
+// Token is one analysed term of a text and the bytes [Start, End) of the
+// text it came from.
+type Token struct {
+	Term       string
+	Start, End int
+}
+
+// Analyze returns the terms of text under analyzer name (AnalyzerEn or
+// AnalyzerLuceneEn) in text order, exactly as an index of that analyzer
+// indexes and searches them (the same mapping New builds), with no index:
+// for diagnostics such as a miss's vocabulary mismatch (no query term in
+// the gold passage). It runs bleve's analyzer, the definition the index
+// build's fast path below is held to (TestFastAnalysisEqualsBleve,
+// TestAnalyzeIsTheIndexAnalysis). Each analyzer is built once per process.
+// Errors: an unknown analyzer.
+func Analyze(name, text string) ([]Token, error) {
+	a, err := analyzerNamed(name)
+	if err != nil {
+		return nil, err
+	}
+	ts := a.bleve.Analyze([]byte(text))
+	out := make([]Token, len(ts))
+	for i, t := range ts {
+		out[i] = Token{Term: string(t.Term), Start: t.Start, End: t.End}
+	}
+	return out, nil
+}
+
+var (
+	analyzersMu    sync.Mutex
+	namedAnalyzers = map[string]*textAnalyzer{}
+)
+
+// analyzerNamed is the package's one analyzer of each name, built once per
+// process from the mapping newMapping gives (safe for concurrent use: the
+// memo is each caller's). Analyze, the index build and the query analysis
+// all use it.
+func analyzerNamed(name string) (*textAnalyzer, error) {
+	analyzersMu.Lock()
+	defer analyzersMu.Unlock()
+	if a := namedAnalyzers[name]; a != nil {
+		return a, nil
+	}
+	o := DefaultOptions()
+	o.Analyzer = name
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("bm25: %w", err)
+	}
+	m, err := newMapping(o)
+	if err != nil {
+		return nil, err
+	}
+	ba := m.AnalyzerNamed(name)
+	if ba == nil {
+		return nil, fmt.Errorf("bm25: analyzer %q not found", name)
+	}
+	a := newTextAnalyzer(ba)
+	namedAnalyzers[name] = a
+	return a, nil
+}
 
 // Index-time analysis (issue 27). bleve's analyzer chain — Unicode word
 // segmentation, then per-token filters — is 20–27 % of a build when run on

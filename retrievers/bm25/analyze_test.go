@@ -13,17 +13,16 @@ import (
 	"github.com/ragbench/ragbench/internal/testenv"
 )
 
-// analyzers returns the package's analyzers as bleve builds them, wrapped
-// for index-time analysis.
+// analyzers returns the package's analyzers (analyzerNamed: bleve's, with
+// the index-time fast path).
 func analyzers(t testing.TB) map[string]*textAnalyzer {
 	t.Helper()
 	out := map[string]*textAnalyzer{}
 	for _, name := range []string{AnalyzerEn, AnalyzerLuceneEn} {
-		m, err := newMapping(Options{Analyzer: name})
+		a, err := analyzerNamed(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := newTextAnalyzer(m.AnalyzerNamed(name))
 		if !a.fast {
 			t.Fatalf("%s: no fast path", name)
 		}
@@ -180,4 +179,33 @@ func FuzzFastAnalysis(f *testing.F) {
 			checkSame(t, name, a, memos[name], s)
 		}
 	})
+}
+
+// TestAnalyzeIsTheIndexAnalysis: the exported Analyze (misses' query and
+// passage terms) gives the terms the index build's fast path indexes, with
+// byte ranges that hold the raw token each term came from.
+func TestAnalyzeIsTheIndexAnalysis(t *testing.T) {
+	texts := []string{"", "The cat's whiskers, 3.14 and foo_bar: résumé naïve 日本語 DON'T", "running runners ran\n\tRUN"}
+	for name, a := range analyzers(t) {
+		memo := newTermMemo()
+		for _, text := range texts {
+			ts, err := Analyze(name, text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, tok := range ts {
+				got = append(got, tok.Term)
+				if tok.Start < 0 || tok.End > len(text) || tok.Start >= tok.End {
+					t.Errorf("%s: %q: token %+v out of the text", name, text, tok)
+				}
+			}
+			if want := fastTerms(a, memo, text); !slices.Equal(got, want) {
+				t.Errorf("%s: %q: Analyze %q, index analysis %q", name, text, got, want)
+			}
+		}
+	}
+	if _, err := Analyze("nope", "x"); err == nil {
+		t.Error("unknown analyzer: no error")
+	}
 }

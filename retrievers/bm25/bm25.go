@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis"
 	_ "github.com/blevesearch/bleve/v2/analysis/analyzer/custom" // registers the "custom" analyzer type
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/en"         // registers "en", "possessive_en"
 	_ "github.com/blevesearch/bleve/v2/analysis/token/lowercase"
@@ -70,7 +69,7 @@ type Retriever struct {
 	reader    index.IndexReader // layoutScorch: one snapshot, held for the retriever's life
 	segs      []segRef          // the segments in chunk order
 	side      *sideFiles
-	analyzer  analysis.Analyzer
+	analyzer  *textAnalyzer // analyzerNamed(opts.Analyzer): queries go through its bleve analyzer
 	fields    []*field
 	tmpDir    string // the index folder of an in-memory (Dir "") retriever, removed by Close
 	build     time.Duration
@@ -145,9 +144,8 @@ func build(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], opts Opti
 	if err != nil {
 		return nil, err
 	}
-	r.analyzer = m.AnalyzerNamed(o.Analyzer)
-	if r.analyzer == nil {
-		return nil, fmt.Errorf("bm25: analyzer %q not found", o.Analyzer)
+	if r.analyzer, err = analyzerNamed(o.Analyzer); err != nil {
+		return nil, err
 	}
 	var dir string
 	var md *meta
@@ -179,7 +177,7 @@ func build(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], opts Opti
 }
 
 // buildIndex builds the index of o's layout into the empty folder dir.
-func buildIndex(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chunk, error], m *mapping.IndexMappingImpl, a analysis.Analyzer, o Options) (*meta, error) {
+func buildIndex(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chunk, error], m *mapping.IndexMappingImpl, a *textAnalyzer, o Options) (*meta, error) {
 	if layoutFor(o) == layoutScorch {
 		return buildScorch(ctx, dir, chunks, m, o)
 	}
@@ -187,7 +185,7 @@ func buildIndex(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chunk, 
 	if err != nil {
 		return nil, err
 	}
-	return buildSegments(ctx, dir, chunks, newTextAnalyzer(a), kinds, o)
+	return buildSegments(ctx, dir, chunks, a, kinds, o)
 }
 
 // newMapping returns the bleve mapping for o: explicit text fields, not
@@ -505,7 +503,7 @@ func (r *Retriever) Stats() retrievers.Stats {
 // term: what Search scores (the index's analyzer; no query syntax).
 func (r *Retriever) Terms(text string) []TermCount {
 	counts := map[string]int{}
-	for _, tok := range r.analyzer.Analyze([]byte(text)) {
+	for _, tok := range r.analyzer.bleve.Analyze([]byte(text)) {
 		counts[string(tok.Term)]++
 	}
 	out := make([]TermCount, 0, len(counts))

@@ -19,6 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+
+	"github.com/ragbench/ragbench/internal/retry"
 )
 
 // Defaults the configuration layer applies when the user gives nothing.
@@ -264,55 +266,25 @@ func (c *client) do(ctx context.Context, method, path string, body []byte, out a
 // withRetries calls send until it succeeds, fails with an error retry
 // does not accept (or after ctx ended), or the Conn's retries are spent,
 // waiting backoffWait before each retry: the retry loop of whole requests
-// (do, and Retriever.warmUp for one node). Errors: send's last, with
-// "(after N retries)" when they were spent or "(interrupted: …)" when ctx
-// ended during a wait.
+// (do, and Retriever.warmUp for one node), retry.Policy.Do. Errors: send's
+// last, with "(after N retries)" when they were spent or "(interrupted: …)"
+// when ctx ended during a wait.
 func (c *client) withRetries(ctx context.Context, send func() ([]byte, error), retry func(error) bool) ([]byte, error) {
-	var last error
-	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
-			if attempt > c.retries {
-				return nil, fmt.Errorf("%w (after %d retries)", last, c.retries)
-			}
-			if err := c.backoffWait(ctx, attempt, last); err != nil {
-				return nil, fmt.Errorf("%w (interrupted: %v)", last, err)
-			}
-		}
-		b, err := send()
-		if err == nil {
-			return b, nil
-		}
-		if ctx.Err() != nil || !retry(err) {
-			return nil, err
-		}
-		last = err
-	}
+	return c.policy().Do(ctx, send, retry)
 }
 
 // backoffWait waits before retry attempt (≥ 1) after error last (nil when
 // there is none to read): the Conn's backoff doubled per earlier retry, at
-// most 30 s, or the engine's Retry-After when last carries a longer one.
-// Every retry of the package waits through it (withRetries, a partial
-// search answer, rejected bulk items). Errors: ctx's, when it ends
-// first.
+// most 30 s, or the engine's Retry-After when last carries a longer one
+// (retry.Policy.Wait). Every retry of the package waits through it
+// (withRetries, a partial search answer, rejected bulk items). Errors:
+// ctx's, when it ends first.
 func (c *client) backoffWait(ctx context.Context, attempt int, last error) error {
-	wait := c.backoff << (attempt - 1)
-	if wait > 30*time.Second || wait < 0 {
-		wait = 30 * time.Second
-	}
-	var he *retryAfter
-	if errors.As(last, &he) && he.d > wait {
-		wait = he.d
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return c.policy().Wait(ctx, attempt, last)
 }
+
+// policy is the Conn's retries and backoff.
+func (c *client) policy() retry.Policy { return retry.Policy{Retries: c.retries, Backoff: c.backoff} }
 
 // retryAfter wraps an HTTPError with a retryable status and the engine's
 // Retry-After.
@@ -322,6 +294,9 @@ type retryAfter struct {
 }
 
 func (r *retryAfter) Unwrap() error { return r.HTTPError }
+
+// RetryAfter is the engine's Retry-After (retry.After).
+func (r *retryAfter) RetryAfter() time.Duration { return r.d }
 
 // nodeError is a node that could not be reached or did not answer in time.
 type nodeError struct {
@@ -378,11 +353,7 @@ func (c *client) onceAt(ctx context.Context, ui int, method, path string, body [
 	he := &HTTPError{Method: method, Path: p, Status: resp.StatusCode}
 	he.Type, he.Reason = c.errorReason(resp.StatusCode, b)
 	if retryable(resp.StatusCode) {
-		var d time.Duration
-		if s, err := time.ParseDuration(resp.Header.Get("Retry-After") + "s"); err == nil {
-			d = min(s, 30*time.Second)
-		}
-		return nil, &retryAfter{HTTPError: he, d: d}
+		return nil, &retryAfter{HTTPError: he, d: retry.ParseRetryAfter(resp.Header.Get("Retry-After"))}
 	}
 	return nil, he
 }

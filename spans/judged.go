@@ -1,0 +1,147 @@
+package spans
+
+import (
+	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/ragbench/ragbench/anchor"
+	"github.com/ragbench/ragbench/eval"
+)
+
+// JudgedChunks is, per query, the chunks of ch that overlap (by at least
+// one code point) some passage the query judges: a gold passage (every
+// member of a group of alternatives) or one judged not relevant (grade 0).
+// They are the chunks a labeller has looked at, in part: judged coverage
+// (judged@k, eval.JudgedShare) counts them, and scoring judged items only
+// (eval.Condense) keeps them. Each maps to the highest grade of the
+// passages it overlaps (0 when only grade-0 ones): a set of judged chunks,
+// not chunk relevance (that is Judgements', with the cover share). Every
+// query is present, with no chunk when it judges nothing.
+func JudgedChunks(queries []Query, ch *Chunking) eval.Qrels {
+	byDoc := chunksByDoc(ch)
+	out := make(eval.Qrels, len(queries))
+	for _, q := range queries {
+		m := map[string]int{}
+		for _, g := range append(slices.Clone(q.Gold), q.NonRelevant...) {
+			for _, id := range byDoc[g.Doc] {
+				if ch.Intervals[id].overlap(g.Interval()) > 0 {
+					if old, ok := m[id]; !ok || g.Grade > old {
+						m[id] = g.Grade
+					}
+				}
+			}
+		}
+		out[q.ID] = m
+	}
+	return out
+}
+
+// GoldText is a gold passage's text, for FindHoles: Label names it in
+// messages (`doc [start, end)` for a span, the id for an id label).
+type GoldText struct {
+	Label, Text string
+}
+
+// SpanGold is the gold passages of q as GoldText (every member of a group
+// of alternatives), labelled `doc [start, end)` in code points.
+func SpanGold(q Query) []GoldText {
+	out := make([]GoldText, len(q.Gold))
+	for i, g := range q.Gold {
+		out[i] = GoldText{Label: fmt.Sprintf("%s [%d, %d)", g.Doc, g.Start, g.End), Text: g.Text}
+	}
+	return out
+}
+
+// Hole is an unjudged result of a query whose text nearly equals a gold
+// passage's (FindHoles): duplicate content elsewhere in the corpus, most
+// likely relevant, that the labels count as not relevant.
+type Hole struct {
+	Query      string
+	Rank       int    // its rank in the run, from 1
+	ID         string // the chunk or document id
+	Gold       string // the gold passage it repeats (GoldText.Label)
+	Similarity float64
+}
+
+// HoleThreshold is the least similarity (anchor's: 1 − edits/length of
+// the gold passage's nearest passage within the result's text, white
+// space, quote marks, dashes and case folded; anchor.Doc.Nearest) at which
+// an unjudged result is a hole: anchor.DefaultThreshold, the similarity
+// at which a re-anchored label is the same passage edited rather than
+// another. On the chunking-chroma corpus no gold passage of one document
+// comes within it in another (anchor's TestThresholdSeparates: at most
+// 0.545), so a hole there is a true near-copy.
+const HoleThreshold = anchor.DefaultThreshold
+
+// FindHoles lists the holes among the first n results of one query's
+// ranking ids (best first): each result not in judged (a judged id: a key
+// of the query's judgements, any grade ≥ 0) whose text (text(id)) holds
+// a near-copy of a gold passage, at least HoleThreshold similar; with
+// several gold passages, the most similar (the first on a tie). Results
+// are in rank order. A result shorter than HoleThreshold of a passage
+// cannot reach it and is not compared. (HoleFinder.Find with a new
+// HoleFinder.)
+func FindHoles(query string, ids []string, n int, judged map[string]int, text func(id string) string, gold []GoldText) []Hole {
+	return NewHoleFinder(text).Find(query, ids, n, judged, gold)
+}
+
+// HoleFinder finds holes (FindHoles) over one set of texts, remembering
+// each result's similarity to each gold passage: the cells of one
+// chunking return many of the same chunks for a query, and each pair is
+// compared once. Not safe for concurrent use.
+type HoleFinder struct {
+	text func(id string) string
+	sim  map[[2]string]float64 // {id, gold text} → similarity (−1: below HoleThreshold)
+	glen map[string]int        // gold text → its length folded, in code points
+}
+
+// NewHoleFinder is a HoleFinder over the texts text(id).
+func NewHoleFinder(text func(id string) string) *HoleFinder {
+	return &HoleFinder{text: text, sim: map[[2]string]float64{}, glen: map[string]int{}}
+}
+
+// Find is FindHoles with f's texts and remembered similarities.
+func (f *HoleFinder) Find(query string, ids []string, n int, judged map[string]int, gold []GoldText) []Hole {
+	var out []Hole
+	for i, id := range ids[:min(n, len(ids))] {
+		if g, ok := judged[id]; ok && g >= 0 {
+			continue
+		}
+		best := Hole{Similarity: -1}
+		for _, g := range gold {
+			if sim := f.similarity(id, g.Text); sim >= HoleThreshold && sim > best.Similarity {
+				best = Hole{Query: query, Rank: i + 1, ID: id, Gold: g.Label, Similarity: sim}
+			}
+		}
+		if best.Similarity >= 0 {
+			out = append(out, best)
+		}
+	}
+	return out
+}
+
+// similarity is anchor's similarity of gold's nearest passage in id's
+// text, or −1 when it is below HoleThreshold.
+func (f *HoleFinder) similarity(id, gold string) float64 {
+	key := [2]string{id, gold}
+	if s, ok := f.sim[key]; ok {
+		return s
+	}
+	s := -1.0
+	t := f.text(id)
+	// A text of fewer code points than HoleThreshold of the passage's
+	// (folding never lengthens it) misses more than a quarter of them.
+	m, ok := f.glen[gold]
+	if !ok {
+		m = utf8.RuneCountInString(anchor.FoldString(gold, anchor.FoldAll))
+		f.glen[gold] = m
+	}
+	if m > 0 && float64(utf8.RuneCountInString(t)) >= HoleThreshold*float64(m) {
+		if _, sim, ok := anchor.NewDoc(id, t).Nearest(gold); ok && sim >= HoleThreshold {
+			s = sim
+		}
+	}
+	f.sim[key] = s
+	return s
+}

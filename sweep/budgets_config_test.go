@@ -1,0 +1,78 @@
+package sweep
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestBudgetConfig: budget_tokens, prompt_budget, prompt_tokenizer and
+// cover_shares are checked at their lines (all the faults of a file at
+// once), and refused by the preflight without span labels; prompt_budget defaults to the largest
+// budget, the budgets are sorted, and a config without them records none
+// (its results.json config, and hash, unchanged).
+func TestBudgetConfig(t *testing.T) {
+	data, err := filepath.Abs("testdata/misses")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spanHead := "dataset: {corpus: " + filepath.Join(data, "corpus") + ", queries: " + filepath.Join(data, "labels.jsonl") + "}\nretrievers: [{name: a, type: bm25}]\n"
+	ok := writeConfig(t, spanHead+"budget_tokens: [1024, 256]\ncover_shares: [0.25, 0.75]\n")
+	cfg, err := Load(ok, LoadOptions{DataDir: "/d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cfg.BudgetTokens, []int{256, 1024}) || cfg.PromptBudget != 1024 || cfg.PromptTokenizerName() != "cl100k_base" || cfg.PromptTokenizer != "" {
+		t.Errorf("budgets %v, prompt budget %d, tokenizer %q (%q)", cfg.BudgetTokens, cfg.PromptBudget, cfg.PromptTokenizerName(), cfg.PromptTokenizer)
+	}
+	cases := []struct {
+		name, yaml string
+		want       []string
+	}{
+		{"values", spanHead + "budget_tokens: [256, 0, 256]\nprompt_budget: 512\nprompt_tokenizer: gpt2\ncover_shares: [0, 1.5, 0.5, 0.5]\n", []string{
+			":3: budget_tokens[1]: budget 0 must be ≥ 1 token", ":3: budget_tokens[2]: budget 256 listed twice",
+			":4: prompt_budget: prompt_budget 512 must be one of budget_tokens [256 0 256]",
+			":5: prompt_tokenizer: unknown tokenizer \"gpt2\": cl100k_base",
+			":6: cover_shares[0]: share 0 must be in (0, 1]", ":6: cover_shares[1]: share 1.5 must be in (0, 1]", ":6: cover_shares[3]: share 0.5 listed twice"}},
+		{"empty", spanHead + "budget_tokens: []\nprompt_budget: 0\ncover_shares: []\n", []string{
+			":3: budget_tokens: empty budget list", ":4: prompt_budget: prompt_budget 0: must be one of budget_tokens", ":5: cover_shares: empty list"}},
+		{"budget without budgets", spanHead + "prompt_budget: 512\n", []string{":3: prompt_budget: prompt_budget 512 needs budget_tokens"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(writeConfig(t, tc.yaml), LoadOptions{DataDir: "/d"})
+			if err == nil {
+				t.Fatalf("no error; want %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+	// Whether the labels are spans, the dataset says (Check, as Run).
+	small, err := filepath.Abs("testdata/small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	idCfg, err := Load(writeConfig(t, "dataset: {corpus: "+filepath.Join(small, "corpus.jsonl")+", queries: "+filepath.Join(small, "queries.jsonl")+"}\nretrievers: [{name: a, type: bm25}]\nbudget_tokens: [256]\ncover_shares: [0.25]\n"),
+		LoadOptions{DataDir: "/d", Output: filepath.Join(t.TempDir(), "out"), CacheDir: filepath.Join(t.TempDir(), "cache"), History: filepath.Join(t.TempDir(), "h.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Check(t.Context(), idCfg, CheckOptions{})
+	for _, w := range []string{":3: budget_tokens: budget_tokens measures span labels", ":4: cover_shares: cover_shares measures span labels"} {
+		if err == nil || !strings.Contains(err.Error(), w) {
+			t.Errorf("id labels: error %v, want %q", err, w)
+		}
+	}
+	plain, err := Load(writeConfig(t, minimal), LoadOptions{DataDir: "/d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.PromptBudget != 0 || plain.BudgetTokens != nil || plain.CoverShares != nil || plain.PromptTokenizer != "" {
+		t.Errorf("a config without budgets records %v %d %v %q", plain.BudgetTokens, plain.PromptBudget, plain.CoverShares, plain.PromptTokenizer)
+	}
+}

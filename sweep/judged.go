@@ -1,0 +1,167 @@
+package sweep
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/results"
+	"github.com/ragbench/ragbench/spans"
+)
+
+// This file holds judged coverage (issue 20 item 4, docs/labelling.md):
+// per cell and group, judged@k (eval.JudgedShare, the one rule) over the
+// judgements of the labels, the holes (spans.FindHoles) and, with
+// dataset.judged_only, every metric on judged results only (eval.Condense,
+// trec_eval -J's rule).
+
+// judgedSet is, per query, the ids a cell's results are judged by: with
+// span labels the chunks (or a pipeline's passages) overlapping a judged
+// passage (spans.JudgedChunks, computed once per chunking), else the
+// labels' own judgements (ids of any grade ≥ 0, at the level the run is
+// scored at).
+func (ds *dataset) judgedSet(sc *spanCells) eval.Qrels {
+	if sc == nil {
+		return ds.qrels
+	}
+	if sc.judged == nil {
+		sc.judged = spans.JudgedChunks(ds.spanQueries, sc.ch)
+	}
+	return sc.judged
+}
+
+// fullText is the text an item of a run holds: a chunk's own text when id
+// is a chunk id of chunks, else the document's.
+func (ds *dataset) fullText(id string, chunkByID map[string]int, chunks []corpus.Chunk) string {
+	if i, ok := chunkByID[id]; ok && chunks[i].ID != chunks[i].DocID {
+		return chunks[i].Text
+	}
+	if i, ok := ds.docByID[id]; ok {
+		return ds.docs[i].Text
+	}
+	return ""
+}
+
+// holeFinder is the spans.HoleFinder of the cell's chunks, one per
+// chunking (its cells return many of the same chunks: each chunk is
+// compared with each gold passage once) or per cell of a pipeline's own
+// passages. Cells are scored one after another, so only the current
+// chunks' finder is kept; they are known by their first chunk's address.
+func (ds *dataset) holeFinder(in cellInputs) *spans.HoleFinder {
+	var first *corpus.Chunk
+	if len(in.chunks) > 0 {
+		first = &in.chunks[0]
+	}
+	if ds.holes == nil || ds.holesOf != first {
+		ds.holesOf = first
+		ds.holes = spans.NewHoleFinder(func(c string) string { return ds.fullText(c, in.chunkByID, in.chunks) })
+	}
+	return ds.holes
+}
+
+// goldTexts are query id's gold passages as texts: its gold spans, or its
+// relevant ids' texts (grade ≥ 1, in id order).
+func (ds *dataset) goldTexts(id string, in cellInputs) []spans.GoldText {
+	if in.spans != nil {
+		if ds.spanByID == nil {
+			ds.spanByID = make(map[string]spans.Query, len(ds.spanQueries))
+			for _, q := range ds.spanQueries {
+				ds.spanByID[q.ID] = q
+			}
+		}
+		return spans.SpanGold(ds.spanByID[id])
+	}
+	var out []spans.GoldText
+	for _, g := range slices.Sorted(maps.Keys(ds.qrels[id])) {
+		if ds.qrels[id][g] >= 1 {
+			out = append(out, spans.GoldText{Label: g, Text: ds.fullText(g, in.chunkByID, in.chunks)})
+		}
+	}
+	return out
+}
+
+// cellJudged is the judged coverage of a cell's final run over the
+// answerable queries: judged@k and holes@k per group at every k of the
+// config, the holes in the top max(k) (the most similar first, at most
+// results.MaxHoles), and with dataset.judged_only every metric of the
+// config on the run condensed to its judged results. Cancelling ctx stops
+// it with ctx's error.
+func cellJudged(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (*results.JudgedCoverage, error) {
+	judged := ds.judgedSet(in.spans)
+	maxK := slices.Max(cfg.K)
+	share := map[string]map[string]float64{} // query → judged@k
+	finder := ds.holeFinder(in)
+	var holes []spans.Hole
+	for i, id := range ds.answerable {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		res := slices.Clone(in.run[id])
+		eval.Sort(res, eval.TieDocIDDesc)
+		isJudged := func(r eval.Result) bool { g, ok := judged[id][r.DocID]; return ok && g >= 0 }
+		share[id] = map[string]float64{}
+		for _, k := range cfg.K {
+			share[id][config.MetricName("judged", k)] = eval.JudgedShare(res[:min(k, len(res))], isJudged)
+		}
+		ids := make([]string, len(res))
+		for j, r := range res {
+			ids[j] = r.DocID
+		}
+		holes = append(holes, finder.Find(id, ids, maxK, judged[id], ds.goldTexts(id, in))...)
+	}
+	jc := &results.JudgedCoverage{Judged: map[string]map[string]float64{}, Holes: map[string]map[string]int{}, HoleList: []results.Hole{}}
+	holesOf := map[string][]spans.Hole{}
+	for _, h := range holes {
+		holesOf[h.Query] = append(holesOf[h.Query], h)
+	}
+	for g, ids := range ds.answerableGroups() {
+		jc.Judged[g], jc.Holes[g] = map[string]float64{}, map[string]int{}
+		for _, k := range cfg.K {
+			name := config.MetricName("judged", k)
+			sum, n := 0.0, 0
+			for _, id := range ids {
+				sum += share[id][name]
+				for _, h := range holesOf[id] {
+					if h.Rank <= k {
+						n++
+					}
+				}
+			}
+			jc.Judged[g][name] = sum / float64(len(ids))
+			jc.Holes[g][config.MetricName("holes", k)] = n
+		}
+	}
+	slices.SortStableFunc(holes, func(a, b spans.Hole) int {
+		switch {
+		case a.Similarity != b.Similarity:
+			if a.Similarity > b.Similarity {
+				return -1
+			}
+			return 1
+		case a.Query != b.Query:
+			return strings.Compare(a.Query, b.Query)
+		}
+		return a.Rank - b.Rank
+	})
+	for _, h := range holes[:min(len(holes), results.MaxHoles)] {
+		jc.HoleList = append(jc.HoleList, results.Hole{QueryID: h.Query, Rank: h.Rank, ID: h.ID, Gold: h.Gold, Similarity: h.Similarity,
+			Snippet: ds.snippet(h.ID, cfg.Snippet, in.chunkByID, in.chunks)})
+	}
+	if cfg.Dataset.JudgedOnly {
+		scores, err := cellScores(ctx, cfg, ds, in.spans, eval.Condense(judged, in.run))
+		if err != nil {
+			return nil, err
+		}
+		var cr results.CellResult
+		cr.Means, cr.Counts, cr.PerQuery = map[string]map[string]float64{}, map[string]int{}, map[string]map[string]float64{}
+		if err := cellMeans(ctx, cfg, ds, scores, &cr); err != nil {
+			return nil, err
+		}
+		jc.JudgedOnly = cr.Means
+	}
+	return jc, nil
+}
