@@ -330,11 +330,35 @@ func TestDiskCache(t *testing.T) {
 	for _, e := range entries {
 		idxDir = filepath.Join(dir, e.Name())
 	}
+	// An index of the previous format under this format's name (its key
+	// hashes the format, so only by hand) is refused, and the user told
+	// what to do.
+	data, err := os.ReadFile(filepath.Join(idxDir, metaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(data), fmt.Sprintf(`"format":%d`, formatVersion), fmt.Sprintf(`"format":%d`, formatVersion-1), 1)
+	if old == string(data) {
+		t.Fatalf("no format in %s", data)
+	}
+	os.WriteFile(filepath.Join(idxDir, metaFile), []byte(old), 0o644)
+	var refused []error
+	for _, c := range [][]corpus.Chunk{chunks, chunksOf(t, false, docs...)} {
+		if _, err := New(context.Background(), c, Options{Dir: dir}); err != nil {
+			refused = append(refused, err)
+		}
+	}
+	if len(refused) != 1 || !strings.Contains(refused[0].Error(), "delete the folder") {
+		t.Errorf("previous format: %v, want one index refused with delete the folder", refused)
+	}
 	os.WriteFile(filepath.Join(idxDir, metaFile), []byte(`{"format":1,"key":"nope"}`), 0o644)
 	_, err1 := New(context.Background(), chunks, Options{Dir: dir})
 	_, err2 := New(context.Background(), chunksOf(t, false, docs...), Options{Dir: dir})
 	if err1 == nil && err2 == nil {
 		t.Error("corrupt cache record accepted")
+	}
+	if err := errors.Join(err1, err2); err == nil || !strings.Contains(err.Error(), "delete the folder") {
+		t.Errorf("corrupt record: %v, want delete the folder", err)
 	}
 }
 
