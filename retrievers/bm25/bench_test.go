@@ -78,6 +78,46 @@ func vmHWM() float64 {
 	return 0
 }
 
+// rssSampler samples the process's anonymous and file-backed resident
+// memory (RssAnon, RssFile of /proc/self/status, Linux) every 20 ms until
+// stop, which returns the largest of each in MB (0 when unknown): VmHWM
+// counts both, and file-backed pages (the mapped segment files) are the
+// page cache's, which the kernel drops under memory pressure.
+func rssSampler() (stop func() (anon, file float64)) {
+	read := func() (anon, file float64) {
+		data, err := os.ReadFile("/proc/self/status")
+		if err != nil {
+			return 0, 0
+		}
+		for _, line := range strings.Split(string(data), "\n") {
+			for name, v := range map[string]*float64{"RssAnon:": &anon, "RssFile:": &file} {
+				if rest, ok := strings.CutPrefix(line, name); ok {
+					kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+					*v = kb / 1024
+				}
+			}
+		}
+		return anon, file
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	var maxAnon, maxFile float64
+	wg.Go(func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			a, f := read()
+			maxAnon, maxFile = max(maxAnon, a), max(maxFile, f)
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return func() (float64, float64) { close(done); wg.Wait(); return maxAnon, maxFile }
+}
+
 type benchSet struct {
 	chunks  []corpus.Chunk
 	queries []retrievers.Query

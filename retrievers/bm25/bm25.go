@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis"
 	_ "github.com/blevesearch/bleve/v2/analysis/analyzer/custom" // registers the "custom" analyzer type
 	_ "github.com/blevesearch/bleve/v2/analysis/lang/en"         // registers "en", "possessive_en"
 	_ "github.com/blevesearch/bleve/v2/analysis/token/lowercase"
@@ -37,10 +36,12 @@ import (
 
 // formatVersion changes whenever the on-disk layout or the analysis
 // changes, so stale cached indexes are rebuilt rather than reused (the
-// version is part of the cache key, hence of the folder name). Version 2:
-// one-segment indexes from scorch's offline builder, ids and lengths in
-// binary files beside them (version 1 kept them in the JSON record).
-const formatVersion = 2
+// version is part of the cache key, hence of the folder name). Version 3:
+// Lucene-scored indexes are zap segments in chunk order, never merged, with
+// memory-mapped side files (ids, offsets, lengths, norms); version 2 was one
+// merged scorch segment in scorch's document order, version 1 kept ids and
+// lengths in the JSON record.
+const formatVersion = 3
 
 // metaFile is ragbench's record beside the bleve index in a cache folder.
 const metaFile = "ragbench-bm25.json"
@@ -53,21 +54,22 @@ var luceneStopWords = []string{"a", "an", "and", "are", "as", "at", "be", "but",
 // Retriever is a BM25 index over chunks. It is safe for concurrent use;
 // Close releases the index.
 //
-// Memory: besides bleve's index (memory-mapped segment files, paged in as
-// they are read), a Retriever holds per chunk its id (packed, no per-id
-// allocation), its length in tokens (4 bytes per field) and its one-byte
-// Lucene norm per field — about len(id) + 13 bytes per chunk with one field
-// — and never the chunk texts. Search holds per worker only the query's
-// posting iterators and a k-entry heap, and the retriever keeps one float64
-// per (field, term) ever queried (the MaxScore bounds), and a byte per item
-// for each of the frequent terms queried, within 64 MiB (see Search).
+// Memory: a Retriever's per-chunk data — id, length per field and Lucene's
+// one-byte norm per field — are files memory-mapped read-only (record.go),
+// as are bleve's segments; pages are read in as they are used and belong to
+// the page cache, so the Go heap holds nothing per chunk, and never the
+// chunk texts. Search holds per worker the query's posting iterators (one
+// per segment holding the term) and a k-entry heap; the retriever keeps one
+// float64 per (field, term) ever queried (the MaxScore bounds) and a byte
+// per chunk for each of the frequent terms queried, within 64 MiB (see
+// Search).
 type Retriever struct {
 	opts      Options
-	idx       bleve.Index
-	reader    index.IndexReader // one snapshot, held for the retriever's life
-	seg       segment.Segment   // its one segment: document number = ordinal
-	analyzer  analysis.Analyzer
-	ids       packedIDs // ordinal → chunk id (the order of the chunks)
+	idx       bleve.Index       // layoutScorch: the bleve index (bleve's own scoring)
+	reader    index.IndexReader // layoutScorch: one snapshot, held for the retriever's life
+	segs      []segRef          // the segments in chunk order
+	side      *sideFiles
+	analyzer  *textAnalyzer // analyzerNamed(opts.Analyzer): queries go through its bleve analyzer
 	fields    []*field
 	tmpDir    string // the index folder of an in-memory (Dir "") retriever, removed by Close
 	build     time.Duration
@@ -79,16 +81,26 @@ type Retriever struct {
 	latencies []time.Duration
 }
 
+// segRef is one segment and the ordinals of its chunks: base … end−1
+// (document number d is ordinal base + d).
+type segRef struct {
+	seg       segment.Segment
+	base, end uint64
+	owned     bool // closed by Close (layoutSegments); else the bleve index's
+}
+
 // field holds one indexed field's length statistics.
 type field struct {
 	name     string
-	lengths  []int32 // ordinal → tokens after analysis
+	fi, nf   int     // the field's position in fieldNames, and their number
 	docCount int     // items with ≥ 1 token (Lucene's docCount)
 	avgdl    float64 // Σ lengths / docCount
 	k1, b    float64
-	// norms is ordinal → Lucene's one-byte length (SmallFloat.intToByte4)
-	// and table the BM25 denominator of each byte value; nil with
-	// ExactLengths, where the denominator is computed from lengths.
+	side     *sideFiles
+	// norms is the side files' ordinal × field → Lucene's one-byte length
+	// (SmallFloat.intToByte4) and table the BM25 denominator of each byte
+	// value; nil with ExactLengths, where the denominator is computed from
+	// the exact length.
 	norms []byte
 	table [256]float64
 }
@@ -96,10 +108,13 @@ type field struct {
 // denom is k1·(1 − b + b·dl/avgdl) for ordinal o, dl lossy or exact.
 func (f *field) denom(o uint64) float64 {
 	if f.norms != nil {
-		return f.table[f.norms[o]]
+		return f.table[f.norms[int(o)*f.nf+f.fi]]
 	}
-	return f.k1 * (1 - f.b + f.b*float64(f.lengths[o])/f.avgdl)
+	return f.k1 * (1 - f.b + f.b*float64(f.side.length(int(o), f.fi))/f.avgdl)
 }
+
+// length is the token count of ordinal o in the field.
+func (f *field) length(o int) int32 { return f.side.length(o, f.fi) }
 
 // New indexes chunks (each chunk's IndexText, or title and text as two
 // fields with Fields "multi") with bleve and returns a retriever over them;
@@ -129,18 +144,17 @@ func build(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], opts Opti
 	if err != nil {
 		return nil, err
 	}
-	r.analyzer = m.AnalyzerNamed(o.Analyzer)
-	if r.analyzer == nil {
-		return nil, fmt.Errorf("bm25: analyzer %q not found", o.Analyzer)
+	if r.analyzer, err = analyzerNamed(o.Analyzer); err != nil {
+		return nil, err
 	}
 	var dir string
-	var rec *record
+	var md *meta
 	if o.Dir == "" {
 		if r.tmpDir, err = os.MkdirTemp("", "ragbench-bm25-"); err != nil {
 			return nil, fmt.Errorf("bm25: %w", err)
 		}
 		dir = r.tmpDir
-		rec, err = buildIndex(ctx, filepath.Join(dir, "index"), chunks, m, o)
+		md, err = buildIndex(ctx, dir, chunks, m, r.analyzer, o)
 	} else {
 		var key string
 		var n int
@@ -148,11 +162,11 @@ func build(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], opts Opti
 			err = errors.New("bm25: no chunks to index (empty corpus)")
 		}
 		if err == nil {
-			dir, rec, err = r.openOrBuild(ctx, chunks, key, m)
+			dir, md, err = r.openOrBuild(ctx, chunks, key, m)
 		}
 	}
 	if err == nil {
-		err = r.open(dir, rec)
+		err = r.open(dir, md)
 	}
 	if err != nil {
 		r.Close()
@@ -160,6 +174,18 @@ func build(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], opts Opti
 	}
 	r.build = time.Since(start)
 	return r, nil
+}
+
+// buildIndex builds the index of o's layout into the empty folder dir.
+func buildIndex(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chunk, error], m *mapping.IndexMappingImpl, a *textAnalyzer, o Options) (*meta, error) {
+	if layoutFor(o) == layoutScorch {
+		return buildScorch(ctx, dir, chunks, m, o)
+	}
+	kinds, err := textFieldKinds(m, fieldNames(o.Fields))
+	if err != nil {
+		return nil, err
+	}
+	return buildSegments(ctx, dir, chunks, a, kinds, o)
 }
 
 // newMapping returns the bleve mapping for o: explicit text fields, not
@@ -226,8 +252,8 @@ func fieldTexts(c corpus.Chunk, layout string) []string {
 }
 
 // openOrBuild returns the index folder for key under r.opts.Dir and its
-// record, building the index first unless it is cached.
-func (r *Retriever) openOrBuild(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], key string, m *mapping.IndexMappingImpl) (string, *record, error) {
+// meta, building the index first unless it is cached.
+func (r *Retriever) openOrBuild(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], key string, m *mapping.IndexMappingImpl) (string, *meta, error) {
 	final := filepath.Join(r.opts.Dir, "bm25-"+key[:24])
 	nf := len(fieldNames(r.opts.Fields))
 	// Build folders of interrupted builds (a process killed, or stopped by a
@@ -235,8 +261,8 @@ func (r *Retriever) openOrBuild(ctx context.Context, chunks iter.Seq2[corpus.Chu
 	if _, err := RemoveStaleBuilds(r.opts.Dir, time.Now()); err != nil {
 		return "", nil, fmt.Errorf("bm25: %w", err)
 	}
-	if rec, err := readRecord(final, key, nf); err == nil {
-		return final, rec, nil
+	if md, err := readMeta(final, key, nf); err == nil {
+		return final, md, nil
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", nil, err
 	}
@@ -249,64 +275,88 @@ func (r *Retriever) openOrBuild(ctx context.Context, chunks iter.Seq2[corpus.Chu
 	}
 	defer release()
 	defer os.RemoveAll(tmp) // on error or cancellation; a no-op after the rename
-	rec, err := buildIndex(ctx, filepath.Join(tmp, "index"), chunks, m, r.opts)
+	md, err := buildIndex(ctx, tmp, chunks, m, r.analyzer, r.opts)
 	if err != nil {
 		return "", nil, err
 	}
-	if err := writeRecord(tmp, rec, meta{Format: formatVersion, Key: key, Analyzer: r.opts.Analyzer, Fields: r.opts.Fields}); err != nil {
+	md.Format, md.Key, md.Analyzer, md.Fields = formatVersion, key, r.opts.Analyzer, r.opts.Fields
+	if err := writeMeta(tmp, *md); err != nil {
 		return "", nil, err
 	}
 	release() // the lock file must not end up in the index folder
 	if err := os.Rename(tmp, final); err != nil {
 		// Another process may have finished the same index first: use it.
-		if rec2, err2 := readRecord(final, key, nf); err2 == nil {
-			return final, rec2, nil
+		if md2, err2 := readMeta(final, key, nf); err2 == nil {
+			return final, md2, nil
 		}
 		return "", nil, fmt.Errorf("bm25: %w", err)
 	}
-	return final, rec, nil
+	return final, md, nil
 }
 
-// open opens the bleve index of the folder dir read-only, checks that it is
-// one segment whose document numbers are rec's ordinals, and precomputes
-// the length statistics.
-func (r *Retriever) open(dir string, rec *record) error {
-	idx, err := bleve.OpenUsing(filepath.Join(dir, "index"), map[string]any{"read_only": true})
-	if err != nil {
-		return fmt.Errorf("bm25: open index %s: %w", dir, err)
+// open opens the index in folder dir described by md: the side files, and
+// the segments (layoutSegments) or the bleve index (layoutScorch); it
+// checks that the segments hold md's chunks in order.
+func (r *Retriever) open(dir string, md *meta) error {
+	nf := len(fieldNames(r.opts.Fields))
+	if md.Layout != layoutFor(r.opts) || len(md.Stats) != nf {
+		return fmt.Errorf("bm25: %s: index layout %q with %d fields, want %q with %d; delete the folder", dir, md.Layout, len(md.Stats), layoutFor(r.opts), nf)
 	}
-	r.idx = idx
-	r.ids = rec.ids
+	side, err := openSideFiles(dir, md, nf)
+	if err != nil {
+		return err
+	}
+	r.side = side
 	r.bytes = dirSize(dir)
-	adv, err := r.idx.Advanced()
-	if err != nil {
-		return fmt.Errorf("bm25: %w", err)
-	}
-	if r.reader, err = adv.Reader(); err != nil {
-		return fmt.Errorf("bm25: open reader: %w", err)
+	switch md.Layout {
+	case layoutSegments:
+		var base uint64
+		for _, sm := range md.Segments {
+			seg, err := zapPlugin.Open(filepath.Join(dir, sm.File))
+			if err != nil {
+				return fmt.Errorf("bm25: open segment %s: %w", filepath.Join(dir, sm.File), err)
+			}
+			r.segs = append(r.segs, segRef{seg: seg, base: base, end: base + uint64(sm.Docs), owned: true})
+			base += uint64(sm.Docs)
+			if seg.Count() != uint64(sm.Docs) {
+				return fmt.Errorf("bm25: %s: segment %s holds %d documents, want %d; delete the folder", dir, sm.File, seg.Count(), sm.Docs)
+			}
+		}
+	default:
+		idx, err := bleve.OpenUsing(filepath.Join(dir, "index"), map[string]any{"read_only": true})
+		if err != nil {
+			return fmt.Errorf("bm25: open index %s: %w", dir, err)
+		}
+		r.idx = idx
+		adv, err := r.idx.Advanced()
+		if err != nil {
+			return fmt.Errorf("bm25: %w", err)
+		}
+		if r.reader, err = adv.Reader(); err != nil {
+			return fmt.Errorf("bm25: open reader: %w", err)
+		}
+		seg, err := oneSegment(r.idx, dir)
+		if err != nil {
+			return err
+		}
+		r.segs = []segRef{{seg: seg, end: seg.Count()}}
 	}
 	if err := r.checkLayout(dir); err != nil {
 		return err
 	}
 	for i, name := range fieldNames(r.opts.Fields) {
-		r.fields = append(r.fields, newField(name, rec.lengths[i], r.opts))
+		r.fields = append(r.fields, newField(name, i, md.Stats[i], side, r.opts))
 	}
 	return nil
 }
 
-// checkLayout checks that the index is one segment without deletions
-// holding r.ids in order (document number = ordinal), comparing the stored
-// _id of every document of small indexes and of 1,024 spread over larger
-// ones.
+// checkLayout checks that the segments hold the side files' chunks in
+// order without deletions, comparing the stored _id of every document of
+// small indexes and of 1,024 spread over larger ones.
 func (r *Retriever) checkLayout(dir string) error {
-	seg, err := oneSegment(r.idx, dir)
-	if err != nil {
-		return err
-	}
-	r.seg = seg
-	n := r.ids.len()
-	if got := int(r.seg.Count()); got != n {
-		return fmt.Errorf("bm25: %s: index holds %d documents, want %d; delete the folder", dir, got, n)
+	n := r.side.n
+	if len(r.segs) == 0 || r.segs[len(r.segs)-1].end != uint64(n) {
+		return fmt.Errorf("bm25: %s: segments hold %d documents, want %d; delete the folder", dir, r.docs(), n)
 	}
 	step := max(1, n/1024)
 	for o := 0; o < n; o += step {
@@ -317,19 +367,41 @@ func (r *Retriever) checkLayout(dir string) error {
 	return r.checkDoc(dir, n-1)
 }
 
+func (r *Retriever) docs() uint64 {
+	if len(r.segs) == 0 {
+		return 0
+	}
+	return r.segs[len(r.segs)-1].end
+}
+
+// segOf returns the index in r.segs of the segment holding ordinal o.
+func (r *Retriever) segOf(o uint64) int {
+	i, _ := slices.BinarySearchFunc(r.segs, o, func(s segRef, o uint64) int {
+		if s.end <= o {
+			return -1
+		}
+		if s.base > o {
+			return 1
+		}
+		return 0
+	})
+	return i
+}
+
 func (r *Retriever) checkDoc(dir string, o int) error {
-	id, err := r.seg.DocID(uint64(o))
+	s := r.segs[r.segOf(uint64(o))]
+	id, err := s.seg.DocID(uint64(o) - s.base)
 	if err != nil {
 		return fmt.Errorf("bm25: %s: %w", dir, err)
 	}
-	if !bytes.Equal(id, r.ids.at(o)) {
-		return fmt.Errorf("bm25: %s: document %d is %q, out of step with chunk %q; delete the folder", dir, o, id, r.ids.at(o))
+	if !bytes.Equal(id, r.side.id(o)) {
+		return fmt.Errorf("bm25: %s: document %d is %q, out of step with chunk %q; delete the folder", dir, o, id, r.side.id(o))
 	}
 	return nil
 }
 
 // oneSegment returns the one segment of idx, a scorch index without
-// deletions (what buildIndex writes).
+// deletions (what buildScorch writes).
 func oneSegment(idx bleve.Index, dir string) (segment.Segment, error) {
 	adv, err := idx.Advanced()
 	if err != nil {
@@ -351,18 +423,11 @@ func oneSegment(idx bleve.Index, dir string) (segment.Segment, error) {
 	return ss.Segment(), nil
 }
 
-// newField computes the length statistics of one field.
-func newField(name string, lengths []int32, o Options) *field {
-	f := &field{name: name, lengths: lengths, k1: o.K1, b: o.B}
-	var sum int64
-	for _, l := range lengths {
-		if l > 0 {
-			f.docCount++
-			sum += int64(l)
-		}
-	}
+// newField sets up field fi's statistics (from the meta) and length table.
+func newField(name string, fi int, st fieldStat, side *sideFiles, o Options) *field {
+	f := &field{name: name, fi: fi, nf: side.nf, docCount: st.DocCount, k1: o.K1, b: o.B, side: side}
 	if f.docCount > 0 {
-		f.avgdl = float64(sum) / float64(f.docCount)
+		f.avgdl = float64(st.SumLength) / float64(f.docCount)
 	}
 	if o.ExactLengths || f.avgdl == 0 {
 		return f
@@ -372,10 +437,7 @@ func newField(name string, lengths []int32, o Options) *field {
 		dl := float64(byte4ToInt(byte(c)))
 		f.table[c] = k1 * (1 - b + b*dl/f.avgdl)
 	}
-	f.norms = make([]byte, len(lengths))
-	for i, l := range lengths {
-		f.norms[i] = intToByte4(int(l))
-	}
+	f.norms = side.norms
 	return f
 }
 
@@ -395,31 +457,37 @@ func dirSize(dir string) int64 {
 // Close releases the index (and removes the folder of an in-memory
 // retriever). The retriever must not be used afterwards.
 func (r *Retriever) Close() error {
-	var err error
+	var errs []error
+	for _, s := range r.segs {
+		if s.owned {
+			errs = append(errs, s.seg.Close())
+		}
+	}
+	r.segs = nil
 	if r.reader != nil {
-		err = r.reader.Close()
+		errs = append(errs, r.reader.Close())
 		r.reader = nil
 	}
 	if r.idx != nil {
-		if cerr := r.idx.Close(); err == nil {
-			err = cerr
-		}
+		errs = append(errs, r.idx.Close())
 		r.idx = nil
 	}
+	if r.side != nil {
+		errs = append(errs, r.side.close())
+		r.side = nil
+	}
 	if r.tmpDir != "" {
-		if rerr := os.RemoveAll(r.tmpDir); err == nil {
-			err = rerr
-		}
+		errs = append(errs, os.RemoveAll(r.tmpDir))
 		r.tmpDir = ""
 	}
-	return err
+	return errors.Join(errs...)
 }
 
 // Options returns the options in effect, defaults filled in.
 func (r *Retriever) Options() Options { return r.opts }
 
 // Len is the number of indexed chunks.
-func (r *Retriever) Len() int { return r.ids.len() }
+func (r *Retriever) Len() int { return r.side.n }
 
 // Stats reports build (or cache-load) time, index size — bytes on disk with
 // Dir, else scorch's in-memory estimate — and per-query latency percentiles
@@ -435,7 +503,7 @@ func (r *Retriever) Stats() retrievers.Stats {
 // term: what Search scores (the index's analyzer; no query syntax).
 func (r *Retriever) Terms(text string) []TermCount {
 	counts := map[string]int{}
-	for _, tok := range r.analyzer.Analyze([]byte(text)) {
+	for _, tok := range r.analyzer.bleve.Analyze([]byte(text)) {
 		counts[string(tok.Term)]++
 	}
 	out := make([]TermCount, 0, len(counts))

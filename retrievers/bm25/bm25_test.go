@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	segment "github.com/blevesearch/scorch_segment_api/v2"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/ragbench/ragbench/corpus"
@@ -272,7 +273,7 @@ func TestDeterminism(t *testing.T) {
 		queries = append(queries, fmt.Sprintf("w%d w%d w%d w1", i, i*7+3, i*31+11))
 	}
 	base := search(t, newRetriever(t, chunks, Options{BatchSize: 5000, Workers: 1}), 100, queries...)
-	for _, o := range []Options{{BatchSize: 37, Workers: 4}, {BatchSize: 1, Workers: 3}} {
+	for _, o := range []Options{{BatchSize: 37, Workers: 4}, {BatchSize: 37, Workers: 1}, {BatchSize: 1, Workers: 3}} {
 		if o.BatchSize == 1 {
 			chunks := chunks[:len(chunks)/4]
 			a := search(t, newRetriever(t, chunks, Options{BatchSize: 5000, Workers: 1}), 100, queries...)
@@ -329,11 +330,35 @@ func TestDiskCache(t *testing.T) {
 	for _, e := range entries {
 		idxDir = filepath.Join(dir, e.Name())
 	}
+	// An index of the previous format under this format's name (its key
+	// hashes the format, so only by hand) is refused, and the user told
+	// what to do.
+	data, err := os.ReadFile(filepath.Join(idxDir, metaFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.Replace(string(data), fmt.Sprintf(`"format":%d`, formatVersion), fmt.Sprintf(`"format":%d`, formatVersion-1), 1)
+	if old == string(data) {
+		t.Fatalf("no format in %s", data)
+	}
+	os.WriteFile(filepath.Join(idxDir, metaFile), []byte(old), 0o644)
+	var refused []error
+	for _, c := range [][]corpus.Chunk{chunks, chunksOf(t, false, docs...)} {
+		if _, err := New(context.Background(), c, Options{Dir: dir}); err != nil {
+			refused = append(refused, err)
+		}
+	}
+	if len(refused) != 1 || !strings.Contains(refused[0].Error(), "delete the folder") {
+		t.Errorf("previous format: %v, want one index refused with delete the folder", refused)
+	}
 	os.WriteFile(filepath.Join(idxDir, metaFile), []byte(`{"format":1,"key":"nope"}`), 0o644)
 	_, err1 := New(context.Background(), chunks, Options{Dir: dir})
 	_, err2 := New(context.Background(), chunksOf(t, false, docs...), Options{Dir: dir})
 	if err1 == nil && err2 == nil {
 		t.Error("corrupt cache record accepted")
+	}
+	if err := errors.Join(err1, err2); err == nil || !strings.Contains(err.Error(), "delete the folder") {
+		t.Errorf("corrupt record: %v, want delete the folder", err)
 	}
 }
 
@@ -366,13 +391,13 @@ func TestLengths(t *testing.T) {
 		}
 		for f, fld := range r.fields {
 			for d := range r.Len() { // lengths are in the index's document order
-				c := byID[r.ids.get(d)]
+				c := byID[string(r.side.id(d))]
 				want := 0
 				for _, tc := range r.Terms(fieldTexts(c, r.opts.Fields)[f]) {
 					want += tc.Count
 				}
-				if int(fld.lengths[d]) != want {
-					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.lengths[d], want)
+				if int(fld.length(d)) != want {
+					t.Errorf("%+v: field %s, %s: length %d, analyzer emits %d tokens", o, fld.name, c.ID, fld.length(d), want)
 				}
 			}
 		}
@@ -444,33 +469,42 @@ func exhaustive(t *testing.T, r *Retriever, text string, k int) []eval.Result {
 		if f.docCount == 0 {
 			continue
 		}
-		dict, err := r.seg.Dictionary(f.name)
-		if err != nil {
-			t.Fatal(err)
-		}
 		for _, tc := range terms {
-			pl, err := dict.PostingsList([]byte(tc.Term), nil, nil)
-			if err != nil {
-				t.Fatal(err)
+			// df over every segment first, then the postings.
+			var pls []segment.PostingsList
+			df := uint64(0)
+			for _, s := range r.segs {
+				dict, err := s.seg.Dictionary(f.name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pl, err := dict.PostingsList([]byte(tc.Term), nil, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pls = append(pls, pl)
+				df += pl.Count()
 			}
-			df := pl.Count()
 			if df == 0 {
 				continue
 			}
 			w := float64(tc.Count) * math.Log(1+(float64(f.docCount)-float64(df)+0.5)/(float64(df)+0.5))
-			it := pl.Iterator(true, false, false, nil)
-			for p, err := it.Next(); p != nil || err != nil; p, err = it.Next() {
-				if err != nil {
-					t.Fatal(err)
+			for si, pl := range pls {
+				it := pl.Iterator(true, false, false, nil)
+				for p, err := it.Next(); p != nil || err != nil; p, err = it.Next() {
+					if err != nil {
+						t.Fatal(err)
+					}
+					tf := float64(p.Frequency())
+					o := r.segs[si].base + p.Number()
+					scores[o] += w * tf / (tf + f.denom(o))
 				}
-				tf := float64(p.Frequency())
-				scores[p.Number()] += w * tf / (tf + f.denom(p.Number()))
 			}
 		}
 	}
 	out := []eval.Result{}
 	for d, s := range scores {
-		out = append(out, eval.Result{DocID: r.ids.get(int(d)), Score: s})
+		out = append(out, eval.Result{DocID: string(r.side.id(int(d))), Score: s})
 	}
 	eval.Sort(out, eval.TieDocIDDesc)
 	return out[:min(k, len(out))]

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"iter"
 	"math"
@@ -27,30 +26,18 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 )
 
-// How an index is built (issue 27). Each chunk is mapped (bleve's mapping)
-// and analysed once (bleve's analyzer, TextField.Analyze) by ragbench's
-// analysis workers, which record its length in tokens; the analysed document
-// goes to scorch's offline Builder (bleve's bulk-loading path, no online
-// segment introduction or background merging), which writes one zap segment
-// per BatchSize documents and merges them all at the end in a single pass,
-// so the index is one segment whose document numbers are the chunks' ordinals
-// (checked when the index is opened). Measured on the 1 M-document synthetic
-// corpus (docs/benchmarks/bm25.md): the online index with 1,000-document
-// batches spent 35 % of its time building segments and 18 % merging them.
-
-// idsFile, lengthsFile are ragbench's records beside the bleve index in an
-// index folder: the chunk ids in ordinal order (uvarint length + bytes each)
-// and, per field in fieldNames order, the ordinal → token count table
-// (little-endian int32).
-const (
-	idsFile     = "ids.bin"
-	lengthsFile = "lengths.bin"
-)
+// How a bleve-scored index (Scoring "bleve", layoutScorch) is built: each
+// chunk is mapped and analysed once by bleve (TextField.Analyze) on
+// ragbench's analysis workers, which record its length in tokens; the
+// analysed document goes to scorch's offline Builder, which writes one zap
+// segment per BatchSize documents and merges them all at the end, so that
+// bleve's own search sees one scorch index. Lucene-scored indexes are built
+// by buildSegments instead (segments.go).
 
 // mergeMax is how many segments scorch's builder merges at a time (it
-// merges until one is left); the document order this gives is read back by
-// inDocOrder, whatever it is. A variable for the scale benchmark.
-var mergeMax = math.MaxInt32
+// merges until one is left): all, in one pass; the document order this
+// gives is read back by inDocOrder.
+const mergeMax = math.MaxInt32
 
 // analyzedField is a field analysed by ragbench's workers: scorch's builder
 // calls Analyze on every field of a document, which must not analyse again.
@@ -227,10 +214,13 @@ type record struct {
 	lengths [][]int32 // per field, fieldNames order
 }
 
-// buildIndex writes a one-segment bleve index of chunks into dir (which must
-// not exist) and returns the record of its chunks. Duplicate ids are found
-// after the build (sorting ordinals by id, no map of all ids).
-func buildIndex(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chunk, error], m *mapping.IndexMappingImpl, o Options) (*record, error) {
+// buildScorch writes a one-segment scorch index of chunks into dir/index
+// and the side files into dir, and returns the index's meta (Key left for
+// the caller). Duplicate ids are found after the build (sorting ordinals by
+// id, no map of all ids).
+func buildScorch(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chunk, error], m *mapping.IndexMappingImpl, o Options) (*meta, error) {
+	top := dir
+	dir = filepath.Join(dir, "index")
 	if err := writeIndexMeta(dir); err != nil {
 		return nil, err
 	}
@@ -288,7 +278,36 @@ func buildIndex(ctx context.Context, dir string, chunks iter.Seq2[corpus.Chunk, 
 	if err := b.Close(); err != nil {
 		return nil, fmt.Errorf("bm25: build index in %s: %w", dir, err)
 	}
-	return rec.inDocOrder(dir, sorted)
+	rec, err = rec.inDocOrder(dir, sorted)
+	if err != nil {
+		return nil, err
+	}
+	return rec.write(top)
+}
+
+// write writes rec's side files into dir and returns the meta of a
+// layoutScorch index.
+func (rec *record) write(dir string) (*meta, error) {
+	rw, err := newRecordWriter(dir, len(rec.lengths))
+	if err != nil {
+		return nil, err
+	}
+	ls := make([]int32, len(rec.lengths))
+	for o := range rec.ids.len() {
+		if err := rw.addID(rec.ids.get(o)); err != nil {
+			rw.abort()
+			return nil, fmt.Errorf("bm25: %w", err)
+		}
+		for f, l := range rec.lengths {
+			ls[f] = l[o]
+		}
+		if err := rw.addLengths(ls); err != nil {
+			rw.abort()
+			return nil, fmt.Errorf("bm25: %w", err)
+		}
+	}
+	md := &meta{Layout: layoutScorch}
+	return md, rw.finish(md)
 }
 
 // inDocOrder returns rec reordered by the built index's document numbers
@@ -345,91 +364,6 @@ func writeIndexMeta(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "index_meta.json"), data, 0o644)
 }
 
-// meta is what an index folder records beside the bleve index (JSON):
-// format, cache key, analysis, and the size and CRC-32 of the ids and
-// lengths files.
-type meta struct {
-	Format   int    `json:"format"`
-	Key      string `json:"key"`
-	Analyzer string `json:"analyzer"`
-	Fields   string `json:"fields"`
-	Count    int    `json:"count"`
-	IDsCRC   uint32 `json:"ids_crc32"`
-	LensCRC  uint32 `json:"lengths_crc32"`
-}
-
-// writeRecord writes ids.bin, lengths.bin and the meta file into dir.
-func writeRecord(dir string, rec *record, md meta) error {
-	ids := rec.ids.encode()
-	lens := make([]byte, 0, 4*len(rec.lengths)*rec.ids.len())
-	for _, l := range rec.lengths {
-		for _, x := range l {
-			lens = binary.LittleEndian.AppendUint32(lens, uint32(x))
-		}
-	}
-	md.Count, md.IDsCRC, md.LensCRC = rec.ids.len(), crc32.ChecksumIEEE(ids), crc32.ChecksumIEEE(lens)
-	data, err := json.Marshal(md)
-	if err != nil {
-		return fmt.Errorf("bm25: %w", err)
-	}
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{idsFile, ids}, {lengthsFile, lens}, {metaFile, data}} {
-		if err := os.WriteFile(filepath.Join(dir, f.name), f.data, 0o644); err != nil {
-			return fmt.Errorf("bm25: %w", err)
-		}
-	}
-	return nil
-}
-
-// readRecord reads the record of the index folder dir and checks it against
-// key (the folder's name is the key's prefix). A missing meta file is
-// fs.ErrNotExist.
-func readRecord(dir, key string, nfields int) (*record, error) {
-	data, err := os.ReadFile(filepath.Join(dir, metaFile))
-	if err != nil {
-		return nil, err
-	}
-	var md meta
-	if err := json.Unmarshal(data, &md); err != nil {
-		return nil, fmt.Errorf("bm25: %s: %w", filepath.Join(dir, metaFile), err)
-	}
-	if md.Format != formatVersion || md.Key != key {
-		return nil, fmt.Errorf("bm25: %s: cached index does not match its name (format %d, key %.12s…); delete the folder",
-			dir, md.Format, md.Key)
-	}
-	bad := func(file, what string) error {
-		return fmt.Errorf("bm25: %s: %s; delete the folder %s", filepath.Join(dir, file), what, dir)
-	}
-	ids, err := os.ReadFile(filepath.Join(dir, idsFile))
-	if err != nil {
-		return nil, fmt.Errorf("bm25: %w", err)
-	}
-	if crc32.ChecksumIEEE(ids) != md.IDsCRC {
-		return nil, bad(idsFile, "checksum mismatch")
-	}
-	rec := &record{}
-	if err := rec.ids.decode(ids); err != nil || rec.ids.len() != md.Count {
-		return nil, bad(idsFile, fmt.Sprintf("does not hold %d ids", md.Count))
-	}
-	lens, err := os.ReadFile(filepath.Join(dir, lengthsFile))
-	if err != nil {
-		return nil, fmt.Errorf("bm25: %w", err)
-	}
-	if crc32.ChecksumIEEE(lens) != md.LensCRC || len(lens) != 4*nfields*md.Count {
-		return nil, bad(lengthsFile, "checksum or size mismatch")
-	}
-	for f := range nfields {
-		l := make([]int32, md.Count)
-		for i := range l {
-			l[i] = int32(binary.LittleEndian.Uint32(lens[4*(f*md.Count+i):]))
-		}
-		rec.lengths = append(rec.lengths, l)
-	}
-	return rec, nil
-}
-
 // packedIDs holds chunk ids in one byte slice: id i is
 // buf[off[i]:off[i+1]] (16 bytes less per id than a []string, and no
 // allocation per id).
@@ -482,29 +416,4 @@ func (p *packedIDs) duplicate(ord []int32) (i, j int, ok bool) {
 		}
 	}
 	return 0, 0, false
-}
-
-// encode returns the ids as uvarint length + bytes each.
-func (p *packedIDs) encode() []byte {
-	out := make([]byte, 0, len(p.buf)+2*p.len())
-	for i := range p.len() {
-		b := p.at(i)
-		out = binary.AppendUvarint(out, uint64(len(b)))
-		out = append(out, b...)
-	}
-	return out
-}
-
-func (p *packedIDs) decode(data []byte) error {
-	*p = packedIDs{off: []uint64{0}}
-	for len(data) > 0 {
-		n, k := binary.Uvarint(data)
-		if k <= 0 || uint64(len(data)-k) < n {
-			return errors.New("truncated id")
-		}
-		p.buf = append(p.buf, data[k:k+int(n)]...)
-		p.off = append(p.off, uint64(len(p.buf)))
-		data = data[k+int(n):]
-	}
-	return nil
 }

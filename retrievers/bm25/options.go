@@ -98,25 +98,31 @@ type Options struct {
 	// analyzer, field layout); New reuses it when it exists. "" builds the
 	// index in a temporary folder (os.TempDir) that Close removes.
 	Dir string
-	// BatchSize is documents per segment of scorch's offline builder (the
-	// segments are merged into one at the end); 0 selects 1000 (chosen by
-	// measurement: docs/benchmarks/bm25.md). It never changes ragbench's
-	// scores.
+	// BatchSize is documents per segment: per zap segment ragbench writes
+	// (ScoringLucene; never merged), or per batch of scorch's offline
+	// builder (ScoringBleve; merged into one segment at the end). 0 selects
+	// 10,000 and 1,000 respectively (chosen by measurement:
+	// docs/benchmarks/bm25.md). It never changes ragbench's scores.
 	BatchSize int
-	// Workers bounds concurrent query evaluation; 0 selects
-	// runtime.GOMAXPROCS(0). Results do not depend on it. (Indexing runs on
-	// bleve's own analysis workers.)
+	// Workers bounds concurrent query evaluation and the goroutines that
+	// analyse and write segments; 0 selects runtime.GOMAXPROCS(0). Results
+	// do not depend on it.
 	Workers int
 }
 
+// scorchBatchSize is the default BatchSize of ScoringBleve's indexes:
+// scorch's builder merges its batches' segments, and larger batches cost
+// more CPU and memory there (docs/benchmarks/bm25.md).
+const scorchBatchSize = 1000
+
 // DefaultOptions returns, as data, the values that the zero value of each
 // Options field stands for: k1 = 0.9 and b = 0.4 (Anserini/Pyserini's
-// BM25 defaults), ScoringLucene, FieldsFlat, AnalyzerEn, 1000 documents per
-// batch. Workers stays 0 (runtime.GOMAXPROCS(0) at New: a property of the
+// BM25 defaults), ScoringLucene, FieldsFlat, AnalyzerEn, 10,000 documents
+// per segment (ScoringBleve's scorch batches: scorchBatchSize). Workers stays 0 (runtime.GOMAXPROCS(0) at New: a property of the
 // machine, not of the scores). Callers that record or display parameters
 // (sweep's config) fill them from here rather than repeating the numbers.
 func DefaultOptions() Options {
-	return Options{K1: 0.9, B: 0.4, Scoring: ScoringLucene, Fields: FieldsFlat, Analyzer: AnalyzerEn, BatchSize: 1000}
+	return Options{K1: 0.9, B: 0.4, Scoring: ScoringLucene, Fields: FieldsFlat, Analyzer: AnalyzerEn, BatchSize: 10000}
 }
 
 // Validate reports the first invalid field of o, or nil. Each error starts
@@ -174,6 +180,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.BatchSize == 0 {
 		o.BatchSize = d.BatchSize
+		if layoutFor(o) == layoutScorch {
+			o.BatchSize = scorchBatchSize
+		}
 	}
 	if o.BatchSize < 0 {
 		return o, fmt.Errorf("batch_size: %d, want > 0", o.BatchSize)

@@ -25,8 +25,12 @@ import (
 // temporary folder as the sweep builds it), so no chunk text is held, then
 // every judged query of queries.jsonl is searched for the top 100; the run is
 // written to $RAGBENCH_SCALE_RUN when set. Metrics: index-s, search-s (wall
-// seconds), peak-RSS-MB (VmHWM). $RAGBENCH_SCALE_BATCH sets Options.BatchSize,
-// $RAGBENCH_SCALE_MERGE the segments merged at a time (all by default).
+// seconds), index-peak-RSS-MB (VmHWM once built), peak-RSS-MB (VmHWM at
+// the end), and the largest anonymous and file-backed resident memory
+// sampled while indexing and while searching (index-anon-MB, index-file-MB,
+// search-anon-MB, search-file-MB; see rssSampler). $RAGBENCH_SCALE_BATCH sets Options.BatchSize,
+// $RAGBENCH_SCALE_INDEX a folder to keep the index in (a second run opens it
+// instead of building, to profile the search alone).
 // Skipped without $RAGBENCH_SCALE_DATA.
 //
 //	RAGBENCH_SCALE_DATA=.bench-scale/data-1000000 GOMAXPROCS=1 \
@@ -42,27 +46,37 @@ func BenchmarkScaleBEIR(b *testing.B) {
 	}
 	queries := beir.Queries(b, filepath.Join(data, "queries.jsonl"), qrels)
 	batch, _ := strconv.Atoi(os.Getenv("RAGBENCH_SCALE_BATCH")) // 0: the default
-	if m, _ := strconv.Atoi(os.Getenv("RAGBENCH_SCALE_MERGE")); m > 0 {
-		defer func(old int) { mergeMax = old }(mergeMax)
-		mergeMax = m
-	}
 	for b.Loop() {
+		stopIndex := rssSampler()
 		t0 := time.Now()
+		dir := os.Getenv("RAGBENCH_SCALE_INDEX") // a kept index folder, to profile search alone
+		if dir == "" {
+			dir = b.TempDir()
+		}
 		r, err := Build(context.Background(), jsonlChunks(filepath.Join(data, "corpus.jsonl")),
-			Options{Analyzer: AnalyzerLuceneEn, Dir: b.TempDir(), BatchSize: batch})
+			Options{Analyzer: AnalyzerLuceneEn, Dir: dir, BatchSize: batch})
 		if err != nil {
 			b.Fatal(err)
 		}
 		index := time.Since(t0)
+		indexRSS := vmHWM()
+		indexAnon, indexFile := stopIndex()
+		stopSearch := rssSampler()
 		t1 := time.Now()
 		run, err := r.Search(context.Background(), queries, 100)
 		if err != nil {
 			b.Fatal(err)
 		}
 		search := time.Since(t1)
+		searchAnon, searchFile := stopSearch()
 		r.Close()
 		b.ReportMetric(index.Seconds(), "index-s")
 		b.ReportMetric(search.Seconds(), "search-s")
+		b.ReportMetric(indexRSS, "index-peak-RSS-MB")
+		b.ReportMetric(indexAnon, "index-anon-MB")
+		b.ReportMetric(indexFile, "index-file-MB")
+		b.ReportMetric(searchAnon, "search-anon-MB")
+		b.ReportMetric(searchFile, "search-file-MB")
 		b.ReportMetric(vmHWM(), "peak-RSS-MB")
 		if out := os.Getenv("RAGBENCH_SCALE_RUN"); out != "" {
 			writeRun(b, out, run)

@@ -105,43 +105,76 @@ const exhausted = math.MaxUint64
 // rounding of a dozen float64 additions.
 const prune = 1e-9
 
-// clause is one (field, term) of a query, with its posting iterator.
+// clause is one (field, term) of a query, with its posting iterators: one
+// per segment holding the term, read one segment after the other (the
+// segments hold consecutive ordinals), so doc only grows.
 type clause struct {
 	canon int // position in the exhaustive summation order
 	f     *field
-	w     float64 // qtf · idf
-	ub    float64 // w · the largest tf/(tf + denom) of the postings
-	pl    segment.PostingsList
-	it    segment.PostingsIterator
-	doc   uint64 // current document number, exhausted at the end
+	w     float64                    // qtf · idf
+	ub    float64                    // w · the largest tf/(tf + denom) of the postings
+	pls   []segment.PostingsList     // per segment of the retriever (reused)
+	its   []segment.PostingsIterator // per segment (reused)
+	in    []int                      // the segments holding the term, in order
+	k     int                        // position in in of the current segment
+	segs  []segRef
+	doc   uint64 // current ordinal, exhausted at the end
 	tf    float64
-	// tfs, for a frequent term, is its term frequency per document
-	// (0: absent), read once from its postings: a non-essential clause is
-	// probed by one array read instead of advancing its iterator, which
-	// in zap walks every posting passed.
+	// tfs, for a frequent term, is its term frequency per ordinal (0:
+	// absent), read once from its postings: a non-essential clause is
+	// probed by one array read instead of advancing its iterator, which in
+	// zap walks every posting passed.
 	tfs []uint8
 }
 
-func (c *clause) set(p segment.Posting, err error) error {
-	if err != nil {
-		return err
+func (c *clause) set(s int, p segment.Posting) {
+	c.doc, c.tf = c.segs[s].base+p.Number(), float64(p.Frequency())
+}
+
+// next moves to the next posting, in this segment or the following ones.
+func (c *clause) next() error {
+	for ; c.k < len(c.in); c.k++ {
+		s := c.in[c.k]
+		p, err := c.its[s].Next()
+		if err != nil {
+			return err
+		}
+		if p != nil {
+			c.set(s, p)
+			return nil
+		}
 	}
-	if p == nil {
-		c.doc = exhausted
-		return nil
-	}
-	c.doc, c.tf = p.Number(), float64(p.Frequency())
+	c.doc = exhausted
 	return nil
 }
 
-func (c *clause) next() error { return c.set(c.it.Next()) }
-
-// advance moves to the first posting at or after doc d.
+// advance moves to the first posting at or after ordinal d.
 func (c *clause) advance(d uint64) error {
 	if c.doc >= d {
 		return nil
 	}
-	return c.set(c.it.Advance(d))
+	for c.k < len(c.in) && c.segs[c.in[c.k]].end <= d {
+		c.k++ // segments ending before d are skipped whole
+	}
+	if c.k == len(c.in) {
+		c.doc = exhausted
+		return nil
+	}
+	// The current segment's iterator is at c.doc (< d) or, for a segment
+	// just entered, not started: Advance to d, or Next from its start.
+	s := c.in[c.k]
+	if base := c.segs[s].base; d > base {
+		p, err := c.its[s].Advance(d - base)
+		if err != nil {
+			return err
+		}
+		if p != nil {
+			c.set(s, p)
+			return nil
+		}
+		c.k++
+	}
+	return c.next()
 }
 
 // score is the clause's contribution to its current document.
@@ -158,7 +191,7 @@ type hit struct {
 // postings allocates nothing per term once warm) and the top-k heap.
 type searcher struct {
 	r       *Retriever
-	dicts   []segment.TermDictionary // per field; nil until first used
+	dicts   [][]segment.TermDictionary // per field and segment; nil until first used
 	slots   []*clause
 	cl      []*clause // this query's clauses, by upper bound
 	cum     []float64 // cum[i] = Σ ub of cl[0..i]
@@ -168,7 +201,7 @@ type searcher struct {
 }
 
 func (r *Retriever) newSearcher() *searcher {
-	return &searcher{r: r, dicts: make([]segment.TermDictionary, len(r.fields))}
+	return &searcher{r: r, dicts: make([][]segment.TermDictionary, len(r.fields))}
 }
 
 // better reports whether a ranks before b: score descending, then chunk id
@@ -177,47 +210,62 @@ func (s *searcher) better(a, b hit) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	return bytes.Compare(s.r.ids.at(int(a.doc)), s.r.ids.at(int(b.doc))) > 0
+	return bytes.Compare(s.r.side.id(int(a.doc)), s.r.side.id(int(b.doc))) > 0
 }
 
 // clauses sets s.cl to the query's clauses with postings, ordered by upper
 // bound (then exhaustive order), positioned on their first posting.
 func (s *searcher) clauses(text string) error {
 	terms := s.r.Terms(text)
+	segs := s.r.segs
 	s.cl = s.cl[:0]
 	for fi, f := range s.r.fields {
 		if f.docCount == 0 {
 			continue
 		}
 		if s.dicts[fi] == nil {
-			d, err := s.r.seg.Dictionary(f.name)
-			if err != nil {
-				return err
+			s.dicts[fi] = make([]segment.TermDictionary, len(segs))
+			for si, sr := range segs {
+				d, err := sr.seg.Dictionary(f.name)
+				if err != nil {
+					return err
+				}
+				s.dicts[fi][si] = d
 			}
-			s.dicts[fi] = d
 		}
 		for _, t := range terms {
 			if len(s.cl) == len(s.slots) {
-				s.slots = append(s.slots, &clause{})
+				s.slots = append(s.slots, &clause{pls: make([]segment.PostingsList, len(segs)),
+					its: make([]segment.PostingsIterator, len(segs)), segs: segs})
 			}
 			c := s.slots[len(s.cl)]
-			pl, err := s.dicts[fi].PostingsList([]byte(t.Term), nil, c.pl)
-			if err != nil {
-				return err
+			c.in = c.in[:0]
+			df := uint64(0)
+			for si := range segs {
+				pl, err := s.dicts[fi][si].PostingsList([]byte(t.Term), nil, c.pls[si])
+				if err != nil {
+					return err
+				}
+				c.pls[si] = pl
+				if n := pl.Count(); n > 0 {
+					df += n
+					c.in = append(c.in, si)
+				}
 			}
-			c.pl = pl
-			df := pl.Count()
 			if df == 0 {
 				continue
 			}
 			idf := math.Log(1 + (float64(f.docCount)-float64(df)+0.5)/(float64(df)+0.5))
 			c.canon, c.f, c.w = len(s.cl), f, float64(t.Count)*idf
-			st, err := s.r.termStats(fi, t.Term, pl)
+			st, err := s.r.termStats(fi, t.Term, c)
 			if err != nil {
 				return err
 			}
 			c.ub, c.tfs = c.w*st.bound, st.tfs
-			c.it = pl.Iterator(true, false, false, c.it)
+			for _, si := range c.in {
+				c.its[si] = c.pls[si].Iterator(true, false, false, c.its[si])
+			}
+			c.k = 0
 			if err := c.next(); err != nil {
 				return err
 			}
@@ -264,37 +312,44 @@ type termStat struct {
 	tfs   []uint8
 }
 
-// termStats returns the stats of term in field fi, reading its postings
-// once (with an iterator of their own) on first use.
-func (r *Retriever) termStats(fi int, term string, pl segment.PostingsList) (termStat, error) {
+// termStats returns the stats of term in field fi, reading the postings of
+// clause c's segments once (with iterators of their own) on first use.
+func (r *Retriever) termStats(fi int, term string, c *clause) (termStat, error) {
 	key := string(rune('0'+fi)) + "\x00" + term
 	if v, ok := r.stats.Load(key); ok {
 		return v.(termStat), nil
 	}
 	f := r.fields[fi]
-	n := r.ids.len()
+	n := r.side.n
+	df := uint64(0)
+	for _, si := range c.in {
+		df += c.pls[si].Count()
+	}
 	var tfs []uint8
-	if pl.Count() >= uint64(n/freqShare) && r.freqBytes.Add(int64(n)) <= freqBudget {
+	if df >= uint64(n/freqShare) && r.freqBytes.Add(int64(n)) <= freqBudget {
 		tfs = make([]uint8, n)
 	}
-	it := pl.Iterator(true, false, false, nil)
 	best := 0.0
-	for {
-		p, err := it.Next()
-		if err != nil {
-			return termStat{}, err
-		}
-		if p == nil {
-			break
-		}
-		d, ftf := p.Number(), p.Frequency()
-		tf := float64(ftf)
-		best = max(best, tf/(tf+f.denom(d)))
-		if tfs != nil {
-			if ftf > 255 {
-				tfs = nil // rare in chunks; the budget stays spent
-			} else {
-				tfs[d] = uint8(ftf)
+	for _, si := range c.in {
+		base := r.segs[si].base
+		it := c.pls[si].Iterator(true, false, false, nil)
+		for {
+			p, err := it.Next()
+			if err != nil {
+				return termStat{}, err
+			}
+			if p == nil {
+				break
+			}
+			d, ftf := base+p.Number(), p.Frequency()
+			tf := float64(ftf)
+			best = max(best, tf/(tf+f.denom(d)))
+			if tfs != nil {
+				if ftf > 255 {
+					tfs = nil // rare in chunks; the budget stays spent
+				} else {
+					tfs[d] = uint8(ftf)
+				}
 			}
 		}
 	}
@@ -431,7 +486,7 @@ func (s *searcher) results() []eval.Result {
 	})
 	out := make([]eval.Result, len(hs))
 	for i, h := range hs {
-		out[i] = eval.Result{DocID: s.r.ids.get(int(h.doc)), Score: h.score}
+		out[i] = eval.Result{DocID: string(s.r.side.id(int(h.doc))), Score: h.score}
 	}
 	return out
 }
