@@ -180,3 +180,50 @@ func TestLabelsPoolMergeErrors(t *testing.T) {
 		t.Errorf("pool without a run: exit %d %s", code, stderr)
 	}
 }
+
+// TestLabelsPoolKeepsGrades: bench labels pool run twice over the same
+// --output overwrote a review file holding a reviewer's grades (the
+// tester's finding). Now the second pool is refused, exit 1, naming how
+// many grades are not yet merged, the file untouched; --force replaces it
+// keeping a .bak; once the grades are merged, pooling again replaces it
+// (a .bak kept) without --force.
+func TestLabelsPoolKeepsGrades(t *testing.T) {
+	dir, cfg, out := poolFixture(t)
+	review := filepath.Join(dir, "review.jsonl")
+	pool := func(extra ...string) (int, string) {
+		args := append([]string{"labels", "pool", "--depth", "3", "--data-dir", dir, "--results", out, "--output", review}, extra...)
+		code, stdout, stderr := runBench(append(args, cfg)...)
+		return code, stdout + stderr
+	}
+	if code, o := pool(); code != 0 {
+		t.Fatalf("pool: exit %d\n%s", code, o)
+	}
+	items := readPoolFile(t, review)
+	two, zero := 2, 0
+	items[0].Queries[0].Grade = &two
+	items[1].Queries[0].Grade = &zero
+	var b bytes.Buffer
+	if err := labels.WritePool(&b, items); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(review, b.Bytes(), 0o644)
+	graded := b.String()
+	code, o := pool()
+	if code != 1 || !strings.Contains(o, review+" holds 2 grades a reviewer set, not yet merged into ") || !strings.Contains(o, "--force") || !strings.Contains(o, "bench labels merge --review "+review) {
+		t.Errorf("pool over a graded review file: exit %d\n%s", code, o)
+	}
+	if readFile(t, review) != graded {
+		t.Fatal("the graded review file was changed")
+	}
+	if code, o := pool("--force"); code != 0 || !strings.Contains(o, "kept as "+review+".bak") || readFile(t, review+".bak") != graded {
+		t.Errorf("pool --force: exit %d\n%s", code, o)
+	}
+	// Merged grades are not lost by pooling again.
+	os.WriteFile(review, b.Bytes(), 0o644)
+	if code, stdout, stderr := runBench("labels", "merge", "--review", review, "--data-dir", dir, cfg); code != 0 {
+		t.Fatalf("merge: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, o := pool(); code != 0 || !strings.Contains(o, "kept as "+review+".bak.1") || readFile(t, review+".bak.1") != graded {
+		t.Errorf("pool after merging: exit %d\n%s", code, o)
+	}
+}
