@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,14 +156,29 @@ func TestLabelsPoolMergeErrors(t *testing.T) {
 	lines[1] = strings.Replace(lines[1], `"id":"carry-over"`, `"id":"nope"`, 1)
 	lines[1] = strings.Replace(lines[1], `"grade":null`, `"grade":1`, 1)
 	lines[2] = strings.Replace(lines[2], `"grade":null`, `"grade":1,"graed":0`, 1)
+	// The same pooled passage twice, graded 1 then 0: the first line won
+	// silently, the second counted "already judged" (the tester's finding).
+	lines[3] = strings.Replace(lines[3], `"grade":null`, `"grade":1`, 1)
+	lines = append(lines, strings.Replace(lines[3], `"grade":1`, `"grade":0`, 1))
+	conflict := fmt.Sprintf(`%s:%d: queries[0].grade: query %q: doc %q [%d, %d) graded 0 here and 1 on line 4: decide once`, review, len(lines), readPoolFile(t, review)[3].Queries[0].ID,
+		readPoolFile(t, review)[3].Doc, readPoolFile(t, review)[3].Start, readPoolFile(t, review)[3].End)
 	os.WriteFile(review, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	labelsPath := filepath.Join(dir, "labels.jsonl")
 	orig := readFile(t, labelsPath)
+	// Every problem in one pass: the line that does not read with the
+	// others (it stopped the merge alone).
 	code, _, stderr := runBench("labels", "merge", "--review", review, "--data-dir", dir, cfg)
-	if code != 1 || !strings.Contains(stderr, review+":3: json: not a review item: json: unknown field \"graed\"") {
-		t.Fatalf("exit %d\n%s", code, stderr)
+	for _, want := range []string{review + `:1: text: doc "faq": the text at [0, 16) is not the passage reviewed`, review + `:2: queries[0].id: query "nope" is not in ` + labelsPath,
+		review + ":3: json: not a review item: json: unknown field \"graed\"", conflict} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("missing %q in\n%s", want, stderr)
+		}
+	}
+	if code != 1 || readFile(t, labelsPath) != orig {
+		t.Errorf("exit %d; labels changed", code)
 	}
 	lines[2] = strings.Replace(lines[2], `,"graed":0`, ``, 1)
+	lines = lines[:len(lines)-1]
 	os.WriteFile(review, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	code, _, stderr = runBench("labels", "merge", "--review", review, "--data-dir", dir, cfg)
 	for _, want := range []string{review + `:1: text: doc "faq": the text at [0, 16) is not the passage reviewed`, review + `:2: queries[0].id: query "nope" is not in ` + labelsPath} {
