@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,5 +75,43 @@ func TestBudgetConfig(t *testing.T) {
 	}
 	if plain.PromptBudget != 0 || plain.BudgetTokens != nil || plain.CoverShares != nil || plain.PromptTokenizer != "" {
 		t.Errorf("a config without budgets records %v %d %v %q", plain.BudgetTokens, plain.PromptBudget, plain.CoverShares, plain.PromptTokenizer)
+	}
+}
+
+// TestBudgetsRanOut: with k: [1] a cell searches one chunk deep, so a
+// 100,000-token budget held one chunk and its span_recall read as if the
+// budget were full (the tester's finding: 0.5 with k [1], 1 with k [1, 2]).
+// The queries whose ranking ran out before each budget was full are now
+// counted (results.json prompt_budgets[].ran_out) and named in a warning
+// (report.md's warnings).
+func TestBudgetsRanOut(t *testing.T) {
+	data, err := filepath.Abs("testdata/misses")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfgPath := writeConfig(t, "dataset: {corpus: "+filepath.Join(data, "corpus")+", queries: "+filepath.Join(data, "labels.jsonl")+", title: false}\n"+
+		"chunking: [{strategy: fixed, sizes: [20]}]\nretrievers: [{name: bm25, type: bm25}]\nk: [1]\nprompt_k: 1\nbudget_tokens: [1, 100000]\nsignificance: {permutations: 100}\nheldout: {fraction: 0}\n")
+	cfg, err := Load(cfgPath, LoadOptions{Output: filepath.Join(dir, "out"), CacheDir: filepath.Join(dir, "cache"), History: filepath.Join(dir, "h.csv")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(t.Context(), cfg, Options{NoHistory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Cells[0]
+	one, all := c.PromptBudgets.At(1), c.PromptBudgets.At(100000)
+	n := len(one.PerQuery)
+	// At 1 token only the queries BM25 returns nothing for (no word in
+	// common with any chunk) run out.
+	if one.RanOut >= n || all.RanOut != n || n == 0 {
+		t.Errorf("ran out: %d at 1 token, %d at 100,000 of %d queries; want fewer than %d and %d", one.RanOut, all.RanOut, n, n, n)
+	}
+	want := fmt.Sprintf("%d of %d queries at 100000 tokens (their prompt holds every chunk searched, 2 deep", n, n)
+	if !slices.ContainsFunc(res.Warnings, func(w string) bool {
+		return strings.HasPrefix(w, "cell "+c.Name+": prompt budgets not filled: the ranking ran out before the budget was full for ") && strings.Contains(w, want)
+	}) {
+		t.Errorf("warnings %q lack %q", res.Warnings, want)
 	}
 }
