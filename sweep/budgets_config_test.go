@@ -115,3 +115,53 @@ func TestBudgetsRanOut(t *testing.T) {
 		t.Errorf("warnings %q lack %q", res.Warnings, want)
 	}
 }
+
+// TestConfigErrorsOnePass: a config with type errors (a string for a
+// number, "maybe" for a boolean) and value errors listed only the type
+// errors; the values came on the next try (the tester's finding). Now
+// both come in one pass, in file order, and a value whose type failed is
+// not reported twice.
+func TestConfigErrorsOnePass(t *testing.T) {
+	data, err := filepath.Abs("testdata/misses")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yml := "dataset: {corpus: " + filepath.Join(data, "corpus") + ", queries: " + filepath.Join(data, "labels.jsonl") + "}\n" + // 1
+		"retrievers: [{name: a, type: bm25}]\n" + // 2
+		"k: [1, 3]\n" + // 3
+		"budget_tokens: [0, 5, 5]\n" + // 4
+		"prompt_budget: 7\n" + // 5
+		"cover_shares: [0, 1.5]\n" + // 6
+		"significance:\n" + // 7
+		"  plan: bestest\n" + // 8
+		"  detect: NaN\n" + // 9
+		"  matrix: maybe\n" + // 10
+		"  alpha: x\n" // 11
+	_, err = Load(writeConfig(t, yml), LoadOptions{DataDir: "/d"})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	want := []string{
+		":4: budget_tokens[0]: budget 0 must be ≥ 1 token", ":4: budget_tokens[2]: budget 5 listed twice",
+		":5: prompt_budget: prompt_budget 7 must be one of budget_tokens",
+		":6: cover_shares[0]: share 0 must be in (0, 1]", ":6: cover_shares[1]: share 1.5 must be in (0, 1]",
+		":8: significance.plan: unknown plan \"bestest\"",
+		":9: significance.detect: not a number: NaN", ":10: significance.matrix: not true or false: maybe",
+		":11: significance.alpha: not a number: x",
+	}
+	last := -1
+	for _, w := range want {
+		i := strings.Index(err.Error(), w)
+		if i < 0 {
+			t.Errorf("error lacks %q:\n%v", w, err)
+			continue
+		}
+		if i < last {
+			t.Errorf("%q out of file order:\n%v", w, err)
+		}
+		last = i
+	}
+	if n := strings.Count(err.Error(), ":11: "); n != 1 {
+		t.Errorf("alpha reported %d times (its zero checked too?):\n%v", n, err)
+	}
+}
