@@ -140,6 +140,9 @@ func (o *Options) SetDefaults() {
 
 // check validates the options after SetDefaults.
 func (o Options) check() error {
+	if err := stats.CheckResamples(o.Resamples); err != nil {
+		return err
+	}
 	switch {
 	case !(o.Alpha > 0 && o.Alpha < 1):
 		return fmt.Errorf("alpha: must be in (0, 1), got %g", o.Alpha)

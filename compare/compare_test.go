@@ -124,7 +124,7 @@ func TestDeterminism(t *testing.T) {
 	for _, tc := range []struct{ procs, workers int }{{1, 1}, {4, 8}, {2, 3}} {
 		prev := runtime.GOMAXPROCS(tc.procs)
 		for _, test := range []stats.Test{stats.Randomization, stats.Bootstrap, stats.Tukey} {
-			r, err := Compare(in, Options{Test: test, Plan: Plan{Kind: AllPairs}, Permutations: 500, Resamples: 500, Seed: 9, Workers: tc.workers})
+			r, err := Compare(in, Options{Test: test, Plan: Plan{Kind: AllPairs}, Permutations: 500, Resamples: 1000, Seed: 9, Workers: tc.workers})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -286,7 +286,7 @@ func TestEdgeReports(t *testing.T) {
 	same.Systems = append(same.Systems, "copy")
 	same.Scores["copy"] = same.Scores["sys00"]
 	for _, test := range stats.Tests {
-		r2, err := Compare(same, Options{Test: test, Permutations: 200, Resamples: 200})
+		r2, err := Compare(same, Options{Test: test, Permutations: 200, Resamples: 1000})
 		if err != nil {
 			t.Fatalf("%s: %v", test, err)
 		}

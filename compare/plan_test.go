@@ -197,7 +197,7 @@ func TestTinyReports(t *testing.T) {
 				in.Scores[name] = map[string]map[string]float64{"m": byQuery("q", v)}
 			}
 			for _, plan := range []Plan{{Kind: AllPairs}, {Kind: VsBest}, {}} {
-				r, err := Compare(in, Options{Plan: plan, Equivalence: 0.1, Seed: 1, Permutations: 100, Resamples: 100})
+				r, err := Compare(in, Options{Plan: plan, Equivalence: 0.1, Seed: 1, Permutations: 100, Resamples: 1000})
 				if err != nil {
 					t.Fatal(err)
 				}

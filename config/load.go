@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -64,7 +65,18 @@ func parse(file string, data []byte, opts LoadOptions) (*Config, error) {
 	dec = yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
-		return nil, yamlErr(file, data, &root, err)
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return nil, yamlErr(file, data, &root, err)
+		}
+		// yaml.v3 decodes every value it can past a type error (an
+		// unknown field, a string for a number): those are checked in the
+		// same pass, so that one run of bench run --check lists every
+		// fault of the file, not the type errors first and the values on
+		// the next try.
+		cfg.path = file
+		cfg.spanLabels = cfg.detectSpanLabels(opts)
+		return nil, withValueErrors(file, yamlErr(file, data, &root, err), cfg.checkPartial(&root))
 	}
 	cfg.path = file
 	// The metrics default and the checks of primary_metric and
@@ -75,6 +87,62 @@ func parse(file string, data []byte, opts LoadOptions) (*Config, error) {
 		return nil, err
 	}
 	return &cfg, nil
+}
+
+// checkPartial is check on a config yaml.v3 decoded only partly (a type
+// error): nil if check fails on the values left zero (its errors are then
+// the type errors' consequences, not faults of their own).
+func (c *Config) checkPartial(root *yaml.Node) (err error) {
+	defer func() {
+		if recover() != nil {
+			err = nil
+		}
+	}()
+	return c.check(root)
+}
+
+// withValueErrors merges typeErr, yamlErr's "file:line: …" lines, and
+// valueErr, check's errors on the partly decoded config, in file order:
+// a value error on a line that has a type error is left out (the value
+// did not decode: its check would report the zero left in its place).
+func withValueErrors(file string, typeErr, valueErr error) error {
+	if valueErr == nil {
+		return typeErr
+	}
+	type msg struct {
+		line int
+		text string
+	}
+	lineOf := regexp.MustCompile(`^` + regexp.QuoteMeta(file) + `:(\d+):`)
+	var msgs []msg
+	typeLines := map[int]bool{}
+	for _, t := range strings.Split(typeErr.Error(), "\n") {
+		n := 0
+		if m := lineOf.FindStringSubmatch(t); m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+		typeLines[n] = true
+		msgs = append(msgs, msg{n, t})
+	}
+	var errs []error
+	if j, ok := valueErr.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{valueErr}
+	}
+	for _, e := range errs {
+		var se *srcpos.Error
+		if !errors.As(e, &se) || se.Line <= 0 || typeLines[se.Line] {
+			continue
+		}
+		msgs = append(msgs, msg{se.Line, e.Error()})
+	}
+	sort.SliceStable(msgs, func(i, j int) bool { return msgs[i].line < msgs[j].line })
+	texts := make([]string, len(msgs))
+	for i, m := range msgs {
+		texts[i] = m.text
+	}
+	return errors.New(strings.Join(texts, "\n"))
 }
 
 // yamlErr turns yaml.v3's errors into file:line: field: messages: "yaml:

@@ -65,7 +65,7 @@ func (c *Config) MetricAt(name string) string {
 
 // CompareOptions are compare's options for the significance settings
 // (test, correction, alpha, permutations as both permutations and
-// bootstrap resamples, seed, interval, equivalence margin, difference to
+// bootstrap resamples — at least stats.MinResamples of these —, seed, interval, equivalence margin, difference to
 // detect): the one translation, used by the cell comparisons, the tuning
 // test and the gate. The plan is left to the caller (Plan gives the
 // configured one: its baseline may need the cells' means). Seed and Detect
@@ -87,7 +87,10 @@ func (s SignificanceConfig) CompareOptions() (compare.Options, error) {
 		}
 	}
 	o := compare.Options{Test: test, Correction: corr, Alpha: s.Alpha,
-		Permutations: s.Permutations, Resamples: s.Permutations, Seed: uint64(*s.Seed),
+		// The bootstrap draws as many resamples as permutations, at
+		// least stats.MinResamples (stats.CheckResamples' reason; the
+		// report's interval line says how many).
+		Permutations: s.Permutations, Resamples: max(s.Permutations, stats.MinResamples), Seed: uint64(*s.Seed),
 		Interval: iv, Equivalence: s.Equivalence}
 	if s.Detect != nil {
 		o.Detect = *s.Detect

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -50,13 +51,22 @@ func (e *ChunkLabelsError) Error() string {
 	if e.Recorded != "" {
 		name = e.Recorded
 	}
-	convert := fmt.Sprintf("convert them to span labels, which score every chunking: 'bench labels convert --corpus CORPUS --chunking %s %s' (docs/labelling.md)", name, e.Labels)
+	// A command that runs as printed once CORPUS (and NAME) are filled in:
+	// convert requires --output.
+	convert := fmt.Sprintf("convert them to span labels, which score every chunking: 'bench labels convert --corpus CORPUS --chunking %s --output %s %s' (docs/labelling.md)", name, SpanLabelsPath(e.Labels), e.Labels)
 	if e.Recorded == "" {
 		return fmt.Sprintf("%s: chunk-id labels (%d judged %s, e.g. %q) belong to the one chunking they were made on, and the sweep has %d chunkings (%s) with none recorded beside the labels: record theirs with 'bench labels record --corpus CORPUS --chunking NAME %s' (the sweep may then have that chunking only), or %s",
 			e.Labels, len(e.IDs), plural(len(e.IDs), "id", "ids"), e.IDs[0], len(e.Refused), strings.Join(e.Refused, ", "), e.Labels, convert)
 	}
 	return fmt.Sprintf("%s: chunk-id labels recorded for chunking %s (%s) cannot score chunking %s (%v): remove %s from the sweep, or %s",
 		e.Labels, e.Recorded, LabelInfoPath(e.Labels), strings.Join(e.Refused, ", "), e.Err, plural(len(e.Refused), "it", "them"), convert)
+}
+
+// SpanLabelsPath is where the hints suggest converting the chunk-id labels
+// at path to: beside them, ".spans.jsonl" in place of their extension
+// (qrels.jsonl → qrels.spans.jsonl), never the labels themselves.
+func SpanLabelsPath(path string) string {
+	return strings.TrimSuffix(path, filepath.Ext(path)) + ".spans.jsonl"
 }
 
 func plural(n int, one, many string) string {

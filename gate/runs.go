@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/results"
 )
@@ -128,6 +129,23 @@ func ParseMapping(s string) (Mapping, error) {
 
 // String is the mapping as written: "OLD=NEW".
 func (m Mapping) String() string { return m.From + "=" + m.To }
+
+// CheckMappings checks the mappings of bench run --gate-map against the
+// baseline base and the cells the config will run (config.Config.Cells),
+// before the sweep: pairCells' rule (a chunking or cell absent from the
+// run it names, a cell given two baseline cells), so that --gate-map
+// doc=nope fails in the preflight, not after the whole sweep ran.
+func CheckMappings(base *Run, cells []config.Cell, maps []Mapping) error {
+	if len(maps) == 0 {
+		return nil
+	}
+	cur := make([]results.CellResult, len(cells))
+	for i, c := range cells {
+		cur[i] = results.CellResult{Name: c.Name, Chunking: c.Chunking, Retriever: c.Retriever}
+	}
+	_, _, _, err := pairCells(base.Results.Cells, cur, maps)
+	return err
+}
 
 // pairCells matches this run's cells with the baseline's: by name, and by
 // the mappings (a mapped cell takes its baseline cell from the mapping).

@@ -449,6 +449,7 @@ func (h *HTTP) answers(c *Cell, s *service, k int, reqs [][]byte, answers []answ
 		return nil, "", err
 	}
 	res.stats.QueryErrors, res.stats.FailedQueries = len(failed), failed
+	res.secrets = s.secrets
 	return res, first, nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/redaction"
 	"github.com/ragbench/ragbench/passages"
 )
 
@@ -51,6 +52,9 @@ type passageResult struct {
 	chunkRun   eval.Run
 	stats      Stats
 	firstError string // the first query error scored as a miss (http)
+	// secrets are the credentials (redaction.Forms) the notes, which quote
+	// a service's text (an unmapped result's), are redacted of (http).
+	secrets []string
 }
 
 // locator is the sweep's locator of docs, built on first use.
@@ -102,6 +106,9 @@ func (r *passageResult) set(c *Cell, reused bool) {
 	c.Passages = r.scored
 	if r.run.UnmappedCount() > 0 || r.run.OutOfOrder() > 0 {
 		c.PassageNotes = r.run.Notes()
+		for i, n := range c.PassageNotes {
+			c.PassageNotes[i] = redaction.Redact(n, r.secrets)
+		}
 	}
 }
 

@@ -28,15 +28,18 @@ import (
 // Errors (all listed): a judged id that is not a chunk of spec (a document
 // id names no passage: use a span of the text meant; a chunk id of another
 // chunking), a file that cannot be read or written.
-func Convert(path string, docs []corpus.Document, spec corpus.Spec, queries, out string) (int, error) {
+//
+// An existing out is replaced by ReplaceFile's rule (force: overwrite a
+// review file holding grades); backupPath is the copy of its old bytes.
+func Convert(path string, docs []corpus.Document, spec corpus.Spec, queries, out string, force bool) (n int, backupPath string, err error) {
 	chunks, err := spec.Chunk(docs)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	conv := newConverter(docs, chunks, spec)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	var rows [][]byte
 	if first := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\ufeff")), " \t\r\n"); len(first) > 0 && first[0] == '{' && !isRanx(data) {
@@ -45,23 +48,26 @@ func Convert(path string, docs []corpus.Document, spec corpus.Spec, queries, out
 		rows, err = conv.qrelsRows(path, queries)
 	}
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err := errors.Join(conv.errs...); err != nil {
-		return 0, fmt.Errorf("%s: not converted:\n%w", path, err)
+		return 0, "", fmt.Errorf("%s: not converted:\n%w", path, err)
 	}
 	body := append(bytes.Join(rows, []byte("\n")), '\n')
 	c, err := spans.CheckJSONL(bytes.NewReader(body), out, docs, spans.DefaultCheckOptions())
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	if err := c.Err(); err != nil {
-		return 0, fmt.Errorf("converted labels do not check (a bug): %w", err)
+		return 0, "", fmt.Errorf("converted labels do not check (a bug): %w", err)
+	}
+	if backupPath, err = ReplaceFile(out, force, "", nil); err != nil {
+		return 0, "", err
 	}
 	if err := fileutil.WriteAtomic(out, body); err != nil {
-		return 0, err
+		return 0, backupPath, err
 	}
-	return len(rows), spans.WriteAnchorRecord(out, spans.NewAnchorRecord(body, c, docs))
+	return len(rows), backupPath, spans.WriteAnchorRecord(out, spans.NewAnchorRecord(body, c, docs))
 }
 
 // converter maps chunk ids to passages.

@@ -1,9 +1,11 @@
 package labels
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/ragbench/ragbench/anchor"
 	"github.com/ragbench/ragbench/corpus"
@@ -41,15 +43,28 @@ type Merged struct {
 //
 // Nothing is written when something is wrong, and every problem is in the
 // error (all at once, each naming the review file's line): a review file
-// that does not read, a passage whose document is gone or whose text is no
+// that does not open, lines that do not read (listed with the rest), the
+// same (query, passage) graded twice differently (naming both lines), a
+// passage whose document is gone or whose text is no
 // longer at its offsets (the corpus changed since pooling: pool again), a
 // query not in the labels, labels that do not read, and any problem the
 // labels check (Check) finds in a row a decision changed. When every
 // decision was merged before (or none was made), nothing is written.
 func Merge(labelsPath, reviewPath string, docs []corpus.Document, out string, opt Options) (*Merged, error) {
+	// Lines that do not read are listed with every other problem, in one
+	// pass; a file that does not open stops here.
+	var errs []error
 	items, lines, err := ReadPool(reviewPath)
 	if err != nil {
-		return nil, err
+		var se *eval.SyntaxError
+		if !errors.As(err, &se) {
+			return nil, err
+		}
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			errs = append(errs, j.Unwrap()...)
+		} else {
+			errs = append(errs, err)
+		}
 	}
 	f, err := ReadFile(labelsPath)
 	if err != nil {
@@ -66,7 +81,15 @@ func Merge(labelsPath, reviewPath string, docs []corpus.Document, out string, op
 	ix := anchor.NewIndex(docs)
 	m := &Merged{}
 	touched := map[*Row]bool{}
-	var errs []error
+	// decided is each (query, passage) decision of the review file, with
+	// its grade and line: the same pair graded twice differently is
+	// refused (the first line used to win silently).
+	type pair struct {
+		qid, doc   string
+		start, end int
+	}
+	type decision struct{ grade, line int }
+	decided := map[pair]decision{}
 	bad := func(line int, field, format string, a ...any) {
 		errs = append(errs, &eval.SyntaxError{File: reviewPath, Line: line, Field: field, Msg: fmt.Sprintf(format, a...)})
 	}
@@ -86,6 +109,18 @@ func Merge(labelsPath, reviewPath string, docs []corpus.Document, out string, op
 				m.Unreviewed++
 				continue
 			}
+			if *q.Grade < 0 {
+				continue // ReadPool's error
+			}
+			k := pair{q.ID, it.Doc, it.Start, it.End}
+			if prev, ok := decided[k]; ok {
+				if prev.grade != *q.Grade {
+					bad(line, fmt.Sprintf("queries[%d].grade", j), "query %q: doc %q [%d, %d) graded %d here and %d on line %d: decide once (keep one of the two lines)",
+						q.ID, it.Doc, it.Start, it.End, *q.Grade, prev.grade, prev.line)
+				}
+				continue
+			}
+			decided[k] = decision{*q.Grade, line}
 			row, ok := f.Row(q.ID)
 			if !ok {
 				bad(line, fmt.Sprintf("queries[%d].id", j), "query %q is not in %s", q.ID, labelsPath)
@@ -113,6 +148,7 @@ func Merge(labelsPath, reviewPath string, docs []corpus.Document, out string, op
 			}
 		}
 	}
+	slices.SortStableFunc(errs, func(a, b error) int { return cmp.Compare(errLine(a), errLine(b)) })
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("nothing merged:\n%w", err)
 	}
@@ -147,6 +183,15 @@ func Merge(labelsPath, reviewPath string, docs []corpus.Document, out string, op
 	}
 	m.Path, m.Backup, m.After, m.Recorded = w.path, w.backup, w.after, w.recorded
 	return m, nil
+}
+
+// errLine is the review file's line an error of Merge names (0: none).
+func errLine(err error) int {
+	var se *eval.SyntaxError
+	if errors.As(err, &se) {
+		return se.Line
+	}
+	return 0
 }
 
 // written is what writeChecked did.

@@ -20,6 +20,12 @@ type BudgetMeans struct {
 	// Chunks is the mean number of chunks in the prompt (the cut one
 	// counted) over the answerable queries.
 	Chunks float64 `json:"chunks"`
+	// RanOut is the number of answerable queries whose ranking ran out
+	// before the budget was full (the cell's chunk ranking, searched to its
+	// chunk depth, holds fewer tokens than the budget): their prompt is the
+	// whole ranking, smaller than the budget (docs/spans.md "Prompt
+	// budgets"). 0: every prompt holds the budget.
+	RanOut int `json:"ran_out"`
 	// Means maps group (GroupAll, …, SliceGroup) → family (token_recall,
 	// token_precision, token_iou, span_recall, span_hit_rate, span_mrr) →
 	// mean over the group's answerable queries.

@@ -60,6 +60,9 @@ func ReadResults(path string) (*Results, error) {
 	if _, ok := probe["cells"]; !ok {
 		return nil, fmt.Errorf("%s: not a results.json of bench run (no \"cells\" member)", path)
 	}
+	if err := numbers(b); err != "" {
+		return nil, fmt.Errorf("%s: %s", path, err)
+	}
 	var res Results
 	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&res); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
@@ -83,6 +86,55 @@ func ReadResults(path string) (*Results, error) {
 		}
 	}
 	return &res, nil
+}
+
+// numbers checks that every value of the cells' means and per_query is a
+// JSON number: encoding/json reads a null as 0 without a word (a baseline
+// query's ndcg of 0, silently) and refuses a string without naming the
+// cell or the query. It describes the first value that is not (cells in
+// file order, then key, then metric order), naming cell, key and metric,
+// or returns "" (also when the cells are not shaped as bench run writes
+// them: the full decoding says what is wrong).
+func numbers(b []byte) string {
+	var probe struct {
+		Cells []struct {
+			Name     string                                `json:"name"`
+			Means    map[string]map[string]json.RawMessage `json:"means"`
+			PerQuery map[string]map[string]json.RawMessage `json:"per_query"`
+		} `json:"cells"`
+	}
+	if json.Unmarshal(b, &probe) != nil {
+		return ""
+	}
+	for i, c := range probe.Cells {
+		cell := fmt.Sprintf("cell %q", c.Name)
+		if c.Name == "" {
+			cell = fmt.Sprintf("cell #%d", i+1)
+		}
+		for _, part := range []struct {
+			field string
+			m     map[string]map[string]json.RawMessage
+		}{{"means", c.Means}, {"per_query", c.PerQuery}} {
+			for _, k := range slices.Sorted(maps.Keys(part.m)) {
+				for _, metric := range slices.Sorted(maps.Keys(part.m[k])) {
+					v := bytes.TrimSpace(part.m[k][metric])
+					var f float64
+					if json.Unmarshal(v, &f) == nil && !bytes.Equal(v, []byte("null")) {
+						continue
+					}
+					what := "is null"
+					if !bytes.Equal(v, []byte("null")) {
+						what = "= " + string(v)
+						if len(what) > 60 {
+							what = what[:60] + "…"
+						}
+					}
+					return fmt.Sprintf("%s: %s %q: %s %s, not a number (bench run writes every value as a number: the file was edited or corrupted)", cell, part.field, k, metric, what)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // proportions checks that every value of a key → metric → value map is in

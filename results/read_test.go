@@ -78,16 +78,22 @@ func TestReadUnknownKind(t *testing.T) {
 }
 
 // TestReadResultsGarbled: a hand-edited or corrupted results.json whose
-// cells repeat a name or hold a per-query value outside [0, 1] (every
+// cells repeat a name or hold a per-query value outside [0, 1] or not a
+// number (null, which encoding/json read as 0; a string) (every
 // metric family is a proportion) is refused, naming the file, cell, query
 // and metric — the gate would otherwise compare against the last copy of a
 // cell, or against a value no run can produce.
 func TestReadResultsGarbled(t *testing.T) {
 	dir := t.TempDir()
 	for name, tc := range map[string]struct{ content, want string }{
-		"dup cell":  {`{"cells": [{"name": "doc/bm25"}, {"name": "doc/bm25"}]}`, `cell #2: name "doc/bm25" already used by cell #1`},
-		"negative":  {`{"cells": [{"name": "doc/bm25", "per_query": {"q1": {"ndcg@10": -5}}}]}`, `cell "doc/bm25": per_query "q1": ndcg@10 = -5, outside [0, 1]`},
-		"huge":      {`{"cells": [{"name": "doc/bm25", "per_query": {"q1": {"ndcg@10": 1e300}}}]}`, `ndcg@10 = 1e+300, outside [0, 1]`},
+		"dup cell": {`{"cells": [{"name": "doc/bm25"}, {"name": "doc/bm25"}]}`, `cell #2: name "doc/bm25" already used by cell #1`},
+		"negative": {`{"cells": [{"name": "doc/bm25", "per_query": {"q1": {"ndcg@10": -5}}}]}`, `cell "doc/bm25": per_query "q1": ndcg@10 = -5, outside [0, 1]`},
+		"huge":     {`{"cells": [{"name": "doc/bm25", "per_query": {"q1": {"ndcg@10": 1e300}}}]}`, `ndcg@10 = 1e+300, outside [0, 1]`},
+		// A null was read as 0, a string refused without naming the cell
+		// or the query (the tester's findings).
+		"null":      {`{"cells": [{"name": "doc/bm25", "per_query": {"q1": {"ndcg@3": null}}}]}`, `cell "doc/bm25": per_query "q1": ndcg@3 is null, not a number`},
+		"string":    {`{"cells": [{"name": "doc/bm25", "per_query": {"q1": {"ndcg@3": "0.5"}}}]}`, `cell "doc/bm25": per_query "q1": ndcg@3 = "0.5", not a number`},
+		"mean null": {`{"cells": [{"name": "a"}, {"name": "doc/bm25", "means": {"all": {"recall@10": null}}}]}`, `cell "doc/bm25": means "all": recall@10 is null`},
 		"mean huge": {`{"cells": [{"name": "doc/bm25", "means": {"all": {"ndcg@10": 2}}}]}`, `cell "doc/bm25": means "all": ndcg@10 = 2, outside [0, 1]`},
 	} {
 		p := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".json")

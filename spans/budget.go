@@ -31,7 +31,15 @@ type PromptTokens interface {
 // the chunk size, so chunkings are compared on the same amount of prompt:
 // dropping it would leave a 256-token budget empty under 400-token chunks.
 func Prompt(ids []string, ranked []Interval, budget int, pt PromptTokens) []Interval {
-	var out []Interval
+	out, _ := PromptFill(ids, ranked, budget, pt)
+	return out
+}
+
+// PromptFill is Prompt, and whether the budget was filled: false when the
+// ranking ran out first (every chunk of ids taken, tokens left over) — the
+// prompt is then shorter than the budget, its measures those of a smaller
+// prompt.
+func PromptFill(ids []string, ranked []Interval, budget int, pt PromptTokens) (out []Interval, full bool) {
 	left := budget
 	for i, id := range ids {
 		if left <= 0 {
@@ -48,9 +56,10 @@ func Prompt(ids []string, ranked []Interval, budget int, pt PromptTokens) []Inte
 			iv.End = min(iv.Start+n, iv.End)
 			out = append(out, iv)
 		}
+		left = 0
 		break
 	}
-	return out
+	return out, left <= 0
 }
 
 // BudgetEvaluation holds the AtK families of one run at each prompt
@@ -66,6 +75,10 @@ type BudgetEvaluation struct {
 	// Chunks[b][i] is the number of chunks in query Queries[i]'s prompt at
 	// Budgets[b] (the cut one counted).
 	Chunks [][]int
+	// RanOut[b] are the queries (of Queries, in their order) whose ranking
+	// ran out before Budgets[b] was full (PromptFill): their prompt holds
+	// every chunk ranked, fewer tokens than the budget.
+	RanOut [][]string
 }
 
 // PerQuery returns, for budget index b, query id → family → value.
@@ -86,7 +99,8 @@ func (e *BudgetEvaluation) PerQuery(b int) map[string]map[string]float64 {
 // filled to each budget (Prompt): Evaluate's definitions with the top k
 // replaced by the budget's prompt, the cut chunk counting with its cut
 // interval (it covers a passage when its kept part holds opt.CoverShare of
-// it). opt.Ks is ignored. Errors: a budget < 1, opt's cover share, a run
+// it). A query whose ranking runs out before a budget is full is counted
+// (RanOut), its prompt the whole ranking. opt.Ks is ignored. Errors: a budget < 1, opt's cover share, a run
 // naming a chunk not in ch.
 func EvaluateBudgets(queries []Query, ch *Chunking, run eval.Run, budgets []int, pt PromptTokens, opt Options) (*BudgetEvaluation, error) {
 	opt.Ks = []int{1}
@@ -98,7 +112,7 @@ func EvaluateBudgets(queries []Query, ch *Chunking, run eval.Run, budgets []int,
 			return nil, fmt.Errorf("prompt budgets: a budget must be ≥ 1 token, got %d", b)
 		}
 	}
-	e := &BudgetEvaluation{Budgets: slices.Clone(budgets), Values: make([][][]float64, len(budgets)), Chunks: make([][]int, len(budgets))}
+	e := &BudgetEvaluation{Budgets: slices.Clone(budgets), Values: make([][][]float64, len(budgets)), Chunks: make([][]int, len(budgets)), RanOut: make([][]string, len(budgets))}
 	for b := range budgets {
 		e.Values[b] = make([][]float64, len(AtK))
 	}
@@ -113,7 +127,10 @@ func EvaluateBudgets(queries []Query, ch *Chunking, run eval.Run, budgets []int,
 		e.Queries = append(e.Queries, q.ID)
 		passages := q.Passages()
 		for b, budget := range budgets {
-			top := Prompt(ids, ranked, budget, pt)
+			top, full := PromptFill(ids, ranked, budget, pt)
+			if !full {
+				e.RanOut[b] = append(e.RanOut[b], q.ID)
+			}
 			for f, v := range promptValues(passages, top, opt.CoverShare) {
 				e.Values[b][f] = append(e.Values[b][f], v)
 			}

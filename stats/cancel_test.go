@@ -33,7 +33,7 @@ func TestContextStopsTests(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(50*time.Millisecond, cancel)
 		start := time.Now()
-		err := f(Options{Permutations: b, Resamples: b, ExactMaxN: 30, Seed: 1, Context: ctx})
+		err := f(Options{Permutations: b, Resamples: max(b, MinResamples), ExactMaxN: 30, Seed: 1, Context: ctx})
 		if d := time.Since(start); !errors.Is(err, context.Canceled) || d > time.Second {
 			t.Errorf("%s: error %v after %v; want context.Canceled within 1s", name, err, d.Round(time.Millisecond))
 		}

@@ -23,6 +23,9 @@ const (
 	// DefaultResamples is the number of bootstrap resamples (the bootstrap
 	// test and every bootstrap confidence interval).
 	DefaultResamples = 10000
+	// MinResamples is the fewest bootstrap resamples accepted
+	// (CheckResamples).
+	MinResamples = 1000
 	// DefaultExactMaxN is the largest number of non-zero differences for
 	// which the randomization test enumerates every sign vector.
 	DefaultExactMaxN = 20

@@ -102,12 +102,27 @@ func (o *Options) SetDefaults() {
 	}
 }
 
+// CheckResamples is the one rule for a number of bootstrap resamples
+// (Options.Resamples; bench compare --resamples; a config's significance,
+// through config's CompareOptions): at least MinResamples. A 95% interval
+// read from the 2.5th and 97.5th percentiles of a handful of resamples is
+// not a 95% interval — with 1 or 2 it can exclude its own point estimate,
+// and the verdict reads it — and BCa's bias correction and acceleration
+// move those percentiles further into the tails, which take about 1,000
+// resamples to estimate (Efron & Tibshirani 1993, §14.3 and §19.3).
+func CheckResamples(n int) error {
+	if n < MinResamples {
+		return fmt.Errorf("resamples %d: want ≥ %d: the 95%% bootstrap interval reads the 2.5th and 97.5th percentiles (BCa: further into the tails) of the resamples, which take ≥ %d to estimate; fewer can give an interval that excludes its own point estimate (docs/compare.md)", n, MinResamples, MinResamples)
+	}
+	return nil
+}
+
 func (o Options) validate() error {
 	switch {
 	case o.Permutations < 1:
 		return fmt.Errorf("permutations: must be ≥ 1, got %d", o.Permutations)
-	case o.Resamples < 1:
-		return fmt.Errorf("resamples: must be ≥ 1, got %d", o.Resamples)
+	case CheckResamples(o.Resamples) != nil:
+		return CheckResamples(o.Resamples)
 	case o.ExactMaxN < 0 || o.ExactMaxN > 30:
 		return fmt.Errorf("exact max n: must be in [0, 30], got %d", o.ExactMaxN)
 	case !(o.Alpha > 0 && o.Alpha < 1):

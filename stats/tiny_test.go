@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -91,7 +92,7 @@ func TestTinySamples(t *testing.T) {
 			}
 		}
 		for _, m := range []IntervalMethod{BCa, Percentile} {
-			iv, err := BootstrapInterval(s, m, Options{Seed: 1, Resamples: 200})
+			iv, err := BootstrapInterval(s, m, Options{Seed: 1, Resamples: 1000})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,4 +145,19 @@ func TestTinySamples(t *testing.T) {
 		t.Errorf("tukey n = 0: %+v %v, want p = 1 and a warning", h, err)
 	}
 	checkFinite(t, "tukey n = 0", h)
+}
+
+// TestFewResamplesRefused: a bootstrap interval of 2 resamples was
+// computed (and could exclude its own point estimate); every count below
+// MinResamples is refused by CheckResamples, through Options too.
+func TestFewResamplesRefused(t *testing.T) {
+	s := Sample{A: []float64{0.1, 0.5, 0.2, 0.3, 0.9, 0.0, 0.4}, B: []float64{0, 0.1, 0.4, 0.3, 0.2, 0.5, 0.1}}
+	for _, n := range []int{1, 2, 999} {
+		if _, err := BootstrapInterval(s, BCa, Options{Seed: 1, Resamples: n}); err == nil || !strings.Contains(err.Error(), "want ≥ 1000") {
+			t.Errorf("%d resamples: err = %v", n, err)
+		}
+	}
+	if err := CheckResamples(MinResamples); err != nil {
+		t.Error(err)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/compare"
@@ -178,7 +179,7 @@ func cellBudgets(ctx context.Context, cfg *Config, ds *dataset, in cellInputs, c
 			for _, n := range ev.Chunks[b] {
 				chunks += n
 			}
-			bm := results.BudgetMeans{Tokens: tokens, Means: groupMeans(ds, per, spans.AtK), PerQuery: per}
+			bm := results.BudgetMeans{Tokens: tokens, Means: groupMeans(ds, per, spans.AtK), PerQuery: per, RanOut: len(ev.RanOut[b])}
 			if len(ev.Queries) > 0 {
 				bm.Chunks = float64(chunks) / float64(len(ev.Queries))
 			}
@@ -217,6 +218,28 @@ func cellBudgets(ctx context.Context, cfg *Config, ds *dataset, in cellInputs, c
 		cr.CoverShares = append(cr.CoverShares, cs)
 	}
 	return nil
+}
+
+// budgetRanOutWarning is the warning of cell cr whose ranking ran out
+// before some prompt budgets were full (results.BudgetMeans.RanOut), ""
+// when none did: at those budgets its measures are those of a smaller
+// prompt, and the chunking verdict at prompt_budget compares unequal
+// prompts. depth is the cell's search depth in chunks.
+func budgetRanOutWarning(cr *results.CellResult, depth, queries int) string {
+	if cr.PromptBudgets == nil {
+		return ""
+	}
+	var short []string
+	for _, b := range cr.PromptBudgets.Budgets {
+		if b.RanOut > 0 {
+			short = append(short, fmt.Sprintf("%d of %d queries at %d tokens", b.RanOut, queries, b.Tokens))
+		}
+	}
+	if len(short) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("cell %s: prompt budgets not filled: the ranking ran out before the budget was full for %s (their prompt holds every chunk searched, %d deep, fewer tokens than the budget; results.json prompt_budgets[].ran_out): raise depth so that the budgets fill (docs/spans.md \"Prompt budgets\")",
+		cr.Name, strings.Join(short, ", "), depth)
 }
 
 // budgetFamily is the family the chunking verdict at the prompt budget

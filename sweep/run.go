@@ -409,6 +409,9 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 		result.Tuning = cr.tuning
 		cr.timing.Score = time.Since(t1).Seconds()
 		r.prog.end("")
+		if w := budgetRanOutWarning(&result, cc.depth, len(r.ds.answerable)); w != "" {
+			r.res.Warnings = append(r.res.Warnings, w)
+		}
 		r.res.Cells = append(r.res.Cells, result)
 		r.res.Timings = append(r.res.Timings, cr.timing)
 		if r.prog.mode == ProgressBar {

@@ -224,14 +224,18 @@ func writeCompareReport(stdout io.Writer, f compare.Format, in compare.Input, ev
 }
 
 // checkCompareNumbers checks the numeric flags of 'bench compare': alpha in
-// (0, 1), at least one permutation and resample, a relevance level that
+// (0, 1), at least one permutation, stats.MinResamples resamples
+// (stats.CheckResamples), a relevance level that
 // eval.CheckRelevanceLevel accepts. Errors: usage errors naming the flag.
 func checkCompareNumbers(alpha float64, permutations, resamples, level int) error {
 	if !(alpha > 0 && alpha < 1) {
 		return usagef("--alpha %g: must be in (0, 1)", alpha)
 	}
-	if permutations < 1 || resamples < 1 {
-		return usagef("--permutations and --resamples must be ≥ 1")
+	if permutations < 1 {
+		return usagef("--permutations must be ≥ 1")
+	}
+	if err := stats.CheckResamples(resamples); err != nil {
+		return usagef("--resamples: %v", err)
 	}
 	if err := eval.CheckRelevanceLevel(level); err != nil {
 		return usagef("-l: %v", err)

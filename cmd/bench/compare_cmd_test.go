@@ -333,3 +333,22 @@ func TestComparePlanFlags(t *testing.T) {
 		t.Errorf("--plan best: exit %d, %s %s", code, out, errOut)
 	}
 }
+
+// TestCompareFewResamples: bench compare --resamples 1 or 2 was accepted
+// and gave a "95% interval" excluding its own point estimate, which the
+// verdict read (the tester's finding). Fewer than stats.MinResamples are
+// now refused (exit 2) by stats.CheckResamples, the one rule the
+// compare options and a config's significance also follow; 1000 runs.
+func TestCompareFewResamples(t *testing.T) {
+	dir := writeCompareData(t)
+	p := func(n string) string { return filepath.Join(dir, n) }
+	for _, n := range []string{"1", "2", "999"} {
+		code, _, errOut := runBench("compare", "--qrels", p("qrels.txt"), "--resamples", n, p("good.trec"), p("partial.trec"))
+		if code != 2 || !strings.Contains(errOut, "--resamples: resamples "+n+": want ≥ 1000") {
+			t.Errorf("--resamples %s: exit %d: %s", n, code, errOut)
+		}
+	}
+	if code, _, errOut := runBench("compare", "--qrels", p("qrels.txt"), "--resamples", "1000", p("good.trec"), p("bad.trec")); code != 0 {
+		t.Errorf("--resamples 1000: exit %d: %s", code, errOut)
+	}
+}

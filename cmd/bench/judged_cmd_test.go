@@ -110,17 +110,30 @@ func TestRunChunkIDLabels(t *testing.T) {
 	for _, check := range []bool{false, true} {
 		code, out := run(check, both)
 		if code != 1 || !strings.Contains(out, "the sweep has 2 chunkings (fixed-5, fixed-10) with none recorded") ||
-			!strings.Contains(out, "bench labels record --corpus CORPUS --chunking NAME "+labels) || !strings.Contains(out, "bench labels convert --corpus CORPUS --chunking NAME "+labels) {
+			!strings.Contains(out, "bench labels record --corpus CORPUS --chunking NAME "+labels) || !strings.Contains(out, "bench labels convert --corpus CORPUS --chunking NAME --output "+strings.TrimSuffix(labels, ".jsonl")+".spans.jsonl "+labels) {
 			t.Errorf("no record, --check %v: exit %d\n%s", check, code, out)
 		}
 	}
+	// The convert command the hint prints runs as printed, CORPUS and
+	// NAME filled in (it lacked --output, required: exit 2).
+	_, hintOut := run(true, both)
+	hint := regexp.MustCompile(`'bench (labels convert [^']*)'`).FindStringSubmatch(hintOut)
+	if hint == nil {
+		t.Fatalf("no convert command in:\n%s", hintOut)
+	}
+	args := strings.Fields(strings.NewReplacer("CORPUS", filepath.Join(dir, "corpus.jsonl"), "NAME", "fixed-5").Replace(hint[1]))
+	if code, stdout, errOut := runBench(args...); code != 0 || !strings.Contains(stdout, "wrote "+strings.TrimSuffix(labels, ".jsonl")+".spans.jsonl: 1 queries") {
+		t.Errorf("bench %s: exit %d\n%s%s", strings.Join(args, " "), code, stdout, errOut)
+	}
+	os.Remove(strings.TrimSuffix(labels, ".jsonl") + ".spans.jsonl")
+	os.Remove(strings.TrimSuffix(labels, ".jsonl") + ".spans.jsonl.anchors.json")
 	if code, _, errOut := runBench("labels", "record", "--corpus", filepath.Join(dir, "corpus.jsonl"), "--chunking", "fixed-5", labels); code != 0 {
 		t.Fatalf("record: exit %d: %s", code, errOut)
 	}
 	for _, check := range []bool{false, true} {
 		code, out := run(check, both)
 		if code != 1 || !strings.Contains(out, "recorded for chunking fixed-5") || !strings.Contains(out, "cannot score chunking fixed-10") ||
-			!strings.Contains(out, "remove it from the sweep") || !strings.Contains(out, "bench labels convert --corpus CORPUS --chunking fixed-5 "+labels) {
+			!strings.Contains(out, "remove it from the sweep") || !strings.Contains(out, "bench labels convert --corpus CORPUS --chunking fixed-5 --output "+strings.TrimSuffix(labels, ".jsonl")+".spans.jsonl "+labels) {
 			t.Errorf("fixed-5 recorded, sweep [5, 10], --check %v: exit %d\n%s", check, code, out)
 		}
 	}

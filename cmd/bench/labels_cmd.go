@@ -44,6 +44,8 @@ Check, repair, record, convert, pool and merge labels files (docs/labelling.md).
                                labels (code points), which score every chunking
       --queries FILE           TREC or BEIR qrels: the query texts (BEIR
                                queries.jsonl)
+      --force                  overwrite an --output review file holding
+                               grades (any file replaced is kept as FILE.bak)
   pool CONFIG.yaml             write a review file of the unjudged passages in
                                the top --depth of every cell of the config's
                                last run (its output folder: results.json and
@@ -52,7 +54,9 @@ Check, repair, record, convert, pool and merge labels files (docs/labelling.md).
                                first; a person sets each query's "grade"
       --depth N                how deep into each cell's ranking (default 10)
       --results DIR            the run's output folder (default: the config's)
-      --output FILE            the review file (default: LABELS.pool.jsonl)
+      --output FILE            the review file (default: LABELS.pool.jsonl);
+                               one holding a reviewer's grades is not
+                               overwritten without --force (kept as FILE.bak)
   merge --review FILE CONFIG.yaml | --review FILE LABELS --corpus PATH
                                read the reviewer's decisions back into the
                                labels: grade >= 1 adds a gold passage, grade 0 a
@@ -83,7 +87,7 @@ Flags:
 type labelsFlags struct {
 	sub                  string
 	corpus, dataDir      string
-	fix, all             bool
+	fix, all, force      bool
 	output, chunking     string
 	queries              string
 	threshold            float64
@@ -103,6 +107,7 @@ func parseLabelsFlags(stdout, stderr io.Writer, args []string) (*labelsFlags, er
 	fs.StringVar(&lf.dataDir, "data-dir", "", "with a CONFIG: the data root `folder` its dataset paths are relative to (as bench run's)")
 	fs.BoolVar(&lf.fix, "fix", false, "check: write the sure repairs")
 	fs.BoolVar(&lf.all, "all", false, "check: list every moved label (default: the first ten)")
+	fs.BoolVar(&lf.force, "force", false, "pool, convert: overwrite an --output review file that holds a reviewer's grades (a .bak copy is kept)")
 	fs.StringVar(&lf.output, "output", "", "check --fix, convert: the `file` to write")
 	fs.StringVar(&lf.chunking, "chunking", "", "record, convert: the chunking `name` of chunk-id labels (e.g. fixed-5)")
 	fs.StringVar(&lf.queries, "queries", "", "convert: query texts for TREC or BEIR qrels (a BEIR queries.jsonl `file`)")
@@ -165,6 +170,8 @@ func (lf *labelsFlags) validate() error {
 		return usagef("%s: --fix, --all and --threshold are for check", lf.sub)
 	case lf.sub == "record" && (lf.output != "" || lf.queries != ""):
 		return usagef("record: writes beside LABELS: --output and --queries are for convert")
+	case lf.force && lf.sub != "pool" && lf.sub != "convert":
+		return usagef("%s: --force is for pool and convert (overwriting a review file that holds grades)", lf.sub)
 	case lf.sub == "convert" && (lf.chunking == "" || lf.output == ""):
 		return usagef("convert: --chunking (the chunking of the chunk ids) and --output (the span labels to write) are required")
 	}
@@ -201,11 +208,14 @@ func cmdLabels(stdout, stderr io.Writer, args []string) error {
 		if err != nil {
 			return usagef("convert: --chunking: %v", err)
 		}
-		n, err := labels.Convert(path, docs, spec, lf.queries, lf.output)
+		n, bak, err := labels.Convert(path, docs, spec, lf.queries, lf.output, lf.force)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote %s: %d queries as span labels (chunking %s), and %s\n", lf.output, n, spec.Name(), filepath.Base(lf.output)+".anchors.json")
+		if bak != "" {
+			fmt.Fprintf(stdout, "the file it replaced is kept as %s\n", bak)
+		}
 		return nil
 	}
 	return labelsCheck(stdout, lf, path, docs, opt)

@@ -176,3 +176,34 @@ func TestLabelsChunkIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelsConvertKeepsInput: bench labels convert --output onto its own
+// input replaced the chunk-id labels with no copy (the tester's finding);
+// now the input is kept as LABELS.bak, said on stdout, and a review file
+// holding grades is refused as an --output unless --force (labels.ReplaceFile,
+// bench labels pool's rule).
+func TestLabelsConvertKeepsInput(t *testing.T) {
+	dir := t.TempDir()
+	corpusPath := filepath.Join(dir, "corpus.jsonl")
+	os.WriteFile(corpusPath, []byte(`{"_id": "d1", "title": "", "text": "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon"}`+"\n"), 0o644)
+	const orig = `{"id": "q1", "question": "theta iota", "gold": ["d1#1"]}` + "\n"
+	labels := filepath.Join(dir, "qrels.jsonl")
+	os.WriteFile(labels, []byte(orig), 0o644)
+	convert := func(out string, extra ...string) (int, string) {
+		code, stdout, stderr := runBench(append(append([]string{"labels", "convert", "--corpus", corpusPath, "--chunking", "fixed-5", "--output", out}, extra...), labels)...)
+		return code, stdout + stderr
+	}
+	if code, o := convert(labels); code != 0 || !strings.Contains(o, "kept as "+labels+".bak") || readFile(t, labels+".bak") != orig || !strings.Contains(readFile(t, labels), "gold_spans") {
+		t.Errorf("convert onto its input: exit %d\n%s", code, o)
+	}
+	os.WriteFile(labels, []byte(orig), 0o644)
+	review := filepath.Join(dir, "review.jsonl")
+	const graded = `{"doc": "d1", "start": 0, "end": 5, "returned": 1, "text": "alpha", "prefix": "", "suffix": " beta", "queries": [{"id": "q1", "question": "theta iota", "hits": [], "grade": 1}]}` + "\n"
+	os.WriteFile(review, []byte(graded), 0o644)
+	if code, o := convert(review); code != 1 || !strings.Contains(o, review+" holds 1 grade a reviewer set: writing it again would lose them") || readFile(t, review) != graded {
+		t.Errorf("convert onto a graded review file: exit %d\n%s", code, o)
+	}
+	if code, o := convert(review, "--force"); code != 0 || readFile(t, review+".bak") != graded {
+		t.Errorf("convert --force onto a graded review file: exit %d\n%s", code, o)
+	}
+}

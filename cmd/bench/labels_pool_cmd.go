@@ -86,8 +86,15 @@ func labelsPool(stdout io.Writer, lf *labelsFlags, opt labels.Options) error {
 	if out == "" {
 		out = path + ".pool.jsonl"
 	}
+	bak, err := labels.ReplaceFile(out, lf.force, path, r.Spans.Queries)
+	if err != nil {
+		return err
+	}
 	if err := fileutil.WriteStream(out, func(w io.Writer) error { return labels.WritePool(w, items) }); err != nil {
 		return err
+	}
+	if bak != "" {
+		fmt.Fprintf(stdout, "the review file it replaced is kept as %s\n", bak)
 	}
 	pairs, queries := 0, map[string]bool{}
 	for _, it := range items {

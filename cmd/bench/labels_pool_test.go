@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -155,14 +156,29 @@ func TestLabelsPoolMergeErrors(t *testing.T) {
 	lines[1] = strings.Replace(lines[1], `"id":"carry-over"`, `"id":"nope"`, 1)
 	lines[1] = strings.Replace(lines[1], `"grade":null`, `"grade":1`, 1)
 	lines[2] = strings.Replace(lines[2], `"grade":null`, `"grade":1,"graed":0`, 1)
+	// The same pooled passage twice, graded 1 then 0: the first line won
+	// silently, the second counted "already judged" (the tester's finding).
+	lines[3] = strings.Replace(lines[3], `"grade":null`, `"grade":1`, 1)
+	lines = append(lines, strings.Replace(lines[3], `"grade":1`, `"grade":0`, 1))
+	conflict := fmt.Sprintf(`%s:%d: queries[0].grade: query %q: doc %q [%d, %d) graded 0 here and 1 on line 4: decide once`, review, len(lines), readPoolFile(t, review)[3].Queries[0].ID,
+		readPoolFile(t, review)[3].Doc, readPoolFile(t, review)[3].Start, readPoolFile(t, review)[3].End)
 	os.WriteFile(review, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	labelsPath := filepath.Join(dir, "labels.jsonl")
 	orig := readFile(t, labelsPath)
+	// Every problem in one pass: the line that does not read with the
+	// others (it stopped the merge alone).
 	code, _, stderr := runBench("labels", "merge", "--review", review, "--data-dir", dir, cfg)
-	if code != 1 || !strings.Contains(stderr, review+":3: json: not a review item: json: unknown field \"graed\"") {
-		t.Fatalf("exit %d\n%s", code, stderr)
+	for _, want := range []string{review + `:1: text: doc "faq": the text at [0, 16) is not the passage reviewed`, review + `:2: queries[0].id: query "nope" is not in ` + labelsPath,
+		review + ":3: json: not a review item: json: unknown field \"graed\"", conflict} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("missing %q in\n%s", want, stderr)
+		}
+	}
+	if code != 1 || readFile(t, labelsPath) != orig {
+		t.Errorf("exit %d; labels changed", code)
 	}
 	lines[2] = strings.Replace(lines[2], `,"graed":0`, ``, 1)
+	lines = lines[:len(lines)-1]
 	os.WriteFile(review, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 	code, _, stderr = runBench("labels", "merge", "--review", review, "--data-dir", dir, cfg)
 	for _, want := range []string{review + `:1: text: doc "faq": the text at [0, 16) is not the passage reviewed`, review + `:2: queries[0].id: query "nope" is not in ` + labelsPath} {
@@ -178,5 +194,52 @@ func TestLabelsPoolMergeErrors(t *testing.T) {
 	}
 	if code, _, stderr := runBench("labels", "pool", "--data-dir", dir, "--results", filepath.Join(dir, "nothing"), cfg); code != 1 || !strings.Contains(stderr, "no results.json: pooling reads the last run of the config (run 'bench run CONFIG' first)") {
 		t.Errorf("pool without a run: exit %d %s", code, stderr)
+	}
+}
+
+// TestLabelsPoolKeepsGrades: bench labels pool run twice over the same
+// --output overwrote a review file holding a reviewer's grades (the
+// tester's finding). Now the second pool is refused, exit 1, naming how
+// many grades are not yet merged, the file untouched; --force replaces it
+// keeping a .bak; once the grades are merged, pooling again replaces it
+// (a .bak kept) without --force.
+func TestLabelsPoolKeepsGrades(t *testing.T) {
+	dir, cfg, out := poolFixture(t)
+	review := filepath.Join(dir, "review.jsonl")
+	pool := func(extra ...string) (int, string) {
+		args := append([]string{"labels", "pool", "--depth", "3", "--data-dir", dir, "--results", out, "--output", review}, extra...)
+		code, stdout, stderr := runBench(append(args, cfg)...)
+		return code, stdout + stderr
+	}
+	if code, o := pool(); code != 0 {
+		t.Fatalf("pool: exit %d\n%s", code, o)
+	}
+	items := readPoolFile(t, review)
+	two, zero := 2, 0
+	items[0].Queries[0].Grade = &two
+	items[1].Queries[0].Grade = &zero
+	var b bytes.Buffer
+	if err := labels.WritePool(&b, items); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(review, b.Bytes(), 0o644)
+	graded := b.String()
+	code, o := pool()
+	if code != 1 || !strings.Contains(o, review+" holds 2 grades a reviewer set, not yet merged into ") || !strings.Contains(o, "--force") || !strings.Contains(o, "bench labels merge --review "+review) {
+		t.Errorf("pool over a graded review file: exit %d\n%s", code, o)
+	}
+	if readFile(t, review) != graded {
+		t.Fatal("the graded review file was changed")
+	}
+	if code, o := pool("--force"); code != 0 || !strings.Contains(o, "kept as "+review+".bak") || readFile(t, review+".bak") != graded {
+		t.Errorf("pool --force: exit %d\n%s", code, o)
+	}
+	// Merged grades are not lost by pooling again.
+	os.WriteFile(review, b.Bytes(), 0o644)
+	if code, stdout, stderr := runBench("labels", "merge", "--review", review, "--data-dir", dir, cfg); code != 0 {
+		t.Fatalf("merge: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, o := pool(); code != 0 || !strings.Contains(o, "kept as "+review+".bak.1") || readFile(t, review+".bak.1") != graded {
+		t.Errorf("pool after merging: exit %d\n%s", code, o)
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -552,4 +554,79 @@ func TestHTTPCellGateAndHistory(t *testing.T) {
 	if err != nil || strings.Count(string(csv), "recursive-1000o150/svc") < 2 {
 		t.Errorf("history lacks the http cell's two rows (%v):\n%s", err, csv)
 	}
+}
+
+// TestHTTPEchoedTokensRedacted runs services that echo the request's
+// Authorization header the ways a Python or Java server writes it (JSON
+// without Go's HTML escaping of & < >) — in a 500's error body, as the
+// answer's qid, as results[0].doc and .text, as plain text — with bearer
+// tokens holding '&', '"', '<' and '\': bench quotes the echoed value
+// with %q in its own messages ("qid: ..., not the query asked"), and no
+// output, stdout, stderr or file, may hold the token in any form. (The
+// tester's finding: `HTTP 500: {"error": "Bearer p&ss\"word1"}`.)
+func TestHTTPEchoedTokensRedacted(t *testing.T) {
+	tokens := map[string]string{"RB_TOK_A": `p&ss"word1`, "RB_TOK_B": `s3cr"et<tok>&\x`}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		send := func(code int, v any) {
+			var b strings.Builder
+			enc := json.NewEncoder(&b)
+			enc.SetEscapeHTML(false) // as Python's json.dumps, Jackson, JSON.stringify
+			enc.Encode(v)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(code)
+			io.WriteString(w, b.String())
+		}
+		switch r.URL.Path {
+		case "/echo500":
+			send(500, map[string]string{"error": auth})
+		case "/echoqid":
+			send(200, map[string]any{"qid": auth, "results": []any{}})
+		case "/echodoc":
+			send(200, map[string]any{"results": []any{map[string]any{"doc": auth, "start": 0, "end": 1}}})
+		case "/echotext":
+			send(200, map[string]any{"results": []any{map[string]any{"text": auth + " not in the corpus"}}})
+		case "/echo400":
+			w.WriteHeader(400)
+			io.WriteString(w, "bad: "+auth)
+		}
+	}))
+	defer srv.Close()
+	var retrievers string
+	for _, env := range []string{"RB_TOK_A", "RB_TOK_B"} {
+		t.Setenv(env, tokens[env])
+		for _, p := range []string{"echo500", "echoqid", "echodoc", "echotext", "echo400"} {
+			retrievers += httpRetriever(strings.ToLower(env[3:])+"-"+p, srv.URL+"/"+p, "bearer_env: "+env+", retries: 0, on_query_error: miss, max_unmapped: 1")
+		}
+	}
+	s := newSweep(t, 3, retrievers)
+	code, out, errOut := s.run()
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if n := strings.Count(errOut, "[REDACTED]"); n < 8 { // echotext: in the notes, not stderr
+		t.Errorf("stderr shows %d redactions, want one per failing cell at least:\n%s", n, errOut)
+	}
+	// Every form of a token starts with these letters, which no encoder
+	// escapes.
+	check := func(what, text string) {
+		for _, f := range []string{"word1", "s3cr"} {
+			if strings.Contains(text, f) {
+				t.Errorf("%s holds a token (%q):\n%s", what, f, text)
+			}
+		}
+	}
+	check("stdout", out)
+	check("stderr", errOut)
+	filepath.WalkDir(s.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Error(err)
+		}
+		check(p, string(b))
+		return nil
+	})
 }

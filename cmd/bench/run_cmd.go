@@ -144,6 +144,11 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 		if base, err = gate.ReadRun(f.baseline); err != nil {
 			return err
 		}
+		// A mapping naming a chunking neither run has fails now, not
+		// after the sweep.
+		if err := gate.CheckMappings(base, cfg.Cells(), f.gate.maps); err != nil {
+			return err
+		}
 	}
 	if f.check {
 		return runCheck(ctx, stdout, cfg, f)

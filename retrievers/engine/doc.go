@@ -58,9 +58,11 @@
 // error's reason, a raw body, a shard failure, a rejected bulk item, a
 // health answer), which a proxy may fill with the request's headers, is
 // redacted before it enters an error (client.engineText, the one path):
-// the configured user, password and API key, as they are, JSON-escaped and
-// in their base64 Authorization forms, and any Authorization header value
-// become "[REDACTED]". HTTP 401 and 403 (AuthFailure) fail a Search even
+// the configured user, password and API key, in every form text can show
+// them (as they are, JSON-escaped by any encoder, quoted with %q,
+// URL-encoded: redaction.Redact) and in their base64 Authorization forms,
+// and any Authorization header value become "[REDACTED]"; a message that
+// quotes engine text is redacted after the quoting. HTTP 401 and 403 (AuthFailure) fail a Search even
 // under SetMissOnError: every query would fail alike.
 //
 // # Why net/http and not the official clients

@@ -62,7 +62,9 @@ func Ping(ctx context.Context, c Conn, timeout time.Duration) ([]NodeHealth, err
 			Nodes   int    `json:"number_of_nodes"`
 		}
 		if err := json.Unmarshal(b, &h); err != nil || h.Status == "" {
-			errs = append(errs, fmt.Errorf("engine: node %s: GET /_cluster/health: the answer is not a cluster health (not Elasticsearch or OpenSearch?): %.80q", u.Scheme+"://"+u.Host, cl.engineText(string(b), 0)))
+			// Redacted before the cut (a secret cut in two) and after
+			// quoting (its escapes).
+			errs = append(errs, fmt.Errorf("engine: node %s: GET /_cluster/health: the answer is not a cluster health (not Elasticsearch or OpenSearch?): %s", u.Scheme+"://"+u.Host, cl.engineText(fmt.Sprintf("%.80q", cl.engineText(string(b), 0)), 0)))
 			continue
 		}
 		out = append(out, NodeHealth{URL: c.URLs[i], Cluster: h.Cluster, Status: h.Status, Nodes: h.Nodes})

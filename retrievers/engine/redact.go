@@ -7,8 +7,8 @@ const redacted = redaction.Marker
 
 // secretForms returns every form in which the credentials a client sends
 // can come back in an engine's or a proxy's text (redaction.Forms: each
-// value as is and JSON-escaped, basic auth's base64 forms, an API key's
-// decoded "id:key"). user and password are "" without basic auth, apiKey
+// value, which redaction.Redact removes in every escaped or encoded form,
+// basic auth's base64 forms, an API key's decoded "id:key"). user and password are "" without basic auth, apiKey
 // "" without an API key.
 func secretForms(user, password, apiKey string) []string {
 	return redaction.Forms(user, password, apiKey)

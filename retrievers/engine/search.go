@@ -499,13 +499,15 @@ func (r *Retriever) oneAttempt(ctx context.Context, text string, vec []float32, 
 		res := make([]eval.Result, 0, len(resp.Hits.Hits))
 		for _, h := range resp.Hits.Hits {
 			if h.Score == nil {
-				return nil, fmt.Errorf("hit %q has no score (a sorted query template?)", h.ID)
+				// The engine's text, quoted, then redacted: an _id can echo
+				// anything.
+				return nil, fmt.Errorf("hit %s has no score (a sorted query template?)", r.cl.engineText(fmt.Sprintf("%q", h.ID), 0))
 			}
 			id := h.ID
 			if r.idField != "_id" {
 				var err error
 				if id, err = sourceID(h.Source, r.idField); err != nil {
-					return nil, fmt.Errorf("hit %q: %s", r.cl.engineText(h.ID, 0), r.cl.engineText(err.Error(), 0))
+					return nil, fmt.Errorf("hit %s", r.cl.engineText(fmt.Sprintf("%q: %s", h.ID, err), 0))
 				}
 			}
 			res = append(res, eval.Result{DocID: id, Score: *h.Score})
