@@ -1,0 +1,150 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// freshData copies testdata/fresh28 (a newcomer's folder: a 4-file corpus,
+// span labels, two runs, two configs) to DIR/repo/mydata, with DIR/repo a
+// ragbench-like checkout (go.mod) and DIR/shared beside it, as the
+// newcomer had it: a config's default data root is then ../shared, not the
+// config's folder. It returns DIR/repo, the folder the commands run from
+// (relative paths "mydata/…").
+func freshData(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	repo := filepath.Join(root, "repo")
+	for _, d := range []string{filepath.Join(root, "shared"), filepath.Join(repo, "mydata")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/fresh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(filepath.Join(repo, "mydata"), os.DirFS("testdata/fresh28")); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// chdir changes to dir for the test (tests using it do not run in
+// parallel).
+func chdir(t *testing.T, dir string) {
+	t.Helper()
+	t.Chdir(dir)
+}
+
+// TestFreshGateIntervalIsCompares: bench compare -c --baseline a and the
+// same with --gate print the same interval, with the same minus sign
+// (docs/compare.md: the gate is compare under the baseline plan, seeded by
+// the pair's names). Before, the gate named the baseline run "a
+// (baseline)" — another random stream — and printed [−0.7778, −0.1667]
+// against compare's [-0.7778, -0.2222].
+func TestFreshGateIntervalIsCompares(t *testing.T) {
+	chdir(t, freshData(t))
+	args := []string{"compare", "--corpus", "mydata/corpus", "--qrels", "mydata/labels.jsonl", "--max-unmapped", "0.2", "-c", "--baseline", "a", "a=mydata/run.a.jsonl", "b=mydata/run.b.jsonl"}
+	code, out, errOut := runBench(args...)
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errOut)
+	}
+	gcode, gout, gerr := runBench(append([]string{"compare", "--gate"}, args[1:]...)...)
+	if gcode != 0 {
+		t.Fatalf("compare --gate: exit %d: %s", gcode, gerr)
+	}
+	iv := regexp.MustCompile(`\[[^\]]*\d\]`)
+	var plain, gated string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "span_recall@10 ") {
+			plain = iv.FindString(l)
+		}
+	}
+	for _, l := range strings.Split(gout, "\n") {
+		if strings.HasPrefix(l, "| b | span_recall@10 ") {
+			gated = iv.FindString(l)
+		}
+	}
+	if plain == "" || plain != gated {
+		t.Errorf("compare's interval %q, the gate's %q: want the same\ncompare:\n%s\ngate:\n%s", plain, gated, out, gout)
+	}
+	if !strings.Contains(plain, "−0.7778") {
+		t.Errorf("compare's interval %q: want the minus sign − of the other tables", plain)
+	}
+	if strings.Contains(gout, "baseline run") {
+		t.Errorf("the gate's table names the baseline run in a column though the heading names it:\n%s", gout)
+	}
+}
+
+// TestFreshFewDifferNote: b differs from a on 5 queries only, so the exact
+// sign-flip test's smallest p is 2/2^5 = 0.0625 > 0.05: bench compare and
+// the gate say so beside the verdict and with the minimum detectable
+// difference, explaining "no evidence either way" beside an interval that
+// excludes 0 (stats.FewDifferNote, the one wording).
+func TestFreshFewDifferNote(t *testing.T) {
+	chdir(t, freshData(t))
+	note := "only 5 queries differ: the smallest p the test can give is 0.0625, above α = 0.05"
+	args := []string{"compare", "--corpus", "mydata/corpus", "--qrels", "mydata/labels.jsonl", "--max-unmapped", "0.2", "-c", "--baseline", "a", "a=mydata/run.a.jsonl", "b=mydata/run.b.jsonl"}
+	for _, gate := range []bool{false, true} {
+		a := args
+		if gate {
+			a = append([]string{"compare", "--gate"}, args[1:]...)
+		}
+		code, out, errOut := runBench(a...)
+		if code != 0 {
+			t.Fatalf("gate %v: exit %d: %s", gate, code, errOut)
+		}
+		var beside, power bool
+		for _, l := range strings.Split(out, "\n") {
+			switch {
+			case strings.HasPrefix(l, "What 9 queries"):
+				power = strings.Contains(l, "; "+note)
+			case strings.Contains(l, "span_recall@10: "+note):
+				beside = true
+			}
+		}
+		if !beside || !power {
+			t.Errorf("gate %v: the note %q beside the verdict %v, with the MDD %v:\n%s", gate, note, beside, power, out)
+		}
+	}
+}
+
+// TestFreshGateUncompared: my2.yaml changes a chunk size (300 → 200), so
+// its cell recursive-200/bm25 and the baseline's recursive-300/bm25 meet
+// nobody; the two shared cells are identical. The gate used to say "✅ no
+// regression (2 cells compared)"; it now says the changed cells were not
+// compared and names the --gate-map (exit 0 with the warning in the
+// heading, docs/ci.md), and its plan line says it is the gate's.
+func TestFreshGateUncompared(t *testing.T) {
+	chdir(t, freshData(t))
+	if code, _, errOut := runBench("run", "--data-dir", "mydata", "--no-history", "mydata/my.yaml"); code != 0 {
+		t.Fatalf("baseline run: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runBench("run", "--data-dir", "mydata", "--no-history", "--baseline", "mydata/out/brew", "mydata/my2.yaml")
+	if code != 0 {
+		t.Fatalf("gated run: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"## ⚠️ ragbench gate: no regression in the 2 cells compared (all identical), but the changed cells were not compared (recursive-300/bm25 in the baseline only; recursive-200/bm25 new in this run): to gate them, add --gate-map recursive-300=recursive-200 (docs/ci.md)\n",
+		"\nGate plan (decides the exit code): each cell against its baseline counterpart: ",
+		"\nPlan: each cell against baseline recursive-120/bm25: ", // the sweep's own
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "✅") {
+		t.Errorf("the gate reads as a pass:\n%s", out)
+	}
+	// The suggested mapping works as printed: the changed cell is gated.
+	code, out, errOut = runBench("run", "--data-dir", "mydata", "--no-history", "--baseline", "mydata/out/brew", "--gate-map", "recursive-300=recursive-200", "mydata/my2.yaml")
+	if code != 0 && code != 3 {
+		t.Fatalf("mapped run: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "| recursive-200/bm25 | recursive-300/bm25 |") || strings.Contains(out, "were not compared") {
+		t.Errorf("the mapped gate does not compare recursive-200/bm25 with recursive-300/bm25:\n%s", out)
+	}
+}
