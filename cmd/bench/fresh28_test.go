@@ -10,7 +10,7 @@ import (
 
 // freshData copies testdata/fresh28 (a newcomer's folder: a 4-file corpus,
 // span labels, two runs, two configs) to DIR/repo/mydata, with DIR/repo a
-// ragbench-like checkout (go.mod) and DIR/shared beside it, as the
+// ragbench checkout (its go.mod) and DIR/shared beside it, as the
 // newcomer had it: a config's default data root is then ../shared, not the
 // config's folder. It returns DIR/repo, the folder the commands run from
 // (relative paths "mydata/…").
@@ -23,7 +23,7 @@ func freshData(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module example.com/fresh\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module github.com/ragbench/ragbench\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.CopyFS(filepath.Join(repo, "mydata"), os.DirFS("testdata/fresh28")); err != nil {
@@ -146,5 +146,33 @@ func TestFreshGateUncompared(t *testing.T) {
 	}
 	if !strings.Contains(out, "| recursive-200/bm25 | recursive-300/bm25 |") || strings.Contains(out, "were not compared") {
 		t.Errorf("the mapped gate does not compare recursive-200/bm25 with recursive-300/bm25:\n%s", out)
+	}
+}
+
+// TestFreshLabelsDataDir (record and convert take --corpus, not a config): a config inside a checkout whose ../shared does
+// not hold its corpus: every labels command that reads the config fails
+// as bench run does — the missing file and the hint to pass --data-dir
+// (sweep.ValidateDataset, the one check) — where bench labels said "open
+// …/shared/corpus: no such file or directory".
+func TestFreshLabelsDataDir(t *testing.T) {
+	chdir(t, freshData(t))
+	code, _, runErr := runBench("run", "--no-history", "mydata/my.yaml")
+	if code == 0 || !strings.Contains(runErr, "pass --data-dir") {
+		t.Fatalf("bench run: exit %d, stderr %q: want the --data-dir hint", code, runErr)
+	}
+	for _, args := range [][]string{
+		{"labels", "check", "mydata/my.yaml"},
+		{"labels", "pool", "mydata/my.yaml"},
+		{"labels", "merge", "--review", "mydata/review.jsonl", "mydata/my.yaml"},
+		{"label", "mydata/my.yaml"},
+	} {
+		code, _, errOut := runBench(args...)
+		if code == 0 || !strings.Contains(errOut, "dataset.corpus: corpus ") || !strings.Contains(errOut, "not found; pass --data-dir (or set RAGBENCH_DATA_DIR)") {
+			t.Errorf("%v: exit %d, stderr %q: want bench run's error and hint", args, code, errOut)
+		}
+	}
+	// With --data-dir it works.
+	if code, out, errOut := runBench("labels", "check", "--data-dir", "mydata", "mydata/my.yaml"); code != 0 {
+		t.Errorf("labels check --data-dir mydata: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/sweep"
 	"github.com/ragbench/ragbench/workbench"
 )
 
@@ -81,6 +82,9 @@ func serveLabel(ctx context.Context, stdout, stderr io.Writer, args []string, re
 	cfg, err := config.Load(pos[0], config.LoadOptions{DataDir: f.dataDir, CacheDir: f.cacheDir,
 		ModelsDir: strings.Join(f.modelsDirs, string(os.PathListSeparator))})
 	if err != nil {
+		return err
+	}
+	if err := sweep.ValidateDataset(cfg); err != nil { // bench run's check and --data-dir hint
 		return err
 	}
 	corpusPath := cfg.Dataset.Corpus
