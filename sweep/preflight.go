@@ -173,7 +173,7 @@ func runtimeErr(name string, err error) error {
 // reported with what to do about it; a missing model names every model
 // root searched.
 func Validate(c *Config, offline bool) error {
-	errs := []error{ValidateDataset(c)}
+	errs := []error{ValidateDataset(c, true)}
 	for i, r := range c.Retrievers {
 		if m, ok := r.Settings.(kinds.Modeled); ok && m.ModelRef().Model != "" {
 			errs = append(errs, checkModel(c, i, r.Name, m)...)
@@ -195,8 +195,9 @@ func Validate(c *Config, offline bool) error {
 // queries and qrels files named), each missing one with the hint to pass
 // --data-dir: the data-root check of every command that reads a config's
 // dataset (bench run through Validate, bench labels, bench label), so
-// they resolve and explain the same way.
-func ValidateDataset(c *Config) error {
+// they resolve and explain the same way. Without queries, a missing
+// queries file is no error (bench label writes the labels file it names).
+func ValidateDataset(c *Config, queries bool) error {
 	var errs []error
 	need := func(field, p, what string) {
 		if _, err := os.Stat(p); err != nil {
@@ -213,7 +214,7 @@ func ValidateDataset(c *Config) error {
 		}
 	} else {
 		need("dataset.corpus", d.Corpus, "corpus")
-		if d.Queries != "" {
+		if d.Queries != "" && queries {
 			need("dataset.queries", d.Queries, "queries")
 		}
 		if d.Qrels != "" {

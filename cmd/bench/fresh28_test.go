@@ -176,3 +176,35 @@ func TestFreshLabelsDataDir(t *testing.T) {
 		t.Errorf("labels check --data-dir mydata: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestFreshPoolNextCommand: the merge command bench labels pool prints
+// works as printed: it keeps --data-dir (without it, the config's dataset
+// is not found under the default data root, ../shared).
+func TestFreshPoolNextCommand(t *testing.T) {
+	chdir(t, freshData(t))
+	if code, _, errOut := runBench("run", "--data-dir", "mydata", "--no-history", "mydata/my.yaml"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := runBench("labels", "pool", "--data-dir", "mydata", "--depth", "3", "mydata/my.yaml")
+	if code != 0 {
+		t.Fatalf("pool: exit %d: %s", code, errOut)
+	}
+	var next string
+	for _, l := range strings.Split(out, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "bench labels merge ") {
+			next = l
+		}
+	}
+	args := strings.Fields(next) // the temporary paths need no quoting
+	if len(args) < 2 || !strings.Contains(next, " --data-dir mydata ") {
+		t.Fatalf("pool printed no merge command with --data-dir:\n%s", out)
+	}
+	if code, mout, merr := runBench(args[1:]...); code != 0 {
+		t.Errorf("the printed %q: exit %d\n%s%s", next, code, mout, merr)
+	}
+	for in, want := range map[string]string{"mydata/my.yaml": "mydata/my.yaml", "my data/it's.yaml": `'my data/it'\''s.yaml'`, "": "''"} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

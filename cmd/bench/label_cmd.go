@@ -84,7 +84,7 @@ func serveLabel(ctx context.Context, stdout, stderr io.Writer, args []string, re
 	if err != nil {
 		return err
 	}
-	if err := sweep.ValidateDataset(cfg); err != nil { // bench run's check and --data-dir hint
+	if err := sweep.ValidateDataset(cfg, false); err != nil { // bench run's check and --data-dir hint; the labels file may be new
 		return err
 	}
 	corpusPath := cfg.Dataset.Corpus

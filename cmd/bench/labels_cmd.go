@@ -222,7 +222,7 @@ func (lf *labelsFlags) inputs(opt *labels.Options) (string, []corpus.Document, e
 	if err != nil {
 		return "", nil, err
 	}
-	if err := sweep.ValidateDataset(cfg); err != nil { // bench run's check and --data-dir hint
+	if err := sweep.ValidateDataset(cfg, true); err != nil { // bench run's check and --data-dir hint
 		return "", nil, err
 	}
 	d := cfg.Dataset
