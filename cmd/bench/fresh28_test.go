@@ -208,3 +208,29 @@ func TestFreshPoolNextCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestFreshEvalMissingNote: run.b.jsonl lacks q9 (answerable, scored 0)
+// and q10 (unanswerable, not scored): the note counts and names q9, counts
+// q10 apart, and says "labelled" for span labels, not "qrels".
+func TestFreshEvalMissingNote(t *testing.T) {
+	chdir(t, freshData(t))
+	code, out, errOut := runBench("eval", "--corpus", "mydata/corpus", "mydata/labels.jsonl", "mydata/run.b.jsonl")
+	all := out + errOut
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := `note: 1 labelled query missing from the run (scored 0), e.g. "q9"; also 1 unanswerable (not scored)` + "\n"; !strings.Contains(all, want) {
+		t.Errorf("output lacks %q:\n%s", want, all)
+	}
+}
+
+// TestFreshEvalUnmappedListed: bench eval refusing run.a.jsonl for
+// --max-unmapped lists the unmapped result in the same message.
+func TestFreshEvalUnmappedListed(t *testing.T) {
+	chdir(t, freshData(t))
+	code, _, errOut := runBench("eval", "--corpus", "mydata/corpus", "mydata/labels.jsonl", "mydata/run.a.jsonl")
+	want := "1 of 14 results unmapped (7.1 %: 0 absent, 1 ambiguous) > --max-unmapped 5 %"
+	if code == 0 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "\n  mydata/run.a.jsonl:3: results[1]: query \"q3\": unmapped at rank 2 (ambiguous): \"the machine\"") {
+		t.Errorf("exit %d, stderr:\n%s\nwant %q and the unmapped result listed", code, errOut, want)
+	}
+}
