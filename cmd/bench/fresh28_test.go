@@ -234,3 +234,40 @@ func TestFreshEvalUnmappedListed(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant %q and the unmapped result listed", code, errOut, want)
 	}
 }
+
+// TestFreshLabelsEditedPointsToRecord: labels edited since they were
+// recorded: bench labels check says so with the bench labels record
+// command, which works as printed (the check then has no such line).
+func TestFreshLabelsEditedPointsToRecord(t *testing.T) {
+	chdir(t, freshData(t))
+	if code, _, errOut := runBench("labels", "record", "--corpus", "mydata/corpus", "mydata/labels.jsonl"); code != 0 {
+		t.Fatalf("record: exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile("mydata/labels.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("mydata/labels.jsonl", []byte(strings.Replace(string(b), "how far from the wall", "How far from the wall", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const want = "record: the labels file was edited since it was recorded; once the edits are right, record them: bench labels record --corpus mydata/corpus mydata/labels.jsonl\n"
+	for _, args := range [][]string{
+		{"labels", "check", "--corpus", "mydata/corpus", "mydata/labels.jsonl"},
+		{"labels", "check", "--data-dir", "mydata", "mydata/my.yaml"}, // the config's paths, absolute
+	} {
+		code, out, errOut := runBench(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if args[2] == "--corpus" && !strings.Contains(out, want) || !strings.Contains(out, "record them: bench labels record --corpus ") {
+			t.Errorf("%v: output lacks %q:\n%s", args, want, out)
+		}
+	}
+	printed := strings.Fields(strings.TrimSpace(want[strings.Index(want, "bench labels record"):]))
+	if code, _, errOut := runBench(printed[1:]...); code != 0 {
+		t.Fatalf("the printed record: exit %d: %s", code, errOut)
+	}
+	if _, out, _ := runBench("labels", "check", "--corpus", "mydata/corpus", "mydata/labels.jsonl"); strings.Contains(out, "edited since") {
+		t.Errorf("still edited after the printed record:\n%s", out)
+	}
+}

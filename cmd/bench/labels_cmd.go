@@ -88,6 +88,7 @@ type labelsFlags struct {
 	queries              string
 	threshold            float64
 	arg                  string
+	corpusPath           string // the corpus read: --corpus, else the config's (inputs)
 	fs                   *flag.FlagSet
 	thresholdSet, fixSet bool
 	pool                 poolFlags
@@ -215,6 +216,7 @@ func cmdLabels(stdout, stderr io.Writer, args []string) error {
 // config (its chunkings then go into opt).
 func (lf *labelsFlags) inputs(opt *labels.Options) (string, []corpus.Document, error) {
 	if lf.corpus != "" {
+		lf.corpusPath = lf.corpus
 		docs, err := corpus.Load(lf.corpus)
 		return lf.arg, docs, err
 	}
@@ -240,6 +242,7 @@ func (lf *labelsFlags) inputs(opt *labels.Options) (string, []corpus.Document, e
 	for _, ch := range cfg.Chunkings() {
 		opt.Chunkings = append(opt.Chunkings, ch.Spec())
 	}
+	lf.corpusPath = corpusPath
 	docs, err := corpus.Load(corpusPath)
 	return path, docs, err
 }
@@ -251,6 +254,7 @@ func labelsCheck(stdout io.Writer, lf *labelsFlags, path string, docs []corpus.D
 	if err != nil {
 		return err
 	}
+	r.RecordCommand = "bench labels record --corpus " + shellQuote(lf.corpusPath) + " " + shellQuote(path)
 	if err := r.WriteText(stdout, lf.all); err != nil {
 		return err
 	}
