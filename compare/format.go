@@ -307,9 +307,21 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 		}
 		return v + superscript(l)
 	}
+	// Systems named by their own letters ("a", "b") get one column: "a a"
+	// would say the same twice.
+	own := true
+	for s, name := range r.Systems {
+		own = own && name == r.Letters[s]
+	}
 	systems := &texttab.Table{Header: append([]string{"", "System"}, r.Metrics...)}
+	if own {
+		systems.Header = systems.Header[1:]
+	}
 	for s, name := range r.Systems {
 		row := []string{r.Letters[s], name}
+		if own {
+			row = row[1:]
+		}
 		for m := range r.Metrics {
 			row = append(row, cell(s, m))
 		}
@@ -326,7 +338,7 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 		sep, item, warnHead = "\n\n", "- ", "Warnings:\n\n"
 		systems.Align = make([]texttab.Align, len(systems.Header))
 		systems.Markup = make([]bool, len(systems.Header))
-		for i := 2; i < len(systems.Align); i++ {
+		for i := len(systems.Header) - len(r.Metrics); i < len(systems.Align); i++ {
 			systems.Align[i], systems.Markup[i] = texttab.Right, true // **best**<sup>ab</sup>
 		}
 		systems.WriteMarkdown(&buf)

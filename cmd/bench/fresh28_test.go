@@ -271,3 +271,49 @@ func TestFreshLabelsEditedPointsToRecord(t *testing.T) {
 		t.Errorf("still edited after the printed record:\n%s", out)
 	}
 }
+
+// TestFreshGrammar: bench compare's first table names systems called by
+// their own letters once ("a", not "a  a"); one label problem is "1 label
+// problem"; the sweep's report.md says "1 query has no relevant
+// document", counts the budget verdict's correction over what it counted
+// and, with no superscript in its table, says no cell beats another.
+func TestFreshGrammar(t *testing.T) {
+	chdir(t, freshData(t))
+	code, out, errOut := runBench("compare", "--corpus", "mydata/corpus", "--qrels", "mydata/labels.jsonl", "--max-unmapped", "0.2", "-c", "--baseline", "a", "a=mydata/run.a.jsonl", "b=mydata/run.b.jsonl")
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errOut)
+	}
+	if !strings.HasPrefix(out, "System  span_recall@10\na       1.0000\nb       0.5000\n") {
+		t.Errorf("compare's first table:\n%s", out)
+	}
+
+	b, err := os.ReadFile("mydata/labels.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(b), "Never use sparkling water or milk in the tank.", "Never use sparkling juice in the tank, ever, at all.", 1)
+	if err := os.WriteFile("mydata/bad.jsonl", []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runBench("labels", "check", "--corpus", "mydata/corpus", "mydata/bad.jsonl")
+	if code == 0 || !strings.Contains(errOut, "bench labels: 1 label problem ") {
+		t.Errorf("labels check of one bad label: exit %d, stderr %q: want \"1 label problem\"", code, errOut)
+	}
+
+	if code, _, errOut := runBench("run", "--data-dir", "mydata", "--no-history", "mydata/my.yaml"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	md, err := os.ReadFile("mydata/out/brew/report.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"1 query has no relevant document; it is not averaged",
+		"(Holm–Bonferroni correction over the 1 counted comparison; 1 identical, not counted):",
+		"No cell beats another significantly on a tested metric (after correction), over the 9 answerable queries: no mean has a superscript.",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+}

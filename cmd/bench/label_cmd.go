@@ -119,7 +119,7 @@ func serveLabel(ctx context.Context, stdout, stderr io.Writer, args []string, re
 	go func() { served <- hs.Serve(ln) }()
 	addr := ln.Addr().String()
 	url := srv.URL(addr)
-	fmt.Fprintf(stdout, "bench label: %s over %s (%d documents)", labelsPath, corpusPath, len(docs))
+	fmt.Fprintf(stdout, "bench label: %s over %s (%s)", labelsPath, corpusPath, plural(len(docs), "document", "documents"))
 	if results != "" {
 		fmt.Fprintf(stdout, "; last run: %s", results)
 	}

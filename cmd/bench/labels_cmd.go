@@ -263,9 +263,9 @@ func labelsCheck(stdout io.Writer, lf *labelsFlags, path string, docs []corpus.D
 	}
 	switch code := r.ExitCode(); code {
 	case labels.ExitFixable:
-		return exitError{code, fmt.Errorf("%d label problems, each with a sure repair: 'bench labels check --fix' writes them", len(r.Problems))}
+		return exitError{code, fmt.Errorf("%s, each with a sure repair: 'bench labels check --fix' writes %s", plural(len(r.Problems), "label problem", "label problems"), map[bool]string{true: "it", false: "them"}[len(r.Problems) == 1])}
 	case labels.ExitProblems:
-		return exitError{code, fmt.Errorf("%d label problems (%d with a sure repair)", len(r.Problems), r.Fixable())}
+		return exitError{code, fmt.Errorf("%s (%d with a sure repair)", plural(len(r.Problems), "label problem", "label problems"), r.Fixable())}
 	}
 	return nil
 }
