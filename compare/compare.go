@@ -227,6 +227,11 @@ type Pair struct {
 	// Verdict is the comparison's conclusion (Better, Worse, Equivalent,
 	// NoEvidence, Identical).
 	Verdict Verdict
+	// Floor says why a counted comparison with no verdict could not have
+	// one: only a few queries differ, and the randomization test's
+	// smallest p is above the level (stats.FewDifferNote); also in
+	// Warnings, named by the pair. "" otherwise.
+	Floor string
 	// Warnings lists caveats of this comparison.
 	Warnings []string
 }
@@ -268,6 +273,10 @@ type PowerSummary struct {
 	// with the median SD (0: not computed or beyond a million).
 	Detect float64
 	Needed int
+	// Floor is stats.FewDifferNote for the counted comparison with the
+	// most differing queries: when even that one cannot reach
+	// significance, none can, whatever the MDD says ("" otherwise).
+	Floor string
 }
 
 // Report is the outcome of Compare.
@@ -579,6 +588,12 @@ func (r *Report) correct(tasks []task) error {
 		p := &r.Pairs[i]
 		p.Significant = p.PAdjusted <= opt.Alpha
 		p.Verdict = r.verdict(p)
+		if p.Counted && p.Verdict == NoEvidence {
+			if note := stats.FewDifferNote(opt.Test, p.Effect.Wins+p.Effect.Losses, r.Comparisons, opt.Alpha, opt.Correction); note != "" {
+				p.Floor = note
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s vs %s, %s: %s", p.A, p.B, p.Metric, note))
+			}
+		}
 		p.MDD = stats.MDD(p.N, p.Effect.SD, level, stats.DefaultPower)
 		if opt.Detect > 0 && p.N >= 2 {
 			p.Needed, _ = stats.SampleSize(opt.Detect, p.Effect.SD, level, stats.DefaultPower)
@@ -632,6 +647,7 @@ func (r *Report) summarize() {
 		sum := MDDSummary{Metric: metric, N: r.Queries[m]}
 		pw := PowerSummary{Metric: metric, N: r.Queries[m], Alpha: level, Detect: r.Options.Detect}
 		var v, plan, sds []float64
+		most := 0 // the most queries any counted comparison has differing
 		for _, p := range r.Pairs {
 			if p.Metric != metric {
 				continue
@@ -643,6 +659,7 @@ func (r *Report) summarize() {
 				continue
 			}
 			pw.Counted++
+			most = max(most, p.Effect.Wins+p.Effect.Losses)
 			switch {
 			case p.N < 2:
 			case p.Effect.SD <= flatSD:
@@ -657,6 +674,9 @@ func (r *Report) summarize() {
 		pw.SD, _, _ = medianRange(sds)
 		if pw.Detect > 0 && pw.SD > 0 && r.Queries[m] >= 2 {
 			pw.Needed, _ = stats.SampleSize(pw.Detect, pw.SD, level, stats.DefaultPower)
+		}
+		if pw.Counted > 0 {
+			pw.Floor = stats.FewDifferNote(r.Options.Test, most, r.Comparisons, r.Options.Alpha, r.Options.Correction)
 		}
 		r.MDD = append(r.MDD, sum)
 		r.Power = append(r.Power, pw)

@@ -285,7 +285,7 @@ func (r *Report) allWarnings() []string {
 		}
 	}
 	for _, w := range order {
-		out = append(out, fmt.Sprintf("%s (%d of %d comparisons)", w, count[w], len(r.Pairs)))
+		out = append(out, fmt.Sprintf("%s (%d of %d comparison%s)", w, count[w], len(r.Pairs), plural(len(r.Pairs))))
 	}
 	return out
 }
@@ -307,9 +307,21 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 		}
 		return v + superscript(l)
 	}
+	// Systems named by their own letters ("a", "b") get one column: "a a"
+	// would say the same twice.
+	own := true
+	for s, name := range r.Systems {
+		own = own && name == r.Letters[s]
+	}
 	systems := &texttab.Table{Header: append([]string{"", "System"}, r.Metrics...)}
+	if own {
+		systems.Header = systems.Header[1:]
+	}
 	for s, name := range r.Systems {
 		row := []string{r.Letters[s], name}
+		if own {
+			row = row[1:]
+		}
 		for m := range r.Metrics {
 			row = append(row, cell(s, m))
 		}
@@ -326,7 +338,7 @@ func (r *Report) writeText(w io.Writer, md bool) error {
 		sep, item, warnHead = "\n\n", "- ", "Warnings:\n\n"
 		systems.Align = make([]texttab.Align, len(systems.Header))
 		systems.Markup = make([]bool, len(systems.Header))
-		for i := 2; i < len(systems.Align); i++ {
+		for i := len(systems.Header) - len(r.Metrics); i < len(systems.Align); i++ {
 			systems.Align[i], systems.Markup[i] = texttab.Right, true // **best**<sup>ab</sup>
 		}
 		systems.WriteMarkdown(&buf)
@@ -383,11 +395,23 @@ func fmtInterval(iv stats.Interval) string {
 	return "[" + fmtSigned(iv.Low) + ", " + fmtSigned(iv.High) + "]"
 }
 
+// fmtSigned formats a difference with 4 decimals and, when negative, the
+// minus sign "−" (U+2212) of every other table (report.md's, the gate's);
+// "0.0000" when it rounds to zero.
 func fmtSigned(v float64) string {
-	if math.IsNaN(v) {
-		return "–"
+	return minus(fmtF(v, 4))
+}
+
+// minus replaces the leading ASCII hyphen of a formatted number with the
+// minus sign "−"; a value rounding to zero ("-0.0000") loses its sign.
+func minus(s string) string {
+	if rest, ok := strings.CutPrefix(s, "-"); ok {
+		if strings.Trim(rest, "0.") == "" {
+			return rest
+		}
+		return "−" + rest
 	}
-	return strconv.FormatFloat(v, 'f', 4, 64)
+	return s
 }
 
 func latexEscape(s string) string {
@@ -628,7 +652,7 @@ func dz(e stats.Effect) string {
 	if !e.DZDefined {
 		return "–"
 	}
-	return fmtF(e.DZ, 2)
+	return minus(fmtF(e.DZ, 2))
 }
 
 // needed formats an optional query count for CSV ("" when nil).

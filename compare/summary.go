@@ -78,11 +78,20 @@ func (r *Report) powerSentence(p PowerSummary) string {
 		q = "query"
 	}
 	head := fmt.Sprintf("What %d %s can show in %s (%s, 80%% power, paired t approximation): ", p.N, q, p.Metric, level)
+	floor := ""
+	switch {
+	case p.Floor == "":
+	case p.Counted == 1:
+		floor = "; " + p.Floor
+	default: // "only 3 queries differ: …" of the comparison with the most
+		head, rest, _ := strings.Cut(strings.TrimPrefix(p.Floor, "only "), ":")
+		floor = "; at most " + head + " in a comparison:" + rest
+	}
 	switch {
 	case p.N < 2:
-		return head + "nothing to estimate (a spread needs at least 2 queries)."
+		return head + "nothing to estimate (a spread needs at least 2 queries)" + floor + "."
 	case p.Counted == 0 || p.Counted == p.Flat:
-		return head + "nothing to estimate (no counted comparison with per-query variance)."
+		return head + "nothing to estimate (no counted comparison with per-query variance)" + floor + "."
 	}
 	s := head + fmt.Sprintf("minimum detectable difference %.3f", p.MDD)
 	var extra []string
@@ -102,7 +111,7 @@ func (r *Report) powerSentence(p PowerSummary) string {
 			s += fmt.Sprintf("; detecting a true difference of %g needs more than a million queries", p.Detect)
 		}
 	}
-	return s + "."
+	return s + floor + "."
 }
 
 // noun is what the report compares: Options.Noun, else "system".

@@ -48,6 +48,10 @@ type Options struct {
 	TieBreak TieBreak
 	// RunTag is reported by the runid measure.
 	RunTag string
+	// Labels qualifies the labelled queries in warnings ("labelled" for
+	// span labels: "1 labelled query missing from the run"); "" is
+	// "qrels".
+	Labels string
 	// Workers is the number of goroutines evaluating queries (0 =
 	// GOMAXPROCS). Results do not depend on it.
 	Workers int
@@ -150,7 +154,10 @@ type Evaluation struct {
 	NotInQrels []string
 	// NotInRun lists qrels queries with no result in the run; with
 	// CompleteQueries they have rows of zeros, otherwise no row.
-	NotInRun []string
+	// NotInRunUnanswerable lists those of them that are unanswerable (no
+	// judged doc of positive grade): never scored, whatever
+	// CompleteQueries (Warnings counts and exemplifies the others).
+	NotInRun, NotInRunUnanswerable []string
 	// TieReordered lists, in byte order, the queries whose run lists
 	// results with equal scores in another order than trec_eval's tie-break
 	// (doc id descending), which was applied (Options.TieBreak ==
@@ -228,12 +235,8 @@ func (e *Evaluation) Warnings() []string {
 	if n := len(e.NotInQrels); n > 0 {
 		w = append(w, fmt.Sprintf("%d run quer%s not in the qrels (ignored), e.g. %q", n, plural(n), e.NotInQrels[0]))
 	}
-	if n := len(e.NotInRun); n > 0 {
-		if e.Options.CompleteQueries {
-			w = append(w, fmt.Sprintf("%d qrels quer%s missing from the run (scored 0), e.g. %q", n, plural(n), e.NotInRun[0]))
-		} else {
-			w = append(w, fmt.Sprintf("%d qrels quer%s missing from the run (skipped: not averaged), e.g. %q", n, plural(n), e.NotInRun[0]))
-		}
+	if w1 := e.missingWarning(); w1 != "" {
+		w = append(w, w1)
 	}
 	if n := len(e.TieReordered); n > 0 {
 		w = append(w, fmt.Sprintf("%d quer%s with tied scores listed in another order than trec_eval's (doc id descending), e.g. %q: ranked as trec_eval does; --ties input keeps the run's order", n, plural(n), e.TieReordered[0]))
@@ -249,6 +252,56 @@ func (e *Evaluation) Warnings() []string {
 		}
 	}
 	return w
+}
+
+// missingWarning counts the labelled queries missing from the run: the
+// answerable ones (scored 0 under CompleteQueries, else skipped), with one
+// of them as the example, then the unanswerable ones, which are never
+// scored: `1 qrels query missing from the run (scored 0), e.g. "q9"; also
+// 1 unanswerable (not scored)`, "labelled query" for span labels
+// (Options.Labels). "" when none is missing.
+func (e *Evaluation) missingWarning() string {
+	unans := map[string]bool{}
+	for _, q := range e.NotInRunUnanswerable {
+		unans[q] = true
+	}
+	var scored []string
+	for _, q := range e.NotInRun {
+		if !unans[q] {
+			scored = append(scored, q)
+		}
+	}
+	labels := e.Options.Labels
+	if labels == "" {
+		labels = "qrels"
+	}
+	u := len(e.NotInRunUnanswerable)
+	if len(scored) == 0 {
+		if u == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d unanswerable %s quer%s missing from the run (not scored), e.g. %q", u, labels, plural(u), e.NotInRunUnanswerable[0])
+	}
+	what := "scored 0"
+	if !e.Options.CompleteQueries {
+		what = "skipped: not averaged"
+	}
+	n := len(scored)
+	s := fmt.Sprintf("%d %s quer%s missing from the run (%s), e.g. %q", n, labels, plural(n), what, scored[0])
+	if u > 0 {
+		s += fmt.Sprintf("; also %d unanswerable (not scored)", u)
+	}
+	return s
+}
+
+// answerable reports whether judgments hold a doc of positive grade.
+func answerable(judgments map[string]int) bool {
+	for _, g := range judgments {
+		if g > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func plural(n int) string {
@@ -344,6 +397,9 @@ func newEvaluation(qrels Qrels, run Run, measures []Measure, opts Options) (*Eva
 	for q := range qrels {
 		if _, ok := run[q]; !ok {
 			e.NotInRun = append(e.NotInRun, q)
+			if !answerable(qrels[q]) {
+				e.NotInRunUnanswerable = append(e.NotInRunUnanswerable, q)
+			}
 			if opts.CompleteQueries {
 				e.Queries = append(e.Queries, q)
 			}
@@ -352,6 +408,7 @@ func newEvaluation(qrels Qrels, run Run, measures []Measure, opts Options) (*Eva
 	sort.Strings(e.Queries)
 	sort.Strings(e.NotInQrels)
 	sort.Strings(e.NotInRun)
+	sort.Strings(e.NotInRunUnanswerable)
 	if len(run) > 0 && len(e.NotInQrels) == len(run) {
 		return nil, noCommonQuery(e.NotInQrels, e.NotInRun)
 	}

@@ -473,6 +473,9 @@ func (c *collector) finish(st *streamer, measures []Measure, opts Options) (*Eva
 	for q := range c.qrels {
 		if !c.seen[q] {
 			e.NotInRun = append(e.NotInRun, q)
+			if !answerable(c.qrels[q]) {
+				e.NotInRunUnanswerable = append(e.NotInRunUnanswerable, q)
+			}
 			if opts.CompleteQueries {
 				row, _, _ := c.ev.evaluate(q, c.qrels[q], nil, nil)
 				rows = append(rows, row)
@@ -480,6 +483,7 @@ func (c *collector) finish(st *streamer, measures []Measure, opts Options) (*Eva
 		}
 	}
 	sort.Strings(e.NotInRun)
+	sort.Strings(e.NotInRunUnanswerable)
 	sort.Strings(c.notInQrels)
 	e.NotInQrels = c.notInQrels
 	if len(c.notInQrels) > 0 && len(c.notInQrels) == len(c.seen) {

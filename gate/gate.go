@@ -87,6 +87,62 @@ type Cell struct {
 // BaselineName is the baseline cell c is compared with: From, else Name.
 func (c Cell) BaselineName() string { return cmp.Or(c.From, c.Name) }
 
+// Uncompared says, when cells exist only in the baseline and only in this
+// run — most often a changed chunking, which renames its cells — that
+// those changed cells were not compared, naming them and the --gate-map
+// that would compare them: a chunking mapping OLD=NEW for each baseline
+// chunking whose retrievers all reappear under one new chunking (cell
+// names "chunking/retriever"), else a cell mapping when one cell is on
+// each side, else --gate-map OLD=NEW. "" when one side has no unmatched
+// cell (a cell only added, or only dropped, is no change to gate).
+func (in Input) Uncompared() string {
+	if len(in.OnlyBaseline) == 0 || len(in.OnlyCurrent) == 0 {
+		return ""
+	}
+	split := func(cell string) (chunking, retriever string) {
+		c, r, ok := strings.Cut(cell, "/")
+		if !ok {
+			return "", cell
+		}
+		return c, r
+	}
+	// baseline chunking → the new chunkings holding its retrievers
+	targets := map[string]map[string]bool{}
+	var order []string
+	for _, b := range in.OnlyBaseline {
+		bc, br := split(b)
+		if bc == "" {
+			continue
+		}
+		if targets[bc] == nil {
+			targets[bc] = map[string]bool{}
+			order = append(order, bc)
+		}
+		for _, c := range in.OnlyCurrent {
+			if cc, cr := split(c); cc != "" && cr == br && cc != bc {
+				targets[bc][cc] = true
+			}
+		}
+	}
+	var maps []string
+	for _, bc := range order {
+		if len(targets[bc]) == 1 {
+			for cc := range targets[bc] {
+				maps = append(maps, "--gate-map "+bc+"="+cc)
+			}
+		}
+	}
+	switch {
+	case len(maps) > 0:
+	case len(in.OnlyBaseline) == 1 && len(in.OnlyCurrent) == 1:
+		maps = []string{"--gate-map " + in.OnlyBaseline[0] + "=" + in.OnlyCurrent[0]}
+	default:
+		maps = []string{"--gate-map OLD=NEW"}
+	}
+	return fmt.Sprintf("the changed cells were not compared (%s in the baseline only; %s new in this run): to gate them, add %s (docs/ci.md)",
+		strings.Join(in.OnlyBaseline, ", "), strings.Join(in.OnlyCurrent, ", "), strings.Join(maps, " "))
+}
+
 // Input is what Compare gates.
 type Input struct {
 	// Metrics are the gated metric names, in report order; at least one.
@@ -181,6 +237,9 @@ type Comparison struct {
 	Reason string
 	// Warnings are the comparison's caveats (compare.Pair.Warnings).
 	Warnings []string
+	// Floor says why no verdict was reachable: too few queries differ
+	// (compare.Pair.Floor, stats.FewDifferNote); printed beside the table.
+	Floor string
 }
 
 // QueryChange is one query's change in one cell on one metric.
@@ -294,7 +353,9 @@ func Compare(in Input, opt Options) (*Result, error) {
 	for _, w := range rep.Warnings { // fewer than 20 queries, …
 		res.Notes = append(res.Notes, "Warning: "+w+".")
 	}
-	res.Sentences = append(res.Sentences, rep.PlanSentence())
+	// "Gate plan:", not "Plan:": bench run prints the sweep's own plan
+	// too, and this one decides the exit code.
+	res.Sentences = append(res.Sentences, "Gate plan (decides the exit code): "+strings.TrimPrefix(rep.PlanSentence(), "Plan: "))
 	for _, s := range rep.Summary() {
 		if strings.HasPrefix(s, "Intervals: ") || strings.HasPrefix(s, "Equivalence: ") || strings.HasPrefix(s, "What ") {
 			res.Sentences = append(res.Sentences, s)
@@ -306,7 +367,7 @@ func Compare(in Input, opt Options) (*Result, error) {
 			p := rep.Pairs[mi*len(in.Cells)+ci]
 			c := Comparison{Cell: cell.Name, From: cell.BaselineName(), Metric: m, N: p.N, Baseline: p.MeanB, Current: p.MeanA,
 				Diff: p.Effect.MeanDiff, CILow: p.CI.Low, CIHigh: p.CI.High, CIDefined: p.CI.Defined,
-				P: p.P, PAdjusted: p.PAdjusted, Identical: p.Identical, Counted: p.Counted, PEquivalence: p.PEquivalenceAdjusted, Warnings: p.Warnings}
+				P: p.P, PAdjusted: p.PAdjusted, Identical: p.Identical, Counted: p.Counted, PEquivalence: p.PEquivalenceAdjusted, Warnings: p.Warnings, Floor: p.Floor}
 			c.Verdict, c.Reason = verdict(p, opt)
 			res.Comparisons = append(res.Comparisons, c)
 			res.Changes = append(res.Changes, changes(cell.Name, m, ids[m], cell.Baseline[m], cell.Current[m], in.Texts, opt.Changed))

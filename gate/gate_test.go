@@ -298,7 +298,7 @@ func TestIdenticalNotCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Plan: each cell against its baseline counterpart: 3 comparisons × 1 metric = 3; 2 identical (same score on every query) reported as unchanged and not counted, 1 counted.",
+		"Gate plan (decides the exit code): each cell against its baseline counterpart: 3 comparisons × 1 metric = 3; 2 identical (same score on every query) reported as unchanged and not counted, 1 counted.",
 		"Holm–Bonferroni over 1 counted comparison, α = 0.05",
 		"| a | ndcg@10 | 1.0000 | 1.0000 | +0.0000 [+0.0000, +0.0000] | – | unchanged (identical) |",
 		"| c | ndcg@10 | 1.0000 | 0.5000 | −0.5000 [−0.5000, −0.5000] | 0.0312 | **regressed** |",
@@ -371,6 +371,28 @@ func TestGateIsCompare(t *testing.T) {
 			if c.P != p.P || c.PAdjusted != p.PAdjusted || c.CILow != p.CI.Low || c.CIHigh != p.CI.High {
 				t.Errorf("GOMAXPROCS %d, %s: p %v/%v CI [%v, %v]; compare: %v/%v [%v, %v]", procs, c.Cell, c.P, c.PAdjusted, c.CILow, c.CIHigh, p.P, p.PAdjusted, p.CI.Low, p.CI.High)
 			}
+		}
+	}
+}
+
+// TestUncompared: cells only in the baseline and only in this run (a
+// changed chunking) are named with the --gate-map that would compare
+// them; a cell only added or only dropped is no change to gate.
+func TestUncompared(t *testing.T) {
+	for _, c := range []struct {
+		base, cur []string
+		want      string
+	}{
+		{[]string{"recursive-300/bm25"}, []string{"recursive-200/bm25"}, "--gate-map recursive-300=recursive-200 (docs/ci.md)"},
+		{[]string{"fixed-128/bm25", "fixed-128/dense"}, []string{"fixed-256/bm25", "fixed-256/dense"}, "add --gate-map fixed-128=fixed-256 (docs/ci.md)"},
+		{[]string{"doc/old"}, []string{"doc/new"}, "add --gate-map doc/old=doc/new (docs/ci.md)"},
+		{[]string{"a/x", "b/y"}, []string{"c/z"}, "add --gate-map OLD=NEW (docs/ci.md)"},
+		{nil, []string{"recursive-200/bm25"}, ""},
+		{[]string{"recursive-300/bm25"}, nil, ""},
+	} {
+		got := Input{OnlyBaseline: c.base, OnlyCurrent: c.cur}.Uncompared()
+		if c.want == "" && got != "" || !strings.HasSuffix(got, c.want) {
+			t.Errorf("%v → %v: %q, want … %q", c.base, c.cur, got, c.want)
 		}
 	}
 }

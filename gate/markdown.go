@@ -30,7 +30,10 @@ func (r *Result) Markdown(w io.Writer) error {
 		if c.Verdict == Regressed {
 			reg[c.Cell] = true
 		}
-		mapped = mapped || c.From != c.Cell
+		// A cell compared with another baseline cell than its own name (a
+		// mapped chunking) gets a column naming it, unless that is the
+		// baseline the heading names (bench compare --gate's runs).
+		mapped = mapped || c.From != c.Cell && c.From != r.Input.Baseline
 	}
 	cells := len(r.Input.Cells)
 	unit := r.Input.Unit
@@ -39,8 +42,19 @@ func (r *Result) Markdown(w io.Writer) error {
 	}
 	if len(reg) > 0 {
 		fmt.Fprintf(&b, "## ❌ ragbench gate: %d of %d %s regressed\n\n", len(reg), cells, plural(cells, unit, unit+"s"))
+	} else if un := r.Input.Uncompared(); un != "" {
+		// Not a pass: what changed was not compared (exit 0 with this
+		// warning, docs/ci.md).
+		what := plural(cells, unit, unit+"s") + " compared"
+		if same := r.allSame(); same != "" {
+			what += " " + same
+		}
+		fmt.Fprintf(&b, "## ⚠️ ragbench gate: no regression in the %d %s, but %s\n\n", cells, what, esc(un))
 	} else {
 		fmt.Fprintf(&b, "## ✅ ragbench gate: no regression (%d %s compared)\n\n", cells, plural(cells, unit, unit+"s"))
+	}
+	if un := r.Input.Uncompared(); un != "" && len(reg) > 0 {
+		fmt.Fprintf(&b, "Warning: %s.  \n", esc(un))
 	}
 	if r.Input.Baseline != "" || r.Input.Current != "" {
 		fmt.Fprintf(&b, "Baseline %s → now %s.  \n", orDash(esc(r.Input.Baseline)), orDash(esc(r.Input.Current)))
@@ -96,6 +110,11 @@ func (r *Result) Markdown(w io.Writer) error {
 	}
 	t.WriteMarkdown(&b) // a strings.Builder does not fail
 	b.WriteString("\n")
+	for _, c := range r.Comparisons {
+		if c.Floor != "" { // why "no evidence either way" though the interval may exclude 0
+			fmt.Fprintf(&b, "%s, %s: %s.  \n", esc(c.Cell), esc(c.Metric), c.Floor)
+		}
+	}
 	for _, s := range power {
 		fmt.Fprintf(&b, "%s  \n", esc(s))
 	}
@@ -222,4 +241,13 @@ func escList(names []string) string {
 		out[i] = esc(n)
 	}
 	return strings.Join(out, ", ")
+}
+
+// allSame is "(all identical)" when every comparison found the same score
+// on every query (nothing that changed was compared), else "".
+func (r *Result) allSame() string {
+	if len(r.Comparisons) == 0 || r.Counted > 0 {
+		return ""
+	}
+	return "(all identical)"
 }

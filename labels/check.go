@@ -72,6 +72,10 @@ type Report struct {
 	Record       *spans.AnchorRecord
 	LabelsEdited bool
 	ChangedDocs  []string
+	// RecordCommand is the command that records the labels anew, shown
+	// when LabelsEdited (set by the caller, which knows the corpus path;
+	// default "bench labels record --corpus CORPUS " and the labels path).
+	RecordCommand string
 	// Judged counts the judgements of id labels, ChunkIDs those naming
 	// chunks (corpus.ChunkIDs); Chunking is the chunking recorded beside
 	// them (corpus.LabelInfo), "" when none.

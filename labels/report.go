@@ -109,7 +109,11 @@ func (r *Report) summary(b *strings.Builder) {
 		fmt.Fprintf(b, "record: %s; every labelled document as recorded\n", spans.AnchorRecordPath(r.Path))
 	}
 	if r.LabelsEdited {
-		b.WriteString("record: the labels file was edited since it was recorded\n")
+		cmd := r.RecordCommand
+		if cmd == "" {
+			cmd = "bench labels record --corpus CORPUS " + r.Path
+		}
+		fmt.Fprintf(b, "record: the labels file was edited since it was recorded; once the edits are right, record them: %s\n", cmd)
 	}
 	r.extras(b)
 }

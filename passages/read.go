@@ -149,7 +149,32 @@ func (r *Run) CheckUnmapped(limit float64, what string) error {
 	if r.UnmappedRate() <= limit {
 		return nil
 	}
-	return fmt.Errorf("%s: %s > %s %s (text found nowhere in the corpus, or at several places: is it the corpus the pipeline indexed?)", r.Name, r.UnmappedSummary(), what, percent(limit))
+	return fmt.Errorf("%s: %s > %s %s (text found nowhere in the corpus, or at several places: is it the corpus the pipeline indexed?); unmapped:\n  %s",
+		r.Name, r.UnmappedSummary(), what, percent(limit), strings.Join(r.unmappedLines(maxUnmappedListed), "\n  "))
+}
+
+// maxUnmappedListed is how many unmapped results CheckUnmapped's error
+// lists.
+const maxUnmappedListed = 10
+
+// unmappedLines lists r's first n unmapped results, one line each — where
+// (file:line: results[i]), the query, the rank, why (absent, ambiguous)
+// and the text (Unmapped.Text: clipped to 60 code points) — then "… and N
+// more unmapped results" when there are more.
+func (r *Run) unmappedLines(n int) []string {
+	var out []string
+	for i, u := range r.Unmapped {
+		if i == n {
+			out = append(out, fmt.Sprintf("%s: … and %d more unmapped results", r.Name, len(r.Unmapped)-n))
+			break
+		}
+		where := fmt.Sprintf("%s:%d: results[%d]", r.Name, u.Line, u.Index)
+		if u.Line == 0 {
+			where = r.Name
+		}
+		out = append(out, fmt.Sprintf("%s: query %q: unmapped at rank %d (%s): %q", where, u.Query, u.Rank, u.Reason, u.Text))
+	}
+	return out
 }
 
 // UnmappedSummary is "345 of 2760 results unmapped (12.5 %: 301 absent,
@@ -171,17 +196,7 @@ func (r *Run) Notes() []string {
 	var out []string
 	out = append(out, fmt.Sprintf("%s: %d queries, %d results placed: %d by offsets, %d by exact text, %d by text with white space normalised; %s",
 		r.Name, len(r.Queries), r.Results, r.Placed[Offsets], r.Placed[Exact], r.Placed[Normalised], r.UnmappedSummary()))
-	for i, u := range r.Unmapped {
-		if i == 5 {
-			out = append(out, fmt.Sprintf("%s: … and %d more unmapped results", r.Name, len(r.Unmapped)-5))
-			break
-		}
-		where := fmt.Sprintf("%s:%d: results[%d]", r.Name, u.Line, u.Index)
-		if u.Line == 0 {
-			where = r.Name
-		}
-		out = append(out, fmt.Sprintf("%s: query %q: unmapped at rank %d (%s): %q", where, u.Query, u.Rank, u.Reason, u.Text))
-	}
+	out = append(out, r.unmappedLines(5)...)
 	if n := r.OutOfOrder(); n > 0 {
 		out = append(out, fmt.Sprintf("%s: %d quer%s list results out of score order; ranked by score, as trec_eval does", r.Name, n, map[bool]string{true: "y", false: "ies"}[n == 1]))
 	}

@@ -300,7 +300,11 @@ func Evaluate(queries []spans.Query, s *Scored, ms []eval.Measure, opts Options)
 		// eval.Evaluate needs a measure: num_ret, dropped below.
 		evalMs, _ = eval.ParseMeasures([]string{"num_ret"})
 	}
-	e, err := eval.Evaluate(qrels, s.Run, evalMs, opts.Eval)
+	eo := opts.Eval
+	if eo.Labels == "" {
+		eo.Labels = "labelled" // span labels, not qrels, in the warnings
+	}
+	e, err := eval.Evaluate(qrels, s.Run, evalMs, eo)
 	if err != nil {
 		return nil, err
 	}

@@ -73,7 +73,31 @@ func budgetFinding(res *results.Results) string {
 	}
 	sig := &results.Significance{Pairs: v.Tests, Correction: v.Correction}
 	metric := results.BudgetMetricName(v.Metric, v.Budget)
-	note += fmt.Sprintf(". The best cell of each other chunking at the budget (%s over these %d comparisons):", correctionPhrase(v.Correction), v.Comparisons)
+	// The correction covers the counted comparisons: the list also holds
+	// the identical ones (same score on every query), which are not.
+	listed, identical := 0, 0
+	for _, b := range v.Best {
+		if b.Cell == v.Winner {
+			continue
+		}
+		listed++
+		for _, t := range v.Tests {
+			if t.Metric == metric && t.Identical && (t.A == b.Cell && t.B == v.Winner || t.B == b.Cell && t.A == v.Winner) {
+				identical++
+				break
+			}
+		}
+	}
+	over := fmt.Sprintf("over these %d comparisons", v.Comparisons)
+	if identical > 0 || v.Comparisons != listed {
+		over = fmt.Sprintf("over the %d counted comparison%s", v.Comparisons, plural(v.Comparisons))
+		if identical > 0 {
+			over += fmt.Sprintf("; %d identical, not counted", identical)
+		}
+	} else if v.Comparisons == 1 {
+		over = "over this one comparison"
+	}
+	note += fmt.Sprintf(". The best cell of each other chunking at the budget (%s %s):", correctionPhrase(v.Correction), over)
 	for _, b := range v.Best {
 		if b.Cell == v.Winner {
 			continue

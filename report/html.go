@@ -42,8 +42,8 @@ func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) 
 	cfg := &res.Config
 	r := &htmlreport.Report{Title: "ragbench sweep: " + cfg.Name}
 	d := res.Dataset
-	r.Summary = append(r.Summary, fmt.Sprintf("Dataset %s: %d documents, %d judged queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s-level qrels. Metrics average the answerable queries.",
-		d.Name, d.Documents, d.Queries, d.Answerable, d.Tuning, d.HeldOut, d.Unanswerable, d.Level))
+	r.Summary = append(r.Summary, fmt.Sprintf("Dataset %s: %d document%s, %d judged quer%s (%d answerable: %d tuning, %d held out; %d unanswerable), %s-level qrels. Metrics average the answerable queries.",
+		d.Name, d.Documents, plural(d.Documents), d.Queries, queryPlural(d.Queries), d.Answerable, d.Tuning, d.HeldOut, d.Unanswerable, d.Level))
 	r.Summary = append(r.Summary, res.Warnings...)
 	r.Summary = append(r.Summary, tuningSummary(res)...)
 	primary := cfg.GateMetric()

@@ -51,7 +51,7 @@ func (r *reportWriter) promptCols() []string {
 // header writes the title and the dataset paragraph.
 func (r *reportWriter) header() {
 	r.w("# ragbench sweep: %s\n\n", mdText(r.cfg.Name))
-	r.w("Dataset **%s**: %d documents, %d judged queries (%d answerable, %d unanswerable); qrels are %s-level", mdText(r.ds.Name), r.ds.Documents, r.ds.Queries, r.ds.Answerable, r.ds.Unanswerable, r.ds.Level)
+	r.w("Dataset **%s**: %d document%s, %d judged quer%s (%d answerable, %d unanswerable); qrels are %s-level", mdText(r.ds.Name), r.ds.Documents, plural(r.ds.Documents), r.ds.Queries, queryPlural(r.ds.Queries), r.ds.Answerable, r.ds.Unanswerable, r.ds.Level)
 	if r.ds.Level == "document" {
 		r.w(" (chunk rankings become document rankings by MaxP)")
 	}
@@ -119,7 +119,13 @@ func (r *reportWriter) comparison() {
 		keys[1] = append(keys[1], c.Name)
 	}
 	splitTable(&r.b, keys, cols, sig.Metrics, column, fmt.Sprintf("Other metrics at prompt_k = %d (not tested for significance):", r.pk))
-	r.w("\n%s\n\n", superscriptSentence(len(r.res.Cells), sig.Queries))
+	some := false
+	for _, m := range sig.Metrics {
+		for _, c := range r.res.Cells {
+			some = some || len(sig.Beats[m][c.Name]) > 0
+		}
+	}
+	r.w("\n%s\n\n", superscriptSentence(len(r.res.Cells), sig.Queries, some))
 	r.significance()
 }
 
@@ -222,7 +228,11 @@ func (r *reportWriter) unanswerable() {
 	if r.ds.Unanswerable == 0 {
 		r.w("None: every judged query has a relevant document.\n\n")
 	} else {
-		r.w("%d queries have no relevant document; they are not averaged into the tables above. A retriever always returns something, so the question is whether its top-1 score separates them from answerable queries.\n\n", r.ds.Unanswerable)
+		if r.ds.Unanswerable == 1 {
+			r.w("1 query has no relevant document; it is not averaged into the tables above. A retriever always returns something, so the question is whether its top-1 score separates it from answerable queries.\n\n")
+		} else {
+			r.w("%d queries have no relevant document; they are not averaged into the tables above. A retriever always returns something, so the question is whether its top-1 score separates them from answerable queries.\n\n", r.ds.Unanswerable)
+		}
 		// Short headers (explained below the table), split like the
 		// comparison table when long cell names still make it too wide.
 		hd := []string{"top-1 unans.", "top-1 ans.", "threshold", "abstain", fmt.Sprintf("lose gold@%d", r.pk)}

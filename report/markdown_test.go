@@ -156,6 +156,7 @@ func TestFindingsBestNotBM25(t *testing.T) {
 // appears once, though compare's notes carry their own version.
 func TestReportSuperscriptSentenceOnce(t *testing.T) {
 	res := findingsResults()
+	res.Significance.Beats = map[string]map[string][]int{"ndcg@10": {"doc/bm25": {2}}} // a superscript to explain
 	res.Significance.Notes = []string{"Test: paired t-test.", "A superscript letter marks a system that is significantly better than the system with that letter."}
 	md := Markdown(res)
 	if n := strings.Count(strings.ToLower(md), "superscript letter"); n != 1 {

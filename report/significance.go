@@ -17,13 +17,17 @@ import (
 const maxPlanRows = 100
 
 // superscriptSentence explains the main table's labels: letters, or
-// numbers separated by commas past 26 cells (compare.Labels).
-func superscriptSentence(cells, queries int) string {
+// numbers separated by commas past 26 cells (compare.Labels); when no
+// cell beats another (some false), that no mean has a superscript.
+func superscriptSentence(cells, queries int, some bool) string {
+	if !some {
+		return fmt.Sprintf("No cell beats another significantly on a tested metric (after correction), over the %d answerable quer%s: no mean has a superscript.", queries, queryPlural(queries))
+	}
 	what := "Superscript letters name"
 	if cells > 26 {
 		what = "Superscript numbers (separated by commas) name"
 	}
-	return fmt.Sprintf("%s the cells a cell beats significantly on that metric (after correction), over the %d answerable queries.", what, queries)
+	return fmt.Sprintf("%s the cells a cell beats significantly on that metric (after correction), over the %d answerable quer%s.", what, queries, queryPlural(queries))
 }
 
 // joinLabels joins the labels a cell beats: "ab" for letters, "1,12" for
@@ -281,4 +285,12 @@ func smallGroups(charts []htmlreport.SliceChart) []string {
 		}
 	}
 	return out
+}
+
+// queryPlural is "y" for 1 ("1 query"), else "ies".
+func queryPlural(n int) string {
+	if n == 1 {
+		return "y"
+	}
+	return "ies"
 }

@@ -173,6 +173,31 @@ func runtimeErr(name string, err error) error {
 // reported with what to do about it; a missing model names every model
 // root searched.
 func Validate(c *Config, offline bool) error {
+	errs := []error{ValidateDataset(c, true)}
+	for i, r := range c.Retrievers {
+		if m, ok := r.Settings.(kinds.Modeled); ok && m.ModelRef().Model != "" {
+			errs = append(errs, checkModel(c, i, r.Name, m)...)
+		}
+	}
+	errs = append(errs, checkPassageInputs(c)...)
+	for i, r := range c.Retrievers {
+		if p, ok := r.Settings.(kinds.Preflighter); ok {
+			for _, fe := range p.Preflight(r.Name, !offline) {
+				errs = append(errs, c.Errf(fmt.Sprintf("retrievers.%d.%s", i, fe.Key), "%s", fe.Msg))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ValidateDataset checks that the dataset files of c exist (the BEIR
+// folder and its corpus, queries and qrels split, else the corpus and the
+// queries and qrels files named), each missing one with the hint to pass
+// --data-dir: the data-root check of every command that reads a config's
+// dataset (bench run through Validate, bench labels, bench label), so
+// they resolve and explain the same way. Without queries, a missing
+// queries file is no error (bench label writes the labels file it names).
+func ValidateDataset(c *Config, queries bool) error {
 	var errs []error
 	need := func(field, p, what string) {
 		if _, err := os.Stat(p); err != nil {
@@ -189,24 +214,11 @@ func Validate(c *Config, offline bool) error {
 		}
 	} else {
 		need("dataset.corpus", d.Corpus, "corpus")
-		if d.Queries != "" {
+		if d.Queries != "" && queries {
 			need("dataset.queries", d.Queries, "queries")
 		}
 		if d.Qrels != "" {
 			need("dataset.qrels", d.Qrels, "qrels")
-		}
-	}
-	for i, r := range c.Retrievers {
-		if m, ok := r.Settings.(kinds.Modeled); ok && m.ModelRef().Model != "" {
-			errs = append(errs, checkModel(c, i, r.Name, m)...)
-		}
-	}
-	errs = append(errs, checkPassageInputs(c)...)
-	for i, r := range c.Retrievers {
-		if p, ok := r.Settings.(kinds.Preflighter); ok {
-			for _, fe := range p.Preflight(r.Name, !offline) {
-				errs = append(errs, c.Errf(fmt.Sprintf("retrievers.%d.%s", i, fe.Key), "%s", fe.Msg))
-			}
 		}
 	}
 	return errors.Join(errs...)

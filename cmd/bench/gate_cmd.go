@@ -168,7 +168,10 @@ func runGate(stdout io.Writer, base *gate.Run, cfg *sweep.Config, gf gateFlags) 
 }
 
 // compareGate is bench compare --gate: every run of in but baseline is a
-// gate cell compared with the baseline run on in.Metrics.
+// gate cell compared with the baseline run on in.Metrics. Each cell names
+// the baseline run as its From, so the pair (run, baseline) draws from the
+// same streams as bench compare --baseline (docs/compare.md, Seeding):
+// the same p-values and intervals.
 func compareGate(stdout io.Writer, in compare.Input, baseline string, texts map[string]string, gf gateFlags, opt gate.Options) error {
 	gin := gate.Input{Metrics: in.Metrics, Texts: texts, Baseline: baseline, Unit: "run"}
 	var others []string
@@ -177,7 +180,7 @@ func compareGate(stdout io.Writer, in compare.Input, baseline string, texts map[
 			continue
 		}
 		others = append(others, sys)
-		gin.Cells = append(gin.Cells, gate.Cell{Name: sys, Baseline: in.Scores[baseline], Current: in.Scores[sys]})
+		gin.Cells = append(gin.Cells, gate.Cell{Name: sys, From: baseline, Baseline: in.Scores[baseline], Current: in.Scores[sys]})
 	}
 	gin.Current = strings.Join(others, ", ")
 	res, err := gate.Compare(gin, gf.options(opt))

@@ -180,7 +180,7 @@ func TestGateNewcomerCase(t *testing.T) {
 		t.Fatalf("the change gated: exit %d, want 0\n%s\n%s", code, out, errOut)
 	}
 	for _, want := range []string{
-		"Plan: each cell against its baseline counterpart: 36 comparisons × 1 metric = 36; 18 identical (same score on every query) reported as unchanged and not counted, 18 counted.",
+		"Gate plan (decides the exit code): each cell against its baseline counterpart: 36 comparisons × 1 metric = 36; 18 identical (same score on every query) reported as unchanged and not counted, 18 counted.",
 		"35 shared queries · randomization test, Holm–Bonferroni over 18 counted comparisons, α = 0.05.",
 		"| fixed-6o1/rrf | ndcg@5 | 0.2286 | 0.4857 | +0.2571 [",
 		"| 0.0352 | improved |",

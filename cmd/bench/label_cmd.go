@@ -15,6 +15,7 @@ import (
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/sweep"
 	"github.com/ragbench/ragbench/workbench"
 )
 
@@ -83,6 +84,9 @@ func serveLabel(ctx context.Context, stdout, stderr io.Writer, args []string, re
 	if err != nil {
 		return err
 	}
+	if err := sweep.ValidateDataset(cfg, false); err != nil { // bench run's check and --data-dir hint; the labels file may be new
+		return err
+	}
 	corpusPath := cfg.Dataset.Corpus
 	if cfg.Dataset.BEIR != "" {
 		corpusPath = filepath.Join(cfg.Dataset.BEIR, "corpus.jsonl")
@@ -115,7 +119,7 @@ func serveLabel(ctx context.Context, stdout, stderr io.Writer, args []string, re
 	go func() { served <- hs.Serve(ln) }()
 	addr := ln.Addr().String()
 	url := srv.URL(addr)
-	fmt.Fprintf(stdout, "bench label: %s over %s (%d documents)", labelsPath, corpusPath, len(docs))
+	fmt.Fprintf(stdout, "bench label: %s over %s (%s)", labelsPath, corpusPath, plural(len(docs), "document", "documents"))
 	if results != "" {
 		fmt.Fprintf(stdout, "; last run: %s", results)
 	}

@@ -92,6 +92,7 @@ type labelsFlags struct {
 	queries              string
 	threshold            float64
 	arg                  string
+	corpusPath           string // the corpus read: --corpus, else the config's (inputs)
 	fs                   *flag.FlagSet
 	thresholdSet, fixSet bool
 	pool                 poolFlags
@@ -225,11 +226,15 @@ func cmdLabels(stdout, stderr io.Writer, args []string) error {
 // config (its chunkings then go into opt).
 func (lf *labelsFlags) inputs(opt *labels.Options) (string, []corpus.Document, error) {
 	if lf.corpus != "" {
+		lf.corpusPath = lf.corpus
 		docs, err := corpus.Load(lf.corpus)
 		return lf.arg, docs, err
 	}
 	cfg, err := sweep.Load(lf.arg, sweep.LoadOptions{DataDir: lf.dataDir})
 	if err != nil {
+		return "", nil, err
+	}
+	if err := sweep.ValidateDataset(cfg, true); err != nil { // bench run's check and --data-dir hint
 		return "", nil, err
 	}
 	d := cfg.Dataset
@@ -247,6 +252,7 @@ func (lf *labelsFlags) inputs(opt *labels.Options) (string, []corpus.Document, e
 	for _, ch := range cfg.Chunkings() {
 		opt.Chunkings = append(opt.Chunkings, ch.Spec())
 	}
+	lf.corpusPath = corpusPath
 	docs, err := corpus.Load(corpusPath)
 	return path, docs, err
 }
@@ -258,6 +264,7 @@ func labelsCheck(stdout io.Writer, lf *labelsFlags, path string, docs []corpus.D
 	if err != nil {
 		return err
 	}
+	r.RecordCommand = "bench labels record --corpus " + shellQuote(lf.corpusPath) + " " + shellQuote(path)
 	if err := r.WriteText(stdout, lf.all); err != nil {
 		return err
 	}
@@ -266,9 +273,9 @@ func labelsCheck(stdout io.Writer, lf *labelsFlags, path string, docs []corpus.D
 	}
 	switch code := r.ExitCode(); code {
 	case labels.ExitFixable:
-		return exitError{code, fmt.Errorf("%d label problems, each with a sure repair: 'bench labels check --fix' writes them", len(r.Problems))}
+		return exitError{code, fmt.Errorf("%s, each with a sure repair: 'bench labels check --fix' writes %s", plural(len(r.Problems), "label problem", "label problems"), map[bool]string{true: "it", false: "them"}[len(r.Problems) == 1])}
 	case labels.ExitProblems:
-		return exitError{code, fmt.Errorf("%d label problems (%d with a sure repair)", len(r.Problems), r.Fixable())}
+		return exitError{code, fmt.Errorf("%s (%d with a sure repair)", plural(len(r.Problems), "label problem", "label problems"), r.Fixable())}
 	}
 	return nil
 }

@@ -106,9 +106,35 @@ func labelsPool(stdout io.Writer, lf *labelsFlags, opt labels.Options) error {
 	fmt.Fprintf(stdout, "wrote %s: %s unjudged in the top %d of %s (%s of %s), most returned first\n",
 		out, labelsCount(len(items), "passage"), lf.pool.depth, labelsCount(len(runs), "cell"), labelsCount(pairs, "passage–query pair"), plural(len(queries), "query", "queries"))
 	if len(items) > 0 {
-		fmt.Fprintf(stdout, "review: set each query's \"grade\" (1 or more: relevant, with that grade; 0: not relevant; null: not reviewed), then\n  bench labels merge --review %s %s\n", out, lf.arg)
+		fmt.Fprintf(stdout, "review: set each query's \"grade\" (1 or more: relevant, with that grade; 0: not relevant; null: not reviewed), then\n  %s\n", mergeCommand(lf, out))
 	}
 	return nil
+}
+
+// mergeCommand is the bench labels merge command that follows pool, to be
+// run as printed from the same folder: the review file, the flags merge
+// shares with pool that were given (--data-dir, which resolves the
+// config's dataset), and the config, each quoted for a POSIX shell when
+// needed.
+func mergeCommand(lf *labelsFlags, review string) string {
+	args := []string{"bench", "labels", "merge", "--review", review}
+	if lf.dataDir != "" {
+		args = append(args, "--data-dir", lf.dataDir)
+	}
+	args = append(args, lf.arg)
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and _ . / : = @ % + , - (single quotes, a ' written '\”).
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // labelsMerge runs bench labels merge.

@@ -313,8 +313,8 @@ func printDataset(stdout io.Writer, sum results.DatasetSummary) {
 	if sum.Labels == results.LabelsSpans {
 		level = "span labels (chunk judgements derived per chunking)"
 	}
-	fmt.Fprintf(stdout, "dataset     %s: %d documents, %d queries (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
-		sum.Name, sum.Documents, sum.Queries, sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
+	fmt.Fprintf(stdout, "dataset     %s: %s, %s (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
+		sum.Name, plural(sum.Documents, "document", "documents"), plural(sum.Queries, "query", "queries"), sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
 }
 
 // checkEngines is --check's engine step: each engine retriever's cluster
