@@ -41,7 +41,8 @@ type sweepResults struct {
 	} `json:"timings"`
 	Warnings     []string `json:"warnings"`
 	Significance struct {
-		Pairs []struct {
+		Baseline string `json:"baseline"`
+		Pairs    []struct {
 			A, B string
 		} `json:"pairs"`
 	} `json:"significance"`
