@@ -121,10 +121,16 @@ func newBrowser(t *testing.T, bin string) *browser {
 	return b
 }
 
-// do runs steps, each within a minute.
+// browserStep bounds one browser step (a navigation, a click, a wait): a
+// hang fails, but a 2-core machine loaded by CI's other work can take tens
+// of seconds for a step that takes a few idle (TestLabelBrowser's second
+// start of the workbench once took over a minute at load 13).
+const browserStep = 3 * time.Minute
+
+// do runs steps, each within browserStep.
 func (b *browser) do(t *testing.T, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(b.ctx, browserStep)
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
 		t.Fatalf("%s: %v (console: %q)", what, err, b.console)
@@ -134,7 +140,7 @@ func (b *browser) do(t *testing.T, what string, steps ...chromedp.Action[chromed
 // eval evaluates a JavaScript expression.
 func jsEval[T any](t *testing.T, b *browser, expr string) T {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(b.ctx, browserStep)
 	defer cancel()
 	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
 	if err != nil {
@@ -144,12 +150,12 @@ func jsEval[T any](t *testing.T, b *browser, expr string) T {
 }
 
 // waitFor waits until a JavaScript predicate is true (polled on every
-// animation frame, at most a minute): never a fixed sleep.
+// animation frame, at most browserStep): never a fixed sleep.
 func (b *browser) waitFor(t *testing.T, what, predicate string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(b.ctx, browserStep)
 	defer cancel()
-	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingTimeout(55*time.Second))); err != nil {
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingTimeout(browserStep-5*time.Second))); err != nil {
 		page, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.querySelector('#banner').textContent + ' | ' + document.querySelector('#status').textContent`))
 		t.Fatalf("waiting for %s (%s): %v; page: %s; console: %q", what, predicate, err, page, b.console)
 	}
@@ -205,7 +211,7 @@ func (b *browser) selectWithMouse(t *testing.T, quote string) {
 // must be a PNG.
 func (b *browser) screenshot(t *testing.T, name string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	ctx, cancel := context.WithTimeout(b.ctx, browserStep)
 	defer cancel()
 	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
