@@ -81,6 +81,21 @@ func TestE2EScifactReduced(t *testing.T) {
 			t.Errorf("report.md lacks %q", s)
 		}
 	}
+	// Issue 23: the default plan compares each cell with the baseline, the
+	// best BM25 cell on the primary metric (found here from the means), in
+	// 8 − 1 = 7 comparisons, and report.md says so.
+	best, bestV := "", -1.0
+	for _, c := range res.Cells {
+		if c.Retriever.Type == "bm25" && c.Means[results.GroupAll]["ndcg@10"] > bestV {
+			best, bestV = c.Name, c.Means[results.GroupAll]["ndcg@10"]
+		}
+	}
+	if sig := res.Significance; sig.Plan != "baseline" || sig.Baseline != best {
+		t.Errorf("significance plan %q baseline %q, want baseline %q (the best BM25 cell, nDCG@10 %.4f)", sig.Plan, sig.Baseline, best, bestV)
+	}
+	if want := "Plan: each cell against baseline " + best + ": 7 comparisons"; !strings.Contains(string(report), want) {
+		t.Errorf("report.md lacks %q", want)
+	}
 	if fi, err := os.Stat(filepath.Join(cfg.Output, "misses.jsonl")); err != nil || fi.Size() == 0 {
 		t.Errorf("misses.jsonl missing or empty: %v", err)
 	}
