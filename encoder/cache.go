@@ -63,6 +63,13 @@ func NewCachedEmbedder(e *Embedder, dir string) (*CachedEmbedder, error) {
 	}
 	sub := filepath.Join(dir, e.Fingerprint()[:16])
 	if err := os.MkdirAll(sub, 0o755); err != nil {
+		// A symbolic link to a folder that does not exist makes MkdirAll
+		// say only "file exists": name the link and its target.
+		if target, lerr := os.Readlink(dir); lerr == nil {
+			if _, serr := os.Stat(dir); serr != nil {
+				return nil, fmt.Errorf("embedding cache: %s is a symbolic link to %s, which does not exist: create that folder or remove the link", dir, target)
+			}
+		}
 		return nil, fmt.Errorf("embedding cache: %w", err)
 	}
 	st, err := openStore(sub)

@@ -396,3 +396,20 @@ func embedInNewCache(t *testing.T, n int, query bool) (*Embedder, useLiteRef, st
 	}
 	return e, ref, cdir, c, want
 }
+
+// TestCacheDanglingLink: a cache folder that is a symbolic link to nothing
+// (a shared cache not created yet) is named with its target, not reported
+// as MkdirAll's bare "file exists".
+func TestCacheDanglingLink(t *testing.T) {
+	e, _ := useLiteEmbedder(t, Options{})
+	dir := t.TempDir()
+	link, target := filepath.Join(dir, "embeddings"), filepath.Join(dir, "nowhere")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewCachedEmbedder(e, link)
+	want := "embedding cache: " + link + " is a symbolic link to " + target + ", which does not exist"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}
