@@ -53,6 +53,33 @@ func DocOf(chunks []Chunk) func(chunkID string) string {
 	return func(id string) string { return m[id] }
 }
 
+// DocOfIndex is DocOf over chunks indexed by byID (chunk id → index in
+// chunks), without a map of its own: a caller holding that index saves a
+// second map of every chunk id.
+func DocOfIndex(chunks []Chunk, byID map[string]int) func(chunkID string) string {
+	return func(id string) string {
+		if i, ok := byID[id]; ok {
+			return chunks[i].DocID
+		}
+		return ""
+	}
+}
+
+// ChunksAreDocs reports whether chunks are docs one for one, in order and
+// with the same ids (whole-document chunking): an index of the documents by
+// id is then one of the chunks.
+func ChunksAreDocs(chunks []Chunk, docs []Document) bool {
+	if len(chunks) != len(docs) {
+		return false
+	}
+	for i := range chunks {
+		if chunks[i].ID != docs[i].ID {
+			return false
+		}
+	}
+	return true
+}
+
 // Level says what the ids in a set of qrels name.
 type Level int
 
