@@ -110,7 +110,7 @@ func LoadIndexed(path string) ([]Document, map[string]int, error) {
 	docs := make([]Document, 0, n)
 	byID := make(map[string]int, n) // doc id → index in docs
 	lineOf := make([]int, 0, n)     // line of each document (for the duplicate error)
-	var buf []byte // the line read, reused (parse copies what it keeps)
+	var buf []byte                  // the line read, reused (parse copies what it keeps)
 	for lineNo := 1; ; lineNo++ {
 		line, err := readLine(br, &buf)
 		if err != nil && !errors.Is(err, io.EOF) {
