@@ -23,9 +23,10 @@ import (
 // $RAGBENCH_SCALE_HEAP, when set, receives the heap profile taken when the
 // live heap was largest (sampled every 200 ms): what the memory is at the
 // peak, not at the end. Skipped without $RAGBENCH_SCALE_CONFIG.
+func BenchmarkScaleRun(b *testing.B) { scaleRun(b) }
+
 // BenchmarkScaleCheck runs `bench run --check` on the same config: loading
-// and checking the dataset alone.
-func BenchmarkScaleRun(b *testing.B)   { scaleRun(b) }
+// and checking the dataset alone (-bench ScaleCheck, as above).
 func BenchmarkScaleCheck(b *testing.B) { scaleRun(b, "--check") }
 
 func scaleRun(b *testing.B, flags ...string) {
