@@ -2,8 +2,13 @@ package corpus
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // fastCases are corpus lines the fast path must read as parseJSONLine does,
@@ -110,6 +115,45 @@ func TestCountFields(t *testing.T) {
 	for _, s := range []string{"", " ", "a", " a ", "a b\tc\nd\ve\ff\rg", "a\u00a0b\u0085c\u2028d\u3000e", "\xff \xfe", "é  ü", "x\u200by"} {
 		if got, want := countFields(s), len(strings.Fields(s)); got != want {
 			t.Errorf("countFields(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// TestFastDocSharedCorpora: every line of the shared SciFact and Cranfield
+// corpora reads the same through Load (fast path) as through the
+// encoding/json path alone (parseJSONLine), and the fast path takes them
+// all (their values are plain strings).
+func TestFastDocSharedCorpora(t *testing.T) {
+	for _, name := range []string{"scifact", "cranfield"} {
+		path := filepath.Join(testenv.Shared(t, "datasets/"+name), "corpus.jsonl")
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []Document
+		slow := 0
+		for i, line := range bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n")) {
+			d, err := parseJSONLine(path, i+1, line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, d)
+			if _, ok := fastDoc(line, &arena{}); !ok {
+				slow++
+			}
+		}
+		got, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: Load's documents differ from parseJSONLine's", name)
+		}
+		if Hash(got) != Hash(want) {
+			t.Errorf("%s: hash differs", name)
+		}
+		if slow > 0 {
+			t.Logf("%s: %d of %d lines left to the encoding/json path", name, slow, len(want))
 		}
 	}
 }
