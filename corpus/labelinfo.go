@@ -15,19 +15,22 @@ import (
 // rather than documents: "docid#i" for a document of docs, when the id is
 // not itself a document's; sorted. None: the labels judge documents.
 func ChunkIDs(qrels eval.Qrels, docs []Document) []string {
-	docIDs := make(map[string]bool, len(docs))
-	for _, d := range docs {
-		docIDs[d.ID] = true
+	judged := map[string]bool{}
+	for _, m := range qrels {
+		for id := range m {
+			judged[id] = true
+		}
 	}
+	marks := markIDs(judged, docs, nil) // no set of every doc id (issue 27)
 	seen := map[string]bool{}
 	var out []string
 	for _, m := range qrels {
 		for id := range m {
-			if seen[id] || docIDs[id] {
+			if seen[id] || marks[id].doc {
 				continue
 			}
 			seen[id] = true
-			if doc, _, ok := ParseChunkID(id); ok && docIDs[doc] {
+			if doc, _, ok := ParseChunkID(id); ok && marks[doc].doc {
 				out = append(out, id)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/internal/jsonkey"
@@ -56,12 +57,24 @@ type LineError = srcpos.Error
 // text is allowed: Summarize counts such documents so reports can show them
 // (Cranfield has two).
 func Load(path string) ([]Document, error) {
+	docs, _, err := LoadIndexed(path)
+	return docs, err
+}
+
+// LoadIndexed is Load that also returns each document's index by id, the
+// map Load builds anyway to refuse duplicate ids (a caller that needs it
+// saves building a second one: a million entries are about 50 MB).
+func LoadIndexed(path string) ([]Document, map[string]int, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return LoadFolder(path)
+		docs, err := LoadFolder(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return docs, Index(docs), nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
 	name := path
@@ -69,7 +82,7 @@ func Load(path string) ([]Document, error) {
 	if strings.HasSuffix(strings.ToLower(name), ".gz") {
 		gz, err := gzip.NewReader(f)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
 		}
 		defer gz.Close()
 		r = gz
@@ -78,27 +91,36 @@ func Load(path string) ([]Document, error) {
 	var parse func(line []byte, lineNo int) (Document, error)
 	switch ext := strings.ToLower(filepath.Ext(name)); ext {
 	case ".jsonl", ".json":
-		parse = func(line []byte, n int) (Document, error) { return parseJSONLine(path, n, line) }
+		var a arena
+		parse = func(line []byte, n int) (Document, error) {
+			if d, ok := fastDoc(line, &a); ok {
+				return d, nil
+			}
+			return parseJSONLine(path, n, line)
+		}
 	case ".tsv":
 		cols := 0 // set by the first data line: 3 (id, title, text) or 2 (id, text)
 		parse = func(line []byte, n int) (Document, error) { return parseTSVLine(path, n, line, &cols) }
 	default:
-		return nil, fmt.Errorf("%s: unknown corpus format %q (want .jsonl, .json or .tsv, optionally .gz)", path, ext)
+		return nil, nil, fmt.Errorf("%s: unknown corpus format %q (want .jsonl, .json or .tsv, optionally .gz)", path, ext)
 	}
 
-	var docs []Document
-	firstLine := map[string]int{} // doc id → line where it first appeared
 	br := bufio.NewReaderSize(r, 1<<20)
+	n := estimateLines(br, f, r == io.Reader(f))
+	docs := make([]Document, 0, n)
+	byID := make(map[string]int, n) // doc id → index in docs
+	lineOf := make([]int, 0, n)     // line of each document (for the duplicate error)
+	var buf []byte                  // the line read, reused (parse copies what it keeps)
 	for lineNo := 1; ; lineNo++ {
-		line, err := readLine(br)
+		line, err := readLine(br, &buf)
 		if err != nil && !errors.Is(err, io.EOF) {
 			if errors.Is(err, errLongLine) {
-				return nil, &LineError{File: path, Line: lineNo, Msg: err.Error()}
+				return nil, nil, &LineError{File: path, Line: lineNo, Msg: err.Error()}
 			}
 			if r != io.Reader(f) && errors.Is(err, io.ErrUnexpectedEOF) {
-				return nil, fmt.Errorf("%s: corrupt gzip: %w (truncated or damaged file)", path, err)
+				return nil, nil, fmt.Errorf("%s: corrupt gzip: %w (truncated or damaged file)", path, err)
 			}
-			return nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
+			return nil, nil, fmt.Errorf("%s:%d: %w", path, lineNo, err)
 		}
 		eof := errors.Is(err, io.EOF)
 		if lineNo == 1 {
@@ -111,13 +133,15 @@ func Load(path string) ([]Document, error) {
 			}
 			d, perr := parse(line, lineNo)
 			if perr != nil {
-				return nil, perr
+				return nil, nil, perr
 			}
-			if prev, dup := firstLine[d.ID]; dup {
-				return nil, &LineError{File: path, Line: lineNo, Field: "id",
+			if i, dup := byID[d.ID]; dup {
+				prev := lineOf[i]
+				return nil, nil, &LineError{File: path, Line: lineNo, Field: "id",
 					Msg: fmt.Sprintf("duplicate doc id %q (first at line %d, again at line %d)", d.ID, prev, lineNo)}
 			}
-			firstLine[d.ID] = lineNo
+			byID[d.ID] = len(docs)
+			lineOf = append(lineOf, lineNo)
 			docs = append(docs, d)
 		}
 		if eof {
@@ -125,9 +149,43 @@ func Load(path string) ([]Document, error) {
 		}
 	}
 	if len(docs) == 0 {
-		return nil, fmt.Errorf("%s: empty corpus: no documents", path)
+		return nil, nil, fmt.Errorf("%s: empty corpus: no documents", path)
 	}
-	return docs, nil
+	return docs, byID, nil
+}
+
+// Index maps each document's id to its index in docs (the last, should an
+// id repeat).
+func Index(docs []Document) map[string]int {
+	m := make(map[string]int, len(docs))
+	for i, d := range docs {
+		m[d.ID] = i
+	}
+	return m
+}
+
+// estimateLines guesses how many lines a plain file holds from the lines in
+// its first megabyte (br's buffer, peeked), so that the documents' slice
+// and index are sized once instead of grown (growing a map of a million
+// ids rehashes it about twenty times). It returns 0 for a compressed file
+// (size unknown). The guess is capped at one line per 256 bytes of file,
+// so that a first megabyte of short lines cannot make it reserve much more
+// than the file's size (about 100 bytes a line): a guess too small only
+// means growing, as without one.
+func estimateLines(br *bufio.Reader, f *os.File, plain bool) int {
+	if !plain {
+		return 0
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return 0
+	}
+	head, _ := br.Peek(br.Size())
+	lines := bytes.Count(head, []byte{'\n'})
+	if lines == 0 || len(head) == 0 {
+		return 0
+	}
+	return int(min(st.Size()/int64(len(head))*int64(lines)+int64(lines), st.Size()/256+1))
 }
 
 // utf8BOM is the byte order mark some editors (Notepad, Excel exports) put
@@ -137,19 +195,24 @@ var utf8BOM = []byte("\ufeff")
 var errLongLine = fmt.Errorf("line longer than %d bytes", maxLine)
 
 // readLine returns the next line including its newline; io.EOF with the last
-// (unterminated) line.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
+// (unterminated) line. The line is valid until the next call: it is the
+// reader's own buffer when the line fits in it, else *buf, reused.
+func readLine(br *bufio.Reader, buf *[]byte) ([]byte, error) {
+	part, err := br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return part, err
+	}
+	*buf = append((*buf)[:0], part...)
 	for {
 		part, err := br.ReadSlice('\n')
-		buf = append(buf, part...)
-		if len(buf) > maxLine {
+		*buf = append(*buf, part...)
+		if len(*buf) > maxLine {
 			return nil, errLongLine
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
-		return buf, err
+		return *buf, err
 	}
 }
 
@@ -285,7 +348,7 @@ type Summary struct {
 func Summarize(docs []Document) Summary {
 	s := Summary{Docs: len(docs)}
 	for _, d := range docs {
-		w := len(strings.Fields(d.Text))
+		w := countFields(d.Text)
 		if w == 0 {
 			s.EmptyText = append(s.EmptyText, d.ID)
 		}
@@ -296,6 +359,32 @@ func Summarize(docs []Document) Summary {
 	}
 	return s
 }
+
+// countFields is len(strings.Fields(s)) without building the slice.
+func countFields(s string) int {
+	n := 0
+	inField := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		var space bool
+		if c < utf8.RuneSelf {
+			space = asciiSpace[c]
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
+			i += size
+		}
+		if !space && !inField {
+			n++
+		}
+		inField = !space
+	}
+	return n
+}
+
+// asciiSpace are the ASCII bytes unicode.IsSpace accepts.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
 // Warnings returns the summary's policy notes for a report, e.g.
 // "2 documents with empty text (kept; only their titles can match): 471, 995".

@@ -53,6 +53,33 @@ func DocOf(chunks []Chunk) func(chunkID string) string {
 	return func(id string) string { return m[id] }
 }
 
+// DocOfIndex is DocOf over chunks indexed by byID (chunk id → index in
+// chunks), without a map of its own: a caller holding that index saves a
+// second map of every chunk id.
+func DocOfIndex(chunks []Chunk, byID map[string]int) func(chunkID string) string {
+	return func(id string) string {
+		if i, ok := byID[id]; ok {
+			return chunks[i].DocID
+		}
+		return ""
+	}
+}
+
+// ChunksAreDocs reports whether chunks are docs one for one, in order and
+// with the same ids (whole-document chunking): an index of the documents by
+// id is then one of the chunks.
+func ChunksAreDocs(chunks []Chunk, docs []Document) bool {
+	if len(chunks) != len(docs) {
+		return false
+	}
+	for i := range chunks {
+		if chunks[i].ID != docs[i].ID {
+			return false
+		}
+	}
+	return true
+}
+
 // Level says what the ids in a set of qrels name.
 type Level int
 
@@ -115,30 +142,28 @@ func (e *StaleLabelsError) Error() string {
 // For "document" chunking chunk ids equal doc ids and the answer is
 // DocLevel.
 func CheckLabels(qrels eval.Qrels, docs []Document, spec Spec, chunks []Chunk) (Level, error) {
-	docIDs := make(map[string]bool, len(docs))
-	for _, d := range docs {
-		docIDs[d.ID] = true
-	}
-	chunkIDs := make(map[string]bool, len(chunks))
-	for _, c := range chunks {
-		chunkIDs[c.ID] = true
-	}
 	judged := map[string]bool{}
 	for _, m := range qrels {
 		for id := range m {
 			judged[id] = true
 		}
 	}
+	// Which judged ids (and the doc parts of chunk ids) are documents and
+	// chunks: one pass over each list, looking up the few judged ids,
+	// instead of a set of every document and chunk id.
+	marks := markIDs(judged, docs, chunks)
+	docIDs := func(id string) bool { return marks[id].doc }
+	chunkIDs := func(id string) bool { return marks[id].chunk }
 	chunky := false
 	for id := range judged {
-		if docIDs[id] {
+		if docIDs(id) {
 			continue
 		}
-		if chunkIDs[id] {
+		if chunkIDs(id) {
 			chunky = true
 			break
 		}
-		if doc, _, ok := ParseChunkID(id); ok && docIDs[doc] {
+		if doc, _, ok := ParseChunkID(id); ok && docIDs(doc) {
 			chunky = true
 			break
 		}
@@ -148,7 +173,7 @@ func CheckLabels(qrels eval.Qrels, docs []Document, spec Spec, chunks []Chunk) (
 	}
 	var missing []string
 	for id := range judged {
-		if !chunkIDs[id] {
+		if !chunkIDs(id) {
 			missing = append(missing, id)
 		}
 	}
@@ -157,4 +182,32 @@ func CheckLabels(qrels eval.Qrels, docs []Document, spec Spec, chunks []Chunk) (
 	}
 	sort.Strings(missing)
 	return ChunkLevel, &StaleLabelsError{Chunking: spec.Key(), Missing: missing, Total: len(judged)}
+}
+
+// idMarks say whether an id names a document and a chunk.
+type idMarks struct{ doc, chunk bool }
+
+// markIDs marks each of ids, and the document part of each chunk id among
+// them (ParseChunkID), as a document id of docs and a chunk id of chunks.
+func markIDs(ids map[string]bool, docs []Document, chunks []Chunk) map[string]idMarks {
+	marks := make(map[string]idMarks, 2*len(ids))
+	for id := range ids {
+		marks[id] = idMarks{}
+		if doc, _, ok := ParseChunkID(id); ok {
+			marks[doc] = idMarks{}
+		}
+	}
+	for _, d := range docs {
+		if m, ok := marks[d.ID]; ok {
+			m.doc = true
+			marks[d.ID] = m
+		}
+	}
+	for _, c := range chunks {
+		if m, ok := marks[c.ID]; ok {
+			m.chunk = true
+			marks[c.ID] = m
+		}
+	}
+	return marks
 }

@@ -28,36 +28,52 @@ import (
 // measures count), each chunk counted alone (no separator or template
 // between chunks). It implements spans.PromptTokens.
 type promptTokens struct {
-	bpe  *corpus.BPE
-	text map[string]string // chunk id → its document text
-	ids  map[string][]int  // chunk id → its tokens, encoded once
+	bpe    *corpus.BPE
+	ds     *dataset
+	chunks []corpus.Chunk
+	byID   map[string]int   // chunk id → index in chunks (the documents' index for whole documents)
+	ids    map[string][]int // chunk id → its tokens, encoded once
 }
 
 // newPromptTokens loads cfg's prompt tokenizer for chunks (of ds's
-// documents).
+// documents). Texts are looked up when a chunk is counted, not copied into
+// a map of every chunk (issue 27: a million chunks).
 func newPromptTokens(cfg *Config, ds *dataset, chunks []corpus.Chunk) (*promptTokens, error) {
 	bpe, err := corpus.LoadBPE(cfg.PromptTokenizerName())
 	if err != nil {
 		return nil, fmt.Errorf("prompt_tokenizer: %w", err)
 	}
-	p := &promptTokens{bpe: bpe, text: make(map[string]string, len(chunks)), ids: map[string][]int{}}
-	for _, c := range chunks {
-		t := c.Text
-		if i, ok := ds.docByID[c.DocID]; ok {
-			if d := ds.docs[i].Text; c.Start >= 0 && c.Start <= c.End && c.End <= len(d) {
-				t = d[c.Start:c.End]
-			}
+	byID := ds.docByID
+	if !corpus.ChunksAreDocs(chunks, ds.docs) {
+		byID = make(map[string]int, len(chunks))
+		for i, c := range chunks {
+			byID[c.ID] = i
 		}
-		p.text[c.ID] = t
 	}
-	return p, nil
+	return &promptTokens{bpe: bpe, ds: ds, chunks: chunks, byID: byID, ids: map[string][]int{}}, nil
+}
+
+// text is chunk id's text in its document ("" for an unknown id).
+func (p *promptTokens) text(id string) string {
+	i, ok := p.byID[id]
+	if !ok {
+		return ""
+	}
+	c := p.chunks[i]
+	t := c.Text
+	if i, ok := p.ds.docByID[c.DocID]; ok {
+		if d := p.ds.docs[i].Text; c.Start >= 0 && c.Start <= c.End && c.End <= len(d) {
+			t = d[c.Start:c.End]
+		}
+	}
+	return t
 }
 
 // tokens is the chunk's tokens.
 func (p *promptTokens) tokens(id string) []int {
 	ids, ok := p.ids[id]
 	if !ok {
-		ids = p.bpe.Encode(p.text[id])
+		ids = p.bpe.Encode(p.text(id))
 		p.ids[id] = ids
 	}
 	return ids
@@ -69,7 +85,7 @@ func (p *promptTokens) Tokens(id string) int { return len(p.tokens(id)) }
 // Prefix is the code points of the chunk's first n tokens, whole
 // characters only (corpus.BPE.PrefixBytes).
 func (p *promptTokens) Prefix(id string, n int) int {
-	t := p.text[id]
+	t := p.text(id)
 	return utf8.RuneCountInString(t[:p.bpe.PrefixBytesOf(t, p.tokens(id), n)])
 }
 

@@ -234,15 +234,11 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 		qrelsPath = filepath.Join(d.BEIR, "qrels", d.Split+".tsv")
 	}
 	var warns []string
-	docs, err := corpus.Load(corpusPath)
+	docs, byID, err := corpus.LoadIndexed(corpusPath)
 	if err != nil {
 		return nil, nil, err
 	}
-	ds.docs = docs
-	ds.docByID = make(map[string]int, len(docs))
-	for i, doc := range docs {
-		ds.docByID[doc.ID] = i
-	}
+	ds.docs, ds.docByID = docs, byID
 	if w := corpus.Summarize(docs).Warnings(); len(w) > 0 {
 		warns = append(warns, w...)
 	}

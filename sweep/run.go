@@ -342,11 +342,16 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 	}
 	chunkTime := time.Since(t0).Seconds()
 	r.prog.end(report.GroupDigits(len(chunks)) + " chunks")
-	docOf := corpus.DocOf(chunks)
-	chunkByID := make(map[string]int, len(chunks))
-	for i, c := range chunks {
-		chunkByID[c.ID] = i
+	// Whole documents: the documents' index is the chunks' (one map of a
+	// million ids is about 50 MB; the chunks' doc ids are read through it).
+	chunkByID := r.ds.docByID
+	if !corpus.ChunksAreDocs(chunks, r.ds.docs) {
+		chunkByID = make(map[string]int, len(chunks))
+		for i, c := range chunks {
+			chunkByID[c.ID] = i
+		}
 	}
+	docOf := corpus.DocOfIndex(chunks, chunkByID)
 	// Search deep enough in chunks that MaxP leaves Depth documents.
 	perDoc := int(math.Ceil(float64(len(chunks)) / float64(len(r.ds.docs))))
 	depth := r.cfg.Depth * perDoc

@@ -23,7 +23,13 @@ import (
 // $RAGBENCH_SCALE_HEAP, when set, receives the heap profile taken when the
 // live heap was largest (sampled every 200 ms): what the memory is at the
 // peak, not at the end. Skipped without $RAGBENCH_SCALE_CONFIG.
-func BenchmarkScaleRun(b *testing.B) {
+func BenchmarkScaleRun(b *testing.B) { scaleRun(b) }
+
+// BenchmarkScaleCheck runs `bench run --check` on the same config: loading
+// and checking the dataset alone (-bench ScaleCheck, as above).
+func BenchmarkScaleCheck(b *testing.B) { scaleRun(b, "--check") }
+
+func scaleRun(b *testing.B, flags ...string) {
 	cfg := os.Getenv("RAGBENCH_SCALE_CONFIG")
 	if cfg == "" {
 		b.Skip("set RAGBENCH_SCALE_CONFIG to a bench run config (scripts/bench-scale.sh writes one)")
@@ -31,8 +37,9 @@ func BenchmarkScaleRun(b *testing.B) {
 	for b.Loop() {
 		dir := b.TempDir()
 		stop := heapAtPeak(b, os.Getenv("RAGBENCH_SCALE_HEAP"))
-		code := run(io.Discard, os.Stderr, []string{"run", "--no-history", "--progress", "plain",
-			"--cache-dir", filepath.Join(dir, "cache"), "--output", filepath.Join(dir, "out"), cfg})
+		args := append([]string{"run", "--no-history", "--progress", "plain"}, flags...)
+		code := run(io.Discard, os.Stderr, append(args,
+			"--cache-dir", filepath.Join(dir, "cache"), "--output", filepath.Join(dir, "out"), cfg))
 		stop()
 		if code != 0 {
 			b.Fatalf("bench run exited %d", code)
