@@ -453,6 +453,12 @@ func TestLabelBrowser(t *testing.T) {
 	}
 	b.key(t, "s", chromedp.ModifierCtrl)
 	b.waitFor(t, "saved", `document.querySelector('#banner').textContent.startsWith('Saved 2 questions')`)
+	// Once "Saved" shows, nothing is unsaved, even before the page reads
+	// the state again: stopping the server now must not leave a
+	// "leave the page?" prompt (it hung the next navigation).
+	if dirty := jsEval[int](t, b, `state.dirty`); dirty != 0 {
+		t.Errorf("after the save, the page counts %d unsaved edits", dirty)
+	}
 	s.stop()
 	judged, err := labels.ReadFile(labelsPath)
 	if err != nil {
@@ -510,6 +516,12 @@ func TestLabelBrowser(t *testing.T) {
 	b.waitFor(t, "accepted", `document.querySelector('#banner').textContent.startsWith('Repair accepted')`)
 	b.do(t, "save", chromedp.Click(chromedp.CSS("#save")))
 	b.waitFor(t, "saved", `document.querySelector('#banner').textContent.startsWith('Saved 2 questions')`)
+	// Once "Saved" shows, nothing is unsaved, even before the page reads
+	// the state again: stopping the server now must not leave a
+	// "leave the page?" prompt (it hung the next navigation).
+	if dirty := jsEval[int](t, b, `state.dirty`); dirty != 0 {
+		t.Errorf("after the save, the page counts %d unsaved edits", dirty)
+	}
 	s.stop()
 	if got, want := readFile(t, labelsPath), readFile(t, fixed); got != want {
 		t.Errorf("the repair accepted and saved:\n%s\nbench labels check --fix writes:\n%s", got, want)

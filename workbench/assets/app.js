@@ -302,7 +302,13 @@ async function save() {
   try {
     const r = await api('/api/save', {});
     if (r.conflict) banner(r.conflict, true);
-    else banner(`Saved ${r.rows} questions to ${r.path}` + (r.recorded ? ' (every label checks; anchor record written)' : ` (${r.problems.length} label problems left: see Stale)`));
+    else {
+      // Nothing is unsaved any more, before the state is read again: a
+      // server stopped in between must not leave the page asking "leave
+      // the page?" for edits that are on disk.
+      if (state) state.dirty = 0;
+      banner(`Saved ${r.rows} questions to ${r.path}` + (r.recorded ? ' (every label checks; anchor record written)' : ` (${r.problems.length} label problems left: see Stale)`));
+    }
     await refreshState();
     await showList(listName, true);
     if (cur && !cur.isNew) await loadQuestion(cur.view.id);
