@@ -54,14 +54,7 @@ func (d *Doc) Len() int { return d.runes.Runes() }
 // ByCodePoints returns the range of code points [start, end); an offset
 // outside [0, Len()] or end < start is an error.
 func (d *Doc) ByCodePoints(start, end int) (Range, error) {
-	if end < start {
-		return Range{}, fmt.Errorf("range [%d, %d) ends before it starts", start, end)
-	}
-	bs, err := d.runes.ByteOffset(start)
-	if err != nil {
-		return Range{}, err
-	}
-	be, err := d.runes.ByteOffset(end)
+	bs, be, err := convertRange(start, end, d.runes.ByteOffset)
 	if err != nil {
 		return Range{}, err
 	}
@@ -71,18 +64,29 @@ func (d *Doc) ByCodePoints(start, end int) (Range, error) {
 // ByBytes returns the range of UTF-8 bytes [start, end); an offset outside
 // [0, len(Text)], inside a character, or end < start is an error.
 func (d *Doc) ByBytes(start, end int) (Range, error) {
-	if end < start {
-		return Range{}, fmt.Errorf("range [%d, %d) ends before it starts", start, end)
-	}
-	s, err := d.runes.RuneOffset(start)
-	if err != nil {
-		return Range{}, err
-	}
-	e, err := d.runes.RuneOffset(end)
+	s, e, err := convertRange(start, end, d.runes.RuneOffset)
 	if err != nil {
 		return Range{}, err
 	}
 	return Range{Start: s, End: e, ByteStart: start, ByteEnd: end}, nil
+}
+
+// convertRange is [start, end) with both ends converted by conv (code
+// points to bytes or back); end < start, or an offset conv refuses, is an
+// error.
+func convertRange(start, end int, conv func(int) (int, error)) (int, int, error) {
+	if end < start {
+		return 0, 0, fmt.Errorf("range [%d, %d) ends before it starts", start, end)
+	}
+	s, err := conv(start)
+	if err != nil {
+		return 0, 0, err
+	}
+	e, err := conv(end)
+	if err != nil {
+		return 0, 0, err
+	}
+	return s, e, nil
 }
 
 // mustBytes is ByBytes for offsets known to lie on character boundaries.

@@ -167,14 +167,7 @@ func (l Line) SVG(w io.Writer) (err error) {
 	if err := l.addMarkers(p); err != nil {
 		return err
 	}
-	width, height := l.Width, l.Height
-	if width <= 0 {
-		width = 540
-	}
-	if height <= 0 {
-		height = 270
-	}
-	return render(w, p, legend, l.Title, width, height)
+	return render(w, p, legend, l.Title, orDefault(l.Width, defaultWidth), orDefault(l.Height, 270))
 }
 
 // addSeries draws series s, the i-th of l: a line per run of finite points
@@ -319,11 +312,7 @@ func (b Bars) SVG(w io.Writer) (err error) {
 	if b.XMin < b.XMax {
 		p.X.Min, p.X.Max = b.XMin, b.XMax
 	}
-	width := b.Width
-	if width <= 0 {
-		width = 540
-	}
-	return render(w, p, nil, b.Title, width, float64(60+16*n))
+	return render(w, p, nil, b.Title, orDefault(b.Width, defaultWidth), float64(60+16*n))
 }
 
 // recoverPlot turns a panic inside gonum plot (it panics on some invalid
@@ -425,6 +414,18 @@ func (items legendItems) columns(c draw.Canvas, h float64) []*plot.Legend {
 		out = append(out, &l)
 	}
 	return out
+}
+
+// defaultWidth is every chart's width in points when its Width is 0.
+const defaultWidth = 540
+
+// orDefault is size v, or def when v is 0 (or negative): the one rule for
+// a chart's Width and Height.
+func orDefault(v, def float64) float64 {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // render draws p (and the legend in columns on the right) on an SVG

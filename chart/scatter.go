@@ -143,12 +143,5 @@ func (s Scatter) SVG(w io.Writer) (err error) {
 	if s.YMin < s.YMax {
 		p.Y.Min, p.Y.Max = s.YMin, s.YMax
 	}
-	width, height := s.Width, s.Height
-	if width <= 0 {
-		width = 540
-	}
-	if height <= 0 {
-		height = 320
-	}
-	return render(w, p, legend, s.Title, width, height)
+	return render(w, p, legend, s.Title, orDefault(s.Width, defaultWidth), orDefault(s.Height, 320))
 }

@@ -165,13 +165,21 @@ type span struct{ start, end int }
 // (isTrecSpace: space, \t, \v, \f, \r; a line holds no \n), records
 // the ranges of the first len(dst) of them, and returns how many fields the
 // line has (counting past len(dst) only up to len(dst)+1). It looks for
-// separators eight bytes at a time and writes no pointer.
+// separators eight bytes at a time and writes no pointer; the last,
+// partial word is read padded with spaces (a word of spaces when the line
+// is a whole number of words), so one loop also ends the last field.
 func splitFields(line []byte, dst []span) int {
 	n := 0
 	start := 0 // start of the current field candidate
-	i := 0
-	for ; i+8 <= len(line); i += 8 {
-		w := binary.LittleEndian.Uint64(line[i:])
+	for i := 0; i <= len(line); i += 8 {
+		var w uint64
+		if i+8 <= len(line) {
+			w = binary.LittleEndian.Uint64(line[i:])
+		} else {
+			tail := [8]byte{' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '}
+			copy(tail[:], line[i:])
+			w = binary.LittleEndian.Uint64(tail[:])
+		}
 		m := zeroBytes(w^(0x20*lsbs)) | zeroBytes(w^(0x09*lsbs)) | zeroBytes(w^(0x0b*lsbs)) |
 			zeroBytes(w^(0x0c*lsbs)) | zeroBytes(w^(0x0d*lsbs))
 		for m != 0 {
@@ -186,25 +194,6 @@ func splitFields(line []byte, dst []span) int {
 			start = p + 1
 			m &= m - 1
 		}
-	}
-	for ; i < len(line); i++ {
-		if isTrecSpace(rune(line[i])) {
-			if i > start {
-				if n == len(dst) {
-					return n + 1
-				}
-				dst[n] = span{start, i}
-				n++
-			}
-			start = i + 1
-		}
-	}
-	if len(line) > start {
-		if n == len(dst) {
-			return n + 1
-		}
-		dst[n] = span{start, len(line)}
-		n++
 	}
 	return n
 }

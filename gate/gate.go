@@ -65,13 +65,14 @@ const ExitRegressed = 3
 type Verdict string
 
 // The verdicts, in the words the summary prints (Equivalent with its
-// margin: "equivalent within ±0.02").
+// margin: "equivalent within ±0.02"); all but Regressed and Improved are
+// compare's words.
 const (
 	Regressed  Verdict = "regressed"
 	Improved   Verdict = "improved"
-	Equivalent Verdict = "equivalent"
-	NoEvidence Verdict = "no evidence either way"
-	Identical  Verdict = "unchanged (identical)"
+	Equivalent         = Verdict(compare.Equivalent)
+	NoEvidence         = Verdict(compare.NoEvidence)
+	Identical          = Verdict(compare.Identical)
 )
 
 // Cell is one gated cell's per-query scores in the baseline and now:

@@ -35,15 +35,8 @@ type Engine struct {
 	APIKeyEnv   string `yaml:"api_key_env" json:"api_key_env,omitempty"`
 	// CAFile is a PEM CA bundle for https URLs (relative to the config's folder).
 	CAFile string `yaml:"ca_file" json:"ca_file,omitempty"`
-	// Timeout per request and Backoff before the first retry, Go durations
-	// ("60s", "500ms"); defaults engine.DefaultTimeout and DefaultBackoff.
-	Timeout string `yaml:"timeout" json:"timeout,omitempty"`
-	Backoff string `yaml:"backoff" json:"backoff,omitempty"`
-	// Concurrency is the number of queries in flight (default 4).
-	Concurrency int `yaml:"concurrency" json:"concurrency,omitempty"`
-	// Retries after a retryable failure (default engine.DefaultRetries;
-	// an explicit 0 means none).
-	Retries *int `yaml:"retries" json:"retries,omitempty"`
+	// Client is the timeout, backoff, concurrency and retries.
+	Client `yaml:",inline"`
 	// NoDFS turns off global term statistics (dfs_query_then_fetch).
 	NoDFS bool `yaml:"no_dfs" json:"no_dfs,omitempty"`
 	// OnQueryError is what a query that still fails after the retries
@@ -154,7 +147,7 @@ func (e *Engine) checkKeys(c Checker) bool {
 // explicit zeros of the counts whose default is taken when the key is
 // absent.
 func (e *Engine) checkDefaults(c Checker) {
-	checkClient(c, &e.OnQueryError, &e.Retries, &e.Timeout, &e.Backoff)
+	checkClient(c, &e.OnQueryError, &e.Client)
 	c.Explicit("concurrency", e.Concurrency == 0, "concurrency 0: must be ≥ 1; remove the line to use the default (%d)", engine.DefaultConcurrency)
 	c.Explicit("shards", e.Shards == 0, "shards 0: must be ≥ 1; remove the line to use the default (1)")
 	c.Explicit("bulk_docs", e.BulkDocs == 0, "bulk_docs 0: must be ≥ 1; remove the line to use the default (%d)", engine.DefaultBulkDocs)
@@ -164,11 +157,27 @@ func (e *Engine) checkDefaults(c Checker) {
 	c.Explicit("ef_construction", e.EfConstruction == 0, "ef_construction 0: must be ≥ 1; remove hnsw_m and ef_construction to use the engine's defaults (16, 100)")
 }
 
+// Client is the settings of the HTTP client the engines and http share,
+// inlined in their config entries (same keys, same place in the JSON).
+type Client struct {
+	// Timeout per request and Backoff before the first retry, Go durations
+	// ("60s", "500ms"); defaults engine.DefaultTimeout and DefaultBackoff.
+	Timeout string `yaml:"timeout" json:"timeout,omitempty"`
+	Backoff string `yaml:"backoff" json:"backoff,omitempty"`
+	// Concurrency is the number of queries (requests) in flight (default
+	// engine.DefaultConcurrency, 4).
+	Concurrency int `yaml:"concurrency" json:"concurrency,omitempty"`
+	// Retries after a retryable failure (default engine.DefaultRetries;
+	// an explicit 0 means none).
+	Retries *int `yaml:"retries" json:"retries,omitempty"`
+}
+
 // checkClient checks the settings an HTTP client kind (the engines,
 // http) shares: on_query_error (its default "fail" is stored as "", so
 // configs without the line keep their hash), and the defaults of retries,
 // timeout and backoff (parsing the durations given).
-func checkClient(c Checker, onQueryError *string, retries **int, timeout, backoff *string) {
+func checkClient(c Checker, onQueryError *string, cl *Client) {
+	retries, timeout, backoff := &cl.Retries, &cl.Timeout, &cl.Backoff
 	switch *onQueryError {
 	case "", queryErrorFail:
 		*onQueryError = ""

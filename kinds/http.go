@@ -47,15 +47,9 @@ type HTTP struct {
 	// K is how many results each request asks for (default: the cell's
 	// search depth, what built-in retrievers are asked for).
 	K int `yaml:"k" json:"k,omitempty"`
-	// Timeout per request and Backoff before the first retry, Go
-	// durations; defaults engine.DefaultTimeout and DefaultBackoff.
-	Timeout string `yaml:"timeout" json:"timeout,omitempty"`
-	Backoff string `yaml:"backoff" json:"backoff,omitempty"`
-	// Concurrency is the requests in flight (default 4).
-	Concurrency int `yaml:"concurrency" json:"concurrency,omitempty"`
-	// Retries after a retryable failure (default engine.DefaultRetries;
-	// an explicit 0 means none).
-	Retries *int `yaml:"retries" json:"retries,omitempty"`
+	// Client is the timeout, backoff, concurrency and retries, as an
+	// engine's.
+	Client `yaml:",inline"`
 	// OnQueryError is "" (fail: the run stops) or "miss" (the query
 	// scores as an empty list, counted; the cell is not cached).
 	OnQueryError string `yaml:"on_query_error" json:"on_query_error,omitempty"`
@@ -99,7 +93,7 @@ func (h *HTTP) Check(c Checker) {
 			c.Bad(n.key, "%d: must be ≥ 1", n.v)
 		}
 	}
-	checkClient(c, &h.OnQueryError, &h.Retries, &h.Timeout, &h.Backoff)
+	checkClient(c, &h.OnQueryError, &h.Client)
 	if *h.Retries < 0 {
 		c.Bad("retries", "%d: must be ≥ 0 (0: no retry)", *h.Retries)
 	}

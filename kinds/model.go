@@ -94,42 +94,49 @@ type models struct {
 
 // embedder is the cached embedder of the model of the retriever name.
 func (m *models) embedder(name string, mod *ONNXModel) (*encoder.CachedEmbedder, error) {
-	if e := m.embedders[mod.Model]; e != nil {
-		return e, nil
-	}
-	opts, err := m.load(name, mod)
-	if err != nil {
-		return nil, err
-	}
-	e, err := encoder.LoadEmbedder(mod.Model, opts)
-	if err != nil {
-		return nil, wrapName(name, err)
-	}
-	c, err := encoder.NewCachedEmbedder(e, filepath.Join(m.cacheDir, "embeddings"))
-	if err != nil {
-		e.Close()
-		return nil, fmt.Errorf("retriever %q: embedding cache: %w", name, err)
-	}
-	m.embedders[mod.Model] = c
-	return c, nil
+	return loadOnce(m, m.embedders, name, mod, func(opts encoder.Options) (*encoder.CachedEmbedder, error) {
+		e, err := encoder.LoadEmbedder(mod.Model, opts)
+		if err != nil {
+			return nil, wrapName(name, err)
+		}
+		c, err := encoder.NewCachedEmbedder(e, filepath.Join(m.cacheDir, "embeddings"))
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("retriever %q: embedding cache: %w", name, err)
+		}
+		return c, nil
+	})
 }
 
 // cross is the cross-encoder (with its score memo) of the retriever name.
 func (m *models) cross(name string, mod *ONNXModel) (*crossScorer, error) {
-	if c := m.crosses[mod.Model]; c != nil {
-		return c, nil
+	return loadOnce(m, m.crosses, name, mod, func(opts encoder.Options) (*crossScorer, error) {
+		ce, err := encoder.LoadCrossEncoder(mod.Model, opts)
+		if err != nil {
+			return nil, wrapName(name, err)
+		}
+		return &crossScorer{ce: ce, memo: map[[2]string]float32{}, disk: loadCEDisk(m.cacheDir, mod.Model)}, nil
+	})
+}
+
+// loadOnce is memo's model of mod's folder, else the one open makes (with
+// ONNX Runtime readied, load) and memo keeps: each model folder is loaded
+// once per sweep.
+func loadOnce[T any](m *models, memo map[string]T, name string, mod *ONNXModel, open func(encoder.Options) (T, error)) (T, error) {
+	if v, ok := memo[mod.Model]; ok {
+		return v, nil
 	}
+	var zero T
 	opts, err := m.load(name, mod)
 	if err != nil {
-		return nil, err
+		return zero, err
 	}
-	ce, err := encoder.LoadCrossEncoder(mod.Model, opts)
+	v, err := open(opts)
 	if err != nil {
-		return nil, wrapName(name, err)
+		return zero, err
 	}
-	c := &crossScorer{ce: ce, memo: map[[2]string]float32{}, disk: loadCEDisk(m.cacheDir, mod.Model)}
-	m.crosses[mod.Model] = c
-	return c, nil
+	memo[mod.Model] = v
+	return v, nil
 }
 
 // load readies ONNX Runtime for a model of the retriever name (the error

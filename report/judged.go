@@ -31,12 +31,7 @@ const maxHolesShown = 10
 // or more, the measures on judged results only (dataset.judged_only) and
 // the worst holes.
 func (r *reportWriter) judged() {
-	var cells []results.CellResult
-	for _, c := range r.res.Cells {
-		if c.Judged != nil {
-			cells = append(cells, c)
-		}
-	}
+	cells := r.cellsWith(func(c results.CellResult) bool { return c.Judged != nil })
 	if len(cells) == 0 {
 		return
 	}

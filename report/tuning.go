@@ -16,12 +16,7 @@ const tuningTableRows = 10
 // the tuning queries, its held-out mean against the untuned default's with
 // the paired test, and the best settings of the grid.
 func (r *reportWriter) tuning() {
-	var tuned []results.CellResult
-	for _, c := range r.res.Cells {
-		if c.Tuning != nil {
-			tuned = append(tuned, c)
-		}
-	}
+	tuned := r.cellsWith(func(c results.CellResult) bool { return c.Tuning != nil })
 	if len(tuned) == 0 {
 		return
 	}
@@ -151,6 +146,18 @@ func tuningSummary(res *results.Results) []string {
 			tun, held := tuningMeans(t)
 			out = append(out, fmt.Sprintf("Tuned %s over %d settings on the tuning queries: chose %s (%s tuning %s, held-out %s); the default %s scores %s held out; chosen − default %s.",
 				c.Name, len(t.Settings), t.Chosen.Name, t.Metric, tun(t.Chosen), held(t.Chosen), t.Default.Name, held(t.Default), tuningVerdict(t)))
+		}
+	}
+	return out
+}
+
+// cellsWith is the cells of the results that have what a section shows
+// (keep), in results order.
+func (r *reportWriter) cellsWith(keep func(results.CellResult) bool) []results.CellResult {
+	var out []results.CellResult
+	for _, c := range r.res.Cells {
+		if keep(c) {
+			out = append(out, c)
 		}
 	}
 	return out

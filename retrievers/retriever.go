@@ -69,3 +69,19 @@ func DefaultPositive(name string, v *int, def int) error {
 	}
 	return nil
 }
+
+// ByBetter is the comparison for slices.SortFunc that puts first what
+// better ranks first (a strict order: better(a, b) means a ranks above b),
+// the one rule by which the BM25 and dense heaps are read out in rank
+// order.
+func ByBetter[T any](better func(a, b T) bool) func(a, b T) int {
+	return func(a, b T) int {
+		if better(a, b) {
+			return -1
+		}
+		if better(b, a) {
+			return 1
+		}
+		return 0
+	}
+}

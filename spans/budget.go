@@ -116,14 +116,7 @@ func EvaluateBudgets(queries []Query, ch *Chunking, run eval.Run, budgets []int,
 	for b := range budgets {
 		e.Values[b] = make([][]float64, len(AtK))
 	}
-	for _, q := range queries {
-		if len(q.Gold) == 0 {
-			continue
-		}
-		ids, ranked, err := rank(q.ID, ch, run, opt.TieBreak)
-		if err != nil {
-			return nil, err
-		}
+	err := eachAnswerable(queries, ch, run, opt.TieBreak, func(q Query, ids []string, ranked []Interval) {
 		e.Queries = append(e.Queries, q.ID)
 		passages := q.Passages()
 		for b, budget := range budgets {
@@ -136,6 +129,9 @@ func EvaluateBudgets(queries []Query, ch *Chunking, run eval.Run, budgets []int,
 			}
 			e.Chunks[b] = append(e.Chunks[b], len(top))
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return e, nil
 }

@@ -120,6 +120,18 @@ type Repair struct {
 // Err returns the problems as one error (ProblemsErr).
 func (c *Checked) Err() error { return ProblemsErr(c.File, c.Problems) }
 
+// checkedQueries is a check's labels, or its error: the check's own
+// (unreadable input), else every problem of the file (Err).
+func checkedQueries(c *Checked, err error) ([]Query, error) {
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Err(); err != nil {
+		return nil, err
+	}
+	return c.Queries, nil
+}
+
 // ProblemsErr is the problems of the labels file file as one error:
 // errors.Join of one *eval.SyntaxError per problem, in their order; nil
 // when there is none.

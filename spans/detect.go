@@ -69,14 +69,7 @@ func Detect(path string) (string, error) {
 // of the file is in the error, joined. A file Detect does not recognise is
 // an error saying what span labels look like.
 func Read(path string, docs []corpus.Document) ([]Query, error) {
-	c, err := ReadChecked(path, docs, DefaultCheckOptions())
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Err(); err != nil {
-		return nil, err
-	}
-	return c.Queries, nil
+	return checkedQueries(ReadChecked(path, docs, DefaultCheckOptions()))
 }
 
 // ReadChecked is Read with options (the sweep's: AcceptMoved, the anchor

@@ -60,12 +60,7 @@ const (
 // ReadJSONL reads span labels from a labelled-query JSONL file (see
 // ParseJSONL) and checks them against docs.
 func ReadJSONL(path string, docs []corpus.Document) ([]Query, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return ParseJSONL(f, path, docs)
+	return readFile(path, docs, ParseJSONL)
 }
 
 // ParseJSONL reads span labels, one JSON object per line:
@@ -93,14 +88,7 @@ func ReadJSONL(path string, docs []corpus.Document) ([]Query, error) {
 // differs from the document at its offsets or is found zero or several
 // times, the same span twice in a query, and a file with no query.
 func ParseJSONL(r io.Reader, name string, docs []corpus.Document) ([]Query, error) {
-	c, err := CheckJSONL(r, name, docs, DefaultCheckOptions())
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Err(); err != nil {
-		return nil, err
-	}
-	return c.Queries, nil
+	return checkedQueries(CheckJSONL(r, name, docs, DefaultCheckOptions()))
 }
 
 // chromaWant are the columns of Chroma's questions.csv that ParseChromaCSV
@@ -138,15 +126,20 @@ func chromaColumns(header []string, name string) (map[string]int, error) {
 	return col, errors.Join(errs...)
 }
 
-// ReadChromaCSV reads Chroma's questions.csv (see ParseChromaCSV) and checks
-// it against docs.
-func ReadChromaCSV(path string, docs []corpus.Document) ([]Query, error) {
+// readFile opens path and parses it (ParseJSONL or ParseChromaCSV).
+func readFile(path string, docs []corpus.Document, parse func(io.Reader, string, []corpus.Document) ([]Query, error)) ([]Query, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ParseChromaCSV(f, path, docs)
+	return parse(f, path, docs)
+}
+
+// ReadChromaCSV reads Chroma's questions.csv (see ParseChromaCSV) and checks
+// it against docs.
+func ReadChromaCSV(path string, docs []corpus.Document) ([]Query, error) {
+	return readFile(path, docs, ParseChromaCSV)
 }
 
 // ParseChromaCSV reads Chroma's chunking-evaluation questions as the
@@ -165,14 +158,7 @@ func ReadChromaCSV(path string, docs []corpus.Document) ([]Query, error) {
 // document or whose content differs from the document there, a file with
 // no question.
 func ParseChromaCSV(r io.Reader, name string, docs []corpus.Document) ([]Query, error) {
-	c, err := CheckChromaCSV(r, name, docs, DefaultCheckOptions())
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Err(); err != nil {
-		return nil, err
-	}
-	return c.Queries, nil
+	return checkedQueries(CheckChromaCSV(r, name, docs, DefaultCheckOptions()))
 }
 
 // CheckChromaCSV is CheckJSONL for Chroma's questions.csv (see

@@ -423,6 +423,23 @@ func (opt Options) check() error {
 	return nil
 }
 
+// eachAnswerable calls f, in label order, with every query that has gold
+// spans and its ranking in run (rank); a chunk id not in ch stops it with
+// rank's error.
+func eachAnswerable(queries []Query, ch *Chunking, run eval.Run, tb eval.TieBreak, f func(q Query, ids []string, ranked []Interval)) error {
+	for _, q := range queries {
+		if len(q.Gold) == 0 {
+			continue
+		}
+		ids, ranked, err := rank(q.ID, ch, run, tb)
+		if err != nil {
+			return err
+		}
+		f(q, ids, ranked)
+	}
+	return nil
+}
+
 // rank returns query qid's results in run sorted by score (eval.Sort, tb),
 // as chunk ids and their intervals in ch. A chunk id not in ch is an error.
 func rank(qid string, ch *Chunking, run eval.Run, tb eval.TieBreak) ([]string, []Interval, error) {

@@ -87,14 +87,7 @@ func Misses(queries []Query, ch *Chunking, run eval.Run, k int, opt Options) ([]
 		return nil, err
 	}
 	var out []Miss
-	for _, q := range queries {
-		if len(q.Gold) == 0 {
-			continue
-		}
-		ids, ranked, err := rank(q.ID, ch, run, opt.TieBreak)
-		if err != nil {
-			return nil, err
-		}
+	err := eachAnswerable(queries, ch, run, opt.TieBreak, func(q Query, ids []string, ranked []Interval) {
 		n := min(k, len(ids))
 		for _, members := range q.passageSpans() {
 			found := slices.ContainsFunc(members, func(g Span) bool {
@@ -108,6 +101,9 @@ func Misses(queries []Query, ch *Chunking, run eval.Run, k int, opt Options) ([]
 				out = append(out, m)
 			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

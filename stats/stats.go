@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -82,24 +83,12 @@ func (o Options) contextErr() error {
 // SetDefaults fills the zero fields of o with the defaults documented on
 // each field.
 func (o *Options) SetDefaults() {
-	if o.Permutations == 0 {
-		o.Permutations = DefaultPermutations
-	}
-	if o.Resamples == 0 {
-		o.Resamples = DefaultResamples
-	}
-	if o.ExactMaxN == 0 {
-		o.ExactMaxN = DefaultExactMaxN
-	}
-	if o.Alpha == 0 {
-		o.Alpha = DefaultAlpha
-	}
-	if o.Power == 0 {
-		o.Power = DefaultPower
-	}
-	if o.Confidence == 0 {
-		o.Confidence = DefaultConfidence
-	}
+	o.Permutations = cmp.Or(o.Permutations, DefaultPermutations)
+	o.Resamples = cmp.Or(o.Resamples, DefaultResamples)
+	o.ExactMaxN = cmp.Or(o.ExactMaxN, DefaultExactMaxN)
+	o.Alpha = cmp.Or(o.Alpha, DefaultAlpha)
+	o.Power = cmp.Or(o.Power, DefaultPower)
+	o.Confidence = cmp.Or(o.Confidence, DefaultConfidence)
 }
 
 // CheckResamples is the one rule for a number of bootstrap resamples

@@ -406,14 +406,17 @@ func (s *Server) apiFind(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, findText(s.st.ix, r.URL.Query().Get("q"), 50))
 }
 
-func (s *Server) apiEdit(w http.ResponseWriter, r *http.Request) {
-	var e rowEdit
-	if !decode(w, r, &e) {
+// change is the one shape of the endpoints that change the labels: r's
+// body decoded into a Req, then, holding the state's lock, do's value
+// written as JSON (200) or its error (fail).
+func change[Req, V any](s *Server, w http.ResponseWriter, r *http.Request, do func(Req) (V, error)) {
+	var req Req
+	if !decode(w, r, &req) {
 		return
 	}
 	s.st.mu.Lock()
 	defer s.st.mu.Unlock()
-	v, err := s.st.edit(e)
+	v, err := do(req)
 	if err != nil {
 		fail(w, err)
 		return
@@ -421,74 +424,45 @@ func (s *Server) apiEdit(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, v)
 }
 
+func (s *Server) apiEdit(w http.ResponseWriter, r *http.Request) {
+	change(s, w, r, s.st.edit)
+}
+
 func (s *Server) apiDelete(w http.ResponseWriter, r *http.Request) {
-	var req struct {
+	type del struct {
 		ID string `json:"id"`
 	}
-	if !decode(w, r, &req) {
-		return
-	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	if err := s.st.deleteRow(req.ID); err != nil {
-		fail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"deleted": req.ID})
+	change(s, w, r, func(req del) (any, error) {
+		if err := s.st.deleteRow(req.ID); err != nil {
+			return nil, err
+		}
+		return map[string]any{"deleted": req.ID}, nil
+	})
 }
 
 func (s *Server) apiJudge(w http.ResponseWriter, r *http.Request) {
-	var req struct {
+	type judge struct {
 		ID    string `json:"id"`
 		Doc   string `json:"doc"`
 		Start int    `json:"start"`
 		End   int    `json:"end"`
 		Grade int    `json:"grade"`
 	}
-	if !decode(w, r, &req) {
-		return
-	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	v, err := s.st.judge(req.ID, req.Doc, req.Start, req.End, req.Grade)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	change(s, w, r, func(req judge) (any, error) {
+		return s.st.judge(req.ID, req.Doc, req.Start, req.End, req.Grade)
+	})
 }
 
 func (s *Server) apiRepair(w http.ResponseWriter, r *http.Request) {
-	var req struct {
+	type repair struct {
 		ID    string `json:"id"`
 		Field string `json:"field"`
 	}
-	if !decode(w, r, &req) {
-		return
-	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	v, err := s.st.repair(req.ID, req.Field)
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, v)
+	change(s, w, r, func(req repair) (any, error) { return s.st.repair(req.ID, req.Field) })
 }
 
 func (s *Server) apiSave(w http.ResponseWriter, r *http.Request) {
-	var req struct{}
-	if !decode(w, r, &req) {
-		return
-	}
-	s.st.mu.Lock()
-	defer s.st.mu.Unlock()
-	res, err := s.st.save()
-	if err != nil {
-		fail(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, res)
+	change(s, w, r, func(struct{}) (any, error) { return s.st.save() })
 }
 
 // URL is the address to open for a listener at addr (host:port): with the

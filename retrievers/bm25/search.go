@@ -475,15 +475,7 @@ func (s *searcher) offer(h hit, k int) bool {
 // results returns the heap's hits in rank order (eval.CompareRank).
 func (s *searcher) results() []eval.Result {
 	hs := slices.Clone(s.heap)
-	slices.SortFunc(hs, func(a, b hit) int {
-		if s.better(a, b) {
-			return -1
-		}
-		if s.better(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(hs, retrievers.ByBetter(s.better))
 	out := make([]eval.Result, len(hs))
 	for i, h := range hs {
 		out[i] = eval.Result{DocID: string(s.r.side.id(int(h.doc))), Score: h.score}

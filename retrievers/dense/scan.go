@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/retrievers"
 )
 
 // minRowsPerWorker is the least rows a scan goroutine gets: below it, a
@@ -30,15 +31,7 @@ func (r *Retriever) scan(q []float32, k int) []eval.Result {
 	}
 	wg.Wait()
 	all := slices.Concat(heaps...)
-	slices.SortFunc(all, func(a, b row) int {
-		if r.better(a, b) {
-			return -1
-		}
-		if r.better(b, a) {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(all, retrievers.ByBetter(r.better))
 	all = all[:min(k, len(all))]
 	out := make([]eval.Result, len(all))
 	for i, x := range all {
