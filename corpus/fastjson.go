@@ -262,6 +262,26 @@ func isHex(c byte) bool {
 // maxDepth bounds the nesting the fast path follows (deeper: slow path).
 const maxDepth = 64
 
+// members checks the members of an object or array whose opening byte
+// was just read: member, then each further one after a comma, up to the
+// closing byte (none at all is allowed).
+func (p *scanner) members(closing byte, member func() bool) bool {
+	p.space()
+	if p.eat(closing) {
+		return true
+	}
+	for {
+		p.space()
+		if !member() {
+			return false
+		}
+		p.space()
+		if !p.eat(',') {
+			return p.eat(closing)
+		}
+	}
+}
+
 // value skips one JSON value at p.i, checking its syntax.
 func (p *scanner) value(depth int) bool {
 	if depth > maxDepth || p.i >= len(p.b) {
@@ -273,12 +293,7 @@ func (p *scanner) value(depth int) bool {
 		return ok
 	case c == '{':
 		p.i++
-		p.space()
-		if p.eat('}') {
-			return true
-		}
-		for {
-			p.space()
+		return p.members('}', func() bool {
 			if _, _, _, ok := p.str(); !ok {
 				return false
 			}
@@ -287,32 +302,11 @@ func (p *scanner) value(depth int) bool {
 				return false
 			}
 			p.space()
-			if !p.value(depth + 1) {
-				return false
-			}
-			p.space()
-			if p.eat(',') {
-				continue
-			}
-			return p.eat('}')
-		}
+			return p.value(depth + 1)
+		})
 	case c == '[':
 		p.i++
-		p.space()
-		if p.eat(']') {
-			return true
-		}
-		for {
-			p.space()
-			if !p.value(depth + 1) {
-				return false
-			}
-			p.space()
-			if p.eat(',') {
-				continue
-			}
-			return p.eat(']')
-		}
+		return p.members(']', func() bool { return p.value(depth + 1) })
 	case c == 't':
 		return p.lit("true")
 	case c == 'f':
