@@ -435,8 +435,9 @@ func TestHTTPSIGTERM(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // requests in flight
 	code, took := stopStage(t, cmd, waited, w)
 	t.Logf("exit %d %v after SIGTERM", code, took.Round(time.Millisecond))
-	if errText := w.String(); took > stopLimitNow(t) || code != 143 || !strings.Contains(errText, "bench run: interrupted after") || strings.Contains(errText, "quitting now") {
-		t.Errorf("exit %d %v after SIGTERM, want 143 within %v after a clean stop; stderr:\n%s", code, took, stopLimitNow(t), errText)
+	limit := stopLimitNow(t)
+	if errText := w.String(); took > limit || code != 143 || !strings.Contains(errText, "bench run: interrupted after") || strings.Contains(errText, "quitting now") {
+		t.Errorf("exit %d %v after SIGTERM, want 143 within %v after a clean stop; stderr:\n%s", code, took, limit, errText)
 	}
 	checkOutputIntact(t, "http", out, before)
 }
