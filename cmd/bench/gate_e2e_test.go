@@ -26,16 +26,10 @@ import (
 // randomization p ≈ 0.001 (issue 16); the good sweep against itself and
 // against the worse one (an improvement) exits 0.
 func TestE2EGateSciFact(t *testing.T) {
-	data := testenv.Shared(t, "datasets/scifact")
-	data = filepath.Dir(filepath.Dir(data))
 	dir := t.TempDir()
+	sweepAt := sciFactSweep(t, dir)
 	sweep := func(cfg, out string, extra ...string) (int, string, string) {
-		args := append([]string{"run", "--progress", "none", "--data-dir", data, "--output", filepath.Join(dir, out),
-			"--cache-dir", filepath.Join(dir, "cache"), "--no-history"}, extra...)
-		args = append(args, filepath.Join("..", "..", "gate", "testdata", cfg+".yaml"))
-		var o, e bytes.Buffer
-		code := run(&o, &e, args)
-		return code, o.String(), e.String()
+		return sweepAt(filepath.Join("..", "..", "gate", "testdata", cfg+".yaml"), out, extra...)
 	}
 	if code, _, e := sweep("scifact-bm25", "good"); code != 0 {
 		t.Fatalf("good sweep: exit %d\n%s", code, e)
@@ -86,8 +80,6 @@ func TestE2EGateSciFact(t *testing.T) {
 // helps nor hurts by 0.02, so the change exits 0 as equivalent, and so does
 // its revert (the data say no regression either way).
 func TestE2EGateSciFactChunkSize(t *testing.T) {
-	data := testenv.Shared(t, "datasets/scifact")
-	data = filepath.Dir(filepath.Dir(data))
 	dir := t.TempDir()
 	config := func(size int) string {
 		p := filepath.Join(dir, fmt.Sprintf("fixed-%d.yaml", size))
@@ -106,13 +98,7 @@ significance: {permutations: 10000}
 		}
 		return p
 	}
-	sweep := func(cfg, out string, extra ...string) (int, string, string) {
-		args := append([]string{"run", "--progress", "none", "--data-dir", data, "--output", filepath.Join(dir, out),
-			"--cache-dir", filepath.Join(dir, "cache"), "--no-history"}, extra...)
-		var o, e bytes.Buffer
-		code := run(&o, &e, append(args, cfg))
-		return code, o.String(), e.String()
-	}
+	sweep := sciFactSweep(t, dir)
 	c128, c256 := config(128), config(256)
 	if code, _, e := sweep(c128, "f128"); code != 0 {
 		t.Fatalf("fixed-128o32 sweep: exit %d\n%s", code, e)
@@ -132,5 +118,20 @@ significance: {permutations: 10000}
 		"--gate-map", "fixed-256o32=fixed-128o32", "--equivalence", "0.02")
 	if code != 0 || !strings.Contains(out, "equivalent within ±0.02") {
 		t.Errorf("the revert: exit %d, want 0 and equivalent\n%s\n%s", code, out, errOut)
+	}
+}
+
+// sciFactSweep returns a function that runs one bench run of config cfg on
+// the shared SciFact data into dir/out (one run cache in dir for all of
+// them, no history; extra flags before the config), returning its exit
+// code, stdout and stderr.
+func sciFactSweep(t *testing.T, dir string) func(cfg, out string, extra ...string) (int, string, string) {
+	data := filepath.Dir(filepath.Dir(testenv.Shared(t, "datasets/scifact")))
+	return func(cfg, out string, extra ...string) (int, string, string) {
+		args := append([]string{"run", "--progress", "none", "--data-dir", data, "--output", filepath.Join(dir, out),
+			"--cache-dir", filepath.Join(dir, "cache"), "--no-history"}, extra...)
+		var o, e bytes.Buffer
+		code := run(&o, &e, append(args, cfg))
+		return code, o.String(), e.String()
 	}
 }

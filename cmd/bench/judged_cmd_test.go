@@ -85,16 +85,7 @@ func mustAbs(t *testing.T, p string) string {
 // chunking refused) and the fixes, and a sweep of fixed-5 scores it:
 // bm25 puts d1#1 first, recall@1 = 1.
 func TestRunChunkIDLabels(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	write("corpus.jsonl", `{"_id": "d1", "title": "", "text": "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon"}`+"\n")
-	labels := write("qrels.jsonl", `{"id": "q1", "question": "theta iota", "gold": ["d1#1"]}`+"\n")
+	dir, write, labels := chunkIDCase(t)
 	sweep := func(sizes string) string {
 		return write("sweep-"+sizes+".yaml", "dataset: {corpus: corpus.jsonl, queries: qrels.jsonl, title: false}\nchunking: [{strategy: fixed, sizes: ["+sizes+"]}]\nretrievers: [{name: bm25, type: bm25}]\nmetrics: [recall]\nk: [1]\n")
 	}
@@ -234,4 +225,24 @@ func TestRunPassageCellJudged(t *testing.T) {
 	if hit == 0 || j < hit {
 		t.Errorf("judged@1 = %v, hit_rate@1 = %v: want judged@1 ≥ hit_rate@1 > 0", j, hit)
 	}
+}
+
+// chunkIDCase writes issue 20's stale chunk-id case into a new folder: a
+// one-document corpus (d1, the Greek alphabet from alpha to upsilon) and
+// chunk-id labels made on 5-word windows (q1 "theta iota" → d1#1 of
+// fixed-5). It returns the folder, a writer of further files in it and
+// the labels' path.
+func chunkIDCase(t *testing.T) (dir string, write func(name, content string) string, labels string) {
+	t.Helper()
+	dir = t.TempDir()
+	write = func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("corpus.jsonl", `{"_id": "d1", "title": "", "text": "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon"}`+"\n")
+	labels = write("qrels.jsonl", `{"id": "q1", "question": "theta iota", "gold": ["d1#1"]}`+"\n")
+	return dir, write, labels
 }

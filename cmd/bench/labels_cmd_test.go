@@ -136,16 +136,7 @@ func readFile(t *testing.T, p string) string {
 // zeta … kappa (code points 31 to 56, by Python's str.find), which check clean and pass bench
 // run --check on both chunkings.
 func TestLabelsChunkIDs(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	write("corpus.jsonl", `{"_id": "d1", "title": "", "text": "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon"}`+"\n")
-	labels := write("qrels.jsonl", `{"id": "q1", "question": "theta iota", "gold": ["d1#1"]}`+"\n")
+	dir, write, labels := chunkIDCase(t)
 	cfg := write("sweep.yaml", "dataset: {corpus: corpus.jsonl, queries: qrels.jsonl, title: false}\nchunking: [{strategy: fixed, sizes: [5, 10]}]\nretrievers: [{name: bm25, type: bm25}]\nk: [1]\n")
 	code, out, errOut := runBench("labels", "check", "--data-dir", dir, cfg)
 	if code != 1 || !strings.Contains(out, "the sweep has 2 chunkings (fixed-5, fixed-10) with none recorded") || !strings.Contains(out, "bench labels record --corpus CORPUS --chunking NAME") {
