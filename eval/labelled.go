@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,7 +243,7 @@ func rowObject(s *lineScanner, line []byte) (map[string]json.RawMessage, error) 
 	// may name any of them, e.g. "topic"), except a spelling of a known key
 	// in another case, which encoding/json would have taken for it and
 	// which is almost surely meant as it.
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if slices.Contains(jsonlKeys, k) {
 			continue
 		}
@@ -379,7 +380,7 @@ func parseGoldGrades(s *lineScanner, gold json.RawMessage) (map[string]int, erro
 		return nil, s.errf("gold", "doc %q graded twice", d)
 	}
 	m := map[string]int{}
-	for _, d := range sortedKeys(grades) {
+	for _, d := range slices.Sorted(maps.Keys(grades)) {
 		if d == "" {
 			return nil, s.errf("gold", "empty doc id")
 		}
@@ -458,7 +459,7 @@ func spanObject(s *lineScanner, qid, f string, item json.RawMessage) (map[string
 // parseGroup reads a group of alternatives {"any_of": [passage, …]} (field
 // f), the row's group-th.
 func parseGroup(s *lineScanner, qid, f string, obj map[string]json.RawMessage, group int) ([]LabelSpan, error) {
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if k != AnyOf {
 			return nil, s.errf(f, "query %q: unknown key %q beside %q (a group of alternatives holds only %q: [passage, …])", qid, k, AnyOf, AnyOf)
 		}
@@ -498,7 +499,7 @@ var spanKeyKinds = map[string]string{"doc": "a string", "text": "a string", "uni
 // parseSpan reads one passage (field f) of query qid.
 func parseSpan(s *lineScanner, qid, f string, obj map[string]json.RawMessage) (LabelSpan, error) {
 	sp := LabelSpan{Field: f, Unit: UnitCodePoints, Grade: 1}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		want, ok := spanKeyKinds[k]
 		if !ok {
 			return sp, s.errf(f, "query %q: unknown key %q (want %s)", qid, k, strings.Join(SpanKeys, ", "))

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"sort"
 
 	"github.com/ragbench/ragbench/internal/srcpos"
 )
@@ -49,13 +48,4 @@ func jsonSyntax(err error) string {
 		return "invalid JSON: unexpected " + te.Value
 	}
 	return "invalid JSON"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
