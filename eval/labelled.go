@@ -210,7 +210,7 @@ func lineObject(s *lineScanner, line []byte, what string) (map[string]json.RawMe
 	}
 	trimmed := bytes.TrimSpace(line)
 	if trimmed[0] != '{' {
-		return nil, s.errf("json", "want one JSON object per line (%s), got %q", what, clip(trimmed))
+		return nil, s.errf("json", "want one JSON object per line (%s), got %q", what, jsonkey.Clip(trimmed))
 	}
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -270,12 +270,12 @@ func rowID(s *lineScanner, obj map[string]json.RawMessage) (string, string, erro
 	}
 	qid, ok := jsonID(raw)
 	if !ok {
-		return "", "", s.errf(idField, "must be a non-empty string or an integer, got %s", clip(raw))
+		return "", "", s.errf(idField, "must be a non-empty string or an integer, got %s", jsonkey.Clip(raw))
 	}
 	if rawQ, ok := obj["qid"]; hasID && ok {
 		other, ok := jsonID(rawQ)
 		if !ok {
-			return "", "", s.errf("qid", "must be a non-empty string or an integer, got %s", clip(rawQ))
+			return "", "", s.errf("qid", "must be a non-empty string or an integer, got %s", jsonkey.Clip(rawQ))
 		}
 		if other != qid {
 			return "", "", s.errf("qid", "\"id\" and \"qid\" both given and different (%s vs %s)", qid, other)
@@ -308,7 +308,7 @@ func jsonString(s *lineScanner, obj map[string]json.RawMessage, key string) (str
 	}
 	var v string
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", false, s.errf(key, "must be a string, got %s", clip(raw))
+		return "", false, s.errf(key, "must be a string, got %s", jsonkey.Clip(raw))
 	}
 	return v, true, nil
 }
@@ -346,7 +346,7 @@ func parseGold(s *lineScanner, obj map[string]json.RawMessage) (map[string]int, 
 	case '{':
 		return parseGoldGrades(s, gold)
 	}
-	return nil, s.errf("gold", "must be a list of doc ids or an object doc id → grade, got %s", clip(gold))
+	return nil, s.errf("gold", "must be a list of doc ids or an object doc id → grade, got %s", jsonkey.Clip(gold))
 }
 
 func parseGoldList(s *lineScanner, gold json.RawMessage) (map[string]int, error) {
@@ -358,7 +358,7 @@ func parseGoldList(s *lineScanner, gold json.RawMessage) (map[string]int, error)
 	for i, it := range items {
 		var d string
 		if json.Unmarshal(it, &d) != nil {
-			return nil, s.errf("gold", "item %d must be a doc id string, got %s", i+1, clip(it))
+			return nil, s.errf("gold", "item %d must be a doc id string, got %s", i+1, jsonkey.Clip(it))
 		}
 		if d == "" {
 			return nil, s.errf("gold", "empty doc id")
@@ -386,7 +386,7 @@ func parseGoldGrades(s *lineScanner, gold json.RawMessage) (map[string]int, erro
 		}
 		g, err := strconv.Atoi(string(grades[d]))
 		if err != nil {
-			return nil, s.errf("gold", "grade of doc %q must be an integer, got %s%s", d, clip(grades[d]), quotedNumber(grades[d]))
+			return nil, s.errf("gold", "grade of doc %q must be an integer, got %s%s", d, jsonkey.Clip(grades[d]), quotedNumber(grades[d]))
 		}
 		m[d] = g
 	}
@@ -411,7 +411,7 @@ func quotedNumber(raw json.RawMessage) string {
 func parseGoldSpans(s *lineScanner, qid string, raw json.RawMessage) ([]LabelSpan, error) {
 	var items []json.RawMessage
 	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
-		return nil, s.errf("gold_spans", "must be a list of spans [{\"doc\", \"start\", \"end\"}, …], got %s", clip(raw))
+		return nil, s.errf("gold_spans", "must be a list of spans [{\"doc\", \"start\", \"end\"}, …], got %s", jsonkey.Clip(raw))
 	}
 	var out []LabelSpan
 	group := 0
@@ -448,7 +448,7 @@ func parseGoldSpans(s *lineScanner, qid string, raw json.RawMessage) ([]LabelSpa
 func spanObject(s *lineScanner, qid, f string, item json.RawMessage) (map[string]json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if len(item) == 0 || item[0] != '{' || json.Unmarshal(item, &obj) != nil {
-		return nil, s.errf(f, "query %q: want an object {\"doc\", \"start\", \"end\"} or {\"doc\", \"text\"}, got %s", qid, clip(item))
+		return nil, s.errf(f, "query %q: want an object {\"doc\", \"start\", \"end\"} or {\"doc\", \"text\"}, got %s", qid, jsonkey.Clip(item))
 	}
 	if key := jsonkey.Repeated(item, false); key != "" {
 		return nil, s.errf(f+"."+key, "query %q: key given twice in one object", qid)
@@ -467,7 +467,7 @@ func parseGroup(s *lineScanner, qid, f string, obj map[string]json.RawMessage, g
 	var items []json.RawMessage
 	raw := obj[AnyOf]
 	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil || len(items) < 2 {
-		return nil, s.errf(f+"."+AnyOf, "query %q: want a list of at least two passages, any one of which answers the query, got %s", qid, clip(raw))
+		return nil, s.errf(f+"."+AnyOf, "query %q: want a list of at least two passages, any one of which answers the query, got %s", qid, jsonkey.Clip(raw))
 	}
 	out := make([]LabelSpan, 0, len(items))
 	for j, item := range items {
@@ -506,7 +506,7 @@ func parseSpan(s *lineScanner, qid, f string, obj map[string]json.RawMessage) (L
 		}
 		v := obj[k]
 		if want == "a string" && !isJSONString(v) || want == "an integer" && !isJSONInt(v) {
-			return sp, s.errf(f+"."+k, "query %q: must be %s, got %s%s", qid, want, clip(v), quotedNumber(v))
+			return sp, s.errf(f+"."+k, "query %q: must be %s, got %s%s", qid, want, jsonkey.Clip(v), quotedNumber(v))
 		}
 	}
 	str := func(k string) (string, bool) {

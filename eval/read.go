@@ -26,14 +26,6 @@ type QueryMeta struct {
 	Slice string
 }
 
-// clip shortens a JSON value for an error message.
-func clip(raw []byte) string {
-	if len(raw) > 40 {
-		return string(raw[:37]) + "..."
-	}
-	return string(raw)
-}
-
 // jsonSyntax words a JSON decoding error without Go type names.
 func jsonSyntax(err error) string {
 	var se *json.SyntaxError
