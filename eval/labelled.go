@@ -31,6 +31,32 @@ var SpanKeys = []string{"doc", "start", "end", "unit", "text", "prefix", "suffix
 // {"any_of": [passage, passage, …]}, any one of which answers the query.
 const AnyOf = "any_of"
 
+// GoldSlots lays out a "gold_spans" list of n passages: passage i stands
+// alone when group(i) is 0, else in the any_of object of its group, which
+// stands at the place of the group's first passage. It returns each item's
+// passage indexes, in list order (a lone passage's item has one). The
+// labels writer builds gold_spans by it and spans counts passages by it, so
+// that the two agree on the order.
+func GoldSlots(n int, group func(i int) int) [][]int {
+	var slots [][]int
+	at := map[int]int{} // group → index in slots
+	for i := range n {
+		g := group(i)
+		if g == 0 {
+			slots = append(slots, []int{i})
+			continue
+		}
+		k, ok := at[g]
+		if !ok {
+			k = len(slots)
+			at[g] = k
+			slots = append(slots, nil)
+		}
+		slots[k] = append(slots[k], i)
+	}
+	return slots
+}
+
 // Units of a passage's offsets (the "unit" key of LabelSpan).
 const (
 	UnitCodePoints = "code_points" // the default: Python's str indexing
