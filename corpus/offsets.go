@@ -41,6 +41,23 @@ func NewRuneIndex(text string) *RuneIndex {
 	return x
 }
 
+// RuneIndexes holds the RuneIndex of each document id, built on first use,
+// for readers that convert many offsets into the same documents (a passage
+// run, a chunking). The zero value is not usable: make it with
+// RuneIndexes{}. Not safe for concurrent use.
+type RuneIndexes map[string]*RuneIndex
+
+// Of returns the index of document doc, building it from text (the
+// document's text) the first time doc is asked for.
+func (xs RuneIndexes) Of(doc, text string) *RuneIndex {
+	x := xs[doc]
+	if x == nil {
+		x = NewRuneIndex(text)
+		xs[doc] = x
+	}
+	return x
+}
+
 // Runes is the text's length in code points.
 func (x *RuneIndex) Runes() int {
 	if x.ascii {

@@ -356,14 +356,14 @@ func (at *attributor) add(v Verdict) error {
 // the slices, the warnings and the advice.
 func (at *attributor) finish() *Attribution {
 	a, depth := at.a, at.depth
-	for _, q := range sortedKeys(at.in.Qrels) {
+	for _, q := range slices.Sorted(maps.Keys(at.in.Qrels)) {
 		if _, ok := at.seen[q]; !ok {
 			a.NoVerdict = append(a.NoVerdict, q)
 		}
 	}
 	sort.Strings(a.NotInRun)
 	sort.Strings(a.NotInQrels)
-	for _, name := range sortedKeys(at.bySlice) {
+	for _, name := range slices.Sorted(maps.Keys(at.bySlice)) {
 		a.Slices = append(a.Slices, *at.bySlice[name])
 	}
 	if at.retrievedAny && at.judgedInTop == 0 {

@@ -2,9 +2,7 @@ package diagnose
 
 import (
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 
 	"github.com/ragbench/ragbench/eval"
 )
@@ -83,9 +81,6 @@ func checkScores(q string, results []eval.Result) error {
 	}
 	return nil
 }
-
-// sortedKeys returns the keys of m in ascending order.
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // ratio returns num/den, or NaN when den is 0.
 func ratio(num, den int) float64 {

@@ -2,7 +2,9 @@ package diagnose
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/ragbench/ragbench/eval"
@@ -119,7 +121,7 @@ func Threshold(run eval.Run, qrels eval.Qrels, opt ThresholdOptions) (*Threshold
 	if bins == 0 {
 		bins = 10
 	}
-	for _, q := range sortedKeys(run) {
+	for _, q := range slices.Sorted(maps.Keys(run)) {
 		if err := checkScores(q, run[q]); err != nil {
 			return nil, fmt.Errorf("diagnose: %w", err)
 		}
@@ -167,7 +169,7 @@ type thresholdQuery struct {
 // run queries not in the qrels.
 func thresholdQueries(run eval.Run, qrels eval.Qrels, depth int, rep *ThresholdReport) []thresholdQuery {
 	var qs []thresholdQuery
-	for _, q := range sortedKeys(qrels) {
+	for _, q := range slices.Sorted(maps.Keys(qrels)) {
 		judged := qrels[q]
 		list := top(run[q], depth)
 		e := thresholdQuery{answerable: hasGold(judged)}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 )
 
 // CrossEncoder scores (query, passage) pairs with one transformer reading
@@ -12,7 +11,7 @@ import (
 // model's own; ms-marco-MiniLM-L-6-v2 gives roughly -11..11). Its methods
 // are safe for concurrent use.
 type CrossEncoder struct {
-	m *model
+	loaded // the model; Config, Fingerprint, Warnings, Stats, Close
 
 	// passage ids are cached in memory (Unigram tokenization can cost tens
 	// of milliseconds per abstract and a reranker sees the same passages for
@@ -20,8 +19,6 @@ type CrossEncoder struct {
 	mu    sync.Mutex // guards ids
 	ids   map[string][]int
 	limit int
-
-	texts, tokens, truncated atomic.Int64
 }
 
 // passageIDCacheLimit bounds the in-memory passage-id cache (entries).
@@ -35,26 +32,10 @@ func LoadCrossEncoder(dir string, opts Options) (*CrossEncoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &CrossEncoder{m: m, ids: map[string][]int{}, limit: passageIDCacheLimit}, nil
+	c := &CrossEncoder{ids: map[string][]int{}, limit: passageIDCacheLimit}
+	c.m = m
+	return c, nil
 }
-
-// Config returns the resolved model config.
-func (c *CrossEncoder) Config() ResolvedConfig { return c.m.cfg }
-
-// Fingerprint identifies the scores this model produces (see
-// Embedder.Fingerprint).
-func (c *CrossEncoder) Fingerprint() string { return c.m.fingerprint }
-
-// Warnings returns load-time notes (see Embedder.Warnings).
-func (c *CrossEncoder) Warnings() []string { return c.m.warnings }
-
-// Stats returns the counters since load (Texts counts pairs).
-func (c *CrossEncoder) Stats() Stats {
-	return Stats{Texts: c.texts.Load(), Tokens: c.tokens.Load(), Truncated: c.truncated.Load()}
-}
-
-// Close releases the ONNX session.
-func (c *CrossEncoder) Close() error { return c.m.close() }
 
 // Score returns one logit per passage for the pair (query, passages[i]), in
 // input order. Each pair is laid out with the pair template (for BERT

@@ -5,16 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync/atomic"
 )
 
 // Embedder is a bi-encoder loaded from a model folder: it turns texts into
 // fixed-size float32 vectors. Its methods are safe for concurrent use.
 type Embedder struct {
-	m   *model
-	dim int
-
-	texts, tokens, truncated atomic.Int64 // counters reported by Stats
+	loaded // the model; Config, Fingerprint, Warnings, Stats, Close
+	dim    int
 }
 
 // Tokens is one text's tokenization as fed to the model: ids with special
@@ -66,7 +63,8 @@ func LoadEmbedder(dir string, opts Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Embedder{m: m}
+	e := &Embedder{}
+	e.m = m
 	if m.cfg.Pooling == PoolingNone {
 		e.dim = int(m.out.Shape[1])
 	} else {
@@ -87,26 +85,6 @@ func LoadEmbedder(dir string, opts Options) (*Embedder, error) {
 // Dim is the embedding dimension (e.g. 384 for all-MiniLM-L6-v2, 512 for
 // use-lite).
 func (e *Embedder) Dim() int { return e.dim }
-
-// Config returns the resolved model config.
-func (e *Embedder) Config() ResolvedConfig { return e.m.cfg }
-
-// Fingerprint identifies the numbers this embedder produces: a hex sha256
-// over model.onnx's sha256, tokenizer.json's sha256 and the resolved
-// config. It does not depend on Options. Caches key on it.
-func (e *Embedder) Fingerprint() string { return e.m.fingerprint }
-
-// Warnings returns load-time notes that change how the model runs (for
-// example, batch size forced to 1 for a dynamically quantized graph).
-func (e *Embedder) Warnings() []string { return e.m.warnings }
-
-// Stats returns the counters since load.
-func (e *Embedder) Stats() Stats {
-	return Stats{Texts: e.texts.Load(), Tokens: e.tokens.Load(), Truncated: e.truncated.Load()}
-}
-
-// Close releases the ONNX session. The Embedder must not be used after.
-func (e *Embedder) Close() error { return e.m.close() }
 
 // Embed returns one vector of Dim() float32 per text, in input order. query
 // selects the query prefix (true) or the passage prefix (false) of the

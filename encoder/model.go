@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -120,6 +121,37 @@ type model struct {
 	opts        Options
 	warnings    []string // load-time notes, e.g. batch size forced to 1
 }
+
+// loaded is what an Embedder and a CrossEncoder share as a loaded model:
+// the model and the counters Stats reports (texts, or pairs for a
+// cross-encoder). Its methods are theirs.
+type loaded struct {
+	m *model
+
+	texts, tokens, truncated atomic.Int64 // counters reported by Stats
+}
+
+// Config returns the resolved model config.
+func (l *loaded) Config() ResolvedConfig { return l.m.cfg }
+
+// Fingerprint identifies the numbers the model produces (an Embedder's
+// vectors, a CrossEncoder's scores): a hex sha256 over model.onnx's
+// sha256, tokenizer.json's sha256 and the resolved config. It does not
+// depend on Options. Caches key on it.
+func (l *loaded) Fingerprint() string { return l.m.fingerprint }
+
+// Warnings returns load-time notes that change how the model runs (for
+// example, batch size forced to 1 for a dynamically quantized graph).
+func (l *loaded) Warnings() []string { return l.m.warnings }
+
+// Stats returns the counters since load (a CrossEncoder's Texts counts
+// pairs).
+func (l *loaded) Stats() Stats {
+	return Stats{Texts: l.texts.Load(), Tokens: l.tokens.Load(), Truncated: l.truncated.Load()}
+}
+
+// Close releases the ONNX session. The model must not be used after.
+func (l *loaded) Close() error { return l.m.close() }
 
 // fingerprintVersion changes whenever ragbench changes how it turns a text
 // into numbers, so caches keyed on fingerprints are invalidated.

@@ -658,17 +658,27 @@ func (r *ranking) rndcg(m Measure) float64 {
 	n := len(r.grades)
 	dcg, idcg, sum := 0.0, 0.0, 0.0
 	cnt := 0
+	// point adds the nDCG so far to the average (a point with no ideal
+	// gain yet does not count); idealStep takes the next ideal gain and
+	// adds a point first when it differs from the previous one.
+	point := func() {
+		if idcg > 0 {
+			sum += dcg / idcg
+			cnt++
+		}
+	}
+	idealStep := func() float64 {
+		ig := w.next()
+		if old != ig {
+			point()
+			old = ig
+		}
+		return ig
+	}
 	i := 0
 	for ; i < n && w.gain > 0; i++ {
 		rg := r.gainOf(r.grades[i])
-		ig := w.next()
-		if old != ig {
-			if idcg > 0 {
-				sum += dcg / idcg
-				cnt++
-			}
-			old = ig
-		}
+		ig := idealStep()
 		if rg != 0 {
 			dcg += rg / math.Log2(float64(i+2))
 		}
@@ -682,20 +692,10 @@ func (r *ranking) rndcg(m Measure) float64 {
 				dcg += rg / math.Log2(float64(i+2))
 			}
 		}
-		if idcg > 0 {
-			sum += dcg / idcg
-			cnt++
-		}
+		point()
 	}
 	for ; w.gain > 0; i++ {
-		ig := w.next()
-		if old != ig {
-			if idcg > 0 {
-				sum += dcg / idcg
-				cnt++
-			}
-			old = ig
-		}
+		ig := idealStep()
 		if ig > 0 {
 			idcg += ig / math.Log2(float64(i+2))
 		}

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -112,8 +113,8 @@ func checkGrades(qrels Qrels, measures []Measure) error {
 	if !slices.ContainsFunc(measures, func(m Measure) bool { return m.Kind == NDCGExp }) {
 		return nil
 	}
-	for _, q := range sortedKeys(qrels) {
-		for _, d := range sortedKeys(qrels[q]) {
+	for _, q := range slices.Sorted(maps.Keys(qrels)) {
+		for _, d := range slices.Sorted(maps.Keys(qrels[q])) {
 			if g := qrels[q][d]; g > MaxExpGrade {
 				return fmt.Errorf("query %q doc %q: grade %d is above %d, where ndcg_exp's gain 2^grade − 1 overflows float64; use ndcg (gain = grade) or smaller grades", q, d, g, MaxExpGrade)
 			}
@@ -610,7 +611,7 @@ func (e *Evaluation) SliceMeans(meta map[string]QueryMeta) []SliceMean {
 		return nil
 	}
 	var out []SliceMean
-	for _, s := range sortedKeys(bySlice) {
+	for _, s := range slices.Sorted(maps.Keys(bySlice)) {
 		rows := bySlice[s]
 		values := make([][]float64, len(rows))
 		in := make([]bool, len(rows))

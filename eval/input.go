@@ -211,7 +211,7 @@ func checkJSONText(data []byte, name string) error {
 	col := off - (bytes.LastIndexByte(data[:off], '\n') + 1) + 1
 	what := fmt.Sprintf("invalid UTF-8 (byte 0x%02x)", data[off])
 	if data[off] == '\\' {
-		what = fmt.Sprintf("a lone UTF-16 surrogate %s", clip(data[off:min(off+6, len(data))]))
+		what = fmt.Sprintf("a lone UTF-16 surrogate %s", jsonkey.Clip(data[off:min(off+6, len(data))]))
 	}
 	return &SyntaxError{File: name, Line: line, Field: "json", Msg: fmt.Sprintf("column %d: %s: JSON text must be UTF-8, and JSON decoding would replace it by U+FFFD (an id would then no longer match the same id in a TREC file); fix the encoding or use a TREC file, where ids are bytes kept exact", col, what)}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,32 @@ var SpanKeys = []string{"doc", "start", "end", "unit", "text", "prefix", "suffix
 // AnyOf is the one key of a group of alternative passages in "gold_spans":
 // {"any_of": [passage, passage, …]}, any one of which answers the query.
 const AnyOf = "any_of"
+
+// GoldSlots lays out a "gold_spans" list of n passages: passage i stands
+// alone when group(i) is 0, else in the any_of object of its group, which
+// stands at the place of the group's first passage. It returns each item's
+// passage indexes, in list order (a lone passage's item has one). The
+// labels writer builds gold_spans by it and spans counts passages by it, so
+// that the two agree on the order.
+func GoldSlots(n int, group func(i int) int) [][]int {
+	var slots [][]int
+	at := map[int]int{} // group → index in slots
+	for i := range n {
+		g := group(i)
+		if g == 0 {
+			slots = append(slots, []int{i})
+			continue
+		}
+		k, ok := at[g]
+		if !ok {
+			k = len(slots)
+			at[g] = k
+			slots = append(slots, nil)
+		}
+		slots[k] = append(slots[k], i)
+	}
+	return slots
+}
 
 // Units of a passage's offsets (the "unit" key of LabelSpan).
 const (
@@ -209,7 +236,7 @@ func lineObject(s *lineScanner, line []byte, what string) (map[string]json.RawMe
 	}
 	trimmed := bytes.TrimSpace(line)
 	if trimmed[0] != '{' {
-		return nil, s.errf("json", "want one JSON object per line (%s), got %q", what, clip(trimmed))
+		return nil, s.errf("json", "want one JSON object per line (%s), got %q", what, jsonkey.Clip(trimmed))
 	}
 	var obj map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(line))
@@ -242,7 +269,7 @@ func rowObject(s *lineScanner, line []byte) (map[string]json.RawMessage, error) 
 	// may name any of them, e.g. "topic"), except a spelling of a known key
 	// in another case, which encoding/json would have taken for it and
 	// which is almost surely meant as it.
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if slices.Contains(jsonlKeys, k) {
 			continue
 		}
@@ -269,12 +296,12 @@ func rowID(s *lineScanner, obj map[string]json.RawMessage) (string, string, erro
 	}
 	qid, ok := jsonID(raw)
 	if !ok {
-		return "", "", s.errf(idField, "must be a non-empty string or an integer, got %s", clip(raw))
+		return "", "", s.errf(idField, "must be a non-empty string or an integer, got %s", jsonkey.Clip(raw))
 	}
 	if rawQ, ok := obj["qid"]; hasID && ok {
 		other, ok := jsonID(rawQ)
 		if !ok {
-			return "", "", s.errf("qid", "must be a non-empty string or an integer, got %s", clip(rawQ))
+			return "", "", s.errf("qid", "must be a non-empty string or an integer, got %s", jsonkey.Clip(rawQ))
 		}
 		if other != qid {
 			return "", "", s.errf("qid", "\"id\" and \"qid\" both given and different (%s vs %s)", qid, other)
@@ -307,7 +334,7 @@ func jsonString(s *lineScanner, obj map[string]json.RawMessage, key string) (str
 	}
 	var v string
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return "", false, s.errf(key, "must be a string, got %s", clip(raw))
+		return "", false, s.errf(key, "must be a string, got %s", jsonkey.Clip(raw))
 	}
 	return v, true, nil
 }
@@ -345,7 +372,7 @@ func parseGold(s *lineScanner, obj map[string]json.RawMessage) (map[string]int, 
 	case '{':
 		return parseGoldGrades(s, gold)
 	}
-	return nil, s.errf("gold", "must be a list of doc ids or an object doc id → grade, got %s", clip(gold))
+	return nil, s.errf("gold", "must be a list of doc ids or an object doc id → grade, got %s", jsonkey.Clip(gold))
 }
 
 func parseGoldList(s *lineScanner, gold json.RawMessage) (map[string]int, error) {
@@ -357,7 +384,7 @@ func parseGoldList(s *lineScanner, gold json.RawMessage) (map[string]int, error)
 	for i, it := range items {
 		var d string
 		if json.Unmarshal(it, &d) != nil {
-			return nil, s.errf("gold", "item %d must be a doc id string, got %s", i+1, clip(it))
+			return nil, s.errf("gold", "item %d must be a doc id string, got %s", i+1, jsonkey.Clip(it))
 		}
 		if d == "" {
 			return nil, s.errf("gold", "empty doc id")
@@ -379,13 +406,13 @@ func parseGoldGrades(s *lineScanner, gold json.RawMessage) (map[string]int, erro
 		return nil, s.errf("gold", "doc %q graded twice", d)
 	}
 	m := map[string]int{}
-	for _, d := range sortedKeys(grades) {
+	for _, d := range slices.Sorted(maps.Keys(grades)) {
 		if d == "" {
 			return nil, s.errf("gold", "empty doc id")
 		}
 		g, err := strconv.Atoi(string(grades[d]))
 		if err != nil {
-			return nil, s.errf("gold", "grade of doc %q must be an integer, got %s%s", d, clip(grades[d]), quotedNumber(grades[d]))
+			return nil, s.errf("gold", "grade of doc %q must be an integer, got %s%s", d, jsonkey.Clip(grades[d]), quotedNumber(grades[d]))
 		}
 		m[d] = g
 	}
@@ -410,7 +437,7 @@ func quotedNumber(raw json.RawMessage) string {
 func parseGoldSpans(s *lineScanner, qid string, raw json.RawMessage) ([]LabelSpan, error) {
 	var items []json.RawMessage
 	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
-		return nil, s.errf("gold_spans", "must be a list of spans [{\"doc\", \"start\", \"end\"}, …], got %s", clip(raw))
+		return nil, s.errf("gold_spans", "must be a list of spans [{\"doc\", \"start\", \"end\"}, …], got %s", jsonkey.Clip(raw))
 	}
 	var out []LabelSpan
 	group := 0
@@ -447,7 +474,7 @@ func parseGoldSpans(s *lineScanner, qid string, raw json.RawMessage) ([]LabelSpa
 func spanObject(s *lineScanner, qid, f string, item json.RawMessage) (map[string]json.RawMessage, error) {
 	var obj map[string]json.RawMessage
 	if len(item) == 0 || item[0] != '{' || json.Unmarshal(item, &obj) != nil {
-		return nil, s.errf(f, "query %q: want an object {\"doc\", \"start\", \"end\"} or {\"doc\", \"text\"}, got %s", qid, clip(item))
+		return nil, s.errf(f, "query %q: want an object {\"doc\", \"start\", \"end\"} or {\"doc\", \"text\"}, got %s", qid, jsonkey.Clip(item))
 	}
 	if key := jsonkey.Repeated(item, false); key != "" {
 		return nil, s.errf(f+"."+key, "query %q: key given twice in one object", qid)
@@ -458,7 +485,7 @@ func spanObject(s *lineScanner, qid, f string, item json.RawMessage) (map[string
 // parseGroup reads a group of alternatives {"any_of": [passage, …]} (field
 // f), the row's group-th.
 func parseGroup(s *lineScanner, qid, f string, obj map[string]json.RawMessage, group int) ([]LabelSpan, error) {
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if k != AnyOf {
 			return nil, s.errf(f, "query %q: unknown key %q beside %q (a group of alternatives holds only %q: [passage, …])", qid, k, AnyOf, AnyOf)
 		}
@@ -466,7 +493,7 @@ func parseGroup(s *lineScanner, qid, f string, obj map[string]json.RawMessage, g
 	var items []json.RawMessage
 	raw := obj[AnyOf]
 	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil || len(items) < 2 {
-		return nil, s.errf(f+"."+AnyOf, "query %q: want a list of at least two passages, any one of which answers the query, got %s", qid, clip(raw))
+		return nil, s.errf(f+"."+AnyOf, "query %q: want a list of at least two passages, any one of which answers the query, got %s", qid, jsonkey.Clip(raw))
 	}
 	out := make([]LabelSpan, 0, len(items))
 	for j, item := range items {
@@ -498,14 +525,14 @@ var spanKeyKinds = map[string]string{"doc": "a string", "text": "a string", "uni
 // parseSpan reads one passage (field f) of query qid.
 func parseSpan(s *lineScanner, qid, f string, obj map[string]json.RawMessage) (LabelSpan, error) {
 	sp := LabelSpan{Field: f, Unit: UnitCodePoints, Grade: 1}
-	for _, k := range sortedKeys(obj) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		want, ok := spanKeyKinds[k]
 		if !ok {
 			return sp, s.errf(f, "query %q: unknown key %q (want %s)", qid, k, strings.Join(SpanKeys, ", "))
 		}
 		v := obj[k]
 		if want == "a string" && !isJSONString(v) || want == "an integer" && !isJSONInt(v) {
-			return sp, s.errf(f+"."+k, "query %q: must be %s, got %s%s", qid, want, clip(v), quotedNumber(v))
+			return sp, s.errf(f+"."+k, "query %q: must be %s, got %s%s", qid, want, jsonkey.Clip(v), quotedNumber(v))
 		}
 	}
 	str := func(k string) (string, bool) {

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -87,4 +88,18 @@ func FuzzReadLabelRows(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGoldSlots: lone passages keep their places and a group stands where
+// its first member does, its members in order (worked by hand).
+func TestGoldSlots(t *testing.T) {
+	groups := []int{0, 2, 0, 1, 2, 1, 0}
+	got := GoldSlots(len(groups), func(i int) int { return groups[i] })
+	want := [][]int{{0}, {1, 4}, {2}, {3, 5}, {6}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("GoldSlots = %v, want %v", got, want)
+	}
+	if got := GoldSlots(0, func(int) int { return 0 }); got != nil {
+		t.Errorf("GoldSlots(0) = %v, want nil", got)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+
+	"github.com/ragbench/ragbench/internal/jsonkey"
 )
 
 // ReadQueryTexts reads a BEIR queries.jsonl — one JSON object per line
@@ -48,7 +50,7 @@ func parseQueryTexts(r io.Reader, name string) (map[string]string, error) {
 		}
 		id, ok := jsonID(raw)
 		if !ok {
-			return nil, s.errf("_id", "must be a non-empty string or an integer, got %s", clip(raw))
+			return nil, s.errf("_id", "must be a non-empty string or an integer, got %s", jsonkey.Clip(raw))
 		}
 		text, _, err := jsonString(s, obj, "text")
 		if err != nil {

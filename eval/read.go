@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"sort"
 
 	"github.com/ragbench/ragbench/internal/srcpos"
 )
@@ -27,14 +26,6 @@ type QueryMeta struct {
 	Slice string
 }
 
-// clip shortens a JSON value for an error message.
-func clip(raw []byte) string {
-	if len(raw) > 40 {
-		return string(raw[:37]) + "..."
-	}
-	return string(raw)
-}
-
 // jsonSyntax words a JSON decoding error without Go type names.
 func jsonSyntax(err error) string {
 	var se *json.SyntaxError
@@ -49,13 +40,4 @@ func jsonSyntax(err error) string {
 		return "invalid JSON: unexpected " + te.Value
 	}
 	return "invalid JSON"
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

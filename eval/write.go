@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,7 +37,7 @@ func WriteRunTREC(w io.Writer, run Run, tag string) error {
 	}
 	bw := bufio.NewWriter(w)
 	wrote := false // a line was written
-	for _, qid := range sortedKeys(run) {
+	for _, qid := range slices.Sorted(maps.Keys(run)) {
 		if err := CheckRunQueryID(qid); err != nil {
 			return err
 		}
@@ -101,7 +103,7 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 func WriteQrelsTREC(w io.Writer, qrels Qrels) (skipped int, err error) {
 	bw := bufio.NewWriter(w)
 	wrote := false // a line was written
-	for _, qid := range sortedKeys(qrels) {
+	for _, qid := range slices.Sorted(maps.Keys(qrels)) {
 		m := qrels[qid]
 		if len(m) == 0 {
 			skipped++
@@ -114,7 +116,7 @@ func WriteQrelsTREC(w io.Writer, qrels Qrels) (skipped int, err error) {
 			return skipped, fmt.Errorf("query id %q cannot be written first in a TREC qrels file (a leading '{' or byte order mark reads as JSON or is dropped)", qid)
 		}
 		wrote = true
-		for _, did := range sortedKeys(m) {
+		for _, did := range slices.Sorted(maps.Keys(m)) {
 			if !trecID(did, false) {
 				return skipped, fmt.Errorf("doc id %q cannot be written in TREC format (empty or white space)", did)
 			}

@@ -8,12 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -103,7 +104,7 @@ func (h *HTTP) Check(c Checker) {
 	if h.BearerEnv != "" && !envNameRE.MatchString(h.BearerEnv) {
 		c.Bad("bearer_env", "not an environment variable name (letters, digits, '_'; not shown, in case it is the token itself): give the variable's name, never its value")
 	}
-	for _, name := range mapKeys(h.HeadersEnv) {
+	for _, name := range slices.Sorted(maps.Keys(h.HeadersEnv)) {
 		v := h.HeadersEnv[name]
 		switch {
 		case !headerRE.MatchString(name):
@@ -136,15 +137,6 @@ func (h *HTTP) checkURL(c Checker) {
 	case u.Fragment != "":
 		c.Bad("url", "a fragment is never sent: remove it")
 	}
-}
-
-func mapKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Describe is report.md's summary: the version and what is asked (no URL,
@@ -186,7 +178,7 @@ func (h *HTTP) Preflight(name string, credentials bool) []FieldError {
 			errs = append(errs, fe)
 		}
 	}
-	for _, hd := range mapKeys(h.HeadersEnv) {
+	for _, hd := range slices.Sorted(maps.Keys(h.HeadersEnv)) {
 		if fe, ok := credentialVar(name, "headers_env", h.HeadersEnv[hd], os.Getenv); !ok {
 			errs = append(errs, fe)
 		}
@@ -248,7 +240,7 @@ func (h *HTTP) dial(name string) (*service, error) {
 		s.headers.Set("Authorization", "Bearer "+v)
 		values = append(values, v)
 	}
-	for _, hd := range mapKeys(h.HeadersEnv) {
+	for _, hd := range slices.Sorted(maps.Keys(h.HeadersEnv)) {
 		if fe, ok := credentialVar(name, "headers_env", h.HeadersEnv[hd], os.Getenv); !ok {
 			return nil, errors.New(fe.Msg)
 		}

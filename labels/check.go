@@ -25,6 +25,7 @@ package labels
 import (
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -197,21 +198,12 @@ func (r *Report) readRecord(docs []corpus.Document) error {
 	for _, d := range docs {
 		now[d.ID] = d.Text
 	}
-	for _, id := range sortedKeys(rec.Documents) {
+	for _, id := range slices.Sorted(maps.Keys(rec.Documents)) {
 		if text, ok := now[id]; !ok || spans.DocDigest(text) != rec.Documents[id] {
 			r.ChangedDocs = append(r.ChangedDocs, id)
 		}
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // sortProblems orders problems by line, then field, then doc.

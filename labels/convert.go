@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 
@@ -154,7 +155,7 @@ func goldOrder(obj object, gold map[string]int) []string {
 		}
 		return ids
 	}
-	return sortedKeys(gold)
+	return slices.Sorted(maps.Keys(gold))
 }
 
 // qrelsRows converts TREC, BEIR or ranx qrels, query texts from queries.
@@ -170,8 +171,8 @@ func (c *converter) qrelsRows(path, queries string) ([][]byte, error) {
 		}
 	}
 	var out [][]byte
-	for _, q := range sortedKeys(qrels) {
-		ids := sortedKeys(qrels[q])
+	for _, q := range slices.Sorted(maps.Keys(qrels)) {
+		ids := slices.Sorted(maps.Keys(qrels[q]))
 		slices.SortStableFunc(ids, func(a, b string) int {
 			return lines[eval.Judgement{Query: q, Doc: a}] - lines[eval.Judgement{Query: q, Doc: b}]
 		})

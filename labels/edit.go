@@ -505,34 +505,35 @@ func (r *Row) encodePassages() ([]json.RawMessage, error) {
 			members[p.Group]++
 		}
 	}
-	var items []json.RawMessage
-	groupAt := map[int]int{} // group → index in items
-	groupMembers := map[int][]json.RawMessage{}
+	raws := make([]json.RawMessage, len(r.passages))
 	for i := range r.passages {
-		p := &r.passages[i]
-		raw, err := p.encode()
+		raw, err := r.passages[i].encode()
 		if err != nil {
 			return nil, fmt.Errorf("query %q: %w", r.ID, err)
 		}
-		if p.Group == 0 || p.Grade == 0 || members[p.Group] < 2 {
-			p.Field = "gold_spans[" + strconv.Itoa(len(items)) + "]"
-			items = append(items, raw)
+		raws[i] = raw
+	}
+	// A passage stands alone unless it is a relevant member of a group
+	// that still has two members.
+	group := func(i int) int {
+		if p := r.passages[i]; p.Group != 0 && p.Grade != 0 && members[p.Group] >= 2 {
+			return p.Group
+		}
+		return 0
+	}
+	items := []json.RawMessage{}
+	for at, slot := range eval.GoldSlots(len(r.passages), group) {
+		if group(slot[0]) == 0 {
+			r.passages[slot[0]].Field = "gold_spans[" + strconv.Itoa(at) + "]"
+			items = append(items, raws[slot[0]])
 			continue
 		}
-		at, ok := groupAt[p.Group]
-		if !ok {
-			at = len(items)
-			groupAt[p.Group] = at
-			items = append(items, nil)
+		anyOf := make([]json.RawMessage, len(slot))
+		for j, i := range slot {
+			r.passages[i].Field = fmt.Sprintf("gold_spans[%d].any_of[%d]", at, j)
+			anyOf[j] = raws[i]
 		}
-		p.Field = fmt.Sprintf("gold_spans[%d].any_of[%d]", at, len(groupMembers[p.Group]))
-		groupMembers[p.Group] = append(groupMembers[p.Group], raw)
-	}
-	for g, at := range groupAt {
-		items[at] = object{{eval.AnyOf, json.RawMessage(encodeList(groupMembers[g]))}}.encode()
-	}
-	if items == nil {
-		items = []json.RawMessage{}
+		items = append(items, object{{eval.AnyOf, json.RawMessage(encodeList(anyOf))}}.encode())
 	}
 	return items, nil
 }

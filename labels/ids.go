@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/ragbench/ragbench/anchor"
@@ -28,11 +30,11 @@ func checkIDs(path string, docs []corpus.Document, opt Options) (*Report, error)
 		r.Problems = append(r.Problems, spans.Problem{Line: se.Line, Field: se.Field, Msg: se.Msg})
 		return r, nil
 	}
-	qids := sortedKeys(qrels)
+	qids := slices.Sorted(maps.Keys(qrels))
 	r.count(len(qids), func(i int) bool { return !qrels.Answerable(qids[i]) })
 	ix := anchor.NewIndex(docs)
 	for _, q := range qids {
-		for _, id := range sortedKeys(qrels[q]) {
+		for _, id := range slices.Sorted(maps.Keys(qrels[q])) {
 			r.Judged++
 			if qrels[q][id] == 0 {
 				r.NotRelevant++

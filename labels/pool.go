@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -107,7 +108,7 @@ func Pool(queries []spans.Query, docs []corpus.Document, runs []PoolRun, depth i
 			judged = spans.JudgedChunks(queries, pr.Chunking)
 			judgedOf[pr.Chunking] = judged
 		}
-		for _, qid := range sortedKeys(pr.Run) {
+		for _, qid := range slices.Sorted(maps.Keys(pr.Run)) {
 			q, ok := byID[qid]
 			if !ok {
 				continue

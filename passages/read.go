@@ -442,7 +442,7 @@ func lineQID(obj map[string]json.RawMessage, name string, line int, el *errorLis
 	}
 	id, ok := jsonID(raw)
 	if !ok {
-		el.add(name, line, "qid", "want a non-empty string or an integer, got %s", clipRaw(raw))
+		el.add(name, line, "qid", "want a non-empty string or an integer, got %s", jsonkey.Clip(raw))
 		return "", false
 	}
 	return id, true
@@ -476,19 +476,12 @@ func isInteger(raw json.RawMessage) bool {
 	return true
 }
 
-func clipRaw(raw []byte) string {
-	if len(raw) > 40 {
-		return string(raw[:37]) + "..."
-	}
-	return string(raw)
-}
-
 // jsonError words a JSON decoding error without Go type names.
 func jsonError(err error, b []byte) string {
 	var se *json.SyntaxError
 	switch {
 	case err == nil:
-		return "got " + clipRaw(bytes.TrimSpace(b))
+		return "got " + jsonkey.Clip(bytes.TrimSpace(b))
 	case errors.As(err, &se):
 		return "invalid JSON: " + se.Error()
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -510,7 +503,7 @@ type fieldError struct{ field, msg string }
 func parseResults(raw json.RawMessage, loc *Locator) ([]Passage, []fieldError) {
 	var items []json.RawMessage
 	if err := json.Unmarshal(raw, &items); err != nil || items == nil && !bytes.Equal(bytes.TrimSpace(raw), []byte("[]")) {
-		return nil, []fieldError{{"results", "want a list of results ([] for none), got " + clipRaw(raw)}}
+		return nil, []fieldError{{"results", "want a list of results ([] for none), got " + jsonkey.Clip(raw)}}
 	}
 	var errs []fieldError
 	ps := make([]Passage, 0, len(items))
@@ -539,7 +532,7 @@ func parseResult(raw json.RawMessage, f string, loc *Locator) (Passage, bool, []
 	}
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		bad("", "want an object with doc, start and end, or text, got %s", clipRaw(raw))
+		bad("", "want an object with doc, start and end, or text, got %s", jsonkey.Clip(raw))
 		return Passage{}, false, errs
 	}
 	if k := jsonkey.Repeated(raw, false); k != "" {
@@ -563,7 +556,7 @@ func parseResult(raw json.RawMessage, f string, loc *Locator) (Passage, bool, []
 		}
 		var s string
 		if json.Unmarshal(v, &s) != nil {
-			bad("."+k, "want a string, got %s", clipRaw(v))
+			bad("."+k, "want a string, got %s", jsonkey.Clip(v))
 			return "", false
 		}
 		return s, true
@@ -575,9 +568,9 @@ func parseResult(raw json.RawMessage, f string, loc *Locator) (Passage, bool, []
 	p.Text = text
 	if raw, ok := obj["score"]; ok {
 		if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
-			bad(".score", "want a finite number, got %s (leave score out when the retriever gives none)", clipRaw(raw))
+			bad(".score", "want a finite number, got %s (leave score out when the retriever gives none)", jsonkey.Clip(raw))
 		} else if v, err := strconv.ParseFloat(string(raw), 64); err != nil || math.IsInf(v, 0) {
-			bad(".score", "%s is not a finite float64", clipRaw(raw))
+			bad(".score", "%s is not a finite float64", jsonkey.Clip(raw))
 		} else {
 			p.Score, p.HasScore = v, true
 		}
@@ -636,12 +629,12 @@ func offset(obj map[string]json.RawMessage, k, f string, bad func(field, format 
 		return 0, false
 	}
 	if !isInteger(raw) {
-		bad("."+k, "want an integer (no fraction, no exponent), got %s", clipRaw(raw))
+		bad("."+k, "want an integer (no fraction, no exponent), got %s", jsonkey.Clip(raw))
 		return 0, false
 	}
 	n, err := strconv.Atoi(string(raw))
 	if err != nil {
-		bad("."+k, "%s is out of range", clipRaw(raw))
+		bad("."+k, "%s is out of range", jsonkey.Clip(raw))
 		return 0, false
 	}
 	return n, true
@@ -723,7 +716,7 @@ func (r *Run) AddAnswer(qid string, body []byte, k int, loc *Locator) error {
 	var msgs []string
 	if raw, has := obj["qid"]; has {
 		if got, ok := jsonID(raw); !ok || got != qid {
-			msgs = append(msgs, fmt.Sprintf("qid: %s, not the query asked (%q): answers mixed up?", clipRaw(raw), qid))
+			msgs = append(msgs, fmt.Sprintf("qid: %s, not the query asked (%q): answers mixed up?", jsonkey.Clip(raw), qid))
 		}
 	}
 	raw, has := obj["results"]

@@ -49,7 +49,7 @@ func (s *Scored) DocOf(id string) string { return s.Doc[id] }
 // Errors: a passage whose document docs lack, or scores so close to
 // −MaxFloat64 that separating ties would leave the finite numbers.
 func (r *Run) Scored(docs []corpus.Document) (*Scored, error) {
-	text := make(map[string]*corpus.RuneIndex, len(docs))
+	text := make(corpus.RuneIndexes, len(docs))
 	byID := make(map[string]string, len(docs))
 	for _, d := range docs {
 		byID[d.ID] = d.Text
@@ -114,7 +114,7 @@ func (p Passage) interval() spans.Interval {
 
 // chunk is the passage as a corpus chunk of id: byte offsets and text of
 // its document (an unmapped one: DocID "", its own text).
-func (p Passage) chunk(id string, docs map[string]string, idx map[string]*corpus.RuneIndex) (corpus.Chunk, error) {
+func (p Passage) chunk(id string, docs map[string]string, idx corpus.RuneIndexes) (corpus.Chunk, error) {
 	if p.Placing.Unmapped() {
 		return corpus.Chunk{ID: id, Text: p.Text}, nil
 	}
@@ -122,11 +122,7 @@ func (p Passage) chunk(id string, docs map[string]string, idx map[string]*corpus
 	if !ok {
 		return corpus.Chunk{}, fmt.Errorf("passage of document %q, which the corpus lacks", p.Doc)
 	}
-	x := idx[p.Doc]
-	if x == nil {
-		x = corpus.NewRuneIndex(t)
-		idx[p.Doc] = x
-	}
+	x := idx.Of(p.Doc, t)
 	b0, err := x.ByteOffset(p.Start)
 	if err != nil {
 		return corpus.Chunk{}, err

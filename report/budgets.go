@@ -136,17 +136,22 @@ func chunkingOf(res *results.Results, cell string) string {
 // budgets writes the prompt-budget and cover-share sections (span labels
 // with budget_tokens or cover_shares).
 func (r *reportWriter) budgets() {
-	var pb *results.PromptBudgets
-	for _, c := range r.res.Cells {
-		if c.PromptBudgets != nil {
-			pb = c.PromptBudgets
-			break
-		}
-	}
-	if pb != nil {
+	if pb := firstOf(r.res.Cells, func(c *results.CellResult) *results.PromptBudgets { return c.PromptBudgets }); pb != nil {
 		r.promptBudgets(pb)
 	}
 	r.coverShares()
+}
+
+// firstOf is the first cell's section get(c) that is not nil (nil when no
+// cell has one): a section whose settings are the run's (the budgets, the
+// cause names) takes them from there.
+func firstOf[T any](cells []results.CellResult, get func(*results.CellResult) *T) *T {
+	for i := range cells {
+		if v := get(&cells[i]); v != nil {
+			return v
+		}
+	}
+	return nil
 }
 
 func (r *reportWriter) promptBudgets(pb *results.PromptBudgets) {

@@ -11,13 +11,7 @@ import (
 // cell, per retriever and slice, the majority sentences, and one example
 // of each cause.
 func (r *reportWriter) missCauses() {
-	var first *results.MissCauses
-	for _, c := range r.res.Cells {
-		if c.MissCauses != nil {
-			first = c.MissCauses
-			break
-		}
-	}
+	first := firstOf(r.res.Cells, func(c *results.CellResult) *results.MissCauses { return c.MissCauses })
 	if first == nil {
 		return
 	}

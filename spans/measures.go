@@ -54,18 +54,14 @@ func NewChunking(docs []corpus.Document, chunks []corpus.Chunk) (*Chunking, erro
 	for _, d := range docs {
 		text[d.ID] = d.Text
 	}
-	idx := map[string]*corpus.RuneIndex{}
+	idx := corpus.RuneIndexes{}
 	c := &Chunking{IDs: make([]string, 0, len(chunks)), Intervals: make(map[string]Interval, len(chunks))}
 	for _, ch := range chunks {
 		t, ok := text[ch.DocID]
 		if !ok {
 			return nil, fmt.Errorf("chunk %q: no document %q", ch.ID, ch.DocID)
 		}
-		x := idx[ch.DocID]
-		if x == nil {
-			x = corpus.NewRuneIndex(t)
-			idx[ch.DocID] = x
-		}
+		x := idx.Of(ch.DocID, t)
 		s, err := x.RuneOffset(ch.Start)
 		if err != nil {
 			return nil, fmt.Errorf("chunk %q: start: %w", ch.ID, err)

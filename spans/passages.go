@@ -24,19 +24,12 @@ func (q Query) Passages() [][]Interval {
 // passageSpans is Passages with the spans themselves.
 func (q Query) passageSpans() [][]Span {
 	var out [][]Span
-	at := map[int]int{} // group → index in out
-	for _, g := range q.Gold {
-		if g.Group == 0 {
-			out = append(out, []Span{g})
-			continue
+	for _, slot := range eval.GoldSlots(len(q.Gold), func(i int) int { return q.Gold[i].Group }) {
+		members := make([]Span, len(slot))
+		for j, i := range slot {
+			members[j] = q.Gold[i]
 		}
-		i, ok := at[g.Group]
-		if !ok {
-			i = len(out)
-			at[g.Group] = i
-			out = append(out, nil)
-		}
-		out[i] = append(out[i], g)
+		out = append(out, members)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -135,17 +136,10 @@ func cellJudged(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (*
 			jc.Holes[g][config.MetricName("holes", k)] = n
 		}
 	}
+	// The most similar first (a hole's similarity is ≥ spans.HoleThreshold,
+	// never NaN), then by query and rank.
 	slices.SortStableFunc(holes, func(a, b spans.Hole) int {
-		switch {
-		case a.Similarity != b.Similarity:
-			if a.Similarity > b.Similarity {
-				return -1
-			}
-			return 1
-		case a.Query != b.Query:
-			return strings.Compare(a.Query, b.Query)
-		}
-		return a.Rank - b.Rank
+		return cmp.Or(cmp.Compare(b.Similarity, a.Similarity), strings.Compare(a.Query, b.Query), a.Rank-b.Rank)
 	})
 	for _, h := range holes[:min(len(holes), results.MaxHoles)] {
 		jc.HoleList = append(jc.HoleList, results.Hole{QueryID: h.Query, Rank: h.Rank, ID: h.ID, Gold: h.Gold, Similarity: h.Similarity,

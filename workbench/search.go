@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -298,19 +299,10 @@ func (s *searcher) search(ctx context.Context, question string) ([]Hit, []string
 	for _, h := range pooled {
 		out = append(out, *h)
 	}
+	// The highest fused score first (a sum of 1/(60+rank), never NaN),
+	// then by place.
 	slices.SortFunc(out, func(a, b Hit) int {
-		switch {
-		case a.Score != b.Score:
-			if a.Score > b.Score {
-				return -1
-			}
-			return 1
-		case a.Doc != b.Doc:
-			return strings.Compare(a.Doc, b.Doc)
-		case a.Start != b.Start:
-			return a.Start - b.Start
-		}
-		return a.End - b.End
+		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(a.Doc, b.Doc), a.Start-b.Start, a.End-b.End)
 	})
 	return out, notes, nil
 }

@@ -2,7 +2,7 @@
 // that ragbench's readers can refuse it with an error naming the place:
 // repeated keys in objects (Repeated: encoding/json keeps the last value)
 // and text it would rewrite to U+FFFD (Rewritten: invalid UTF-8, lone
-// surrogate escapes).
+// surrogate escapes); Clip is how such an error quotes a bad value.
 package jsonkey
 
 import (

@@ -67,3 +67,14 @@ func hex4(b []byte) (rune, bool) {
 	v, err := strconv.ParseUint(string(b[:4]), 16, 32)
 	return rune(v), err == nil
 }
+
+// Clip is the JSON value raw as a reader quotes it in an error message: its
+// bytes unchanged up to 40, else the first 37 and "...". The readers of
+// labelled queries (eval) and of passage runs (passages) share it, so that a
+// bad value reads the same in both.
+func Clip(raw []byte) string {
+	if len(raw) > 40 {
+		return string(raw[:37]) + "..."
+	}
+	return string(raw)
+}

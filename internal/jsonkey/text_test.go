@@ -40,3 +40,15 @@ func TestRewritten(t *testing.T) {
 		}
 	}
 }
+
+// TestClip: a value of 40 bytes stays whole; a longer one keeps its first 37
+// bytes and "...", 40 in all.
+func TestClip(t *testing.T) {
+	v40 := strings.Repeat("a", 40)
+	if got := Clip([]byte(v40)); got != v40 {
+		t.Errorf("Clip(40 bytes) = %q, want it unchanged", got)
+	}
+	if got, want := Clip([]byte(v40+"b")), strings.Repeat("a", 37)+"..."; got != want {
+		t.Errorf("Clip(41 bytes) = %q, want %q", got, want)
+	}
+}
