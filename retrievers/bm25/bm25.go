@@ -360,6 +360,9 @@ func (r *Retriever) open(dir string, md *meta) error {
 	if err := r.checkLayout(dir); err != nil {
 		return err
 	}
+	for _, s := range r.segs {
+		s.release() // the pages opening and checking read (see Search)
+	}
 	for i, name := range fieldNames(r.opts.Fields) {
 		r.fields = append(r.fields, newField(name, i, md.Stats[i], side, r.opts))
 	}
