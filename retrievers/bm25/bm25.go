@@ -93,6 +93,14 @@ type segRef struct {
 	mapped    []byte // the segment file's mapping, the one zap reads (layoutSegments)
 }
 
+// release drops the process's page-table entries of the side files (see
+// releaseMapped).
+func (s *sideFiles) release() {
+	for _, m := range s.maps {
+		releaseMapped(m)
+	}
+}
+
 // release drops the process's page-table entries of the segment's file
 // mapping (see releaseMapped): its pages leave the process's resident set
 // and the next read faults them back in from the page cache.
@@ -317,6 +325,10 @@ func (r *Retriever) open(dir string, md *meta) error {
 	}
 	r.side = side
 	r.bytes = dirSize(dir)
+	// Opening reads every segment's footer and field sections and checks
+	// every chunk's id offset: those pages are released as soon as read
+	// (see Search), so that opening holds no more than searching.
+	side.release()
 	switch md.Layout {
 	case layoutSegments:
 		var base uint64
@@ -333,6 +345,7 @@ func (r *Retriever) open(dir string, md *meta) error {
 				mapped = zs.Data()
 			}
 			r.segs = append(r.segs, segRef{seg: seg, base: base, end: base + uint64(sm.Docs), owned: true, mapped: mapped})
+			r.segs[len(r.segs)-1].release()
 			base += uint64(sm.Docs)
 			if seg.Count() != uint64(sm.Docs) {
 				return fmt.Errorf("bm25: %s: segment %s holds %d documents, want %d; delete the folder", dir, sm.File, seg.Count(), sm.Docs)
@@ -361,8 +374,9 @@ func (r *Retriever) open(dir string, md *meta) error {
 		return err
 	}
 	for _, s := range r.segs {
-		s.release() // the pages opening and checking read (see Search)
+		s.release()
 	}
+	side.release()
 	for i, name := range fieldNames(r.opts.Fields) {
 		r.fields = append(r.fields, newField(name, i, md.Stats[i], side, r.opts))
 	}
