@@ -345,6 +345,15 @@ type searcher struct {
 	lat     time.Duration
 }
 
+// better reports whether a ranks before b: score descending, then chunk id
+// descending (eval.CompareRank).
+func (s *searcher) better(a, b hit) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return bytes.Compare(s.r.side.id(int(a.doc)), s.r.side.id(int(b.doc))) > 0
+}
+
 // queryTerms returns the (field, term) pairs of a query text, fields with
 // items first, then terms in byte order (the exhaustive order).
 func (r *Retriever) queryTerms(text string) []queryTerm {
@@ -603,15 +612,6 @@ func (s *searcher) scan(ctx context.Context, sc *scanner, k int) error {
 			}
 		}
 	}
-}
-
-// better reports whether a ranks before b: score descending, then chunk id
-// descending (eval.CompareRank).
-func (s *searcher) better(a, b hit) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	return bytes.Compare(s.r.side.id(int(a.doc)), s.r.side.id(int(b.doc))) > 0
 }
 
 // offer puts h into the bounded heap of the k best (worst at the root) and
