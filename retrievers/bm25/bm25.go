@@ -28,6 +28,7 @@ import (
 	"github.com/blevesearch/bleve/v2/search/query"
 	index "github.com/blevesearch/bleve_index_api"
 	segment "github.com/blevesearch/scorch_segment_api/v2"
+	zap "github.com/blevesearch/zapx/v17"
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
@@ -58,11 +59,13 @@ var luceneStopWords = []string{"a", "an", "and", "are", "as", "at", "be", "but",
 // one-byte norm per field — are files memory-mapped read-only (record.go),
 // as are bleve's segments; pages are read in as they are used and belong to
 // the page cache, so the Go heap holds nothing per chunk, and never the
-// chunk texts. Search holds per worker the query's posting iterators (one
-// per segment holding the term) and a k-entry heap; the retriever keeps one
-// float64 per (field, term) ever queried (the MaxScore bounds) and a byte
-// per chunk for each of the frequent terms queried, within 64 MiB (see
-// Search).
+// chunk texts. Search holds per query of a call its clauses and a k-entry
+// heap, per worker one posting iterator per clause, and of the segments'
+// pages only those of the segment being read (the others are released
+// from the process as the search leaves them, see Search); the retriever
+// keeps a document frequency and a float64 per (field, term) ever queried
+// (the MaxScore bounds) and a byte per chunk for each of the frequent
+// terms queried, within 64 MiB (see Search).
 type Retriever struct {
 	opts      Options
 	idx       bleve.Index       // layoutScorch: the bleve index (bleve's own scoring)
@@ -86,8 +89,22 @@ type Retriever struct {
 type segRef struct {
 	seg       segment.Segment
 	base, end uint64
-	owned     bool // closed by Close (layoutSegments); else the bleve index's
+	owned     bool   // closed by Close (layoutSegments); else the bleve index's
+	mapped    []byte // the segment file's mapping, the one zap reads (layoutSegments)
 }
+
+// release drops the process's page-table entries of the side files (see
+// releaseMapped).
+func (s *sideFiles) release() {
+	for _, m := range s.maps {
+		releaseMapped(m)
+	}
+}
+
+// release drops the process's page-table entries of the segment's file
+// mapping (see releaseMapped): its pages leave the process's resident set
+// and the next read faults them back in from the page cache.
+func (s segRef) release() { releaseMapped(s.mapped) }
 
 // field holds one indexed field's length statistics.
 type field struct {
@@ -308,6 +325,10 @@ func (r *Retriever) open(dir string, md *meta) error {
 	}
 	r.side = side
 	r.bytes = dirSize(dir)
+	// Opening reads every segment's footer and field sections and checks
+	// every chunk's id offset: those pages are released as soon as read
+	// (see Search), so that opening holds no more than searching.
+	side.release()
 	switch md.Layout {
 	case layoutSegments:
 		var base uint64
@@ -316,7 +337,15 @@ func (r *Retriever) open(dir string, md *meta) error {
 			if err != nil {
 				return fmt.Errorf("bm25: open segment %s: %w", filepath.Join(dir, sm.File), err)
 			}
-			r.segs = append(r.segs, segRef{seg: seg, base: base, end: base + uint64(sm.Docs), owned: true})
+			// zap maps the file itself (read-only, shared) and reads
+			// every byte of the segment through that mapping; Data is
+			// zap's exported accessor to it, which Search releases.
+			var mapped []byte
+			if zs, ok := seg.(*zap.Segment); ok {
+				mapped = zs.Data()
+			}
+			r.segs = append(r.segs, segRef{seg: seg, base: base, end: base + uint64(sm.Docs), owned: true, mapped: mapped})
+			r.segs[len(r.segs)-1].release()
 			base += uint64(sm.Docs)
 			if seg.Count() != uint64(sm.Docs) {
 				return fmt.Errorf("bm25: %s: segment %s holds %d documents, want %d; delete the folder", dir, sm.File, seg.Count(), sm.Docs)
@@ -344,6 +373,10 @@ func (r *Retriever) open(dir string, md *meta) error {
 	if err := r.checkLayout(dir); err != nil {
 		return err
 	}
+	for _, s := range r.segs {
+		s.release()
+	}
+	side.release()
 	for i, name := range fieldNames(r.opts.Fields) {
 		r.fields = append(r.fields, newField(name, i, md.Stats[i], side, r.opts))
 	}

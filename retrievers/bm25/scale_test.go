@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,7 +31,9 @@ import (
 // sampled while indexing and while searching (index-anon-MB, index-file-MB,
 // search-anon-MB, search-file-MB; see rssSampler). $RAGBENCH_SCALE_BATCH sets Options.BatchSize,
 // $RAGBENCH_SCALE_INDEX a folder to keep the index in (a second run opens it
-// instead of building, to profile the search alone).
+// instead of building, to profile the search alone), $RAGBENCH_SCALE_BLOCK
+// the queries per Search call (default all of them in one call; bench run
+// calls with kinds.SearchBlock = 256).
 // Skipped without $RAGBENCH_SCALE_DATA.
 //
 //	RAGBENCH_SCALE_DATA=.bench-scale/data-1000000 GOMAXPROCS=1 \
@@ -46,6 +49,7 @@ func BenchmarkScaleBEIR(b *testing.B) {
 	}
 	queries := beir.Queries(b, filepath.Join(data, "queries.jsonl"), qrels)
 	batch, _ := strconv.Atoi(os.Getenv("RAGBENCH_SCALE_BATCH")) // 0: the default
+	block, _ := strconv.Atoi(os.Getenv("RAGBENCH_SCALE_BLOCK")) // 0: one call
 	for b.Loop() {
 		stopIndex := rssSampler()
 		t0 := time.Now()
@@ -63,9 +67,18 @@ func BenchmarkScaleBEIR(b *testing.B) {
 		indexAnon, indexFile := stopIndex()
 		stopSearch := rssSampler()
 		t1 := time.Now()
-		run, err := r.Search(context.Background(), queries, 100)
-		if err != nil {
-			b.Fatal(err)
+		run := eval.Run{}
+		for rest := queries; len(rest) > 0; {
+			n := len(rest)
+			if block > 0 {
+				n = min(n, block)
+			}
+			part, err := r.Search(context.Background(), rest[:n], 100)
+			if err != nil {
+				b.Fatal(err)
+			}
+			maps.Copy(run, part)
+			rest = rest[n:]
 		}
 		search := time.Since(t1)
 		searchAnon, searchFile := stopSearch()

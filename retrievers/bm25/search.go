@@ -19,7 +19,8 @@ import (
 // Search returns, per query, the top k chunks by BM25 score (descending;
 // ties by chunk id descending, eval.CompareRank). Queries are evaluated in
 // parallel (Options.Workers); results do not depend on the number of
-// workers, on bleve's segment layout or on the order of the queries.
+// workers, on bleve's segment layout, on the order of the queries or on
+// how they are split into Search calls.
 // Errors: k ≤ 0, duplicate query ids, cancellation, index read failures.
 //
 // Lucene scoring runs document at a time with MaxScore (Turtle & Flood
@@ -37,6 +38,25 @@ import (
 // rounding), and every kept document's score is summed in the same order as
 // an exhaustive evaluation (fields, then terms in byte order), so results
 // are bit for bit those of summing every posting.
+//
+// The queries of one call are evaluated segment-major (issue 27: memory
+// bounded by the index's segment, not the whole index): the statistics of
+// the terms not seen before are read one segment after the other, then
+// every query advances through the first segment, then through the second,
+// and so on, each query keeping its own state (clauses, top-k heap and
+// threshold) from one segment to the next; the queries of a segment run on
+// Options.Workers goroutines. Each query still visits the segments in chunk
+// order with the same running threshold, so its result is the one it would
+// get alone. Once every query is through a segment its pages are released
+// from the process (madvise MADV_DONTNEED on the segment's read-only file
+// mapping, where the platform has it: the page-table entries go, the bytes
+// stay in the page cache and are faulted back in by the next read), so the
+// file-backed memory a call holds is one segment's (10,000 chunks by
+// default), not the whole index's, at the cost of re-faulting the pages a
+// later call reads (kinds.searchBlocks calls with 256 queries at a time).
+// A query's latency (Stats) is the time spent on it — analysis, clauses,
+// its pass through every segment — plus an equal share of the call's
+// reading of new terms' statistics.
 func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k int) (eval.Run, error) {
 	if k <= 0 {
 		return nil, fmt.Errorf("bm25: k = %d, want > 0", k)
@@ -50,42 +70,22 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	}
 	results := make([][]eval.Result, len(queries))
 	lat := make([]time.Duration, len(queries))
-	var next atomic.Int64
-	var firstErr error
-	var errOnce sync.Once
-	var wg sync.WaitGroup
-	for w := 0; w < min(r.opts.Workers, len(queries)); w++ {
-		wg.Go(func() {
-			s := r.newSearcher()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(queries) {
-					return
-				}
-				if err := ctx.Err(); err != nil {
-					errOnce.Do(func() { firstErr = err })
-					return
-				}
-				t0 := time.Now()
-				var res []eval.Result
-				var err error
-				if r.opts.Scoring == ScoringBleve {
-					res, err = r.searchBleve(ctx, queries[i].Text, k)
-				} else {
-					res, err = s.search(ctx, queries[i].Text, k)
-				}
-				if err != nil {
-					errOnce.Do(func() { firstErr = fmt.Errorf("bm25: query %q: %w", queries[i].ID, err) })
-					return
-				}
-				results[i] = res
-				lat[i] = time.Since(t0)
+	var err error
+	if r.opts.Scoring == ScoringBleve {
+		err = forEach(ctx, r.opts.Workers, len(queries), func(_, i int) error {
+			t0 := time.Now()
+			res, err := r.searchBleve(ctx, queries[i].Text, k)
+			if err != nil {
+				return fmt.Errorf("bm25: query %q: %w", queries[i].ID, err)
 			}
+			results[i], lat[i] = res, time.Since(t0)
+			return nil
 		})
+	} else {
+		err = r.searchSegmentMajor(ctx, queries, k, results, lat)
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if err != nil {
+		return nil, err
 	}
 	run := make(eval.Run, len(queries))
 	for i, q := range queries {
@@ -97,7 +97,162 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	return run, nil
 }
 
-// exhausted is a clause's doc once its postings are read.
+// forEach calls fn(w, i) for every i < n on min(workers, n) goroutines, w
+// being the goroutine's number (0 … workers−1), and returns the first error
+// (fn's or ctx's; no new call starts after one).
+func forEach(ctx context.Context, workers, n int, fn func(w, i int) error) error {
+	var next atomic.Int64
+	var stop atomic.Bool
+	var firstErr error
+	var errOnce sync.Once
+	var wg sync.WaitGroup
+	for w := range min(workers, n) {
+		wg.Go(func() {
+			for !stop.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				err := ctx.Err()
+				if err == nil {
+					err = fn(w, i)
+				}
+				if err != nil {
+					errOnce.Do(func() { firstErr = err })
+					stop.Store(true)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// searchSegmentMajor evaluates queries with Lucene scoring, segment-major
+// (see Search), into results and lat.
+func (r *Retriever) searchSegmentMajor(ctx context.Context, queries []retrievers.Query, k int, results [][]eval.Result, lat []time.Duration) error {
+	ss := make([]*searcher, len(queries))
+	err := forEach(ctx, r.opts.Workers, len(queries), func(_, i int) error {
+		t0 := time.Now()
+		ss[i] = &searcher{r: r, terms: r.queryTerms(queries[i].Text)}
+		ss[i].lat = time.Since(t0)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := r.learnTerms(ctx, ss); err != nil {
+		return err
+	}
+	shared := time.Since(t0) / time.Duration(max(1, len(ss)))
+	for i, s := range ss {
+		t0 := time.Now()
+		if err := s.clauses(); err != nil {
+			return fmt.Errorf("bm25: query %q: %w", queries[i].ID, err)
+		}
+		s.lat += time.Since(t0)
+	}
+	err = r.sweep(ctx, len(ss), func(sc *scanner, i int) error {
+		s := ss[i]
+		if len(s.cl) == 0 {
+			return nil
+		}
+		t0 := time.Now()
+		err := s.scan(ctx, sc, k)
+		s.lat += time.Since(t0)
+		if err != nil {
+			return fmt.Errorf("bm25: query %q: %w", queries[i].ID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for i, s := range ss {
+		t0 := time.Now()
+		results[i] = s.results()
+		lat[i] = s.lat + time.Since(t0) + shared
+	}
+	return nil
+}
+
+// sweep calls fn(sc, i) for every segment of the retriever in chunk order
+// and every i < n: a segment's calls run on Options.Workers goroutines (sc
+// is the goroutine's scanner, set to the segment), and once they are done
+// the segment's pages are released (segRef.release) before the next
+// segment starts.
+func (r *Retriever) sweep(ctx context.Context, n int, fn func(sc *scanner, i int) error) error {
+	scs := make([]scanner, min(r.opts.Workers, n))
+	for si := range r.segs {
+		for w := range scs {
+			scs[w].enter(r, si)
+		}
+		err := forEach(ctx, len(scs), n, func(w, i int) error { return fn(&scs[w], i) })
+		r.segs[si].release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanner is one goroutine's state in one segment of a sweep: the
+// segment's term dictionaries and posting lists and iterators by slot,
+// reused from query to query and segment to segment (so reading postings
+// allocates nothing per term once warm).
+type scanner struct {
+	seg   segment.Segment
+	base  uint64
+	names []string
+	dicts []segment.TermDictionary // per field; nil until first used in the segment
+	pls   []segment.PostingsList
+	its   []segment.PostingsIterator
+}
+
+// enter sets sc to segment si of r.
+func (sc *scanner) enter(r *Retriever, si int) {
+	sc.seg, sc.base = r.segs[si].seg, r.segs[si].base
+	if sc.names == nil {
+		for _, f := range r.fields {
+			sc.names = append(sc.names, f.name)
+		}
+		sc.dicts = make([]segment.TermDictionary, len(r.fields))
+	}
+	clear(sc.dicts)
+}
+
+// postings returns the posting list of term in field fi of the current
+// segment, read into slot j (an empty list when the segment lacks the term).
+func (sc *scanner) postings(fi int, term []byte, j int) (segment.PostingsList, error) {
+	if sc.dicts[fi] == nil {
+		d, err := sc.seg.Dictionary(sc.names[fi])
+		if err != nil {
+			return nil, err
+		}
+		sc.dicts[fi] = d
+	}
+	for len(sc.pls) <= j {
+		sc.pls, sc.its = append(sc.pls, nil), append(sc.its, nil)
+	}
+	pl, err := sc.dicts[fi].PostingsList(term, nil, sc.pls[j])
+	if err != nil {
+		return nil, err
+	}
+	sc.pls[j] = pl
+	return pl, nil
+}
+
+// iterator returns an iterator over slot j's posting list (with
+// frequencies), reusing the slot's.
+func (sc *scanner) iterator(j int) segment.PostingsIterator {
+	sc.its[j] = sc.pls[j].Iterator(true, false, false, sc.its[j])
+	return sc.its[j]
+}
+
+// exhausted is a clause's doc once its postings in the current segment are
+// read.
 const exhausted = math.MaxUint64
 
 // prune is the relative margin of the MaxScore tests: a document is dropped
@@ -105,76 +260,58 @@ const exhausted = math.MaxUint64
 // rounding of a dozen float64 additions.
 const prune = 1e-9
 
-// clause is one (field, term) of a query, with its posting iterators: one
-// per segment holding the term, read one segment after the other (the
-// segments hold consecutive ordinals), so doc only grows.
+// clause is one (field, term) of a query: its weight and bound for the
+// whole search, and its position in the segment being read (the segments
+// hold consecutive ordinals, so doc only grows).
 type clause struct {
 	canon int // position in the exhaustive summation order
 	f     *field
-	w     float64                    // qtf · idf
-	ub    float64                    // w · the largest tf/(tf + denom) of the postings
-	pls   []segment.PostingsList     // per segment of the retriever (reused)
-	its   []segment.PostingsIterator // per segment (reused)
-	in    []int                      // the segments holding the term, in order
-	k     int                        // position in in of the current segment
-	segs  []segRef
-	doc   uint64 // current ordinal, exhausted at the end
-	tf    float64
+	fi    int
+	term  []byte
+	w     float64 // qtf · idf
+	ub    float64 // w · the largest tf/(tf + denom) of the postings
 	// tfs, for a frequent term, is its term frequency per ordinal (0:
 	// absent), read once from its postings: a non-essential clause is
 	// probed by one array read instead of advancing its iterator, which in
 	// zap walks every posting passed.
 	tfs []uint8
+
+	// In the current segment (scan):
+	it   segment.PostingsIterator // nil when not read there
+	base uint64                   // the segment's first ordinal
+	doc  uint64                   // current ordinal, exhausted at the segment's end
+	tf   float64
 }
 
-func (c *clause) set(s int, p segment.Posting) {
-	c.doc, c.tf = c.segs[s].base+p.Number(), float64(p.Frequency())
-}
-
-// next moves to the next posting, in this segment or the following ones.
-func (c *clause) next() error {
-	for ; c.k < len(c.in); c.k++ {
-		s := c.in[c.k]
-		p, err := c.its[s].Next()
-		if err != nil {
-			return err
-		}
-		if p != nil {
-			c.set(s, p)
-			return nil
-		}
+func (c *clause) set(p segment.Posting) {
+	if p == nil {
+		c.doc = exhausted
+		return
 	}
-	c.doc = exhausted
+	c.doc, c.tf = c.base+p.Number(), float64(p.Frequency())
+}
+
+// next moves to the next posting of the segment.
+func (c *clause) next() error {
+	p, err := c.it.Next()
+	if err != nil {
+		return err
+	}
+	c.set(p)
 	return nil
 }
 
-// advance moves to the first posting at or after ordinal d.
+// advance moves to the first posting of the segment at or after ordinal d.
 func (c *clause) advance(d uint64) error {
 	if c.doc >= d {
 		return nil
 	}
-	for c.k < len(c.in) && c.segs[c.in[c.k]].end <= d {
-		c.k++ // segments ending before d are skipped whole
+	p, err := c.it.Advance(d - c.base)
+	if err != nil {
+		return err
 	}
-	if c.k == len(c.in) {
-		c.doc = exhausted
-		return nil
-	}
-	// The current segment's iterator is at c.doc (< d) or, for a segment
-	// just entered, not started: Advance to d, or Next from its start.
-	s := c.in[c.k]
-	if base := c.segs[s].base; d > base {
-		p, err := c.its[s].Advance(d - base)
-		if err != nil {
-			return err
-		}
-		if p != nil {
-			c.set(s, p)
-			return nil
-		}
-		c.k++
-	}
-	return c.next()
+	c.set(p)
+	return nil
 }
 
 // score is the clause's contribution to its current document.
@@ -186,22 +323,26 @@ type hit struct {
 	score float64
 }
 
-// searcher is one worker's reusable state: term dictionaries, clause slots
-// (posting lists and iterators are reused from query to query, so reading
-// postings allocates nothing per term once warm) and the top-k heap.
+// queryTerm is a (field, term) of a query, in the exhaustive order.
+type queryTerm struct {
+	fi    int
+	term  string
+	count int
+}
+
+// searcher is one query's state through a segment-major search: its
+// clauses, the MaxScore split and threshold, and the top-k heap.
 type searcher struct {
 	r       *Retriever
-	dicts   [][]segment.TermDictionary // per field and segment; nil until first used
-	slots   []*clause
-	cl      []*clause // this query's clauses, by upper bound
+	terms   []queryTerm
+	cl      []*clause // by upper bound
 	cum     []float64 // cum[i] = Σ ub of cl[0..i]
 	contrib []float64 // by canon
 	matched []int     // canon of the clauses matching the current document
 	heap    []hit
-}
-
-func (r *Retriever) newSearcher() *searcher {
-	return &searcher{r: r, dicts: make([][]segment.TermDictionary, len(r.fields))}
+	p       int     // cl[:p] are non-essential: together they cannot reach theta
+	theta   float64 // the k-th score once the heap holds k hits
+	lat     time.Duration
 }
 
 // better reports whether a ranks before b: score descending, then chunk id
@@ -213,64 +354,44 @@ func (s *searcher) better(a, b hit) bool {
 	return bytes.Compare(s.r.side.id(int(a.doc)), s.r.side.id(int(b.doc))) > 0
 }
 
-// clauses sets s.cl to the query's clauses with postings, ordered by upper
-// bound (then exhaustive order), positioned on their first posting.
-func (s *searcher) clauses(text string) error {
-	terms := s.r.Terms(text)
-	segs := s.r.segs
-	s.cl = s.cl[:0]
-	for fi, f := range s.r.fields {
+// queryTerms returns the (field, term) pairs of a query text, fields with
+// items first, then terms in byte order (the exhaustive order).
+func (r *Retriever) queryTerms(text string) []queryTerm {
+	terms := r.Terms(text)
+	var out []queryTerm
+	for fi, f := range r.fields {
 		if f.docCount == 0 {
 			continue
 		}
-		if s.dicts[fi] == nil {
-			s.dicts[fi] = make([]segment.TermDictionary, len(segs))
-			for si, sr := range segs {
-				d, err := sr.seg.Dictionary(f.name)
-				if err != nil {
-					return err
-				}
-				s.dicts[fi][si] = d
-			}
-		}
 		for _, t := range terms {
-			if len(s.cl) == len(s.slots) {
-				s.slots = append(s.slots, &clause{pls: make([]segment.PostingsList, len(segs)),
-					its: make([]segment.PostingsIterator, len(segs)), segs: segs})
-			}
-			c := s.slots[len(s.cl)]
-			c.in = c.in[:0]
-			df := uint64(0)
-			for si := range segs {
-				pl, err := s.dicts[fi][si].PostingsList([]byte(t.Term), nil, c.pls[si])
-				if err != nil {
-					return err
-				}
-				c.pls[si] = pl
-				if n := pl.Count(); n > 0 {
-					df += n
-					c.in = append(c.in, si)
-				}
-			}
-			if df == 0 {
-				continue
-			}
-			idf := math.Log(1 + (float64(f.docCount)-float64(df)+0.5)/(float64(df)+0.5))
-			c.canon, c.f, c.w = len(s.cl), f, float64(t.Count)*idf
-			st, err := s.r.termStats(fi, t.Term, c)
-			if err != nil {
-				return err
-			}
-			c.ub, c.tfs = c.w*st.bound, st.tfs
-			for _, si := range c.in {
-				c.its[si] = c.pls[si].Iterator(true, false, false, c.its[si])
-			}
-			c.k = 0
-			if err := c.next(); err != nil {
-				return err
-			}
-			s.cl = append(s.cl, c)
+			out = append(out, queryTerm{fi: fi, term: t.Term, count: t.Count})
 		}
+	}
+	return out
+}
+
+// statKey is the key of (field fi, term) in Retriever.stats.
+func statKey(fi int, term string) string { return string(rune('0'+fi)) + "\x00" + term }
+
+// clauses sets s.cl to the query's clauses with postings, ordered by upper
+// bound (then exhaustive order), and starts the search: empty heap, every
+// clause essential. The terms' statistics must be known (learnTerms).
+func (s *searcher) clauses() error {
+	s.cl = s.cl[:0]
+	for _, t := range s.terms {
+		v, ok := s.r.stats.Load(statKey(t.fi, t.term))
+		if !ok {
+			return fmt.Errorf("no statistics for term %q", t.term)
+		}
+		st := v.(termStat)
+		if st.df == 0 {
+			continue
+		}
+		f := s.r.fields[t.fi]
+		idf := math.Log(1 + (float64(f.docCount)-float64(st.df)+0.5)/(float64(st.df)+0.5))
+		c := &clause{canon: len(s.cl), f: f, fi: t.fi, term: []byte(t.term), w: float64(t.count) * idf, tfs: st.tfs}
+		c.ub = c.w * st.bound
+		s.cl = append(s.cl, c)
 	}
 	slices.SortStableFunc(s.cl, func(a, b *clause) int {
 		if a.ub != b.ub {
@@ -287,10 +408,8 @@ func (s *searcher) clauses(text string) error {
 		sum += c.ub
 		s.cum = append(s.cum, sum)
 	}
-	if cap(s.contrib) < len(s.cl) {
-		s.contrib = make([]float64, len(s.cl))
-	}
-	s.contrib = s.contrib[:len(s.cl)]
+	s.contrib = make([]float64, len(s.cl))
+	s.heap, s.p, s.theta = s.heap[:0], 0, -1
 	return nil
 }
 
@@ -305,97 +424,158 @@ const (
 )
 
 // termStat is what the retriever keeps of a (field, term) after reading its
-// postings once: the largest tf/(tf + denom) and, for a frequent term, its
-// tf array.
+// postings once: its document frequency, the largest tf/(tf + denom) and,
+// for a frequent term, its tf array.
 type termStat struct {
+	df    uint64
 	bound float64
 	tfs   []uint8
 }
 
-// termStats returns the stats of term in field fi, reading the postings of
-// clause c's segments once (with iterators of their own) on first use.
-func (r *Retriever) termStats(fi int, term string, c *clause) (termStat, error) {
-	key := string(rune('0'+fi)) + "\x00" + term
-	if v, ok := r.stats.Load(key); ok {
-		return v.(termStat), nil
-	}
-	f := r.fields[fi]
-	n := r.side.n
-	df := uint64(0)
-	for _, si := range c.in {
-		df += c.pls[si].Count()
-	}
-	var tfs []uint8
-	if df >= uint64(n/freqShare) && r.freqBytes.Add(int64(n)) <= freqBudget {
-		tfs = make([]uint8, n)
-	}
-	best := 0.0
-	for _, si := range c.in {
-		base := r.segs[si].base
-		it := c.pls[si].Iterator(true, false, false, nil)
-		for {
-			p, err := it.Next()
-			if err != nil {
-				return termStat{}, err
+// newTerm is a (field, term) whose statistics a search is reading.
+type newTerm struct {
+	fi   int
+	term []byte
+	termStat
+}
+
+// learnTerms reads the statistics of the terms of ss not known yet (two
+// sweeps over the segments: document frequencies, then the postings of the
+// terms present) and keeps them in r.stats. tf arrays are allotted in the
+// order of the terms' first occurrence in ss.
+func (r *Retriever) learnTerms(ctx context.Context, ss []*searcher) error {
+	var terms []*newTerm
+	seen := map[string]bool{}
+	for _, s := range ss {
+		for _, t := range s.terms {
+			key := statKey(t.fi, t.term)
+			if seen[key] {
+				continue
 			}
-			if p == nil {
-				break
-			}
-			d, ftf := base+p.Number(), p.Frequency()
-			tf := float64(ftf)
-			best = max(best, tf/(tf+f.denom(d)))
-			if tfs != nil {
-				if ftf > 255 {
-					tfs = nil // rare in chunks; the budget stays spent
-				} else {
-					tfs[d] = uint8(ftf)
-				}
+			seen[key] = true
+			if _, ok := r.stats.Load(key); !ok {
+				terms = append(terms, &newTerm{fi: t.fi, term: []byte(t.term)})
 			}
 		}
 	}
-	st, _ := r.stats.LoadOrStore(key, termStat{bound: best, tfs: tfs})
-	return st.(termStat), nil
+	if len(terms) == 0 {
+		return nil
+	}
+	err := r.sweep(ctx, len(terms), func(sc *scanner, i int) error {
+		t := terms[i]
+		pl, err := sc.postings(t.fi, t.term, 0)
+		if err != nil {
+			return err
+		}
+		t.df += pl.Count()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	n := r.side.n
+	var present []*newTerm
+	for _, t := range terms {
+		if t.df == 0 {
+			continue
+		}
+		present = append(present, t)
+		if t.df >= uint64(n/freqShare) && r.freqBytes.Add(int64(n)) <= freqBudget {
+			t.tfs = make([]uint8, n)
+		}
+	}
+	err = r.sweep(ctx, len(present), func(sc *scanner, i int) error {
+		return present[i].read(sc, r.fields[present[i].fi])
+	})
+	if err != nil {
+		return err
+	}
+	for _, t := range terms {
+		r.stats.LoadOrStore(statKey(t.fi, string(t.term)), t.termStat)
+	}
+	return nil
 }
 
-// search returns the top k of one query (see Search).
-func (s *searcher) search(ctx context.Context, text string, k int) ([]eval.Result, error) {
-	if err := s.clauses(text); err != nil {
-		return nil, err
+// read reads the postings of t in sc's segment into its bound and tf array.
+func (t *newTerm) read(sc *scanner, f *field) error {
+	pl, err := sc.postings(t.fi, t.term, 0)
+	if err != nil || pl.Count() == 0 {
+		return err
 	}
-	s.heap = s.heap[:0]
+	it := sc.iterator(0)
+	for {
+		p, err := it.Next()
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			return nil
+		}
+		d, ftf := sc.base+p.Number(), p.Frequency()
+		tf := float64(ftf)
+		t.bound = max(t.bound, tf/(tf+f.denom(d)))
+		if t.tfs != nil {
+			if ftf > 255 {
+				t.tfs = nil // rare in chunks; the budget stays spent
+			} else {
+				t.tfs[d] = uint8(ftf)
+			}
+		}
+	}
+}
+
+// scan advances the query through sc's segment: every document of the
+// segment that can reach the top k is scored, with the threshold and the
+// essential/non-essential split carried over from the previous segments.
+func (s *searcher) scan(ctx context.Context, sc *scanner, k int) error {
+	for j, c := range s.cl {
+		c.base, c.it, c.doc = sc.base, nil, exhausted
+		if j < s.p && c.tfs != nil {
+			continue // probed through its tf array only
+		}
+		pl, err := sc.postings(c.fi, c.term, j)
+		if err != nil {
+			return err
+		}
+		if pl.Count() == 0 {
+			continue
+		}
+		c.it = sc.iterator(j)
+		if err := c.next(); err != nil {
+			return err
+		}
+	}
 	cl, cum := s.cl, s.cum
 	n := len(cl)
-	p := 0        // cl[:p] are non-essential: together they cannot reach θ
-	theta := -1.0 // the k-th score once the heap holds k hits
 	for steps := 0; ; steps++ {
 		if steps%4096 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		d := uint64(exhausted)
-		for _, c := range cl[p:] {
+		for _, c := range cl[s.p:] {
 			d = min(d, c.doc)
 		}
 		if d == exhausted {
-			break
+			return nil
 		}
 		partial := 0.0
 		s.matched = s.matched[:0]
-		for _, c := range cl[p:] {
+		for _, c := range cl[s.p:] {
 			if c.doc == d {
 				v := c.score()
 				s.contrib[c.canon] = v
 				s.matched = append(s.matched, c.canon)
 				partial += v
 				if err := c.next(); err != nil {
-					return nil, err
+					return err
 				}
 			}
 		}
 		pruned := false
-		for i := p - 1; i >= 0; i-- {
-			if partial+cum[i] < theta*(1-prune) {
+		for i := s.p - 1; i >= 0; i-- {
+			if partial+cum[i] < s.theta*(1-prune) {
 				pruned = true
 				break
 			}
@@ -407,7 +587,7 @@ func (s *searcher) search(ctx context.Context, text string, k int) ([]eval.Resul
 					continue
 				}
 			} else if err := c.advance(d); err != nil {
-				return nil, err
+				return err
 			}
 			if c.doc == d {
 				v := c.score()
@@ -426,13 +606,12 @@ func (s *searcher) search(ctx context.Context, text string, k int) ([]eval.Resul
 			score += s.contrib[ci]
 		}
 		if s.offer(hit{uint32(d), score}, k) {
-			theta = s.heap[0].score
-			for p < n && cum[p] < theta*(1-prune) {
-				p++
+			s.theta = s.heap[0].score
+			for s.p < n && cum[s.p] < s.theta*(1-prune) {
+				s.p++
 			}
 		}
 	}
-	return s.results(), nil
 }
 
 // offer puts h into the bounded heap of the k best (worst at the root) and
