@@ -82,7 +82,10 @@ func (t *Texts) Release() {
 // spill file in dir, mapped read-only (see Texts for the memory model,
 // errors and platforms). dir is created when missing, and removed again
 // when LoadSpilled created it (it holds nothing once the file is
-// unlinked). An empty dir keeps the texts on the heap.
+// unlinked). An empty dir keeps the texts on the heap. A JSONL or TSV
+// corpus is spilled line by line, its texts never on the heap (an escaped
+// one is decoded there first); a folder corpus (LoadFolder) is read whole,
+// then spilled.
 func LoadSpilled(path, dir string) ([]Document, map[string]int, *Texts, error) {
 	if !canSpill || dir == "" {
 		docs, byID, err := LoadIndexed(path)
