@@ -33,10 +33,10 @@ import (
 // loads its corpus once (bench run), not for a long-lived one loading many.
 //
 // Errors: a spill that cannot be created, written or mapped (a full disk, a
-// read-only or missing cache folder, a mapping refused) is not an error:
-// LoadSpilled reads the corpus again onto the heap, and Note says why, for
-// the user to see; the documents are the same either way. The corpus's own
-// errors are Load's.
+// cache folder that is read-only or cannot be created, a mapping refused)
+// is not an error: LoadSpilled reads the corpus again onto the heap, and
+// Note says why, for the user to see; the documents are the same either
+// way. The corpus's own errors are Load's.
 //
 // Platforms: the Unix systems with mmap and madvise (Linux, the BSDs,
 // macOS, Solaris); elsewhere (Windows, where an open file cannot be
