@@ -145,6 +145,10 @@ func checkIDBytes(b []byte) bool {
 // titles and texts, one allocation per block instead of one per field.
 type arena struct {
 	buf []byte // the current block's unused tail
+	// borrow makes decode's strings without escapes alias the line
+	// instead of copying it: valid only until the next line is read
+	// (the spill copies them out at once; see load).
+	borrow bool
 }
 
 const arenaBlock = 1 << 20
@@ -172,6 +176,9 @@ func (a *arena) str(b []byte) string {
 // as the slow path does).
 func (a *arena) decode(b []byte, escaped bool) (string, bool) {
 	if !escaped && utf8.Valid(b) {
+		if a.borrow && len(b) > 0 {
+			return unsafeString(b), true
+		}
 		return a.str(b), true
 	}
 	var s string

@@ -65,10 +65,23 @@ func Load(path string) ([]Document, error) {
 // map Load builds anyway to refuse duplicate ids (a caller that needs it
 // saves building a second one: a million entries are about 50 MB).
 func LoadIndexed(path string) ([]Document, map[string]int, error) {
+	return load(path, nil)
+}
+
+// load is LoadIndexed; with sp, each document's title and text go to
+// the spill file as it is read (sp.put), and the documents come back
+// with them empty until sp.finish maps them (LoadSpilled). An error
+// writing the spill is a *spillError.
+func load(path string, sp *spiller) ([]Document, map[string]int, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		docs, err := LoadFolder(path)
 		if err != nil {
 			return nil, nil, err
+		}
+		for i := range docs {
+			if err := sp.put(&docs[i]); err != nil {
+				return nil, nil, err
+			}
 		}
 		return docs, Index(docs), nil
 	}
@@ -89,9 +102,12 @@ func LoadIndexed(path string) ([]Document, map[string]int, error) {
 		name = name[:len(name)-len(".gz")]
 	}
 	var parse func(line []byte, lineNo int) (Document, error)
+	// With a spill, the fast path's titles and texts borrow the line
+	// (sp.put copies them out before the next line is read); ids are
+	// always the arena's.
+	a := arena{borrow: sp != nil}
 	switch ext := strings.ToLower(filepath.Ext(name)); ext {
 	case ".jsonl", ".json":
-		var a arena
 		parse = func(line []byte, n int) (Document, error) {
 			if d, ok := fastDoc(line, &a); ok {
 				return d, nil
@@ -100,7 +116,15 @@ func LoadIndexed(path string) ([]Document, map[string]int, error) {
 		}
 	case ".tsv":
 		cols := 0 // set by the first data line: 3 (id, title, text) or 2 (id, text)
-		parse = func(line []byte, n int) (Document, error) { return parseTSVLine(path, n, line, &cols) }
+		parse = func(line []byte, n int) (Document, error) {
+			d, err := parseTSVLine(path, n, line, &cols)
+			if err == nil && sp != nil {
+				// The id is a substring of the whole line's string:
+				// a copy of its own lets the line go once spilled.
+				d.ID = a.str([]byte(d.ID))
+			}
+			return d, err
+		}
 	default:
 		return nil, nil, fmt.Errorf("%s: unknown corpus format %q (want .jsonl, .json or .tsv, optionally .gz)", path, ext)
 	}
@@ -139,6 +163,9 @@ func LoadIndexed(path string) ([]Document, map[string]int, error) {
 				prev := lineOf[i]
 				return nil, nil, &LineError{File: path, Line: lineNo, Field: "id",
 					Msg: fmt.Sprintf("duplicate doc id %q (first at line %d, again at line %d)", d.ID, prev, lineNo)}
+			}
+			if err := sp.put(&d); err != nil {
+				return nil, nil, err
 			}
 			byID[d.ID] = len(docs)
 			lineOf = append(lineOf, lineNo)

@@ -13,6 +13,11 @@
 # Each tool runs under /usr/bin/time -v (peak RSS, CPU seconds); each run is scored by `bench eval` against the
 # same qrels (nDCG@10, recall@100: trec_eval's ndcg_cut.10 and recall.100). The table goes to stdout and to
 # $DIR/results-N-tT.md; the load average before and after each step is recorded beside it.
+# For ragbench's `bench run` the script also samples /proc/PID/status every 0.5 s and reports the peak RssAnon
+# (anonymous memory: the Go heap and stacks) and the peak RssFile (file-backed pages mapped by the process: the
+# corpus texts' spill file, bleve's memory-mapped segments) beside /usr/bin/time's peak RSS; each is its own
+# maximum over the samples (they need not peak at the same moment, so they may sum to more than the peak RSS),
+# and a peak shorter than the sampling interval can be missed. Other tools show "—" there.
 #
 # Usage: scripts/bench-scale.sh N [--threads T] [--only ragbench,bm25pkg,anserini,bm25s]
 #   --threads T   threads for every tool (GOMAXPROCS for ragbench, -threads for Anserini, n_threads for BM25S);
@@ -24,7 +29,7 @@
 # Example: scripts/bench-scale.sh 100000; scripts/bench-scale.sh 1000000 --only ragbench,anserini
 set -euo pipefail
 
-usage() { sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
 [ $# -ge 1 ] || usage
 N=$1; shift
 [[ "$N" =~ ^[1-9][0-9]*$ ]] || { echo "bench-scale: N must be a positive integer, got '$N'" >&2; exit 2; }
@@ -62,6 +67,20 @@ secs() { # h:mm:ss or m:ss.ss → seconds
 }
 cpu() { awk -v u="$(field "$1" 'User time')" -v s="$(field "$1" 'System time')" 'BEGIN { printf "%.1f", u + s }'; }
 rss() { awk -v k="$(field "$1" 'Maximum resident set size')" 'BEGIN { printf "%.2f", k / 1048576 }'; }
+# sample_rss PID OUT: every 0.5 s while PID runs, the largest RssAnon and RssFile of the process PID started
+# (PID is /usr/bin/time; its child is the measured program), written to OUT as "anon_GiB file_GiB" at the end.
+sample_rss() {
+	local pid=$1 out=$2 child="" a=0 f=0 st
+	while kill -0 "$pid" 2>/dev/null; do
+		[ -n "$child" ] || child=$(pgrep -P "$pid" | head -1 || true)
+		if [ -n "$child" ] && st=$(cat "/proc/$child/status" 2>/dev/null); then
+			read -r a f < <(awk -v a="$a" -v f="$f" '$1 == "RssAnon:" && $2 > a { a = $2 } $1 == "RssFile:" && $2 > f { f = $2 }
+				END { print a, f }' <<<"$st")
+		fi
+		sleep 0.5
+	done
+	awk -v a="$a" -v f="$f" 'BEGIN { printf "%.2f %.2f\n", a / 1048576, f / 1048576 }' >"$out"
+}
 score() { # score RUN → "ndcg recall"
 	"$ROOT/bin/bench" eval --format csv -m ndcg_cut.10 -m recall.100 "$DATA/qrels/test.tsv" "$1" |
 		awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i } $1 == "all" { printf "%.4f %.4f\n", $c["ndcg_cut_10"], $c["recall_100"] }'
@@ -77,7 +96,7 @@ if [ ! -f "$DATA/.complete" ]; then
 	touch "$DATA/.complete"
 fi
 
-ROWS=()   # "tool|index s|query s|index process wall s|peak RSS GB|CPU s|nDCG@10|recall@100|load"
+ROWS=()   # "tool|index s|query s|index process wall s|peak RSS GB|peak RssAnon GB|peak RssFile GB|CPU s|nDCG@10|recall@100|load"
 NOTES=()
 
 if want ragbench; then
@@ -103,14 +122,20 @@ prompt_k: 10
 EOF
 	GOMAXPROCS=$THREADS "$TIMEV" -v "$ROOT/bin/bench" run --no-history --progress plain \
 		--cache-dir "$WORK/ragbench-cache" --output "$WORK/ragbench-out" "$WORK/scale.yaml" \
-		>"$WORK/ragbench.log" 2>"$WORK/ragbench.time" || { tail -20 "$WORK/ragbench.time" >&2; exit 1; }
+		>"$WORK/ragbench.log" 2>"$WORK/ragbench.time" &
+	tpid=$!
+	sample_rss "$tpid" "$WORK/ragbench.rss" &
+	spid=$!
+	wait "$tpid" || { wait "$spid"; tail -20 "$WORK/ragbench.time" >&2; exit 1; }
+	wait "$spid"
+	read -r anon file <"$WORK/ragbench.rss"
 	read -r build search < <("$PY" -c '
 import json, sys
 t = json.load(open(sys.argv[1]))["timings"][0]
 print("%.1f %.1f" % (t["build_s"], t["search_s"]))' "$WORK/ragbench-out/results.json")
 	wall=$(secs "$(field "$WORK/ragbench.time" 'Elapsed (wall clock)')")
 	read -r nd rc < <(score "$WORK/ragbench-out/runs/doc__bm25.trec")
-	ROWS+=("ragbench \`bench run\`|$build|$search|$wall (whole run)|$(rss "$WORK/ragbench.time")|$(cpu "$WORK/ragbench.time")|$nd|$rc|$l0 → $(load)")
+	ROWS+=("ragbench \`bench run\`|$build|$search|$wall (whole run)|$(rss "$WORK/ragbench.time")|$anon|$file|$(cpu "$WORK/ragbench.time")|$nd|$rc|$l0 → $(load)")
 fi
 
 if want bm25pkg; then
@@ -125,7 +150,7 @@ if want bm25pkg; then
 	search=$(awk '{ for (i = 1; i < NF; i++) if ($(i+1) == "search-s") print $i }' <<<"$line")
 	wall=$(secs "$(field "$WORK/bm25pkg.time" 'Elapsed (wall clock)')")
 	read -r nd rc < <(score "$WORK/bm25pkg.trec")
-	ROWS+=("ragbench bm25 package|$build|$search|$wall (whole test)|$(rss "$WORK/bm25pkg.time")|$(cpu "$WORK/bm25pkg.time")|$nd|$rc|$l0 → $(load)")
+	ROWS+=("ragbench bm25 package|$build|$search|$wall (whole test)|$(rss "$WORK/bm25pkg.time")|—|—|$(cpu "$WORK/bm25pkg.time")|$nd|$rc|$l0 → $(load)")
 fi
 
 # java ≥ 21 or nothing.
@@ -175,7 +200,7 @@ with open(sys.argv[1]) as f, open(sys.argv[2], "w") as o:
 		ic=$(cpu "$WORK/anserini-index.time")
 		sc=$(cpu "$WORK/anserini-search.time")
 		read -r nd rc < <(score "$WORK/anserini.trec")
-		ROWS+=("Anserini 1.7.1 (two JVM processes)|$iw|$sw|$iw|$ir / $sr|$ic / $sc|$nd|$rc|$l0 → $(load)")
+		ROWS+=("Anserini 1.7.1 (two JVM processes)|$iw|$sw|$iw|$ir / $sr|—|—|$ic / $sc|$nd|$rc|$l0 → $(load)")
 	fi
 fi
 
@@ -217,15 +242,15 @@ PYEOF
 		read -r _ rd _ ix _ qy <"$WORK/bm25s.log"
 		wall=$(secs "$(field "$WORK/bm25s.time" 'Elapsed (wall clock)')")
 		read -r nd rc < <(score "$WORK/bm25s.trec")
-		ROWS+=("BM25S $("$PY" -c 'import bm25s; print(bm25s.__version__)') (corpus read: ${rd} s)|$ix|$qy|$wall (whole process)|$(rss "$WORK/bm25s.time")|$(cpu "$WORK/bm25s.time")|$nd|$rc|$l0 → $(load)")
+		ROWS+=("BM25S $("$PY" -c 'import bm25s; print(bm25s.__version__)') (corpus read: ${rd} s)|$ix|$qy|$wall (whole process)|$(rss "$WORK/bm25s.time")|—|—|$(cpu "$WORK/bm25s.time")|$nd|$rc|$l0 → $(load)")
 	fi
 fi
 
 {
 	echo "### $N documents, $THREADS thread(s), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load before/after each tool"
 	echo
-	echo "| tool | index s | 1,000 queries s | whole process s | peak RSS GB | CPU s | nDCG@10 | recall@100 | load (1/5/15 min) |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+	echo "| tool | index s | 1,000 queries s | whole process s | peak RSS GB | peak RssAnon GB | peak RssFile GB | CPU s | nDCG@10 | recall@100 | load (1/5/15 min) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 	for r in "${ROWS[@]}"; do echo "| ${r//|/ | } |"; done
 	echo
 	echo "Index and query times: ragbench's own (results.json build_s, search_s; the benchmark's index-s, search-s),"

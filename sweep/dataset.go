@@ -183,6 +183,7 @@ func count(n int, noun string) string {
 // dataset is the loaded data.
 type dataset struct {
 	docs          []corpus.Document
+	texts         *corpus.Texts // where docs' titles and texts are (nil: the heap)
 	docByID       map[string]int
 	queries       []retrievers.Query // evaluated queries (all in qrels), by id
 	text          map[string]string
@@ -224,7 +225,16 @@ func (ds *dataset) sliceOf(id string, labelled bool) string {
 	return results.NoSlice
 }
 
+// loadDataset reads and checks cfg's dataset, the corpus's texts on the
+// heap.
 func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
+	return loadDatasetTexts(cfg, be, false)
+}
+
+// loadDatasetTexts is loadDataset with the corpus's texts in a spill file
+// in the cache folder when spill is true: the run's own load (check), in
+// a process that holds the corpus to its end (corpus.Texts).
+func loadDatasetTexts(cfg *Config, be backend, spill bool) (*dataset, []string, error) {
 	d := cfg.Dataset
 	ds := &dataset{files: map[string]string{}}
 	corpusPath, queriesPath, qrelsPath := d.Corpus, d.Queries, d.Qrels
@@ -234,7 +244,19 @@ func loadDataset(cfg *Config, be backend) (*dataset, []string, error) {
 		qrelsPath = filepath.Join(d.BEIR, "qrels", d.Split+".tsv")
 	}
 	var warns []string
-	docs, byID, err := corpus.LoadIndexed(corpusPath)
+	var docs []corpus.Document
+	var byID map[string]int
+	var err error
+	if spill {
+		// The run's process holds the corpus to its end: its texts go to
+		// a spill file in the cache folder, mapped (corpus.Texts).
+		docs, byID, ds.texts, err = corpus.LoadSpilled(corpusPath, cfg.CacheDir)
+		if note := ds.texts.Note(); note != "" {
+			warns = append(warns, note)
+		}
+	} else {
+		docs, byID, err = corpus.LoadIndexed(corpusPath)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

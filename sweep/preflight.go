@@ -91,7 +91,7 @@ func check(ctx context.Context, cfg *Config, opts CheckOptions, be backend) (*Ch
 	if err := checkRuntime(cfg, opts.ONNXRuntime); err != nil {
 		return nil, err
 	}
-	ds, warns, err := loadDataset(cfg, be)
+	ds, warns, err := loadDatasetTexts(cfg, be, true)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/kinds"
+	"github.com/ragbench/ragbench/retrievers"
 )
 
 // Options are the run-time settings of Run that are not part of the config.
@@ -118,10 +119,14 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	}
 	chunkings := cfg.Chunkings()
 	env := kinds.NewEnv(cfg.CacheDir, opts.ONNXRuntime)
-	env.WrapSearch, env.WrapRerank = be.wrapSearch, be.wrapRerank
+	env.WrapSearch, env.WrapRerank = releaseAfterBuild(ds.texts, be.wrapSearch), be.wrapRerank
 	defer env.Close()
 	cells := &cellRunner{cfg: cfg, ds: ds, prog: prog, env: env, corpusHash: corpus.Hash(ds.docs), queriesKey: hashkey.Of(ds.queries), modelHash: modelHash,
 		res: res, nCells: len(chunkings) * len(cfg.Retrievers), diag: newMissDiagnoser(cfg, ds)}
+	// The dataset's passes over every text are done (Summarize and the
+	// label checks in loadDataset, Hash just above): drop the spilled
+	// texts' pages from the RSS until a stage reads them again.
+	ds.texts.Release()
 	levels := map[string]bool{}
 	for _, ch := range chunkings {
 		if err := ctx.Err(); err != nil {
@@ -150,6 +155,29 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	}
 	return res, cells.scored, nil
 }
+
+// releaseAfterBuild is the sweep's kinds.Env.WrapSearch: wrap's build
+// (the plain build when wrap is nil), then texts.Release. Every first
+// stage's build goes through it (kinds.searchCell), and a build is the
+// one pass of a cell over every chunk's text, in order; the search after
+// it reads none, and the later random reads (a reranker's passages, the
+// misses' snippets, the prompt tokens) fault back in the few pages they
+// touch. Without a spill (texts on the heap) it is wrap itself.
+func releaseAfterBuild(texts *corpus.Texts, wrap searchWrap) searchWrap {
+	if !texts.Spilled() {
+		return wrap
+	}
+	return func(c *kinds.Cell, s kinds.Settings, build func() (retrievers.Retriever, error)) (retrievers.Retriever, error) {
+		defer texts.Release()
+		if wrap != nil {
+			return wrap(c, s, build)
+		}
+		return build()
+	}
+}
+
+// searchWrap is kinds.Env.WrapSearch's type.
+type searchWrap = func(c *kinds.Cell, s kinds.Settings, build func() (retrievers.Retriever, error)) (retrievers.Retriever, error)
 
 // scoredCell is what the outputs need of a cell besides its
 // results.CellResult: its final run (runs/<cell>.trec) and its per-query

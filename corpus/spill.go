@@ -1,0 +1,259 @@
+package corpus
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"unsafe"
+)
+
+// Texts is where LoadSpilled put a corpus's titles and texts: in a spill
+// file mapped read-only, or on the Go heap (Load's arena).
+//
+// Memory model: the loader writes each document's title and text, in
+// order, to a file it creates in the folder it is given (the run's cache
+// folder) and unlinks at once, so that nothing is left behind, whether the
+// process ends normally, crashes or is interrupted (Unix keeps an unlinked
+// file while it is open or mapped). Once every document is read, the file
+// is mapped read-only and shared, and each Document.Title and
+// Document.Text is a string pointing into the mapping (unsafe.String):
+// the bytes are file-backed page-cache pages, outside the Go heap and its
+// collector's goal (GOGC lets the heap grow to twice what is live; the
+// texts no longer count). Ids stay on the heap. The pages a process has
+// touched count in its RSS (RssFile) until Release drops them from its
+// page tables (madvise MADV_DONTNEED: for a read-only shared file mapping
+// this frees no data; the next read faults the same bytes back in from the
+// page cache, or from the file once the kernel reclaimed them). The mapping
+// is never unmapped: strings into it may live anywhere (chunks, runs,
+// reports) for the rest of the process, so a Texts is for a process that
+// loads its corpus once (bench run), not for a long-lived one loading many.
+//
+// Errors: a spill that cannot be created, written or mapped (a full disk, a
+// cache folder that is read-only or cannot be created, a mapping refused)
+// is not an error: LoadSpilled reads the corpus again onto the heap, and
+// Note says why, for the user to see; the documents are the same either
+// way. The corpus's own errors are Load's.
+//
+// Platforms: the Unix systems with mmap and madvise (Linux, the BSDs,
+// macOS, Solaris); elsewhere (Windows, where an open file cannot be
+// unlinked, and others) the texts stay on the heap, without a note.
+type Texts struct {
+	mem  []byte // the read-only mapping; nil on the heap, or when every title and text is empty
+	note string // why the texts are on the heap although a spill was asked for
+}
+
+// Spilled reports whether the texts are in a mapped spill file.
+func (t *Texts) Spilled() bool { return t != nil && t.mem != nil }
+
+// Bytes is the size of the spill file: the corpus's titles and texts (0
+// on the heap).
+func (t *Texts) Bytes() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.mem)
+}
+
+// Note is why the texts are on the heap although a spill was asked for
+// ("" when they are spilled, or when the platform cannot spill).
+func (t *Texts) Note() string {
+	if t == nil {
+		return ""
+	}
+	return t.note
+}
+
+// Release drops the texts' pages from the process's resident set, after a
+// sequential pass over them (see Texts); the strings stay valid, and a
+// later read faults the bytes back in. Nothing to do on the heap. The
+// advice failing (it cannot on a valid mapping) changes nothing but the
+// RSS, so it is ignored.
+func (t *Texts) Release() {
+	if t.Spilled() {
+		release(t.mem)
+	}
+}
+
+// LoadSpilled is LoadIndexed with the documents' titles and texts in a
+// spill file in dir, mapped read-only (see Texts for the memory model,
+// errors and platforms). dir is created when missing, and removed again
+// when LoadSpilled created it (it holds nothing once the file is
+// unlinked). An empty dir keeps the texts on the heap. A JSONL or TSV
+// corpus is spilled line by line, its texts never on the heap (an escaped
+// one is decoded there first); a folder corpus (LoadFolder) is read whole,
+// then spilled.
+func LoadSpilled(path, dir string) ([]Document, map[string]int, *Texts, error) {
+	if !canSpill || dir == "" {
+		docs, byID, err := LoadIndexed(path)
+		return docs, byID, &Texts{}, err
+	}
+	sp, err := newSpiller(dir)
+	if err == nil {
+		docs, byID, lerr := load(path, sp)
+		var se *spillError
+		switch {
+		case errors.As(lerr, &se):
+			err = se.err
+		case lerr != nil:
+			sp.f.Close()
+			return nil, nil, nil, lerr
+		default:
+			t, ferr := sp.finish(docs)
+			if ferr == nil {
+				return docs, byID, t, nil
+			}
+			err = ferr
+		}
+		sp.f.Close()
+	}
+	docs, byID, lerr := LoadIndexed(path)
+	if lerr != nil {
+		return nil, nil, nil, lerr
+	}
+	note := fmt.Sprintf("corpus texts: held on the Go heap, not in a spill file in %s (%v); the results are the same, the memory is larger", dir, err)
+	return docs, byID, &Texts{note: note}, nil
+}
+
+// spillError is an error writing the spill file (not the corpus's).
+type spillError struct{ err error }
+
+func (e *spillError) Error() string { return "spill: " + e.err.Error() }
+
+// spiller writes the titles and texts of a corpus being loaded to its
+// unlinked spill file, then maps them (finish).
+type spiller struct {
+	f    *os.File
+	w    *bufio.Writer
+	lens []uint32 // each document's title and text lengths, in order
+	size int64    // bytes written
+}
+
+// spillWriter, when set (tests), wraps the spill file's writer, to fail
+// it as a full disk would.
+var spillWriter func(io.Writer) io.Writer
+
+// newSpiller creates the spill file in dir (created when missing, then
+// removed again with the parents it needed) and unlinks it.
+func newSpiller(dir string) (*spiller, error) {
+	created, err := mkdirs(dir)
+	defer func() {
+		for _, d := range created { // deepest first; empty once the file is unlinked
+			os.Remove(d)
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, ".corpus-texts-*.spill")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	var w io.Writer = f
+	if spillWriter != nil {
+		w = spillWriter(w)
+	}
+	return &spiller{f: f, w: bufio.NewWriterSize(w, spillWrite)}, nil
+}
+
+// spillWrite is the size of the spill's writes. Linux (6.x) caches a
+// file's pages in folios as large as the writes that made them, and a
+// fault maps the whole folio: with 1 MiB writes, each random read of a
+// released text (a prompt's chunk, a miss's snippet) mapped 1 MiB back
+// into the RSS; with 64 KiB writes it maps the kernel's fault-around
+// window (64 KiB), 16 times less. (A sweep's thousand queries still map
+// most of the texts back while scoring.)
+const spillWrite = 64 << 10
+
+// mkdirs is os.MkdirAll(dir) that returns the folders it created,
+// deepest first.
+func mkdirs(dir string) ([]string, error) {
+	var missing []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	err := os.MkdirAll(dir, 0o755)
+	var created []string
+	for _, d := range missing {
+		if fi, serr := os.Lstat(d); serr == nil && fi.IsDir() {
+			created = append(created, d)
+		}
+	}
+	return created, err
+}
+
+// put writes d's title and text to the spill and empties them (finish
+// points them into the mapping). A nil spiller does nothing.
+func (sp *spiller) put(d *Document) error {
+	if sp == nil {
+		return nil
+	}
+	for _, s := range [2]string{d.Title, d.Text} {
+		if uint64(len(s)) > math.MaxUint32 {
+			return &spillError{fmt.Errorf("document %q: a text of %d bytes", d.ID, len(s))}
+		}
+		if _, err := sp.w.WriteString(s); err != nil {
+			return &spillError{err}
+		}
+		sp.lens = append(sp.lens, uint32(len(s)))
+		sp.size += int64(len(s))
+	}
+	d.Title, d.Text = "", ""
+	return nil
+}
+
+// finish maps the spill file and points each document's title and text
+// (docs are those put, in order) into the mapping. The file is closed
+// (the mapping keeps it) on success.
+func (sp *spiller) finish(docs []Document) (*Texts, error) {
+	if err := sp.w.Flush(); err != nil {
+		return nil, err
+	}
+	if len(sp.lens) != 2*len(docs) {
+		return nil, fmt.Errorf("%d texts spilled for %d documents", len(sp.lens), len(docs))
+	}
+	if sp.size == 0 { // every title and text empty: nothing to map
+		sp.f.Close()
+		return &Texts{}, nil
+	}
+	if sp.size > math.MaxInt {
+		return nil, fmt.Errorf("%d bytes cannot be mapped on this platform", sp.size)
+	}
+	mem, err := mapFile(sp.f, int(sp.size))
+	if err != nil {
+		return nil, err
+	}
+	sp.f.Close() // the mapping holds the file
+	off := 0
+	view := func(n uint32) string {
+		if n == 0 {
+			return ""
+		}
+		s := unsafe.String(&mem[off], int(n))
+		off += int(n)
+		return s
+	}
+	for i := range docs {
+		docs[i].Title = view(sp.lens[2*i])
+		docs[i].Text = view(sp.lens[2*i+1])
+	}
+	sp.lens = nil
+	return &Texts{mem: mem}, nil
+}

@@ -1,0 +1,85 @@
+package corpus
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// TestTextsRelease: reading the spilled texts brings their pages into the
+// process's RSS (the mapping's Rss in /proc/self/smaps, a deleted file);
+// Release drops them, and the texts read the same after it.
+func TestTextsRelease(t *testing.T) {
+	var b strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&b, `{"_id":"d%d","title":"title %d","text":"%s"}`+"\n", i, i, strings.Repeat(fmt.Sprintf("word%d ", i), 100))
+	}
+	p := writeFile(t, "c.jsonl", b.String())
+	want, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _, texts, err := LoadSpilled(p, t.TempDir())
+	if err != nil || !texts.Spilled() {
+		t.Fatalf("spilled %v, err %v", texts.Spilled(), err)
+	}
+	mapping := func() (rss int, deleted bool) {
+		t.Helper()
+		addr := uintptr(unsafe.Pointer(unsafe.SliceData(texts.mem)))
+		f, err := os.Open("/proc/self/smaps")
+		if err != nil {
+			t.Skip(err)
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		in := false
+		for sc.Scan() {
+			fields := strings.Fields(sc.Text())
+			if len(fields) == 0 {
+				continue
+			}
+			if lo, hi, ok := strings.Cut(fields[0], "-"); ok && !strings.HasSuffix(fields[0], ":") {
+				l, err1 := strconv.ParseUint(lo, 16, 64)
+				h, err2 := strconv.ParseUint(hi, 16, 64)
+				in = err1 == nil && err2 == nil && uint64(addr) >= l && uint64(addr) < h
+				if in {
+					deleted = strings.HasSuffix(sc.Text(), "(deleted)")
+				}
+				continue
+			}
+			if in && fields[0] == "Rss:" {
+				n, _ := strconv.Atoi(fields[1])
+				return n, deleted
+			}
+		}
+		t.Fatal("the spill mapping is not in /proc/self/smaps")
+		return 0, false
+	}
+	read := func() {
+		for i := range docs {
+			if docs[i] != want[i] {
+				t.Fatalf("document %d differs", i)
+			}
+		}
+	}
+	read()
+	rss, deleted := mapping()
+	if !deleted {
+		t.Error("the spill mapping's file is not deleted")
+	}
+	if rss*1024 < texts.Bytes()/2 {
+		t.Errorf("after reading every text: %d kB of the mapping resident, want about %d kB", rss, texts.Bytes()/1024)
+	}
+	texts.Release()
+	if rss, _ := mapping(); rss != 0 {
+		t.Errorf("after Release: %d kB resident, want 0", rss)
+	}
+	read()
+	if rss, _ := mapping(); rss == 0 {
+		t.Error("reading after Release faulted nothing back in")
+	}
+}
