@@ -78,6 +78,27 @@ func TestTextsRelease(t *testing.T) {
 	if rss, _ := mapping(); rss != 0 {
 		t.Errorf("after Release: %d kB resident, want 0", rss)
 	}
+	// Detach reads by offset: equal strings (a whole text, a chunk's
+	// substring, a title) on the heap, and nothing resident (compared with
+	// Load's heap copies: comparing with the mapped strings would read them).
+	for i := range docs {
+		d, w := docs[i], want[i]
+		for j, s := range []string{d.Text, d.Text[7 : len(d.Text)-3], d.Title} {
+			c := texts.Detach(s)
+			if ws := []string{w.Text, w.Text[7 : len(w.Text)-3], w.Title}[j]; c != ws {
+				t.Fatalf("document %d: Detach = %.20q, want %.20q", i, c, ws)
+			}
+			if unsafe.StringData(c) == unsafe.StringData(s) {
+				t.Fatalf("document %d: Detach returned the mapped string itself", i)
+			}
+		}
+	}
+	if rss, _ := mapping(); rss != 0 {
+		t.Errorf("after Detach of every text: %d kB resident, want 0", rss)
+	}
+	if s := "not spilled"; unsafe.StringData(texts.Detach(s)) != unsafe.StringData(s) {
+		t.Error("Detach copied a string outside the mapping")
+	}
 	read()
 	if rss, _ := mapping(); rss == 0 {
 		t.Error("reading after Release faulted nothing back in")

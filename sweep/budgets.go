@@ -66,7 +66,7 @@ func (p *promptTokens) text(id string) string {
 			t = d[c.Start:c.End]
 		}
 	}
-	return t
+	return p.ds.texts.Detach(t) // read back by offset, as fullText says
 }
 
 // tokens is the chunk's tokens.

@@ -431,10 +431,10 @@ func (ds *dataset) sortedIDs() []string {
 func (ds *dataset) snippet(id string, n int, chunkByID map[string]int, chunks []corpus.Chunk) string {
 	var s string
 	if i, ok := chunkByID[id]; ok && chunks[i].ID != chunks[i].DocID {
-		s = chunks[i].Text
+		s = ds.texts.Detach(chunks[i].Text)
 	} else if i, ok := ds.docByID[id]; ok {
 		d := ds.docs[i]
-		s = strings.TrimSpace(d.Title + " " + d.Text)
+		s = strings.TrimSpace(ds.texts.Detach(d.Title) + " " + ds.texts.Detach(d.Text))
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	r := []rune(s)

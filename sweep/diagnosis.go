@@ -86,7 +86,7 @@ func (d *missDiagnoser) docRunes(id string) []rune {
 	}
 	var r []rune
 	if i, ok := d.ds.docByID[id]; ok {
-		r = []rune(d.ds.docs[i].Text)
+		r = []rune(d.ds.texts.Detach(d.ds.docs[i].Text))
 	}
 	d.runes[id] = r
 	return r
@@ -303,12 +303,15 @@ func (d *missDiagnoser) alternatives(qs []spans.Query, m *results.SpanMiss) []sp
 // itemText is the text of a retrieved or gold item of id labels: a chunk's
 // indexed text, or a document's title and text.
 func (d *missDiagnoser) itemText(id string, in cellInputs) string {
+	tx := d.ds.texts
 	if i, ok := in.chunkByID[id]; ok && in.chunks[i].ID != in.chunks[i].DocID {
-		return in.chunks[i].IndexText()
+		c := in.chunks[i]
+		c.Title, c.Text = tx.Detach(c.Title), tx.Detach(c.Text)
+		return c.IndexText()
 	}
 	if i, ok := d.ds.docByID[id]; ok {
 		doc := d.ds.docs[i]
-		return strings.TrimSpace(doc.Title + " " + doc.Text)
+		return strings.TrimSpace(tx.Detach(doc.Title) + " " + tx.Detach(doc.Text))
 	}
 	return ""
 }

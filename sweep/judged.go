@@ -36,13 +36,15 @@ func (ds *dataset) judgedSet(sc *spanCells) eval.Qrels {
 }
 
 // fullText is the text an item of a run holds: a chunk's own text when id
-// is a chunk id of chunks, else the document's.
+// is a chunk id of chunks, else the document's. Read back by offset
+// (corpus.Texts.Detach), as every random lookup of scoring is, so that the
+// lookups do not fault the spilled corpus back into the RSS.
 func (ds *dataset) fullText(id string, chunkByID map[string]int, chunks []corpus.Chunk) string {
 	if i, ok := chunkByID[id]; ok && chunks[i].ID != chunks[i].DocID {
-		return chunks[i].Text
+		return ds.texts.Detach(chunks[i].Text)
 	}
 	if i, ok := ds.docByID[id]; ok {
-		return ds.docs[i].Text
+		return ds.texts.Detach(ds.docs[i].Text)
 	}
 	return ""
 }
