@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unsafe"
 )
 
@@ -93,6 +94,48 @@ func (t *Texts) Detach(s string) string {
 		return strings.Clone(s)
 	}
 	return unsafe.String(&buf[0], len(buf))
+}
+
+// PaceInterval is how often Paced releases the texts' pages during a pass:
+// at the 25,000 texts a second of a BM25 build (about 10 MB of a synthetic
+// corpus) the pass holds a few MB of the spill in the RSS, and releasing a
+// mostly released mapping costs microseconds.
+const PaceInterval = 250 * time.Millisecond
+
+// Paced runs pass, a sequential pass over the texts (an index build, the
+// corpus hash, the dataset's checks) whose pages it does not read again,
+// releasing them every PaceInterval while it runs and once after it: the
+// pass then holds about one interval's pages in the RSS, not the whole
+// spill (Release alone after the pass bounds nothing during it: a 3 M-
+// document BM25 build had the whole 1.2 GB spill resident at its end).
+// Releasing while pass reads is safe: a released page is faulted back in
+// with the same bytes. On the heap Paced is pass itself.
+func (t *Texts) Paced(pass func()) {
+	if !t.Spilled() {
+		pass()
+		return
+	}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(PaceInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				t.Release()
+			}
+		}
+	}()
+	defer func() {
+		close(done)
+		<-stopped
+		t.Release()
+	}()
+	pass()
 }
 
 // Release drops the texts' pages from the process's resident set, after a

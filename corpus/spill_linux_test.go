@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 )
 
@@ -102,5 +103,22 @@ func TestTextsRelease(t *testing.T) {
 	read()
 	if rss, _ := mapping(); rss == 0 {
 		t.Error("reading after Release faulted nothing back in")
+	}
+	// Paced releases during the pass, not only after it.
+	texts.Release()
+	during := -1
+	texts.Paced(func() {
+		read()
+		if rss, _ := mapping(); rss == 0 {
+			t.Error("Paced: reading every text faulted nothing in")
+		}
+		time.Sleep(3 * PaceInterval)
+		during, _ = mapping()
+	})
+	if during != 0 {
+		t.Errorf("Paced: %d kB resident %v into the pass, want 0", during, 3*PaceInterval)
+	}
+	if rss, _ := mapping(); rss != 0 {
+		t.Errorf("after Paced: %d kB resident, want 0", rss)
 	}
 }

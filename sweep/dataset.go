@@ -261,7 +261,9 @@ func loadDatasetTexts(cfg *Config, be backend, spill bool) (*dataset, []string, 
 		return nil, nil, err
 	}
 	ds.docs, ds.docByID = docs, byID
-	if w := corpus.Summarize(docs).Warnings(); len(w) > 0 {
+	var sum corpus.Summary
+	ds.texts.Paced(func() { sum = corpus.Summarize(docs) }) // a pass over every text
+	if w := sum.Warnings(); len(w) > 0 {
 		warns = append(warns, w...)
 	}
 	ds.files["corpus"] = corpusPath

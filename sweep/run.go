@@ -121,7 +121,9 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	env := kinds.NewEnv(cfg.CacheDir, opts.ONNXRuntime)
 	env.WrapSearch, env.WrapRerank = releaseAfterBuild(ds.texts, be.wrapSearch), be.wrapRerank
 	defer env.Close()
-	cells := &cellRunner{cfg: cfg, ds: ds, prog: prog, env: env, corpusHash: corpus.Hash(ds.docs), queriesKey: hashkey.Of(ds.queries), modelHash: modelHash,
+	var corpusHash string
+	ds.texts.Paced(func() { corpusHash = corpus.Hash(ds.docs) }) // a pass over every text
+	cells := &cellRunner{cfg: cfg, ds: ds, prog: prog, env: env, corpusHash: corpusHash, queriesKey: hashkey.Of(ds.queries), modelHash: modelHash,
 		res: res, nCells: len(chunkings) * len(cfg.Retrievers), diag: newMissDiagnoser(cfg, ds)}
 	// The dataset's passes over every text are done (Summarize and the
 	// label checks in loadDataset, Hash just above): drop the spilled
@@ -157,7 +159,7 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 }
 
 // releaseAfterBuild is the sweep's kinds.Env.WrapSearch: wrap's build
-// (the plain build when wrap is nil), then texts.Release. Every first
+// (the plain build when wrap is nil), paced by texts.Paced. Every first
 // stage's build goes through it (kinds.searchCell), and a build is the
 // one pass of a cell over every chunk's text, in order; the search after
 // it reads none, and the later random reads (a reranker's passages, the
@@ -167,12 +169,15 @@ func releaseAfterBuild(texts *corpus.Texts, wrap searchWrap) searchWrap {
 	if !texts.Spilled() {
 		return wrap
 	}
-	return func(c *kinds.Cell, s kinds.Settings, build func() (retrievers.Retriever, error)) (retrievers.Retriever, error) {
-		defer texts.Release()
-		if wrap != nil {
-			return wrap(c, s, build)
-		}
-		return build()
+	return func(c *kinds.Cell, s kinds.Settings, build func() (retrievers.Retriever, error)) (r retrievers.Retriever, err error) {
+		texts.Paced(func() {
+			if wrap != nil {
+				r, err = wrap(c, s, build)
+			} else {
+				r, err = build()
+			}
+		})
+		return r, err
 	}
 }
 
