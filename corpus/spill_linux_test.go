@@ -1,14 +1,13 @@
 package corpus
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // TestTextsRelease: reading the spilled texts brings their pages into the
@@ -30,31 +29,14 @@ func TestTextsRelease(t *testing.T) {
 	}
 	mapping := func() (rss int, deleted bool) {
 		t.Helper()
-		addr := uintptr(unsafe.Pointer(unsafe.SliceData(texts.mem)))
-		f, err := os.Open("/proc/self/smaps")
-		if err != nil {
-			t.Skip(err)
+		addr := uint64(uintptr(unsafe.Pointer(unsafe.SliceData(texts.mem))))
+		maps, ok := testenv.Mappings(t)
+		if !ok {
+			t.Skip("no /proc/self/smaps")
 		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		in := false
-		for sc.Scan() {
-			fields := strings.Fields(sc.Text())
-			if len(fields) == 0 {
-				continue
-			}
-			if lo, hi, ok := strings.Cut(fields[0], "-"); ok && !strings.HasSuffix(fields[0], ":") {
-				l, err1 := strconv.ParseUint(lo, 16, 64)
-				h, err2 := strconv.ParseUint(hi, 16, 64)
-				in = err1 == nil && err2 == nil && uint64(addr) >= l && uint64(addr) < h
-				if in {
-					deleted = strings.HasSuffix(sc.Text(), "(deleted)")
-				}
-				continue
-			}
-			if in && fields[0] == "Rss:" {
-				n, _ := strconv.Atoi(fields[1])
-				return n, deleted
+		for _, m := range maps {
+			if addr >= m.Lo && addr < m.Hi {
+				return m.RssKB, strings.HasSuffix(m.Path, "(deleted)")
 			}
 		}
 		t.Fatal("the spill mapping is not in /proc/self/smaps")

@@ -1,13 +1,10 @@
 package bm25
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -16,6 +13,8 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/retrievers"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // randomQueries returns n queries of 1–8 Zipf-distributed words like
@@ -151,37 +150,14 @@ func slices1(n int) []int {
 // files under dir (/proc/self/smaps; ok false where it is unreadable).
 func segmentRSS(t *testing.T, dir string) (kb int, maps int, ok bool) {
 	t.Helper()
-	f, err := os.Open("/proc/self/smaps")
-	if err != nil {
-		return 0, 0, false
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	in := false
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 {
-			continue
-		}
-		if !strings.HasSuffix(fields[0], ":") { // a mapping's header line
-			in = len(fields) >= 6 && strings.HasPrefix(fields[5], dir) && strings.HasSuffix(fields[5], ".zap")
-			if in {
-				maps++
-			}
-			continue
-		}
-		if in && fields[0] == "Rss:" {
-			n, err := strconv.Atoi(fields[1])
-			if err != nil {
-				t.Fatal(err)
-			}
-			kb += n
+	all, ok := testenv.Mappings(t)
+	for _, m := range all {
+		if strings.HasPrefix(m.Path, dir) && strings.HasSuffix(m.Path, ".zap") {
+			kb += m.RssKB
+			maps++
 		}
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return kb, maps, true
+	return kb, maps, ok
 }
 
 // TestSearchReleasesSegments: the pages released are those of the one
