@@ -1,9 +1,12 @@
 package corpus
 
 import (
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -71,4 +74,38 @@ func TestLoadSpilledHostile(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLoadSpilledNoteIsStable: the fall-back's note, which results.json
+// and report.md carry, is the same from one run to the next on the same
+// full disk: it names the cache folder and the cause, not the spill
+// file's random name (a file that no longer exists, unlinked at once).
+func TestLoadSpilledNoteIsStable(t *testing.T) {
+	if !canSpill {
+		t.Skip("no spill on this platform")
+	}
+	p := filepath.Join(t.TempDir(), "c.jsonl")
+	os.WriteFile(p, []byte(`{"_id":"b","text":"`+strings.Repeat("x", 3<<20)+`"}`+"\n"), 0o644)
+	// What os.File.Write returns on a full disk: the file's name, ENOSPC.
+	spillWriter = func(w io.Writer) io.Writer { return &realFullDisk{f: w.(*os.File)} }
+	defer func() { spillWriter = nil }()
+	dir := t.TempDir()
+	var notes []string
+	for range 2 {
+		_, _, texts, err := LoadSpilled(p, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes = append(notes, texts.Note())
+	}
+	if notes[0] != notes[1] || strings.Contains(notes[0], ".corpus-texts-") || !strings.Contains(notes[0], dir) || !strings.Contains(notes[0], "no space left") {
+		t.Errorf("notes %q and %q: want one note naming %s and the cause, not the spill file", notes[0], notes[1], dir)
+	}
+}
+
+// realFullDisk fails every write as os.File.Write does on a full disk.
+type realFullDisk struct{ f *os.File }
+
+func (d *realFullDisk) Write([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "write", Path: d.f.Name(), Err: syscall.ENOSPC}
 }
