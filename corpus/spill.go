@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -184,6 +185,12 @@ func LoadSpilled(path, dir string) ([]Document, map[string]int, *Texts, error) {
 	docs, byID, lerr := LoadIndexed(path)
 	if lerr != nil {
 		return nil, nil, nil, lerr
+	}
+	// The spill file's own name is random and gone (unlinked): the note,
+	// which results.json carries, names the folder and the cause only.
+	var pe *fs.PathError
+	if errors.As(err, &pe) && filepath.Dir(pe.Path) == filepath.Clean(dir) {
+		err = fmt.Errorf("%s the spill file: %w", pe.Op, pe.Err)
 	}
 	note := fmt.Sprintf("corpus texts: held on the Go heap, not in a spill file in %s (%v); the results are the same, the memory is larger", dir, err)
 	return docs, byID, &Texts{note: note}, nil
