@@ -66,7 +66,7 @@ func searchSplit(t *testing.T, r *Retriever, qs []retrievers.Query, k int, sizes
 // layouts, exact lengths and BinaryTF (ties at every cut), and any split of
 // the queries into calls.
 func TestSegmentMajorEqualsQueryMajor(t *testing.T) {
-	nDocs, nQueries := 1200, 150
+	nDocs, nQueries := 1200, 60
 	if raceDetector {
 		nDocs, nQueries = 400, 40
 	}
