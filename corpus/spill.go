@@ -12,7 +12,22 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/blevesearch/mmap-go"
+
+	"github.com/ragbench/ragbench/internal/mapped"
 )
+
+// canSpill: the platform releases mapped pages (mapped.CanRelease, the
+// Unix systems with madvise, which also keep an unlinked file while it is
+// open or mapped); elsewhere (Windows, where an open file cannot be
+// unlinked, and others) LoadSpilled keeps the texts on the heap.
+const canSpill = mapped.CanRelease
+
+// mapFile maps the first size bytes of f read-only and shared.
+func mapFile(f *os.File, size int) ([]byte, error) {
+	return mmap.MapRegion(f, size, mmap.RDONLY, 0, 0)
+}
 
 // Texts is where LoadSpilled put a corpus's titles and texts: in a spill
 // file mapped read-only, or on the Go heap (Load's arena).
@@ -146,7 +161,7 @@ func (t *Texts) Paced(pass func()) {
 // RSS, so it is ignored.
 func (t *Texts) Release() {
 	if t.Spilled() {
-		release(t.mem)
+		mapped.Release(t.mem)
 	}
 }
 

@@ -32,6 +32,7 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/mapped"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -94,17 +95,17 @@ type segRef struct {
 }
 
 // release drops the process's page-table entries of the side files (see
-// releaseMapped).
+// mapped.Release).
 func (s *sideFiles) release() {
 	for _, m := range s.maps {
-		releaseMapped(m)
+		mapped.Release(m)
 	}
 }
 
 // release drops the process's page-table entries of the segment's file
-// mapping (see releaseMapped): its pages leave the process's resident set
+// mapping (see mapped.Release): its pages leave the process's resident set
 // and the next read faults them back in from the page cache.
-func (s segRef) release() { releaseMapped(s.mapped) }
+func (s segRef) release() { mapped.Release(s.mapped) }
 
 // field holds one indexed field's length statistics.
 type field struct {
@@ -340,11 +341,11 @@ func (r *Retriever) open(dir string, md *meta) error {
 			// zap maps the file itself (read-only, shared) and reads
 			// every byte of the segment through that mapping; Data is
 			// zap's exported accessor to it, which Search releases.
-			var mapped []byte
+			var data []byte
 			if zs, ok := seg.(*zap.Segment); ok {
-				mapped = zs.Data()
+				data = zs.Data()
 			}
-			r.segs = append(r.segs, segRef{seg: seg, base: base, end: base + uint64(sm.Docs), owned: true, mapped: mapped})
+			r.segs = append(r.segs, segRef{seg: seg, base: base, end: base + uint64(sm.Docs), owned: true, mapped: data})
 			r.segs[len(r.segs)-1].release()
 			base += uint64(sm.Docs)
 			if seg.Count() != uint64(sm.Docs) {
