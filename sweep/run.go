@@ -119,16 +119,15 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	}
 	chunkings := cfg.Chunkings()
 	env := kinds.NewEnv(cfg.CacheDir, opts.ONNXRuntime)
-	env.WrapSearch, env.WrapRerank = releaseAfterBuild(ds.texts, be.wrapSearch), be.wrapRerank
+	env.WrapSearch, env.WrapRerank = pacedBuild(ds.texts, be.wrapSearch), be.wrapRerank
 	defer env.Close()
+	// The last of the dataset's passes over every text (after Summarize
+	// and the label checks in loadDataset): Paced leaves none of the
+	// spilled texts' pages resident after it.
 	var corpusHash string
-	ds.texts.Paced(func() { corpusHash = corpus.Hash(ds.docs) }) // a pass over every text
+	ds.texts.Paced(func() { corpusHash = corpus.Hash(ds.docs) })
 	cells := &cellRunner{cfg: cfg, ds: ds, prog: prog, env: env, corpusHash: corpusHash, queriesKey: hashkey.Of(ds.queries), modelHash: modelHash,
 		res: res, nCells: len(chunkings) * len(cfg.Retrievers), diag: newMissDiagnoser(cfg, ds)}
-	// The dataset's passes over every text are done (Summarize and the
-	// label checks in loadDataset, Hash just above): drop the spilled
-	// texts' pages from the RSS until a stage reads them again.
-	ds.texts.Release()
 	levels := map[string]bool{}
 	for _, ch := range chunkings {
 		if err := ctx.Err(); err != nil {
@@ -158,14 +157,14 @@ func sweep(ctx context.Context, cfg *Config, ds *dataset, be backend, opts Optio
 	return res, cells.scored, nil
 }
 
-// releaseAfterBuild is the sweep's kinds.Env.WrapSearch: wrap's build
-// (the plain build when wrap is nil), paced by texts.Paced. Every first
-// stage's build goes through it (kinds.searchCell), and a build is the
-// one pass of a cell over every chunk's text, in order; the search after
-// it reads none, and the later random reads (a reranker's passages, the
-// misses' snippets, the prompt tokens) fault back in the few pages they
-// touch. Without a spill (texts on the heap) it is wrap itself.
-func releaseAfterBuild(texts *corpus.Texts, wrap searchWrap) searchWrap {
+// pacedBuild is the sweep's kinds.Env.WrapSearch: wrap's build (the
+// plain build when wrap is nil), paced by texts.Paced. Every first stage's
+// build goes through it (kinds.searchCell), and a build is the one pass of
+// a cell over every chunk's text, in order; the search after it reads
+// none, scoring's random lookups read back by offset (Texts.Detach), and a
+// reranker's passages fault back in the few pages they touch. Without a
+// spill (texts on the heap) it is wrap itself.
+func pacedBuild(texts *corpus.Texts, wrap searchWrap) searchWrap {
 	if !texts.Spilled() {
 		return wrap
 	}
