@@ -61,10 +61,10 @@ func Load(path string) ([]Document, error) {
 	return docs, err
 }
 
-// LoadIndexed is Load that also returns each document's index by id, the
-// map Load builds anyway to refuse duplicate ids (a caller that needs it
-// saves building a second one: a million entries are about 50 MB).
-func LoadIndexed(path string) ([]Document, map[string]int, error) {
+// LoadIndexed is Load that also returns each document's position by id,
+// the index Load builds anyway to refuse duplicate ids (a caller that
+// needs it saves building a second one).
+func LoadIndexed(path string) ([]Document, *IDIndex, error) {
 	return load(path, nil)
 }
 
@@ -72,7 +72,7 @@ func LoadIndexed(path string) ([]Document, map[string]int, error) {
 // the spill file as it is read (sp.put), and the documents come back
 // with them empty until sp.finish maps them (LoadSpilled). An error
 // writing the spill is a *spillError.
-func load(path string, sp *spiller) ([]Document, map[string]int, error) {
+func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		docs, err := LoadFolder(path)
 		if err != nil {
@@ -83,7 +83,7 @@ func load(path string, sp *spiller) ([]Document, map[string]int, error) {
 				return nil, nil, err
 			}
 		}
-		return docs, Index(docs), nil
+		return docs, IndexDocs(docs), nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -132,7 +132,7 @@ func load(path string, sp *spiller) ([]Document, map[string]int, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	n := estimateLines(br, f, r == io.Reader(f))
 	docs := make([]Document, 0, n)
-	byID := make(map[string]int, n) // doc id → index in docs
+	byID := NewIDIndex(func(i int) string { return docs[i].ID }, n) // doc id → position in docs
 	lineOf := make([]int, 0, n)     // line of each document (for the duplicate error)
 	var buf []byte                  // the line read, reused (parse copies what it keeps)
 	for lineNo := 1; ; lineNo++ {
@@ -159,17 +159,16 @@ func load(path string, sp *spiller) ([]Document, map[string]int, error) {
 			if perr != nil {
 				return nil, nil, perr
 			}
-			if i, dup := byID[d.ID]; dup {
+			docs = append(docs, d)
+			if i, dup := byID.Add(len(docs) - 1); dup {
 				prev := lineOf[i]
 				return nil, nil, &LineError{File: path, Line: lineNo, Field: "id",
 					Msg: fmt.Sprintf("duplicate doc id %q (first at line %d, again at line %d)", d.ID, prev, lineNo)}
 			}
-			if err := sp.put(&d); err != nil {
+			if err := sp.put(&docs[len(docs)-1]); err != nil {
 				return nil, nil, err
 			}
-			byID[d.ID] = len(docs)
 			lineOf = append(lineOf, lineNo)
-			docs = append(docs, d)
 		}
 		if eof {
 			break
@@ -179,16 +178,6 @@ func load(path string, sp *spiller) ([]Document, map[string]int, error) {
 		return nil, nil, fmt.Errorf("%s: empty corpus: no documents", path)
 	}
 	return docs, byID, nil
-}
-
-// Index maps each document's id to its index in docs (the last, should an
-// id repeat).
-func Index(docs []Document) map[string]int {
-	m := make(map[string]int, len(docs))
-	for i, d := range docs {
-		m[d.ID] = i
-	}
-	return m
 }
 
 // estimateLines guesses how many lines a plain file holds from the lines in

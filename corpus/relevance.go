@@ -53,12 +53,12 @@ func DocOf(chunks []Chunk) func(chunkID string) string {
 	return func(id string) string { return m[id] }
 }
 
-// DocOfIndex is DocOf over chunks indexed by byID (chunk id → index in
+// DocOfIndex is DocOf over chunks indexed by byID (chunk id → position in
 // chunks), without a map of its own: a caller holding that index saves a
 // second map of every chunk id.
-func DocOfIndex(chunks []Chunk, byID map[string]int) func(chunkID string) string {
+func DocOfIndex(chunks []Chunk, byID *IDIndex) func(chunkID string) string {
 	return func(id string) string {
-		if i, ok := byID[id]; ok {
+		if i, ok := byID.Get(id); ok {
 			return chunks[i].DocID
 		}
 		return ""

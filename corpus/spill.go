@@ -173,7 +173,7 @@ func (t *Texts) Release() {
 // corpus is spilled line by line, its texts never on the heap (an escaped
 // one is decoded there first); a folder corpus (LoadFolder) is read whole,
 // then spilled.
-func LoadSpilled(path, dir string) ([]Document, map[string]int, *Texts, error) {
+func LoadSpilled(path, dir string) ([]Document, *IDIndex, *Texts, error) {
 	if !canSpill || dir == "" {
 		docs, byID, err := LoadIndexed(path)
 		return docs, byID, &Texts{}, err

@@ -31,37 +31,31 @@ type promptTokens struct {
 	bpe    *corpus.BPE
 	ds     *dataset
 	chunks []corpus.Chunk
-	byID   map[string]int   // chunk id → index in chunks (the documents' index for whole documents)
+	byID   *corpus.IDIndex  // chunk id → position in chunks (dataset.chunkIndex)
 	ids    map[string][]int // chunk id → its tokens, encoded once
 }
 
 // newPromptTokens loads cfg's prompt tokenizer for chunks (of ds's
-// documents). Texts are looked up when a chunk is counted, not copied into
-// a map of every chunk (issue 27: a million chunks).
-func newPromptTokens(cfg *Config, ds *dataset, chunks []corpus.Chunk) (*promptTokens, error) {
+// documents), indexed by byID (dataset.chunkIndex). Texts are looked up
+// when a chunk is counted, not copied into a map of every chunk (issue 27:
+// a million chunks).
+func newPromptTokens(cfg *Config, ds *dataset, chunks []corpus.Chunk, byID *corpus.IDIndex) (*promptTokens, error) {
 	bpe, err := corpus.LoadBPE(cfg.PromptTokenizerName())
 	if err != nil {
 		return nil, fmt.Errorf("prompt_tokenizer: %w", err)
-	}
-	byID := ds.docByID
-	if !corpus.ChunksAreDocs(chunks, ds.docs) {
-		byID = make(map[string]int, len(chunks))
-		for i, c := range chunks {
-			byID[c.ID] = i
-		}
 	}
 	return &promptTokens{bpe: bpe, ds: ds, chunks: chunks, byID: byID, ids: map[string][]int{}}, nil
 }
 
 // text is chunk id's text in its document ("" for an unknown id).
 func (p *promptTokens) text(id string) string {
-	i, ok := p.byID[id]
+	i, ok := p.byID.Get(id)
 	if !ok {
 		return ""
 	}
 	c := p.chunks[i]
 	t := c.Text
-	if i, ok := p.ds.docByID[c.DocID]; ok {
+	if i, ok := p.ds.docByID.Get(c.DocID); ok {
 		if d := p.ds.docs[i].Text; c.Start >= 0 && c.Start <= c.End && c.End <= len(d) {
 			t = d[c.Start:c.End]
 		}

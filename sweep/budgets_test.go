@@ -94,10 +94,7 @@ func TestPromptBudgetsMatchPython(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := &dataset{docs: docs, docByID: map[string]int{}}
-	for i, d := range docs {
-		ds.docByID[d.ID] = i
-	}
+	ds := &dataset{docs: docs, docByID: corpus.IndexDocs(docs)}
 	for _, q := range qs {
 		if len(q.Gold) > 0 {
 			ds.answerable = append(ds.answerable, q.ID)
@@ -126,7 +123,7 @@ func TestPromptBudgetsMatchPython(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pt, err := newPromptTokens(&Config{}, ds, chunks)
+		pt, err := newPromptTokens(&Config{}, ds, chunks, ds.chunkIndex(chunks))
 		if err != nil {
 			t.Fatal(err)
 		}

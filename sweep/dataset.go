@@ -25,13 +25,13 @@ import (
 // knownDoc reports whether a judged id names a corpus document, or a chunk
 // "<doc id>#<n>" of one (chunk-level labels; whether the chunking makes
 // that chunk is corpus.CheckLabels' concern).
-func knownDoc(id string, docByID map[string]int) bool {
-	if _, ok := docByID[id]; ok {
+func knownDoc(id string, docByID *corpus.IDIndex) bool {
+	if _, ok := docByID.Get(id); ok {
 		return true
 	}
 	doc, _, ok := corpus.ParseChunkID(id)
 	if ok {
-		_, ok = docByID[doc]
+		_, ok = docByID.Get(doc)
 	}
 	return ok
 }
@@ -184,7 +184,7 @@ func count(n int, noun string) string {
 type dataset struct {
 	docs          []corpus.Document
 	texts         *corpus.Texts // where docs' titles and texts are (nil: the heap)
-	docByID       map[string]int
+	docByID       *corpus.IDIndex
 	queries       []retrievers.Query // evaluated queries (all in qrels), by id
 	text          map[string]string
 	qrels         eval.Qrels
@@ -245,7 +245,7 @@ func loadDatasetTexts(cfg *Config, be backend, spill bool) (*dataset, []string, 
 	}
 	var warns []string
 	var docs []corpus.Document
-	var byID map[string]int
+	var byID *corpus.IDIndex
 	var err error
 	if spill {
 		// The run's process holds the corpus to its end: its texts go to
@@ -428,13 +428,23 @@ func (ds *dataset) sortedIDs() []string {
 	return ids
 }
 
+// chunkIndex is chunks' positions by id: the documents' own index when the
+// chunks are the documents one for one (whole-document chunking, so a
+// million ids are indexed once), else an index of the chunks' ids.
+func (ds *dataset) chunkIndex(chunks []corpus.Chunk) *corpus.IDIndex {
+	if corpus.ChunksAreDocs(chunks, ds.docs) {
+		return ds.docByID
+	}
+	return corpus.IndexIDs(len(chunks), func(i int) string { return chunks[i].ID })
+}
+
 // snippet is the first n characters (runes) of an item's text: a chunk's
 // own text when id is a chunk id, else the document's title and text.
-func (ds *dataset) snippet(id string, n int, chunkByID map[string]int, chunks []corpus.Chunk) string {
+func (ds *dataset) snippet(id string, n int, chunkByID *corpus.IDIndex, chunks []corpus.Chunk) string {
 	var s string
-	if i, ok := chunkByID[id]; ok && chunks[i].ID != chunks[i].DocID {
+	if i, ok := chunkByID.Get(id); ok && chunks[i].ID != chunks[i].DocID {
 		s = ds.texts.Detach(chunks[i].Text)
-	} else if i, ok := ds.docByID[id]; ok {
+	} else if i, ok := ds.docByID.Get(id); ok {
 		d := ds.docs[i]
 		s = strings.TrimSpace(ds.texts.Detach(d.Title) + " " + ds.texts.Detach(d.Text))
 	}

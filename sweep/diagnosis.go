@@ -85,7 +85,7 @@ func (d *missDiagnoser) docRunes(id string) []rune {
 		return r
 	}
 	var r []rune
-	if i, ok := d.ds.docByID[id]; ok {
+	if i, ok := d.ds.docByID.Get(id); ok {
 		r = []rune(d.ds.texts.Detach(d.ds.docs[i].Text))
 	}
 	d.runes[id] = r
@@ -304,12 +304,12 @@ func (d *missDiagnoser) alternatives(qs []spans.Query, m *results.SpanMiss) []sp
 // indexed text, or a document's title and text.
 func (d *missDiagnoser) itemText(id string, in cellInputs) string {
 	tx := d.ds.texts
-	if i, ok := in.chunkByID[id]; ok && in.chunks[i].ID != in.chunks[i].DocID {
+	if i, ok := in.chunkByID.Get(id); ok && in.chunks[i].ID != in.chunks[i].DocID {
 		c := in.chunks[i]
 		c.Title, c.Text = tx.Detach(c.Title), tx.Detach(c.Text)
 		return c.IndexText()
 	}
-	if i, ok := d.ds.docByID[id]; ok {
+	if i, ok := d.ds.docByID.Get(id); ok {
 		doc := d.ds.docs[i]
 		return strings.TrimSpace(tx.Detach(doc.Title) + " " + tx.Detach(doc.Text))
 	}

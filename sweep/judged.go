@@ -39,11 +39,11 @@ func (ds *dataset) judgedSet(sc *spanCells) eval.Qrels {
 // is a chunk id of chunks, else the document's. Read back by offset
 // (corpus.Texts.Detach), as every random lookup of scoring is, so that the
 // lookups do not fault the spilled corpus back into the RSS.
-func (ds *dataset) fullText(id string, chunkByID map[string]int, chunks []corpus.Chunk) string {
-	if i, ok := chunkByID[id]; ok && chunks[i].ID != chunks[i].DocID {
+func (ds *dataset) fullText(id string, chunkByID *corpus.IDIndex, chunks []corpus.Chunk) string {
+	if i, ok := chunkByID.Get(id); ok && chunks[i].ID != chunks[i].DocID {
 		return ds.texts.Detach(chunks[i].Text)
 	}
-	if i, ok := ds.docByID[id]; ok {
+	if i, ok := ds.docByID.Get(id); ok {
 		return ds.texts.Detach(ds.docs[i].Text)
 	}
 	return ""

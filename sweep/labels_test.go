@@ -166,7 +166,7 @@ func TestAlternativesInSweep(t *testing.T) {
 	if got := scores["ndcg@3"]["login"]; math.Abs(got-0.7039) > 5e-5 {
 		t.Errorf("ndcg@3 = %.4f, docs/spans.md says 0.7039", got)
 	}
-	in := cellInputs{cell: Cell{Name: "sentence-7/x"}, run: run, chunks: chunks, chunkByID: map[string]int{}, spans: sc}
+	in := cellInputs{cell: Cell{Name: "sentence-7/x"}, run: run, chunks: chunks, spans: sc}
 	var cr results.CellResult
 	if err := cellMisses(t.Context(), cfg, ds, in, &cr); err != nil {
 		t.Fatal(err)

@@ -36,10 +36,7 @@ func (r *cellRunner) passageInputs(cell config.Cell, cr *cellRun, level corpus.L
 	if level == corpus.DocLevel {
 		run = corpus.MaxP(run, ps.DocOf)
 	}
-	in := cellInputs{cell: cell, run: kinds.Truncate(run, r.cfg.Depth), chunks: ps.Chunks, chunkByID: make(map[string]int, len(ps.Chunks))}
-	for i, c := range ps.Chunks {
-		in.chunkByID[c.ID] = i
-	}
+	in := cellInputs{cell: cell, run: kinds.Truncate(run, r.cfg.Depth), chunks: ps.Chunks, chunkByID: r.ds.chunkIndex(ps.Chunks)}
 	if r.ds.spanQueries != nil {
 		qrels, err := ps.Judgements(r.ds.spanQueries, r.cfg.Dataset.SpanCoverShare)
 		if err != nil {

@@ -201,7 +201,7 @@ type cellInputs struct {
 	// chunks are the chunking's chunks (their count is the cell's Chunks),
 	// chunkByID their index by chunk id: the snippets' source.
 	chunks    []corpus.Chunk
-	chunkByID map[string]int
+	chunkByID *corpus.IDIndex
 	// spans is the chunking's span state, nil without span labels (see
 	// cellScores).
 	spans *spanCells
@@ -374,15 +374,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 	}
 	chunkTime := time.Since(t0).Seconds()
 	r.prog.end(report.GroupDigits(len(chunks)) + " chunks")
-	// Whole documents: the documents' index is the chunks' (one map of a
-	// million ids is about 50 MB; the chunks' doc ids are read through it).
-	chunkByID := r.ds.docByID
-	if !corpus.ChunksAreDocs(chunks, r.ds.docs) {
-		chunkByID = make(map[string]int, len(chunks))
-		for i, c := range chunks {
-			chunkByID[c.ID] = i
-		}
-	}
+	chunkByID := r.ds.chunkIndex(chunks)
 	docOf := corpus.DocOfIndex(chunks, chunkByID)
 	// Search deep enough in chunks that MaxP leaves Depth documents.
 	perDoc := int(math.Ceil(float64(len(chunks)) / float64(len(r.ds.docs))))
@@ -393,7 +385,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 		}
 	}
 	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf, spans: sc}
-	prompt, err := newPromptTokens(r.cfg, r.ds, chunks)
+	prompt, err := newPromptTokens(r.cfg, r.ds, chunks, chunkByID)
 	if err != nil {
 		return 0, err
 	}
@@ -428,7 +420,7 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 				return 0, fmt.Errorf("cell %s: %w", cell.Name, err)
 			}
 			in.chunkRun, in.diag = cr.run, r.diag
-			if in.prompt, err = newPromptTokens(r.cfg, r.ds, in.chunks); err != nil {
+			if in.prompt, err = newPromptTokens(r.cfg, r.ds, in.chunks, in.chunkByID); err != nil {
 				return 0, err
 			}
 		}

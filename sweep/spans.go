@@ -220,7 +220,7 @@ func cellScores(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, ru
 // prompt_k covers, its text and what came back instead (Relevant: the
 // chunk covers a gold span of the query), snippets of the chunking's own
 // chunks.
-func spanMisses(cfg *Config, ds *dataset, sc *spanCells, name string, run eval.Run, chunkByID map[string]int, chunks []corpus.Chunk) ([]results.SpanMiss, error) {
+func spanMisses(cfg *Config, ds *dataset, sc *spanCells, name string, run eval.Run, chunkByID *corpus.IDIndex, chunks []corpus.Chunk) ([]results.SpanMiss, error) {
 	ms, err := spans.Misses(ds.spanQueries, sc.ch, run, cfg.PromptK, spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
 	if err != nil {
 		return nil, err
