@@ -133,8 +133,8 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 	n := estimateLines(br, f, r == io.Reader(f))
 	docs := make([]Document, 0, n)
 	byID := NewIDIndex(func(i int) string { return docs[i].ID }, n) // doc id → position in docs
-	lineOf := make([]int, 0, n)     // line of each document (for the duplicate error)
-	var buf []byte                  // the line read, reused (parse copies what it keeps)
+	lineOf := make([]int, 0, n)                                     // line of each document (for the duplicate error)
+	var buf []byte                                                  // the line read, reused (parse copies what it keeps)
 	for lineNo := 1; ; lineNo++ {
 		line, err := readLine(br, &buf)
 		if err != nil && !errors.Is(err, io.EOF) {
