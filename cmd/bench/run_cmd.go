@@ -15,6 +15,7 @@ import (
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/gate"
+	"github.com/ragbench/ragbench/internal/gcpace"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/sweep"
 )
@@ -125,6 +126,9 @@ func cmdRun(stdout, stderr io.Writer, args []string) error {
 	}
 	ctx, stop := interruptContext("stopping after the current step (" + quitAgain + " quits now; caches and earlier outputs stay intact)")
 	defer stop()
+	// The corpus lives as long as the run: bound the collector's headroom
+	// rather than let it grow with the corpus (internal/gcpace).
+	defer gcpace.Start(gcpace.Headroom, gcpace.Floor)()
 	progressMode, err := runProgressMode(f.progress, stderr)
 	if err != nil {
 		return err
