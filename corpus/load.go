@@ -423,10 +423,18 @@ func (s Summary) Warnings() []string {
 func Hash(docs []Document) string {
 	h := sha256.New()
 	var n [8]byte
+	// The strings go through one buffer: sha256's hash has no WriteString,
+	// so io.WriteString would copy every text onto the heap (the corpus's
+	// size in garbage, 1.4 GB at 3 M documents, issue 27).
+	buf := make([]byte, 64<<10)
 	put := func(s string) {
 		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
 		h.Write(n[:])
-		io.WriteString(h, s)
+		for len(s) > 0 {
+			k := copy(buf, s)
+			h.Write(buf[:k])
+			s = s[k:]
+		}
 	}
 	for _, d := range docs {
 		put(d.ID)
