@@ -7,9 +7,11 @@ package hashkey
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 )
 
 // Hex is the sha256 of b: 64 lowercase hex digits.
@@ -31,3 +33,34 @@ func JSON(v any) []byte {
 
 // Of is Hex(JSON(v)): the key of a value.
 func Of(v any) string { return Hex(JSON(v)) }
+
+// Fields is a running sha256 over strings, each written as its length (8
+// bytes, little-endian) and then its bytes, so that no two lists of
+// strings write the same bytes: the key of a corpus (corpus.Hash) and of
+// an index's chunks (bm25). The strings go through one 64 KiB buffer:
+// sha256's hash has no WriteString, and io.WriteString would copy every
+// text onto the heap (a corpus's size in garbage, issue 27).
+type Fields struct {
+	h   hash.Hash
+	n   [8]byte
+	buf []byte
+}
+
+// NewFields is an empty Fields.
+func NewFields() *Fields {
+	return &Fields{h: sha256.New(), buf: make([]byte, 64<<10)}
+}
+
+// Put adds s.
+func (f *Fields) Put(s string) {
+	binary.LittleEndian.PutUint64(f.n[:], uint64(len(s)))
+	f.h.Write(f.n[:])
+	for len(s) > 0 {
+		k := copy(f.buf, s)
+		f.h.Write(f.buf[:k])
+		s = s[k:]
+	}
+}
+
+// Hex is the sha256 of what was put: 64 lowercase hex digits.
+func (f *Fields) Hex() string { return hex.EncodeToString(f.h.Sum(nil)) }

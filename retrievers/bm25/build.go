@@ -3,13 +3,9 @@ package bm25
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"math"
 	"os"
@@ -24,6 +20,7 @@ import (
 	"github.com/blevesearch/bleve/v2/util"
 
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/internal/hashkey"
 )
 
 // How a bleve-scored index (Scoring "bleve", layoutScorch) is built: each
@@ -71,13 +68,8 @@ func Chunks(chunks []corpus.Chunk) iter.Seq2[corpus.Chunk, error] {
 // field layout and every chunk's id and field texts, in order. It returns
 // the number of chunks too.
 func cacheKey(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], o Options) (string, int, error) {
-	h := sha256.New()
-	var n [8]byte
-	put := func(s string) {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
-		h.Write(n[:])
-		io.WriteString(h, s)
-	}
+	f := hashkey.NewFields()
+	put := f.Put
 	put(fmt.Sprintf("ragbench-bm25/%d", formatVersion))
 	put(o.Analyzer)
 	put(o.Fields)
@@ -97,7 +89,7 @@ func cacheKey(ctx context.Context, chunks iter.Seq2[corpus.Chunk, error], o Opti
 		}
 		count++
 	}
-	return hex.EncodeToString(h.Sum(nil)), count, nil
+	return f.Hex(), count, nil
 }
 
 // analysed is one chunk after mapping and analysis.
