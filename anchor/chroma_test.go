@@ -92,7 +92,7 @@ func chunkTexts(t testing.TB, docs []corpus.Document) []string {
 		t.Fatal(err)
 	}
 	var out []string
-	for i, c := range chunks {
+	for i, c := range chunks.All() {
 		if i%3 != 0 {
 			continue
 		}
@@ -195,8 +195,8 @@ func BenchmarkLocateChroma(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	texts := make([]string, len(chunks))
-	for i, c := range chunks {
+	texts := make([]string, chunks.Len())
+	for i, c := range chunks.All() {
 		texts[i] = c.Text
 		if i%2 == 0 {
 			texts[i] = strings.ReplaceAll(c.Text, "\n", " ")

@@ -203,26 +203,51 @@ func words(text string) []span {
 // Document.Text[Start:End] except for a token window that cuts a
 // character). An invalid Spec, or two documents with the same id, is an
 // error.
-func (s Spec) Chunk(docs []Document) ([]Chunk, error) {
+//
+// For "document" the result is the view DocChunks(docs, s.Title): no
+// chunk is stored, and docs must not change while it is in use. The
+// duplicate check indexes the ids (IDIndex, 5 to 11 bytes per document,
+// freed on return); ChunkIndexed skips it for documents that come with
+// their index.
+func (s Spec) Chunk(docs []Document) (Chunks, error) {
+	return s.ChunkIndexed(docs, nil)
+}
+
+// ChunkIndexed is Chunk for documents whose positions by id byID already
+// holds (IndexDocs, LoadIndexed, LoadSpilled: an index of exactly docs),
+// or nil: their ids are then known to be distinct when byID.Len() equals
+// len(docs), and not indexed again, so "document" chunking allocates
+// nothing per document. The chunks and errors are Chunk's.
+func (s Spec) ChunkIndexed(docs []Document, byID *IDIndex) (Chunks, error) {
 	if err := s.Validate(); err != nil {
-		return nil, err
+		return Chunks{}, err
 	}
-	seen := make(map[string]bool, len(docs))
-	out := make([]Chunk, 0, len(docs))
-	for _, d := range docs {
-		if seen[d.ID] {
-			return nil, fmt.Errorf("chunking %s: duplicate doc id %q", s.Name(), d.ID)
+	check := byID == nil || byID.Len() != len(docs)
+	var seen *IDIndex
+	if check {
+		seen = NewIDIndex(func(i int) string { return docs[i].ID }, len(docs))
+	}
+	if s.Strategy == Whole {
+		if check {
+			for i, d := range docs {
+				if _, dup := seen.Add(i); dup {
+					return Chunks{}, fmt.Errorf("chunking %s: duplicate doc id %q", s.Name(), d.ID)
+				}
+			}
 		}
-		seen[d.ID] = true
-		if s.Strategy == Whole {
-			out = append(out, Chunk{ID: d.ID, DocID: d.ID, Start: 0, End: len(d.Text),
-				Title: d.Title, Text: d.Text, TitlePrepended: s.Title})
-			continue
+		return DocChunks(docs, s.Title), nil
+	}
+	out := make([]Chunk, 0, len(docs))
+	for i, d := range docs {
+		if check {
+			if _, dup := seen.Add(i); dup {
+				return Chunks{}, fmt.Errorf("chunking %s: duplicate doc id %q", s.Name(), d.ID)
+			}
 		}
 		if s.Strategy == Tokens || s.Strategy == Recursive {
 			spans, texts, err := s.chunkText(d)
 			if err != nil {
-				return nil, err
+				return Chunks{}, err
 			}
 			if len(spans) == 0 {
 				spans, texts = []span{{0, 0}}, []string{""}
@@ -250,7 +275,7 @@ func (s Spec) Chunk(docs []Document) ([]Chunk, error) {
 				TitlePrepended: s.Title})
 		}
 	}
-	return out, nil
+	return ChunkList(out), nil
 }
 
 // fixedWindows returns windows of size words every size−overlap words; the

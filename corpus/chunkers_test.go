@@ -101,7 +101,7 @@ func TestTokensMatchTiktoken(t *testing.T) {
 			continue
 		}
 		spec := Spec{Strategy: Tokens, Tokenizer: CL100kBase, Size: r.Size, Overlap: r.Overlap}
-		chunks, err := spec.Chunk([]Document{{ID: r.Doc, Text: text}})
+		chunks, err := chunkSlice(spec.Chunk([]Document{{ID: r.Doc, Text: text}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,7 +152,7 @@ func TestRecursiveMatchesLangChain(t *testing.T) {
 		if r.Unit != "chars" {
 			spec.Tokenizer = r.Unit
 		}
-		chunks, err := spec.Chunk([]Document{{ID: "d", Text: text}})
+		chunks, err := chunkSlice(spec.Chunk([]Document{{ID: "d", Text: text}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +257,7 @@ func FuzzTextChunkers(f *testing.F) {
 		size, overlap = 1+abs(size)%40, abs(overlap)%40
 		overlap = min(overlap, size-1)
 		docs := []Document{{ID: "d", Text: text}}
-		rc, err := Spec{Strategy: Recursive, Size: size, Overlap: overlap}.Chunk(docs)
+		rc, err := chunkSlice(Spec{Strategy: Recursive, Size: size, Overlap: overlap}.Chunk(docs))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -272,7 +272,7 @@ func FuzzTextChunkers(f *testing.F) {
 			}
 			prev = c.Start
 		}
-		tc, err := Spec{Strategy: Tokens, Tokenizer: CL100kBase, Size: size}.Chunk(docs)
+		tc, err := chunkSlice(Spec{Strategy: Tokens, Tokenizer: CL100kBase, Size: size}.Chunk(docs))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import "testing"
 // and index (a '#' inside a doc id included); others do not.
 func TestParseChunkID(t *testing.T) {
 	docs := []Document{{ID: "a#b", Text: "one two three four five six seven"}, {ID: "d1", Text: "x y z w v u t s"}}
-	chunks, err := Spec{Strategy: Fixed, Size: 3, Overlap: 0}.Chunk(docs)
+	chunks, err := chunkSlice(Spec{Strategy: Fixed, Size: 3, Overlap: 0}.Chunk(docs))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,7 +171,7 @@ func TestLoadShared(t *testing.T) {
 		t.Errorf("cranfield warnings = %q", w)
 	}
 	// Every Cranfield doc, the empty ones included, gets a chunk.
-	chunks, err := Spec{Strategy: Fixed, Size: 64, Overlap: 16, Title: true}.Chunk(cran)
+	chunks, err := chunkSlice(Spec{Strategy: Fixed, Size: 64, Overlap: 16, Title: true}.Chunk(cran))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestChunkOffsets(t *testing.T) {
 		{Spec{Strategy: Fixed, Size: 3, Overlap: 1}, []off{{"d#0", 0, 9, "aa bb  cc"}, {"d#1", 7, 15, "cc dd ee"}}},
 		{Spec{Strategy: Fixed, Size: 10, Overlap: 3}, []off{{"d#0", 0, 15, "aa bb  cc dd ee"}}},
 	} {
-		chunks, err := tc.spec.Chunk([]Document{doc})
+		chunks, err := chunkSlice(tc.spec.Chunk([]Document{doc}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -321,7 +321,7 @@ func TestChunkSentences(t *testing.T) {
 		// size 2: "Three four five." is longer than 2 words → windows "Three four" [9,19), "five." [20,25).
 		{2, [][2]int{{0, 8}, {9, 19}, {20, 25}, {26, 30}}},
 	} {
-		chunks, err := Spec{Strategy: Sentence, Size: tc.size, Title: true}.Chunk([]Document{{ID: "s", Text: text}})
+		chunks, err := chunkSlice(Spec{Strategy: Sentence, Size: tc.size, Title: true}.Chunk([]Document{{ID: "s", Text: text}}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -344,7 +344,7 @@ func TestChunkUnicodeAndEmpty(t *testing.T) {
 		{ID: "u", Text: "é 日本\u3000x"},
 		{ID: "e", Title: "Only a title", Text: "  "},
 	}
-	chunks, err := Spec{Strategy: Fixed, Size: 2, Title: true}.Chunk(docs)
+	chunks, err := chunkSlice(Spec{Strategy: Fixed, Size: 2, Title: true}.Chunk(docs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +383,7 @@ func TestMaxP(t *testing.T) {
 		"q2": {},
 		"q3": {res("plain", 2)},
 	}
-	got := MaxP(run, DocOf(chunks))
+	got := MaxP(run, DocOf(ChunkList(chunks)))
 	want := eval.Run{
 		"q1": {res("d1", 7), res("d3", 5), res("d2", 5)},
 		"q2": {},

@@ -18,7 +18,7 @@ func ExampleSpec_Chunk() {
 		return
 	}
 	fmt.Println(spec.Key())
-	for _, c := range chunks {
+	for _, c := range chunks.All() {
 		fmt.Printf("%s [%d,%d) %q\n", c.ID, c.Start, c.End, c.IndexText())
 	}
 	// Output:
@@ -31,7 +31,7 @@ func ExampleSpec_Chunk() {
 func ExampleMaxP() {
 	chunks := []corpus.Chunk{{ID: "a#0", DocID: "a"}, {ID: "a#1", DocID: "a"}, {ID: "b#0", DocID: "b"}}
 	run := eval.Run{"q": {{DocID: "a#1", Score: 3}, {DocID: "b#0", Score: 2}, {DocID: "a#0", Score: 1}}}
-	for _, r := range corpus.MaxP(run, corpus.DocOf(chunks))["q"] {
+	for _, r := range corpus.MaxP(run, corpus.DocOf(corpus.ChunkList(chunks)))["q"] {
 		fmt.Println(r.DocID, r.Score)
 	}
 	// Output:

@@ -21,7 +21,7 @@ func ChunkIDs(qrels eval.Qrels, docs []Document) []string {
 			judged[id] = true
 		}
 	}
-	marks := markIDs(judged, docs, nil) // no set of every doc id (issue 27)
+	marks := markIDs(judged, docs, Chunks{}) // no set of every doc id (issue 27)
 	seen := map[string]bool{}
 	var out []string
 	for _, m := range qrels {

@@ -20,7 +20,7 @@ import (
 func TestCheckLabelChunkings(t *testing.T) {
 	docs := []Document{{ID: "d1", Text: "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon"}}
 	five, ten := Spec{Strategy: Fixed, Size: 5}, Spec{Strategy: Fixed, Size: 10}
-	chunks, _ := five.Chunk(docs)
+	chunks, _ := chunkSlice(five.Chunk(docs))
 	if chunks[1].ID != "d1#1" || !strings.Contains(chunks[1].Text, "theta iota") {
 		t.Fatalf("fixed-5 chunk 1 = %+v", chunks[1])
 	}

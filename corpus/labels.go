@@ -81,7 +81,7 @@ func (info LabelInfo) Check(spec Spec, docs []Document) error {
 // recorded chunking: when the qrels are chunk-level and a LabelInfo lies
 // beside the file, it must match spec and docs (LabelInfo.Check). Without a
 // record only the ids are checked.
-func CheckLabelsFile(qrelsPath string, qrels eval.Qrels, docs []Document, spec Spec, chunks []Chunk) (Level, error) {
+func CheckLabelsFile(qrelsPath string, qrels eval.Qrels, docs []Document, spec Spec, chunks Chunks) (Level, error) {
 	level, err := CheckLabels(qrels, docs, spec, chunks)
 	if err != nil || level != ChunkLevel {
 		return level, err

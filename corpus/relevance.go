@@ -44,10 +44,11 @@ func MaxP(run eval.Run, docOf func(chunkID string) string) eval.Run {
 }
 
 // DocOf returns a docOf function for MaxP over chunks: chunk id → doc id,
-// "" for ids not among chunks.
-func DocOf(chunks []Chunk) func(chunkID string) string {
-	m := make(map[string]string, len(chunks))
-	for _, c := range chunks {
+// "" for ids not among chunks. It holds a map of every chunk id; a caller
+// that has the chunks' IDIndex uses DocOfIndex instead.
+func DocOf(chunks Chunks) func(chunkID string) string {
+	m := make(map[string]string, chunks.Len())
+	for _, c := range chunks.All() {
 		m[c.ID] = c.DocID
 	}
 	return func(id string) string { return m[id] }
@@ -56,10 +57,10 @@ func DocOf(chunks []Chunk) func(chunkID string) string {
 // DocOfIndex is DocOf over chunks indexed by byID (chunk id → position in
 // chunks), without a map of its own: a caller holding that index saves a
 // second map of every chunk id.
-func DocOfIndex(chunks []Chunk, byID *IDIndex) func(chunkID string) string {
+func DocOfIndex(chunks Chunks, byID *IDIndex) func(chunkID string) string {
 	return func(id string) string {
 		if i, ok := byID.Get(id); ok {
-			return chunks[i].DocID
+			return chunks.At(i).DocID
 		}
 		return ""
 	}
@@ -67,13 +68,17 @@ func DocOfIndex(chunks []Chunk, byID *IDIndex) func(chunkID string) string {
 
 // ChunksAreDocs reports whether chunks are docs one for one, in order and
 // with the same ids (whole-document chunking): an index of the documents by
-// id is then one of the chunks.
-func ChunksAreDocs(chunks []Chunk, docs []Document) bool {
-	if len(chunks) != len(docs) {
+// id is then one of the chunks. O(1) for the view DocChunks(docs, …), else
+// one comparison of ids per chunk.
+func ChunksAreDocs(chunks Chunks, docs []Document) bool {
+	if chunks.IsDocs(docs) {
+		return true
+	}
+	if chunks.Len() != len(docs) {
 		return false
 	}
-	for i := range chunks {
-		if chunks[i].ID != docs[i].ID {
+	for i := range docs {
+		if chunks.ID(i) != docs[i].ID {
 			return false
 		}
 	}
@@ -141,7 +146,7 @@ func (e *StaleLabelsError) Error() string {
 //
 // For "document" chunking chunk ids equal doc ids and the answer is
 // DocLevel.
-func CheckLabels(qrels eval.Qrels, docs []Document, spec Spec, chunks []Chunk) (Level, error) {
+func CheckLabels(qrels eval.Qrels, docs []Document, spec Spec, chunks Chunks) (Level, error) {
 	judged := map[string]bool{}
 	for _, m := range qrels {
 		for id := range m {
@@ -189,7 +194,7 @@ type idMarks struct{ doc, chunk bool }
 
 // markIDs marks each of ids, and the document part of each chunk id among
 // them (ParseChunkID), as a document id of docs and a chunk id of chunks.
-func markIDs(ids map[string]bool, docs []Document, chunks []Chunk) map[string]idMarks {
+func markIDs(ids map[string]bool, docs []Document, chunks Chunks) map[string]idMarks {
 	marks := make(map[string]idMarks, 2*len(ids))
 	for id := range ids {
 		marks[id] = idMarks{}
@@ -203,10 +208,11 @@ func markIDs(ids map[string]bool, docs []Document, chunks []Chunk) map[string]id
 			marks[d.ID] = m
 		}
 	}
-	for _, c := range chunks {
-		if m, ok := marks[c.ID]; ok {
+	for i := range chunks.Len() {
+		id := chunks.ID(i)
+		if m, ok := marks[id]; ok {
 			m.chunk = true
-			marks[c.ID] = m
+			marks[id] = m
 		}
 	}
 	return marks

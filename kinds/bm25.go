@@ -85,6 +85,6 @@ func (b *BM25) CacheKeyParts() map[string]string {
 // folder's bm25/) and searches every query.
 func (b *BM25) Run(ctx context.Context, c *Cell) error {
 	return searchCell(ctx, c, b, StageIndex, "", func() (retrievers.Retriever, error) {
-		return bm25.New(ctx, c.Chunks, b.Options(filepath.Join(c.Env.CacheDir, "bm25")))
+		return bm25.Build(ctx, c.Chunks.Stream(), b.Options(filepath.Join(c.Env.CacheDir, "bm25")))
 	})
 }

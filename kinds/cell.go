@@ -19,12 +19,17 @@ type Cell struct {
 	// Retriever is the retriever's name (for errors).
 	Retriever string
 	// Chunking is the chunking's name (corpus.Spec.Name: "fixed-128o32"),
-	// Docs the corpus' documents, Chunks the chunking's chunks: a kind
-	// that maps results of its own (passages, a file per chunking) to
-	// chunk ids reads them.
-	Chunking string
-	Docs     []corpus.Document
-	Chunks   []corpus.Chunk
+	// Docs the corpus' documents, Chunks the chunking's chunks (for
+	// whole documents a view of Docs, corpus.DocChunks: a kind reads them
+	// with At and All, and builds no list or map of every chunk where a
+	// position will do): a kind that maps results of its own (passages, a
+	// file per chunking) to chunk ids reads them. ChunkByID is Chunks'
+	// positions by chunk id (the sweep's, shared by its cells), or nil:
+	// ChunkIndex then builds one.
+	Chunking  string
+	Docs      []corpus.Document
+	Chunks    corpus.Chunks
+	ChunkByID *corpus.IDIndex
 	// Queries are the evaluated queries.
 	Queries []retrievers.Query
 	// Depth is how many results per query the run keeps (chunk level).
@@ -128,7 +133,7 @@ const SearchBlock = 256
 // miss) and loaded documents (Loading) go into the stats.
 func searchCell(ctx context.Context, c *Cell, s Settings, buildStage, cachedNote string, build func() (retrievers.Retriever, error)) error {
 	t0 := time.Now()
-	c.Progress.Begin(buildStage, len(c.Chunks), "chunks")
+	c.Progress.Begin(buildStage, c.Chunks.Len(), "chunks")
 	var embed time.Duration
 	c.embedded = func(d time.Duration) { embed += d } // builders embed from one goroutine at a time
 	defer func() { c.embedded = nil }()
@@ -279,3 +284,13 @@ func (NoProgress) Updated() bool { return false }
 
 // Count does nothing.
 func (NoProgress) Count(stage string, done, total int) {}
+
+// ChunkIndex is the cell's chunks' positions by chunk id: ChunkByID, or
+// (when the sweep gave none, as tests do) an index of Chunks made now and
+// kept in ChunkByID (corpus.IndexChunks, 5 to 11 bytes per chunk).
+func (c *Cell) ChunkIndex() *corpus.IDIndex {
+	if c.ChunkByID == nil {
+		c.ChunkByID = corpus.IndexChunks(c.Chunks)
+	}
+	return c.ChunkByID
+}

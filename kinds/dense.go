@@ -69,7 +69,7 @@ func (d *Dense) build(ctx context.Context, c *Cell) (retrievers.Retriever, error
 	if err != nil {
 		return nil, err
 	}
-	n := len(c.Chunks)
+	n := c.Chunks.Len()
 	done := 0 // passages embedded by earlier calls; dense.New calls embed from one goroutine
 	embed := func(ctx context.Context, texts []string, query bool) ([][]float32, error) {
 		var batch func(int)
@@ -90,7 +90,7 @@ func (d *Dense) build(ctx context.Context, c *Cell) (retrievers.Retriever, error
 	if r, err := dense.Load(ctx, path, embed, opts); err == nil {
 		return r, nil
 	}
-	r, err := dense.New(ctx, c.Chunks, embed, opts)
+	r, err := dense.NewChunks(ctx, c.Chunks, embed, opts)
 	if err != nil {
 		return nil, wrapName(c.Retriever, err)
 	}
@@ -104,9 +104,9 @@ func (d *Dense) build(ctx context.Context, c *Cell) (retrievers.Retriever, error
 }
 
 // chunksKey is a sha256 over chunk ids and indexed texts.
-func chunksKey(chunks []corpus.Chunk) string {
+func chunksKey(chunks corpus.Chunks) string {
 	h := sha256.New()
-	for _, c := range chunks {
+	for _, c := range chunks.All() {
 		fmt.Fprintf(h, "%d:%s%d:%s", len(c.ID), c.ID, len(c.IndexText()), c.IndexText())
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -47,18 +47,19 @@ func (x *engineIndexes) load(ctx context.Context, c *Cell, e *Engine, emb dense.
 	}
 	var vecs [][]float32
 	if emb != nil {
-		texts := make([]string, len(c.Chunks))
-		for i, ch := range c.Chunks {
+		n := c.Chunks.Len()
+		texts := make([]string, n)
+		for i, ch := range c.Chunks.All() {
 			texts[i] = ch.IndexText()
 		}
 		var err error
-		c.Progress.Count(StageEmbed, 0, len(c.Chunks))
+		c.Progress.Count(StageEmbed, 0, n)
 		if vecs, err = emb(ctx, texts, false); err != nil {
 			return nil, 0, err
 		}
-		c.Progress.Count(StageEmbed, len(c.Chunks), len(c.Chunks))
+		c.Progress.Count(StageEmbed, n, n)
 	}
-	ix, err := engine.Load(ctx, e.Conn(), e.dialect, c.Chunks, vecs, e.Managed())
+	ix, err := engine.LoadChunks(ctx, e.Conn(), e.dialect, c.Chunks, vecs, e.Managed())
 	if err != nil {
 		return nil, 0, err
 	}

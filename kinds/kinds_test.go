@@ -53,7 +53,7 @@ func TestBuildProgress(t *testing.T) {
 	ctx := context.Background()
 	prog := &countProgress{}
 	dense := &Dense{ONNXModel{Model: testenv.Shared(t, "models/use-lite"), BatchSize: 2}}
-	if _, err := dense.build(ctx, &Cell{Retriever: "dense", Chunks: chunks, Env: env, Progress: prog}); err != nil {
+	if _, err := dense.build(ctx, &Cell{Retriever: "dense", Chunks: corpus.ChunkList(chunks), Env: env, Progress: prog}); err != nil {
 		t.Fatal(err)
 	}
 	if want := []countCall{{"embed", 0, 5}, {"embed", 2, 5}, {"embed", 4, 5}, {"embed", 5, 5}}; !slices.Equal(prog.calls, want) {
@@ -66,7 +66,7 @@ func TestBuildProgress(t *testing.T) {
 	}
 	queries := []retrievers.Query{{ID: "q1", Text: "alpha"}, {ID: "q2", Text: "eta"}}
 	rr := &Rerank{ONNXModel: ONNXModel{Model: testenv.Shared(t, "models/ce-scifact-tiny"), BatchSize: 8}, Depth: 2, Mode: "ce"}
-	if _, err := rr.rerankRun(ctx, &Cell{Retriever: "ce", Chunks: chunks, Queries: queries, Inputs: []eval.Run{first}, Env: env, Progress: prog}); err != nil {
+	if _, err := rr.rerankRun(ctx, &Cell{Retriever: "ce", Chunks: corpus.ChunkList(chunks), Queries: queries, Inputs: []eval.Run{first}, Env: env, Progress: prog}); err != nil {
 		t.Fatal(err)
 	}
 	if want := []countCall{{"rerank", 2, 4}, {"rerank", 4, 4}}; !slices.Equal(prog.calls, want) {

@@ -222,9 +222,14 @@ func (r *Rerank) rerankRun(ctx context.Context, c *Cell) (eval.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	texts := make(map[string]string, len(c.Chunks))
-	for _, ch := range c.Chunks {
-		texts[ch.ID] = ch.IndexText()
+	// Passages by position (the chunks' index), not a map of every
+	// chunk's text: a text is made only for the pairs scored.
+	chunks, byID := c.Chunks, c.ChunkIndex()
+	passage := func(id string) string {
+		if i, ok := byID.Get(id); ok {
+			return chunks.At(i).IndexText()
+		}
+		return ""
 	}
 	total := pairs(first, r.Depth)
 	var mu sync.Mutex // guards done
@@ -239,7 +244,7 @@ func (r *Rerank) rerankRun(ctx context.Context, c *Cell) (eval.Run, error) {
 		}
 		return v, err
 	}
-	rr, err := rerank.New(StaticRetriever{first}, score, rerank.PassagesFromMap(texts), r.Options())
+	rr, err := rerank.New(StaticRetriever{first}, score, passage, r.Options())
 	if err != nil {
 		return nil, wrapName(c.Retriever, err)
 	}

@@ -153,14 +153,11 @@ func (r *RunFile) read(c *Cell, file, chunkMap string) (*passageResult, error) {
 		return scorePassages(c, run, maxUnmapped(r.MaxUnmapped))
 	}
 	// The row's own chunk ids: a chunk run, checked against its chunks.
-	known := make(map[string]bool, len(c.Chunks))
-	for _, ch := range c.Chunks {
-		known[ch.ID] = true
-	}
+	byID := c.ChunkIndex()
 	var unknown []string
 	for _, q := range slices.Sorted(maps.Keys(ids)) {
 		for _, res := range ids[q] {
-			if !known[res.DocID] {
+			if _, known := byID.Get(res.DocID); !known {
 				unknown = append(unknown, fmt.Sprintf("%q (query %q)", res.DocID, q))
 			}
 		}

@@ -74,20 +74,18 @@ func Convert(path string, docs []corpus.Document, spec corpus.Spec, queries, out
 // converter maps chunk ids to passages.
 type converter struct {
 	spec   corpus.Spec
-	chunks map[string]corpus.Chunk
+	chunks corpus.Chunks
+	byID   *corpus.IDIndex // chunks' positions by chunk id
 	runes  map[string]*corpus.RuneIndex
 	docs   map[string]bool
 	errs   []error
 }
 
-func newConverter(docs []corpus.Document, chunks []corpus.Chunk, spec corpus.Spec) *converter {
-	c := &converter{spec: spec, chunks: map[string]corpus.Chunk{}, runes: map[string]*corpus.RuneIndex{}, docs: map[string]bool{}}
+func newConverter(docs []corpus.Document, chunks corpus.Chunks, spec corpus.Spec) *converter {
+	c := &converter{spec: spec, chunks: chunks, byID: corpus.IndexChunks(chunks), runes: map[string]*corpus.RuneIndex{}, docs: map[string]bool{}}
 	for _, d := range docs {
 		c.runes[d.ID] = corpus.NewRuneIndex(d.Text)
 		c.docs[d.ID] = true
-	}
-	for _, ch := range chunks {
-		c.chunks[ch.ID] = ch
 	}
 	return c
 }
@@ -97,7 +95,7 @@ func newConverter(docs []corpus.Document, chunks []corpus.Chunk, spec corpus.Spe
 func (c *converter) passages(ids []string, grades map[string]int, at string) []json.RawMessage {
 	items := []json.RawMessage{}
 	for _, id := range ids {
-		ch, ok := c.chunks[id]
+		i, ok := c.byID.Get(id)
 		if !ok {
 			why := "not a chunk of chunking " + c.spec.Name()
 			if c.docs[id] {
@@ -106,6 +104,7 @@ func (c *converter) passages(ids []string, grades map[string]int, at string) []j
 			c.errs = append(c.errs, fmt.Errorf("%s: %q: %s", at, id, why))
 			continue
 		}
+		ch := c.chunks.At(i)
 		x := c.runes[ch.DocID]
 		s, _ := x.RuneOffset(ch.Start)
 		e, _ := x.RuneOffset(ch.End)

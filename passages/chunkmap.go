@@ -141,12 +141,12 @@ func FromTREC(run eval.Run, name string, cm *ChunkMap, tb eval.TieBreak) (*Run, 
 // TREC run of ragbench's own chunk ids reads as passages. name names it in
 // messages. Errors: a chunk of a document docs lack, or whose offsets fall
 // inside a character.
-func ChunkMapOf(name string, docs []corpus.Document, chunks []corpus.Chunk) (*ChunkMap, error) {
+func ChunkMapOf(name string, docs []corpus.Document, chunks corpus.Chunks) (*ChunkMap, error) {
 	ch, err := spans.NewChunking(docs, chunks)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	cm := &ChunkMap{Name: name, Chunks: make(map[string]Passage, len(chunks))}
+	cm := &ChunkMap{Name: name, Chunks: make(map[string]Passage, chunks.Len())}
 	for _, id := range ch.IDs {
 		iv := ch.Intervals[id]
 		cm.Chunks[id] = Passage{Doc: iv.Doc, Start: iv.Start, End: iv.End, Length: iv.Len(), Placing: Offsets, ID: id}

@@ -75,7 +75,7 @@ func TestE2EChromaFixedTokens(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := dense.New(ctx, chunks, emb.Embed, dense.Options{Model: emb.Fingerprint()})
+		r, err := dense.NewChunks(ctx, chunks, emb.Embed, dense.Options{Model: emb.Fingerprint()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func TestE2EChromaFixedTokens(t *testing.T) {
 					spec.Name(), k, got.Recall, got.Precision, got.IoU, want.Recall, want.Precision, want.IoU)
 			}
 		}
-		t.Logf("%s: %d chunks; n=5: %s", spec.Name(), len(chunks), fmtMeans(ev, 5))
+		t.Logf("%s: %d chunks; n=5: %s", spec.Name(), chunks.Len(), fmtMeans(ev, 5))
 	}
 	st := emb.Stats()
 	t.Logf("%d of %d published rows reproduced to 0.01 percentage points (largest difference %.4f; %d of %d values equal after rounding to 2 decimals as published); embedding cache %d hits, %d misses",

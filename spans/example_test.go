@@ -29,7 +29,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	for _, c := range chunks {
+	for _, c := range chunks.All() {
 		fmt.Printf("%s %q\n", c.ID, c.Text)
 	}
 	ch, err := spans.NewChunking(docs, chunks)

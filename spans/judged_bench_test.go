@@ -22,11 +22,11 @@ func BenchmarkFindHoles(b *testing.B) {
 	}
 	text := map[string]string{}
 	var ids []string
-	for _, c := range chunks[:10] {
+	for _, c := range chunks.Slice()[:10] {
 		text[c.ID] = c.Text
 		ids = append(ids, c.ID)
 	}
-	gold := []spans.GoldText{{Label: "g", Text: chunks[20].Text[:200]}}
+	gold := []spans.GoldText{{Label: "g", Text: chunks.At(20).Text[:200]}}
 	b.ResetTimer()
 	for range b.N {
 		spans.FindHoles("q", ids, 10, nil, func(id string) string { return text[id] }, gold)

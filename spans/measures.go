@@ -49,14 +49,14 @@ type Chunking struct {
 // code-point intervals, with corpus.RuneIndex. A chunk whose document is
 // not in docs, whose offsets fall inside a character or outside the text,
 // or a chunk id given twice, is an error.
-func NewChunking(docs []corpus.Document, chunks []corpus.Chunk) (*Chunking, error) {
+func NewChunking(docs []corpus.Document, chunks corpus.Chunks) (*Chunking, error) {
 	text := make(map[string]string, len(docs))
 	for _, d := range docs {
 		text[d.ID] = d.Text
 	}
 	idx := corpus.RuneIndexes{}
-	c := &Chunking{IDs: make([]string, 0, len(chunks)), Intervals: make(map[string]Interval, len(chunks))}
-	for _, ch := range chunks {
+	c := &Chunking{IDs: make([]string, 0, chunks.Len()), Intervals: make(map[string]Interval, chunks.Len())}
+	for _, ch := range chunks.All() {
 		t, ok := text[ch.DocID]
 		if !ok {
 			return nil, fmt.Errorf("chunk %q: no document %q", ch.ID, ch.DocID)

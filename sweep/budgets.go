@@ -30,7 +30,7 @@ import (
 type promptTokens struct {
 	bpe    *corpus.BPE
 	ds     *dataset
-	chunks []corpus.Chunk
+	chunks corpus.Chunks
 	byID   *corpus.IDIndex  // chunk id → position in chunks (dataset.chunkIndex)
 	ids    map[string][]int // chunk id → its tokens, encoded once
 }
@@ -39,7 +39,7 @@ type promptTokens struct {
 // documents), indexed by byID (dataset.chunkIndex). Texts are looked up
 // when a chunk is counted, not copied into a map of every chunk (issue 27:
 // a million chunks).
-func newPromptTokens(cfg *Config, ds *dataset, chunks []corpus.Chunk, byID *corpus.IDIndex) (*promptTokens, error) {
+func newPromptTokens(cfg *Config, ds *dataset, chunks corpus.Chunks, byID *corpus.IDIndex) (*promptTokens, error) {
 	bpe, err := corpus.LoadBPE(cfg.PromptTokenizerName())
 	if err != nil {
 		return nil, fmt.Errorf("prompt_tokenizer: %w", err)
@@ -53,7 +53,7 @@ func (p *promptTokens) text(id string) string {
 	if !ok {
 		return ""
 	}
-	c := p.chunks[i]
+	c := p.chunks.At(i)
 	t := c.Text
 	if i, ok := p.ds.docByID.Get(c.DocID); ok {
 		if d := p.ds.docs[i].Text; c.Start >= 0 && c.Start <= c.End && c.End <= len(d) {

@@ -127,7 +127,7 @@ func TestPromptBudgetsMatchPython(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run := overlapRun(qs, chunks)
+		run := overlapRun(qs, chunks.Slice())
 		ev, err := spans.EvaluateBudgets(qs, ch, run, budgets, pt, spans.Options{CoverShare: 0.5, TieBreak: eval.TieDocIDDesc})
 		if err != nil {
 			t.Fatal(err)

@@ -77,20 +77,23 @@ type cellRunner struct {
 
 // chunkCells is one chunking's state while its cells run.
 type chunkCells struct {
-	chunks []corpus.Chunk
-	depth  int                 // chunk-level search depth (see chunking)
-	runs   map[string]*cellRun // retriever name → run, for hybrid and rerank inputs
-	level  corpus.Level        // qrels level for this chunking (tuned cells score as the cell)
-	docOf  func(chunkID string) string
-	spans  *spanCells         // the chunking's span judgements (nil without span labels): tuned cells score on them too
-	costs  map[string]ownCost // retriever name → its cost, for the cells over it (cost.go)
+	chunks corpus.Chunks
+	// chunkByID is chunks' positions by chunk id (dataset.chunkIndex),
+	// shared with the cells (kinds.Cell.ChunkByID).
+	chunkByID *corpus.IDIndex
+	depth     int                 // chunk-level search depth (see chunking)
+	runs      map[string]*cellRun // retriever name → run, for hybrid and rerank inputs
+	level     corpus.Level        // qrels level for this chunking (tuned cells score as the cell)
+	docOf     func(chunkID string) string
+	spans     *spanCells         // the chunking's span judgements (nil without span labels): tuned cells score on them too
+	costs     map[string]ownCost // retriever name → its cost, for the cells over it (cost.go)
 }
 
 // kindCell is the kinds.Cell of cell over cc's chunks: its inputs' runs,
 // the cell's depth, and its progress under scope.
 func (r *cellRunner) kindCell(cc *chunkCells, cell config.Cell, scope string) *kinds.Cell {
 	rc := cell.Retriever
-	kc := &kinds.Cell{Retriever: rc.Name, Chunking: cell.Chunking.Name, Docs: r.ds.docs, Chunks: cc.chunks, Queries: r.ds.queries,
+	kc := &kinds.Cell{Retriever: rc.Name, Chunking: cell.Chunking.Name, Docs: r.ds.docs, Chunks: cc.chunks, ChunkByID: cc.chunkByID, Queries: r.ds.queries,
 		Depth: cc.depth, Env: r.env, Progress: cellProgress{r.prog, scope}}
 	for _, in := range rc.InputNames() {
 		kc.Inputs = append(kc.Inputs, cc.runs[in].run)

@@ -160,7 +160,7 @@ func (r *cellRunner) truncation(ctx context.Context, cc *chunkCells, cell config
 				return nil, err
 			}
 			var texts []string
-			for _, c := range cc.chunks {
+			for _, c := range cc.chunks.All() {
 				if strings.TrimSpace(c.IndexText()) != "" {
 					texts = append(texts, c.IndexText())
 				}
@@ -204,9 +204,13 @@ func (r *cellRunner) truncation(ctx context.Context, cc *chunkCells, cell config
 		if err != nil {
 			return nil, err
 		}
-		text := make(map[string]string, len(cc.chunks))
-		for _, c := range cc.chunks {
-			text[c.ID] = c.IndexText()
+		// A chunk's text by position (the chunking's index), made for
+		// the pairs counted only, not a map of every chunk's text.
+		text := func(id string) string {
+			if i, ok := cc.chunkByID.Get(id); ok {
+				return cc.chunks.At(i).IndexText()
+			}
+			return ""
 		}
 		var pairCuts, qcuts []int
 		chunkCut := map[string]int{} // chunk → most tokens cut from it in a pair
@@ -226,7 +230,7 @@ func (r *cellRunner) truncation(ctx context.Context, cc *chunkCells, cell config
 			}
 			ps := make([]string, len(l))
 			for i, res := range l {
-				ps[i] = text[res.DocID]
+				ps[i] = text(res.DocID)
 				seen[res.DocID] = true
 			}
 			qc, pc, err := ce.PairTokensCut(q.Text, ps)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
@@ -211,7 +212,7 @@ type dataset struct {
 	// at holesOf to each gold passage; spanByID indexes spanQueries
 	// (judged.go).
 	holes    *spans.HoleFinder
-	holesOf  *corpus.Chunk
+	holesOf  corpus.Chunks
 	spanByID map[string]spans.Query
 }
 
@@ -428,22 +429,30 @@ func (ds *dataset) sortedIDs() []string {
 	return ids
 }
 
+// chunk cuts the documents by ch (corpus.Spec.ChunkIndexed with the
+// documents' index: their ids were checked once, when loaded). For
+// whole-document chunking the chunks are a view of ds.docs
+// (corpus.DocChunks), not a list: nothing is allocated per document.
+func (ds *dataset) chunk(ch config.Chunking) (corpus.Chunks, error) {
+	return ch.Spec().ChunkIndexed(ds.docs, ds.docByID)
+}
+
 // chunkIndex is chunks' positions by id: the documents' own index when the
 // chunks are the documents one for one (whole-document chunking, so a
 // million ids are indexed once), else an index of the chunks' ids.
-func (ds *dataset) chunkIndex(chunks []corpus.Chunk) *corpus.IDIndex {
+func (ds *dataset) chunkIndex(chunks corpus.Chunks) *corpus.IDIndex {
 	if corpus.ChunksAreDocs(chunks, ds.docs) {
 		return ds.docByID
 	}
-	return corpus.IndexIDs(len(chunks), func(i int) string { return chunks[i].ID })
+	return corpus.IndexChunks(chunks)
 }
 
 // snippet is the first n characters (runes) of an item's text: a chunk's
 // own text when id is a chunk id, else the document's title and text.
-func (ds *dataset) snippet(id string, n int, chunkByID *corpus.IDIndex, chunks []corpus.Chunk) string {
+func (ds *dataset) snippet(id string, n int, chunkByID *corpus.IDIndex, chunks corpus.Chunks) string {
 	var s string
-	if i, ok := chunkByID.Get(id); ok && chunks[i].ID != chunks[i].DocID {
-		s = ds.texts.Detach(chunks[i].Text)
+	if i, ok := chunkByID.Get(id); ok && chunks.ID(i) != chunks.At(i).DocID {
+		s = ds.texts.Detach(chunks.At(i).Text)
 	} else if i, ok := ds.docByID.Get(id); ok {
 		d := ds.docs[i]
 		s = strings.TrimSpace(ds.texts.Detach(d.Title) + " " + ds.texts.Detach(d.Text))

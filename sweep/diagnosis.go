@@ -304,8 +304,8 @@ func (d *missDiagnoser) alternatives(qs []spans.Query, m *results.SpanMiss) []sp
 // indexed text, or a document's title and text.
 func (d *missDiagnoser) itemText(id string, in cellInputs) string {
 	tx := d.ds.texts
-	if i, ok := in.chunkByID.Get(id); ok && in.chunks[i].ID != in.chunks[i].DocID {
-		c := in.chunks[i]
+	if i, ok := in.chunkByID.Get(id); ok && in.chunks.ID(i) != in.chunks.At(i).DocID {
+		c := in.chunks.At(i)
 		c.Title, c.Text = tx.Detach(c.Title), tx.Detach(c.Text)
 		return c.IndexText()
 	}

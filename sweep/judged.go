@@ -39,9 +39,9 @@ func (ds *dataset) judgedSet(sc *spanCells) eval.Qrels {
 // is a chunk id of chunks, else the document's. Read back by offset
 // (corpus.Texts.Detach), as every random lookup of scoring is, so that the
 // lookups do not fault the spilled corpus back into the RSS.
-func (ds *dataset) fullText(id string, chunkByID *corpus.IDIndex, chunks []corpus.Chunk) string {
-	if i, ok := chunkByID.Get(id); ok && chunks[i].ID != chunks[i].DocID {
-		return ds.texts.Detach(chunks[i].Text)
+func (ds *dataset) fullText(id string, chunkByID *corpus.IDIndex, chunks corpus.Chunks) string {
+	if i, ok := chunkByID.Get(id); ok && chunks.ID(i) != chunks.At(i).DocID {
+		return ds.texts.Detach(chunks.At(i).Text)
 	}
 	if i, ok := ds.docByID.Get(id); ok {
 		return ds.texts.Detach(ds.docs[i].Text)
@@ -55,12 +55,8 @@ func (ds *dataset) fullText(id string, chunkByID *corpus.IDIndex, chunks []corpu
 // passages. Cells are scored one after another, so only the current
 // chunks' finder is kept; they are known by their first chunk's address.
 func (ds *dataset) holeFinder(in cellInputs) *spans.HoleFinder {
-	var first *corpus.Chunk
-	if len(in.chunks) > 0 {
-		first = &in.chunks[0]
-	}
-	if ds.holes == nil || ds.holesOf != first {
-		ds.holesOf = first
+	if ds.holes == nil || !ds.holesOf.Same(in.chunks) {
+		ds.holesOf = in.chunks
 		ds.holes = spans.NewHoleFinder(func(c string) string { return ds.fullText(c, in.chunkByID, in.chunks) })
 	}
 	return ds.holes

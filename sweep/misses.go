@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
@@ -37,7 +38,7 @@ func docMisses(cfg *Config, ds *dataset, name string, run eval.Run) []results.Mi
 				m.Found = append(m.Found, g)
 				continue
 			}
-			m.Missing = append(m.Missing, results.Gold{ID: g, Grade: grade, Rank: rank[g], Snippet: ds.snippet(g, cfg.Snippet, nil, nil)})
+			m.Missing = append(m.Missing, results.Gold{ID: g, Grade: grade, Rank: rank[g], Snippet: ds.snippet(g, cfg.Snippet, nil, corpus.Chunks{})})
 		}
 		if len(m.Missing) == 0 {
 			continue
@@ -46,7 +47,7 @@ func docMisses(cfg *Config, ds *dataset, name string, run eval.Run) []results.Mi
 			if i == cfg.PromptK {
 				break
 			}
-			m.Returned = append(m.Returned, results.Hit{Rank: i + 1, ID: r.DocID, Score: r.Score, Relevant: ds.qrels[id][r.DocID] >= 1, Snippet: ds.snippet(r.DocID, cfg.Snippet, nil, nil)})
+			m.Returned = append(m.Returned, results.Hit{Rank: i + 1, ID: r.DocID, Score: r.Score, Relevant: ds.qrels[id][r.DocID] >= 1, Snippet: ds.snippet(r.DocID, cfg.Snippet, nil, corpus.Chunks{})})
 		}
 		out = append(out, m)
 	}

@@ -32,7 +32,7 @@ retrievers:
 		t.Fatal(err)
 	}
 	chunks := []corpus.Chunk{{ID: "a", DocID: "a", Text: "x x x x y", End: 9}, {ID: "b", DocID: "b", Text: "x z", End: 3}}
-	c := &kinds.Cell{Retriever: "bin", Chunks: chunks, Queries: []retrievers.Query{{ID: "q", Text: "x"}}, Depth: 2,
+	c := &kinds.Cell{Retriever: "bin", Chunks: corpus.ChunkList(chunks), Queries: []retrievers.Query{{ID: "q", Text: "x"}}, Depth: 2,
 		Env: kinds.NewEnv(t.TempDir(), ""), Progress: kinds.NoProgress{}}
 	if err := cfg.Retrievers[0].Settings.Run(t.Context(), c); err != nil {
 		t.Fatal(err)

@@ -36,7 +36,7 @@ func (r *cellRunner) passageInputs(cell config.Cell, cr *cellRun, level corpus.L
 	if level == corpus.DocLevel {
 		run = corpus.MaxP(run, ps.DocOf)
 	}
-	in := cellInputs{cell: cell, run: kinds.Truncate(run, r.cfg.Depth), chunks: ps.Chunks, chunkByID: r.ds.chunkIndex(ps.Chunks)}
+	in := cellInputs{cell: cell, run: kinds.Truncate(run, r.cfg.Depth), chunks: corpus.ChunkList(ps.Chunks), chunkByID: r.ds.chunkIndex(corpus.ChunkList(ps.Chunks))}
 	if r.ds.spanQueries != nil {
 		qrels, err := ps.Judgements(r.ds.spanQueries, r.cfg.Dataset.SpanCoverShare)
 		if err != nil {

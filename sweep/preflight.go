@@ -109,7 +109,7 @@ func check(ctx context.Context, cfg *Config, opts CheckOptions, be backend) (*Ch
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		chunks, err := ch.Spec().Chunk(ds.docs)
+		chunks, err := ds.chunk(ch)
 		if err != nil {
 			return nil, fmt.Errorf("chunking %s: %w", ch.Name, err)
 		}
@@ -129,7 +129,7 @@ func check(ctx context.Context, cfg *Config, opts CheckOptions, be backend) (*Ch
 // (each chunking derives its chunk judgements from them) or chunk ids of
 // ch, document-level otherwise — and an error when chunk-id labels name
 // chunks that ch does not make (corpus.CheckLabelsFile).
-func (ds *dataset) chunkingLevel(ch config.Chunking, chunks []corpus.Chunk) (corpus.Level, error) {
+func (ds *dataset) chunkingLevel(ch config.Chunking, chunks corpus.Chunks) (corpus.Level, error) {
 	level, err := corpus.CheckLabelsFile(ds.judged, ds.qrels, ds.docs, ch.Spec(), chunks)
 	if err != nil {
 		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)

@@ -200,7 +200,7 @@ type cellInputs struct {
 	run eval.Run
 	// chunks are the chunking's chunks (their count is the cell's Chunks),
 	// chunkByID their index by chunk id: the snippets' source.
-	chunks    []corpus.Chunk
+	chunks    corpus.Chunks
 	chunkByID *corpus.IDIndex
 	// spans is the chunking's span state, nil without span labels (see
 	// cellScores).
@@ -220,7 +220,7 @@ type cellInputs struct {
 // answerable query it did not score.
 func scoreCell(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (results.CellResult, scoredCell, error) {
 	cell, run, sc := in.cell, in.run, in.spans
-	cr := results.CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: len(in.chunks),
+	cr := results.CellResult{Name: cell.Name, Chunking: cell.Chunking, Retriever: cell.Retriever, Chunks: in.chunks.Len(),
 		Means: map[string]map[string]float64{}, Counts: map[string]int{}, PerQuery: map[string]map[string]float64{},
 		Unanswerable: []results.UnanswerableHits{}}
 	scored := scoredCell{name: cell.Name, run: run}
@@ -355,7 +355,7 @@ func (ds *dataset) answerableGroups() map[string][]string {
 func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.Level, error) {
 	t0 := time.Now()
 	r.prog.begin("chunking "+ch.Name, "chunk", len(r.ds.docs), "documents")
-	chunks, err := ch.Spec().Chunk(r.ds.docs)
+	chunks, err := r.ds.chunk(ch)
 	if err != nil {
 		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
 	}
@@ -373,18 +373,18 @@ func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.L
 		}
 	}
 	chunkTime := time.Since(t0).Seconds()
-	r.prog.end(report.GroupDigits(len(chunks)) + " chunks")
+	r.prog.end(report.GroupDigits(chunks.Len()) + " chunks")
 	chunkByID := r.ds.chunkIndex(chunks)
 	docOf := corpus.DocOfIndex(chunks, chunkByID)
 	// Search deep enough in chunks that MaxP leaves Depth documents.
-	perDoc := int(math.Ceil(float64(len(chunks)) / float64(len(r.ds.docs))))
+	perDoc := int(math.Ceil(float64(chunks.Len()) / float64(len(r.ds.docs))))
 	depth := r.cfg.Depth * perDoc
 	for _, rc := range r.cfg.Retrievers {
 		if d, ok := rc.Settings.(kinds.Deep); ok {
 			depth = max(depth, d.ChunkDepth())
 		}
 	}
-	cc := &chunkCells{chunks: chunks, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf, spans: sc}
+	cc := &chunkCells{chunks: chunks, chunkByID: chunkByID, depth: depth, runs: map[string]*cellRun{}, level: level, docOf: docOf, spans: sc}
 	prompt, err := newPromptTokens(r.cfg, r.ds, chunks, chunkByID)
 	if err != nil {
 		return 0, err

@@ -86,7 +86,7 @@ type spanCells struct {
 
 // newSpanCells derives chunking ch's chunk judgements from the span labels
 // (nil, nil without span labels).
-func (ds *dataset) newSpanCells(cfg *Config, chunks []corpus.Chunk) (*spanCells, error) {
+func (ds *dataset) newSpanCells(cfg *Config, chunks corpus.Chunks) (*spanCells, error) {
 	if ds.spanQueries == nil {
 		return nil, nil
 	}
@@ -220,7 +220,7 @@ func cellScores(ctx context.Context, cfg *Config, ds *dataset, sc *spanCells, ru
 // prompt_k covers, its text and what came back instead (Relevant: the
 // chunk covers a gold span of the query), snippets of the chunking's own
 // chunks.
-func spanMisses(cfg *Config, ds *dataset, sc *spanCells, name string, run eval.Run, chunkByID *corpus.IDIndex, chunks []corpus.Chunk) ([]results.SpanMiss, error) {
+func spanMisses(cfg *Config, ds *dataset, sc *spanCells, name string, run eval.Run, chunkByID *corpus.IDIndex, chunks corpus.Chunks) ([]results.SpanMiss, error) {
 	ms, err := spans.Misses(ds.spanQueries, sc.ch, run, cfg.PromptK, spans.Options{CoverShare: cfg.Dataset.SpanCoverShare, TieBreak: eval.TieDocIDDesc})
 	if err != nil {
 		return nil, err

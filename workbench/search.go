@@ -52,7 +52,7 @@ type searchCell struct {
 // chunkSet is one chunking's chunks and their places.
 type chunkSet struct {
 	spec   corpus.Spec
-	chunks []corpus.Chunk
+	chunks corpus.Chunks
 	places *spans.Chunking
 }
 

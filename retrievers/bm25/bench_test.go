@@ -130,10 +130,11 @@ func benchData(b *testing.B, name string) benchSet {
 		chunks, qs, _ := scifact(b)
 		return benchSet{chunks, qs}
 	case "synthetic50k":
-		chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(synthetic(50000, 42))
+		chunksView, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(synthetic(50000, 42))
 		if err != nil {
 			b.Fatal(err)
 		}
+		chunks := chunksView.Slice()
 		return benchSet{chunks, syntheticQueries(300, 43)}
 	}
 	b.Fatalf("unknown bench set %q", name)

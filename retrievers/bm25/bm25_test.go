@@ -23,10 +23,11 @@ import (
 
 func chunksOf(t testing.TB, title bool, docs ...corpus.Document) []corpus.Chunk {
 	t.Helper()
-	cs, err := corpus.Spec{Strategy: corpus.Whole, Title: title}.Chunk(docs)
+	csView, err := corpus.Spec{Strategy: corpus.Whole, Title: title}.Chunk(docs)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cs := csView.Slice()
 	return cs
 }
 
@@ -264,10 +265,11 @@ func synthetic(n int, seed uint64) []corpus.Document {
 // Lucene-scored results, bit for bit.
 func TestDeterminism(t *testing.T) {
 	docs := synthetic(3000, 7)
-	chunks, err := corpus.Spec{Strategy: corpus.Fixed, Size: 64, Overlap: 16, Title: true}.Chunk(docs)
+	chunksView, err := corpus.Spec{Strategy: corpus.Fixed, Size: 64, Overlap: 16, Title: true}.Chunk(docs)
 	if err != nil {
 		t.Fatal(err)
 	}
+	chunks := chunksView.Slice()
 	var queries []string
 	for i := 0; i < 50; i++ {
 		queries = append(queries, fmt.Sprintf("w%d w%d w%d w1", i, i*7+3, i*31+11))
@@ -521,10 +523,11 @@ func TestMaxScoreExact(t *testing.T) {
 	// A frequent term with a frequency above 255 in one document is read
 	// from its postings rather than a byte array (termStats).
 	docs = append(docs, corpus.Document{ID: "many-w2", Text: strings.Repeat("w2 ", 300)})
-	chunks, err := corpus.Spec{Strategy: corpus.Fixed, Size: 400, Overlap: 10, Title: true}.Chunk(docs)
+	chunksView, err := corpus.Spec{Strategy: corpus.Fixed, Size: 400, Overlap: 10, Title: true}.Chunk(docs)
 	if err != nil {
 		t.Fatal(err)
 	}
+	chunks := chunksView.Slice()
 	rng := rand.New(rand.NewPCG(5, 5))
 	zipf := rand.NewZipf(rng, 1.1, 1, 20000)
 	var queries []string

@@ -32,10 +32,11 @@ func TestE2ESciFactVariants(t *testing.T) {
 // different batch sizes (93.8% shared). ragbench's scoring must give
 // identical runs; bleve's overlap is logged.
 func TestE2EBatchLayout(t *testing.T) {
-	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(synthetic(50000, 42))
+	chunksView, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(synthetic(50000, 42))
 	if err != nil {
 		t.Fatal(err)
 	}
+	chunks := chunksView.Slice()
 	qs := syntheticQueries(300, 43)
 	runs := map[string][2]eval.Run{}
 	for _, scoring := range []string{ScoringLucene, ScoringBleve} {

@@ -22,7 +22,7 @@ func ExampleNew() {
 		return
 	}
 	ctx := context.Background()
-	r, err := bm25.New(ctx, chunks, bm25.Options{}) // k1 = 0.9, b = 0.4, flat, "en", in memory
+	r, err := bm25.Build(ctx, chunks.Stream(), bm25.Options{}) // k1 = 0.9, b = 0.4, flat, "en", in memory
 	if err != nil {
 		fmt.Println(err)
 		return

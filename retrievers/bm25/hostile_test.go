@@ -39,10 +39,11 @@ func hostileQueries() []retrievers.Query {
 // many-segment and a single-segment index, k from 1 to beyond the index.
 func TestHostileConcurrentCalls(t *testing.T) {
 	docs := synthetic(300, 41)
-	chunks, err := corpus.Spec{Strategy: corpus.Fixed, Size: 60, Overlap: 5, Title: true}.Chunk(docs)
+	chunksView, err := corpus.Spec{Strategy: corpus.Fixed, Size: 60, Overlap: 5, Title: true}.Chunk(docs)
 	if err != nil {
 		t.Fatal(err)
 	}
+	chunks := chunksView.Slice()
 	qs := hostileQueries()
 	for _, o := range []Options{{BatchSize: 37, Workers: 3}, {BatchSize: 100000, Workers: 2}} {
 		for _, k := range []int{1, 10, len(chunks) + 50} {
@@ -109,10 +110,11 @@ func TestHostileCancel(t *testing.T) {
 		nDocs = 500
 	}
 	docs := synthetic(nDocs, 43)
-	chunks, err := corpus.Spec{Strategy: corpus.Fixed, Size: 40, Overlap: 0, Title: true}.Chunk(docs)
+	chunksView, err := corpus.Spec{Strategy: corpus.Fixed, Size: 40, Overlap: 0, Title: true}.Chunk(docs)
 	if err != nil {
 		t.Fatal(err)
 	}
+	chunks := chunksView.Slice()
 	qs := randomQueries(400, 43)
 	r := newRetriever(t, chunks, Options{BatchSize: 50, Workers: 4})
 	ref := newRetriever(t, chunks, Options{BatchSize: 50, Workers: 1})

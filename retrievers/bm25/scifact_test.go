@@ -98,10 +98,11 @@ func TestCranfield(t *testing.T) {
 	if s := corpus.Summarize(docs); len(s.EmptyText) != 2 {
 		t.Fatalf("cranfield: %d empty texts, want 2", len(s.EmptyText))
 	}
-	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(docs)
+	chunksView, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(docs)
 	if err != nil {
 		t.Fatal(err)
 	}
+	chunks := chunksView.Slice()
 	r, err := New(context.Background(), chunks, Options{})
 	if err != nil {
 		t.Fatal(err)

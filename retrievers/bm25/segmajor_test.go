@@ -74,10 +74,11 @@ func TestSegmentMajorEqualsQueryMajor(t *testing.T) {
 	// A frequent term with a frequency above 255 in one document is read
 	// from its postings rather than a tf array.
 	docs = append(docs, corpus.Document{ID: "many-w2", Text: strings.Repeat("w2 ", 300)})
-	chunks, err := corpus.Spec{Strategy: corpus.Fixed, Size: 300, Overlap: 20, Title: true}.Chunk(docs)
+	chunksView, err := corpus.Spec{Strategy: corpus.Fixed, Size: 300, Overlap: 20, Title: true}.Chunk(docs)
 	if err != nil {
 		t.Fatal(err)
 	}
+	chunks := chunksView.Slice()
 	qs := randomQueries(nQueries, 29)
 	for _, o := range []Options{
 		{BatchSize: 97}, {BatchSize: 41, Fields: FieldsMulti}, {BatchSize: 113, ExactLengths: true},
@@ -169,10 +170,11 @@ func TestSearchReleasesSegments(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc/self/smaps")
 	}
-	chunks, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(synthetic(3000, 31))
+	chunksView, err := corpus.Spec{Strategy: corpus.Whole, Title: true}.Chunk(synthetic(3000, 31))
 	if err != nil {
 		t.Fatal(err)
 	}
+	chunks := chunksView.Slice()
 	dir := t.TempDir()
 	r := newRetriever(t, chunks, Options{Dir: dir, BatchSize: 500})
 	kb, maps, ok := segmentRSS(t, dir)

@@ -204,9 +204,10 @@ func TestSegmentMatchesZap(t *testing.T) {
 
 func chunksOfSpec(t *testing.T, spec corpus.Spec, docs []corpus.Document) []corpus.Chunk {
 	t.Helper()
-	cs, err := spec.Chunk(docs)
+	csView, err := spec.Chunk(docs)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cs := csView.Slice()
 	return cs
 }

@@ -139,25 +139,33 @@ type Retriever struct {
 // positions); an EmbedFunc error, wrong vector count, a vector of another
 // dimension, or a zero, NaN or infinite vector (naming the chunk id).
 func New(ctx context.Context, chunks []corpus.Chunk, embed EmbedFunc, opts Options) (*Retriever, error) {
+	return NewChunks(ctx, corpus.ChunkList(chunks), embed, opts)
+}
+
+// NewChunks is New for a chunking's corpus.Chunks: a whole-document view
+// is read chunk by chunk, never copied into a list, and the ids are
+// checked through an IDIndex (positions, not a map of every id) before
+// anything is embedded. Errors are New's.
+func NewChunks(ctx context.Context, chunks corpus.Chunks, embed EmbedFunc, opts Options) (*Retriever, error) {
 	start := time.Now()
 	o, err := opts.withEmbed(embed)
 	if err != nil {
 		return nil, err
 	}
-	if len(chunks) == 0 {
+	n := chunks.Len()
+	if n == 0 {
 		return nil, errors.New("dense: empty corpus: no chunks to index")
 	}
-	pos := make(map[string]int, len(chunks))
-	for i, c := range chunks {
-		if c.ID == "" {
+	pos := corpus.NewIDIndex(chunks.ID, n)
+	for i := range n {
+		if chunks.ID(i) == "" {
 			return nil, fmt.Errorf("dense: chunk %d: empty id", i)
 		}
-		if j, dup := pos[c.ID]; dup {
-			return nil, fmt.Errorf("dense: chunks %d and %d: duplicate id %q", j, i, c.ID)
+		if j, dup := pos.Add(i); dup {
+			return nil, fmt.Errorf("dense: chunks %d and %d: duplicate id %q", j, i, chunks.ID(i))
 		}
-		pos[c.ID] = i
 	}
-	r, err := build(ctx, Chunks(chunks), len(chunks), embed, o)
+	r, err := build(ctx, chunks.Stream(), n, embed, o)
 	if err != nil {
 		return nil, err
 	}

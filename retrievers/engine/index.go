@@ -150,6 +150,12 @@ var prefixRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`)
 // retries; any other rejected item (a mapping conflict, a bad vector) fails
 // the load with the engine's reason for the first such item.
 func Load(ctx context.Context, conn Conn, dialect Dialect, chunks []corpus.Chunk, vectors [][]float32, opts Managed) (*Index, error) {
+	return LoadChunks(ctx, conn, dialect, corpus.ChunkList(chunks), vectors, opts)
+}
+
+// LoadChunks is Load for a chunking's corpus.Chunks (a whole-document view
+// is read chunk by chunk, never copied into a list).
+func LoadChunks(ctx context.Context, conn Conn, dialect Dialect, chunks corpus.Chunks, vectors [][]float32, opts Managed) (*Index, error) {
 	start := time.Now()
 	if err := dialect.check(); err != nil {
 		return nil, err
@@ -158,7 +164,7 @@ func Load(ctx context.Context, conn Conn, dialect Dialect, chunks []corpus.Chunk
 	if err != nil {
 		return nil, err
 	}
-	if len(chunks) == 0 {
+	if chunks.Len() == 0 {
 		return nil, errors.New("engine: no chunks to index")
 	}
 	if err := opts.Validate(); err != nil {
@@ -174,7 +180,7 @@ func Load(ctx context.Context, conn Conn, dialect Dialect, chunks []corpus.Chunk
 		return nil, err
 	}
 	hash := contentHash(dialect, body, chunks, vectors)
-	ix := &Index{cl: cl, dialect: dialect, name: opts.Prefix + "-" + hash[:16], docs: len(chunks), dims: dims}
+	ix := &Index{cl: cl, dialect: dialect, name: opts.Prefix + "-" + hash[:16], docs: chunks.Len(), dims: dims}
 	complete, err := ix.complete(ctx, hash)
 	if err != nil {
 		return nil, err
@@ -209,27 +215,27 @@ func (m Managed) withDefaults() Managed {
 // checkVectors checks Load's vectors against its chunks (nil, or one per
 // chunk, all of one dimension > 0, finite, non-zero) and returns their
 // dimension (0 for nil).
-func checkVectors(chunks []corpus.Chunk, vectors [][]float32) (int, error) {
+func checkVectors(chunks corpus.Chunks, vectors [][]float32) (int, error) {
 	if vectors == nil {
 		return 0, nil
 	}
-	if len(vectors) != len(chunks) {
-		return 0, fmt.Errorf("engine: %d vectors for %d chunks", len(vectors), len(chunks))
+	if len(vectors) != chunks.Len() {
+		return 0, fmt.Errorf("engine: %d vectors for %d chunks", len(vectors), chunks.Len())
 	}
 	dims := len(vectors[0])
 	for i, v := range vectors {
 		if len(v) != dims || dims == 0 {
-			return 0, fmt.Errorf("engine: chunk %q: vector of dimension %d, want %d (as the first)", chunks[i].ID, len(v), dims)
+			return 0, fmt.Errorf("engine: chunk %q: vector of dimension %d, want %d (as the first)", chunks.ID(i), len(v), dims)
 		}
 		var norm float64
 		for _, x := range v {
 			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-				return 0, fmt.Errorf("engine: chunk %q: vector holds %v", chunks[i].ID, x)
+				return 0, fmt.Errorf("engine: chunk %q: vector holds %v", chunks.ID(i), x)
 			}
 			norm += float64(x) * float64(x)
 		}
 		if norm == 0 {
-			return 0, fmt.Errorf("engine: chunk %q: zero vector (cosine is undefined)", chunks[i].ID)
+			return 0, fmt.Errorf("engine: chunk %q: zero vector (cosine is undefined)", chunks.ID(i))
 		}
 	}
 	return dims, nil
@@ -238,10 +244,10 @@ func checkVectors(chunks []corpus.Chunk, vectors [][]float32) (int, error) {
 // contentHash is the sha256 (hex) naming a managed index: over the
 // dialect, the create body (without _meta), and every chunk's id and index
 // text and vector (float32 bits).
-func contentHash(dialect Dialect, body []byte, chunks []corpus.Chunk, vectors [][]float32) string {
+func contentHash(dialect Dialect, body []byte, chunks corpus.Chunks, vectors [][]float32) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "ragbench-engine-index-v1\x00%s\x00%s\x00%d\x00", dialect, body, len(chunks))
-	for i, c := range chunks {
+	fmt.Fprintf(h, "ragbench-engine-index-v1\x00%s\x00%s\x00%d\x00", dialect, body, chunks.Len())
+	for i, c := range chunks.All() {
 		fmt.Fprintf(h, "%d\x00%s\x00%d\x00%s\x00", len(c.ID), c.ID, len(c.IndexText()), c.IndexText())
 		if vectors != nil {
 			var buf [4]byte
@@ -256,7 +262,7 @@ func contentHash(dialect Dialect, body []byte, chunks []corpus.Chunk, vectors []
 
 // load creates the index (its _meta marked incomplete), bulk-loads the
 // chunks, refreshes, checks the count and marks the index complete.
-func (ix *Index) load(ctx context.Context, opts Managed, hash string, chunks []corpus.Chunk, vectors [][]float32) error {
+func (ix *Index) load(ctx context.Context, opts Managed, hash string, chunks corpus.Chunks, vectors [][]float32) error {
 	body, err := createBody(ix.dialect, opts, ix.dims, hash)
 	if err != nil {
 		return err
@@ -276,10 +282,10 @@ func (ix *Index) load(ctx context.Context, opts Managed, hash string, chunks []c
 	if _, err := ix.cl.do(ctx, http.MethodGet, "/"+ix.name+"/_count", nil, &cnt); err != nil {
 		return err
 	}
-	if cnt.Count != len(chunks) {
-		return fmt.Errorf("engine: index %s holds %d documents after loading %d chunks (duplicate chunk ids?)", ix.name, cnt.Count, len(chunks))
+	if cnt.Count != chunks.Len() {
+		return fmt.Errorf("engine: index %s holds %d documents after loading %d chunks (duplicate chunk ids?)", ix.name, cnt.Count, chunks.Len())
 	}
-	meta := fmt.Sprintf(`{"_meta":{"ragbench":{"hash":%q,"docs":%d,"complete":true}}}`, hash, len(chunks))
+	meta := fmt.Sprintf(`{"_meta":{"ragbench":{"hash":%q,"docs":%d,"complete":true}}}`, hash, chunks.Len())
 	_, err = ix.cl.do(ctx, http.MethodPut, "/"+ix.name+"/_mapping", []byte(meta), nil)
 	return err
 }
@@ -408,9 +414,9 @@ func (ix *Index) create(ctx context.Context, body []byte) error {
 }
 
 // bulk loads the chunks per batch, resending items rejected with 429.
-func (ix *Index) bulk(ctx context.Context, chunks []corpus.Chunk, vectors [][]float32, per int) error {
-	for lo := 0; lo < len(chunks); lo += per {
-		hi := min(lo+per, len(chunks))
+func (ix *Index) bulk(ctx context.Context, chunks corpus.Chunks, vectors [][]float32, per int) error {
+	for lo := 0; lo < chunks.Len(); lo += per {
+		hi := min(lo+per, chunks.Len())
 		pending := make([]int, 0, hi-lo)
 		for i := lo; i < hi; i++ {
 			pending = append(pending, i)
@@ -427,7 +433,7 @@ func (ix *Index) bulk(ctx context.Context, chunks []corpus.Chunk, vectors [][]fl
 			var buf bytes.Buffer
 			enc := json.NewEncoder(&buf)
 			for _, i := range pending {
-				c := chunks[i]
+				c := chunks.At(i)
 				enc.Encode(map[string]any{"index": map[string]any{"_index": ix.name, "_id": c.ID}})
 				doc := map[string]any{fieldID: c.ID, fieldText: c.IndexText()}
 				if vectors != nil {
@@ -462,7 +468,7 @@ func (ix *Index) bulk(ctx context.Context, chunks []corpus.Chunk, vectors [][]fl
 					case r.Status == http.StatusTooManyRequests:
 						again = append(again, pending[j])
 					default:
-						return fmt.Errorf("engine: bulk load into %s: chunk %q rejected: HTTP %d: %s", ix.name, chunks[pending[j]].ID, r.Status,
+						return fmt.Errorf("engine: bulk load into %s: chunk %q rejected: HTTP %d: %s", ix.name, chunks.ID(pending[j]), r.Status,
 							ix.cl.engineText(strings.TrimPrefix(r.Error.Type+": "+r.Error.Reason, ": "), 0))
 					}
 				}

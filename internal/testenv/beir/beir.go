@@ -55,7 +55,8 @@ func Queries(t testing.TB, path string, keep eval.Qrels) []retrievers.Query {
 // corpus.jsonl as one chunk per document with the title prepended
 // (corpus.Spec{Strategy: corpus.Whole, Title: true}), the qrels of the test
 // split (qrels/test.tsv), and the queries judged there, in file order. Any
-// error fails the test.
+// error fails the test. The chunks come as a list (corpus.Chunks.Slice)
+// for the retrievers' slice APIs the tests call: fine at SciFact's size.
 func WholeDocsTest(t testing.TB, dir string) ([]corpus.Chunk, []retrievers.Query, eval.Qrels) {
 	t.Helper()
 	docs, err := corpus.Load(filepath.Join(dir, "corpus.jsonl"))
@@ -70,5 +71,5 @@ func WholeDocsTest(t testing.TB, dir string) ([]corpus.Chunk, []retrievers.Query
 	if err != nil {
 		t.Fatal(err)
 	}
-	return chunks, Queries(t, filepath.Join(dir, "queries.jsonl"), qrels), qrels
+	return chunks.Slice(), Queries(t, filepath.Join(dir, "queries.jsonl"), qrels), qrels
 }
