@@ -33,6 +33,13 @@ type promptTokens struct {
 	chunks corpus.Chunks
 	byID   *corpus.IDIndex  // chunk id → position in chunks (dataset.chunkIndex)
 	ids    map[string][]int // chunk id → its tokens, encoded once
+	// ctx stops an encoding between segments (corpus.BPE.EncodeContext):
+	// the cell's, set by cellPrompts (spans.PromptTokens takes none); a
+	// whole-document chunk of 50 MB is tens of seconds of tiktoken.
+	ctx context.Context
+	// encoded counts the bytes of text encoded (each chunk's once): the
+	// work the prompt tokens cost, whatever the number of queries.
+	encoded int
 }
 
 // newPromptTokens loads cfg's prompt tokenizer for chunks (of ds's
@@ -63,11 +70,23 @@ func (p *promptTokens) text(id string) string {
 	return p.ds.texts.Detach(t) // read back by offset, as fullText says
 }
 
-// tokens is the chunk's tokens.
+// tokens is the chunk's tokens, encoded the first time it is asked for.
+// When p.ctx is cancelled during the encoding they are the tokens of the
+// segments done and are not remembered: the caller returns ctx's error.
 func (p *promptTokens) tokens(id string) []int {
 	ids, ok := p.ids[id]
 	if !ok {
-		ids = p.bpe.Encode(p.text(id))
+		ctx := p.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		t := p.text(id)
+		var err error
+		ids, err = p.bpe.EncodeContext(ctx, t)
+		p.encoded += len(t)
+		if err != nil {
+			return ids
+		}
 		p.ids[id] = ids
 	}
 	return ids
@@ -88,13 +107,14 @@ func (p *promptTokens) Prefix(id string, n int) int {
 // answerable queries.
 func cellPromptTokens(ctx context.Context, cfg *Config, ds *dataset, pt *promptTokens, chunkRun eval.Run) (*results.PromptTokens, error) {
 	out := &results.PromptTokens{Tokenizer: pt.bpe.Name(), K: cfg.PromptK}
+	pt.ctx = ctx
 	if len(ds.answerable) == 0 {
 		return out, nil
 	}
 	sum := 0
-	for i, id := range ds.answerable {
-		if i%64 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+	for _, id := range ds.answerable {
+		if err := ctx.Err(); err != nil { // a query's chunks may be a whole document each
+			return nil, err
 		}
 		l := slices.Clone(chunkRun[id])
 		kinds.SortResults(l)
@@ -104,6 +124,9 @@ func cellPromptTokens(ctx context.Context, cfg *Config, ds *dataset, pt *promptT
 		}
 		sum += n
 		out.Max = max(out.Max, n)
+	}
+	if err := ctx.Err(); err != nil { // the last query's tokens may be cut short
+		return nil, err
 	}
 	out.Mean = float64(sum) / float64(len(ds.answerable))
 	return out, nil
@@ -131,6 +154,7 @@ func cellPrompts(ctx context.Context, cfg *Config, ds *dataset, in cellInputs, c
 	if in.prompt == nil {
 		return nil
 	}
+	in.prompt.ctx = ctx // cells are scored one after another (cellBudgets' encodings)
 	if in.chunkRun != nil {
 		pt, err := cellPromptTokens(ctx, cfg, ds, in.prompt, in.chunkRun)
 		if err != nil {
@@ -182,6 +206,9 @@ func cellBudgets(ctx context.Context, cfg *Config, ds *dataset, in cellInputs, c
 		if err != nil {
 			return err
 		}
+		if err := ctx.Err(); err != nil { // a chunk's tokens may be cut short
+			return err
+		}
 		pb := &results.PromptBudgets{Tokenizer: in.prompt.bpe.Name()}
 		for b, tokens := range ev.Budgets {
 			per := ev.PerQuery(b)
@@ -214,6 +241,9 @@ func cellBudgets(ctx context.Context, cfg *Config, ds *dataset, in cellInputs, c
 		if cfg.PromptBudget > 0 {
 			be, err := spans.EvaluateBudgets(ds.spanQueries, sc.ch, ranking, []int{cfg.PromptBudget}, in.prompt, o)
 			if err != nil {
+				return err
+			}
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 			for fi, f := range spans.AtK {

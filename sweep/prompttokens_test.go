@@ -1,0 +1,97 @@
+package sweep
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/eval"
+)
+
+// oneBigDocument is a dataset of one document of about size bytes, with
+// queries answerable queries each ranking it first, and its doc chunking
+// (one chunk, the document).
+func oneBigDocument(size, queries int) (*dataset, []corpus.Chunk, eval.Run) {
+	text := strings.Repeat("Seven words of a very long document. ", size/37+1)
+	docs := []corpus.Document{{ID: "big", Text: text}}
+	ds := &dataset{docs: docs, docByID: corpus.IndexDocs(docs)}
+	chunks := []corpus.Chunk{{ID: "big", DocID: "big", Text: text, Start: 0, End: len(text)}}
+	run := eval.Run{}
+	for i := range queries {
+		id := "q" + string(rune('a'+i))
+		ds.answerable = append(ds.answerable, id)
+		run[id] = []eval.Result{{DocID: "big", Score: 1}}
+	}
+	return ds, chunks, run
+}
+
+// TestPromptTokensEncodeOnce: the prompt tokens of a chunking encode each
+// chunk once, whatever the number of queries and cells that rank it: the
+// bytes encoded are the document's, for ten queries and two cells (a
+// single document of 50 MB is tens of seconds of tiktoken).
+func TestPromptTokensEncodeOnce(t *testing.T) {
+	ds, chunks, run := oneBigDocument(3*corpus.SegmentBytes, 10)
+	pt, err := newPromptTokens(&Config{}, ds, chunks, ds.chunkIndex(chunks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := pt.bpe.Count(chunks[0].Text)
+	for cell := range 2 {
+		p, err := cellPromptTokens(t.Context(), &Config{PromptK: 10}, ds, pt, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Mean != float64(want) || p.Max != want {
+			t.Errorf("cell %d: prompt tokens mean %v, max %d; want %d", cell, p.Mean, p.Max, want)
+		}
+		if pt.encoded != len(chunks[0].Text) {
+			t.Errorf("cell %d: %d bytes encoded, want the document's %d (once)", cell, pt.encoded, len(chunks[0].Text))
+		}
+	}
+}
+
+// errCounter is a context whose Err is context.Canceled from its at-th
+// call on; calls counts them.
+type errCounter struct {
+	context.Context
+	at, calls int
+}
+
+func (c *errCounter) Err() error {
+	if c.calls++; c.calls >= c.at {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestPromptTokensStopOnCancel: a context cancelled while a whole-document
+// chunk is being encoded stops the prompt tokens at the next segment of
+// the document (corpus.BPE.EncodeContext), with the context's error; the
+// cut tokens are not remembered as the chunk's. (Encoded in one call, the
+// document held Ctrl-C for tens of seconds.)
+func TestPromptTokensStopOnCancel(t *testing.T) {
+	ds, chunks, run := oneBigDocument(8*corpus.SegmentBytes, 10)
+	pt, err := newPromptTokens(&Config{}, ds, chunks, ds.chunkIndex(chunks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := &errCounter{Context: t.Context(), at: 3} // the query's check, a segment, then cancelled
+	if _, err := cellPromptTokens(ctx, &Config{PromptK: 10}, ds, pt, run); err != context.Canceled {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if ctx.calls > ctx.at+1 {
+		t.Errorf("%d looks at the context after it was cancelled at the %dth, want at most 1 more", ctx.calls-ctx.at, ctx.at)
+	}
+	if _, ok := pt.ids["big"]; ok {
+		t.Error("the cut tokens were remembered as the chunk's")
+	}
+	// Asked again with a live context, the chunk is encoded whole.
+	p, err := cellPromptTokens(t.Context(), &Config{PromptK: 10}, ds, pt, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := pt.bpe.Count(chunks[0].Text); p.Max != want {
+		t.Errorf("after the cancel: %d tokens, want %d", p.Max, want)
+	}
+}
