@@ -32,7 +32,7 @@ func oneBigDocument(size, queries int) (*dataset, []corpus.Chunk, eval.Run) {
 // single document of 50 MB is tens of seconds of tiktoken).
 func TestPromptTokensEncodeOnce(t *testing.T) {
 	ds, chunks, run := oneBigDocument(3*corpus.SegmentBytes, 10)
-	pt, err := newPromptTokens(&Config{}, ds, chunks, ds.chunkIndex(chunks))
+	pt, err := newPromptTokens(&Config{}, ds, corpus.ChunkList(chunks), ds.chunkIndex(corpus.ChunkList(chunks)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func (c *errCounter) Err() error {
 // document held Ctrl-C for tens of seconds.)
 func TestPromptTokensStopOnCancel(t *testing.T) {
 	ds, chunks, run := oneBigDocument(8*corpus.SegmentBytes, 10)
-	pt, err := newPromptTokens(&Config{}, ds, chunks, ds.chunkIndex(chunks))
+	pt, err := newPromptTokens(&Config{}, ds, corpus.ChunkList(chunks), ds.chunkIndex(corpus.ChunkList(chunks)))
 	if err != nil {
 		t.Fatal(err)
 	}
