@@ -45,6 +45,11 @@ func TestStandardBERTExports(t *testing.T) {
 			Texts       []string    `json:"texts"`
 			IDs         [][]int64   `json:"ids"`
 			Embeddings  [][]float32 `json:"embeddings"`
+			// EmbeddingsAlt are the same texts' embeddings from the same
+			// generator on another CPU, for a quantized model: onnxruntime's
+			// int8 kernels are chosen by the CPU's instruction sets and round
+			// differently (gen_ort_reference.py says how they were made).
+			EmbeddingsAlt [][]float32 `json:"embeddings_alt"`
 		} `json:"cases"`
 	}
 	readJSON(t, "testdata/ort_reference.json", &ref)
@@ -80,13 +85,20 @@ func TestStandardBERTExports(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i, v := range vecs {
+			maxDiff := func(v, ref []float32) float64 {
 				worst := 0.0
 				for k := range v {
-					worst = math.Max(worst, math.Abs(float64(v[k]-c.Embeddings[i][k])))
+					worst = math.Max(worst, math.Abs(float64(v[k]-ref[k])))
+				}
+				return worst
+			}
+			for i, v := range vecs {
+				worst := maxDiff(v, c.Embeddings[i])
+				if worst > 1e-4 && c.EmbeddingsAlt != nil {
+					worst = min(worst, maxDiff(v, c.EmbeddingsAlt[i]))
 				}
 				if worst > 1e-4 {
-					t.Errorf("text %d: max abs diff %.3g > 1e-4", i, worst)
+					t.Errorf("text %d: max abs diff %.3g > 1e-4 (from every CPU's reference)", i, worst)
 				}
 			}
 		})

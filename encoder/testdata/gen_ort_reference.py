@@ -8,6 +8,12 @@ or the first position for CLS pooling).
 
     /tmp/hfvenv/bin/pip install tokenizers==0.23.3 onnxruntime numpy
     /tmp/hfvenv/bin/python gen_ort_reference.py ../../models
+
+onnxruntime's int8 kernels (e5-small-v2-q) depend on the CPU's instruction
+sets: the e5-small-v2-q case's "embeddings_alt" are this script's
+"embeddings" for that case run on a second CPU (an AVX2 machine without
+AVX-512; "embeddings_alt_cpu" says which), copied in by hand. The Go test
+accepts either.
 """
 import json
 import sys
