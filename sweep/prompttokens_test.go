@@ -95,3 +95,23 @@ func TestPromptTokensStopOnCancel(t *testing.T) {
 		t.Errorf("after the cancel: %d tokens, want %d", p.Max, want)
 	}
 }
+
+// TestJudgedStopsOnCancel: judged coverage looks at the context at every
+// query (one query's holes can be a hundred edit distances), so a context
+// cancelled at the third query stops it there with the context's error.
+func TestJudgedStopsOnCancel(t *testing.T) {
+	ds, chunks, run := oneBigDocument(1000, 10)
+	ds.qrels = eval.Qrels{}
+	list := corpus.ChunkList(chunks)
+	in := cellInputs{run: run, chunks: list, chunkByID: ds.chunkIndex(list)}
+	ctx := &errCounter{Context: t.Context(), at: 3}
+	if _, err := cellJudged(ctx, &Config{K: []int{10}}, ds, in); err != context.Canceled {
+		t.Fatalf("err %v, want context.Canceled at the third query", err)
+	}
+	if ctx.calls > ctx.at+1 {
+		t.Errorf("%d looks at the context, want %d (one a query, and the error's)", ctx.calls, ctx.at+1)
+	}
+	if _, err := cellJudged(t.Context(), &Config{K: []int{10}}, ds, in); err != nil {
+		t.Fatal(err)
+	}
+}
