@@ -29,8 +29,9 @@
 # Example: scripts/bench-scale.sh 100000; scripts/bench-scale.sh 1000000 --only ragbench,anserini
 set -euo pipefail
 
-usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 [ $# -ge 1 ] || usage
+case "$1" in -h|--help) usage 0 ;; esac
 N=$1; shift
 [[ "$N" =~ ^[1-9][0-9]*$ ]] || { echo "bench-scale: N must be a positive integer, got '$N'" >&2; exit 2; }
 THREADS=1
@@ -96,7 +97,7 @@ if [ ! -f "$DATA/.complete" ]; then
 	touch "$DATA/.complete"
 fi
 
-ROWS=()   # "tool|index s|query s|index process wall s|peak RSS GB|peak RssAnon GB|peak RssFile GB|CPU s|nDCG@10|recall@100|load"
+ROWS=()   # "tool|index s|query s|index process wall s|peak RSS GiB|peak RssAnon GiB|peak RssFile GiB|CPU s|nDCG@10|recall@100|load"
 NOTES=()
 
 if want ragbench; then
@@ -249,13 +250,15 @@ fi
 {
 	echo "### $N documents, $THREADS thread(s), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load before/after each tool"
 	echo
-	echo "| tool | index s | 1,000 queries s | whole process s | peak RSS GB | peak RssAnon GB | peak RssFile GB | CPU s | nDCG@10 | recall@100 | load (1/5/15 min) |"
+	echo "| tool | index s | 1,000 queries s | whole process s | peak RSS GiB | peak RssAnon GiB | peak RssFile GiB | CPU s | nDCG@10 | recall@100 | load (1/5/15 min) |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 	for r in "${ROWS[@]}"; do echo "| ${r//|/ | } |"; done
 	echo
 	echo "Index and query times: ragbench's own (results.json build_s, search_s; the benchmark's index-s, search-s),"
 	echo "Anserini's whole JVM processes (IndexCollection, SearchCollection; RSS and CPU: index / search),"
 	echo "BM25S's in-process timers (tokenize + index, tokenize + retrieve). Scores: \`bench eval\` on each run."
+	echo "Whole process: ragbench's \`bench run\` from start to exit (loading, chunking, index, queries and scoring, which"
+	echo "includes judged coverage's holes; results.json's timings has each step); memory in GiB (2^30 bytes)."
 	for n in "${NOTES[@]+"${NOTES[@]}"}"; do echo "- $n"; done
 } | tee "$OUT"
 log "table written to $OUT; logs in $WORK"
