@@ -15,6 +15,7 @@ import (
 
 	"github.com/blevesearch/mmap-go"
 
+	"github.com/ragbench/ragbench/internal/every"
 	"github.com/ragbench/ragbench/internal/mapped"
 )
 
@@ -131,24 +132,9 @@ func (t *Texts) Paced(pass func()) {
 		pass()
 		return
 	}
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		tick := time.NewTicker(PaceInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				t.Release()
-			}
-		}
-	}()
+	stop := every.Start(PaceInterval, func() bool { t.Release(); return true })
 	defer func() {
-		close(done)
-		<-stopped
+		stop()
 		t.Release()
 	}()
 	pass()

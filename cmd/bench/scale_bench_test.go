@@ -7,9 +7,10 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/every"
 )
 
 // BenchmarkScaleRun runs `bench run` on $RAGBENCH_SCALE_CONFIG (the config
@@ -53,29 +54,18 @@ func heapAtPeak(b *testing.B, path string) (stop func()) {
 	if path == "" {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		var peak uint64
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			metrics.Read(sample)
-			if v := sample[0].Value.Uint64(); v > peak+peak/5 {
-				peak = v
-				runtime.GC() // the profile's in-use figures are as of the last GC
-				if f, err := os.Create(path); err == nil {
-					pprof.WriteHeapProfile(f)
-					f.Close()
-				}
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var peak uint64
+	return every.Start(200*time.Millisecond, func() bool {
+		metrics.Read(sample)
+		if v := sample[0].Value.Uint64(); v > peak+peak/5 {
+			peak = v
+			runtime.GC() // the profile's in-use figures are as of the last GC
+			if f, err := os.Create(path); err == nil {
+				pprof.WriteHeapProfile(f)
+				f.Close()
 			}
 		}
+		return true
 	})
-	return func() { close(done); wg.Wait() }
 }

@@ -22,8 +22,9 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
-	"sync"
 	"time"
+
+	"github.com/ragbench/ragbench/internal/every"
 )
 
 // Headroom is bench run's bound on the collector's headroom, in bytes: what
@@ -56,33 +57,22 @@ func Start(headroom uint64, floor int) (stop func()) {
 	if base <= floor { // GC off (-1) or already lower: nothing to bound
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		current := base
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			metrics.Read(sample)
-			if sample[0].Value.Kind() != metrics.KindUint64 {
-				return // not this runtime's metric: leave GOGC as it is
-			}
-			p := Percent(sample[0].Value.Uint64(), headroom, floor, base)
-			if p*10 < current*9 || p*10 > current*11 {
-				debug.SetGCPercent(p)
-				current = p
-			}
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	current := base
+	halt := every.Start(interval, func() bool {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 {
+			return false // not this runtime's metric: leave GOGC as it is
 		}
+		p := Percent(sample[0].Value.Uint64(), headroom, floor, base)
+		if p*10 < current*9 || p*10 > current*11 {
+			debug.SetGCPercent(p)
+			current = p
+		}
+		return true
 	})
 	return func() {
-		close(done)
-		wg.Wait()
+		halt()
 		debug.SetGCPercent(base)
 	}
 }
