@@ -25,6 +25,9 @@ FOLDER_EXTS = (".md", ".txt")
 
 # Largest request body a server reads (a request is a question: a few KB).
 MAX_REQUEST_BYTES = 1 << 20
+# DRAIN_BYTES: a body over MAX_REQUEST_BYTES but at most this long is read and dropped
+# before the 413 (see read_body).
+DRAIN_BYTES = 4 << 20
 
 
 def load_corpus(folder):
@@ -157,6 +160,15 @@ class ContractHandler(BaseHTTPRequestHandler):
             return None
         if n < 0 or n > MAX_REQUEST_BYTES:
             self.close_connection = True
+            # Read (and drop) a body up to DRAIN_BYTES first, so that the
+            # client, still sending it, reads the 413 rather than a broken
+            # pipe; a larger one is cut off unread.
+            left = n if 0 < n <= DRAIN_BYTES else 0
+            while left > 0:
+                chunk = self.rfile.read(min(left, 64 << 10))
+                if not chunk:
+                    break
+                left -= len(chunk)
             self.answer(413, {"error": f"request body over {MAX_REQUEST_BYTES} bytes"})
             return None
         return self.rfile.read(n)
