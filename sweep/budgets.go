@@ -278,7 +278,7 @@ func budgetRanOutWarning(cr *results.CellResult, depth, queries int) string {
 	if len(short) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("cell %s: prompt budgets not filled: the ranking ran out before the budget was full for %s (their prompt holds every chunk searched, %d deep, fewer tokens than the budget; results.json prompt_budgets[].ran_out): raise depth so that the budgets fill (docs/spans.md \"Prompt budgets\")",
+	return fmt.Sprintf("cell %s: prompt budgets not filled: the ranking ran out before the budget was full for %s (their prompt holds every chunk searched, %d deep, fewer tokens than the budget; results.json prompt_budgets[].ran_out): raise depth so that the budgets fill, unless the retriever returned fewer chunks than that (BM25 returns only chunks sharing a query word; a corpus may hold fewer), which no depth fills: then compare at a smaller budget (docs/spans.md \"Prompt budgets\")",
 		cr.Name, strings.Join(short, ", "), depth)
 }
 
