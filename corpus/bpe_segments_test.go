@@ -93,3 +93,36 @@ func TestEncodeContextStops(t *testing.T) {
 		t.Fatalf("cancelled before: %d ids, err %v", len(ids), err)
 	}
 }
+
+// TestEncodeContextStopsNonASCII: a long text of words in a script other
+// than Latin (Cyrillic, Greek; words ending in an accented letter) is as
+// interruptible as an English one (docs/spans.md: Ctrl-C interrupts the
+// encoding of a 50 MB document between 64 KiB segments). cl100k_base's
+// pre-tokenizer ends a piece at any letter followed by a space, not only
+// at an ASCII one; the ids stay Encode's.
+func TestEncodeContextStopsNonASCII(t *testing.T) {
+	bpe, err := LoadBPE(CL100kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, words := range map[string]string{
+		"russian": "съешь же ещё этих мягких французских булок ",
+		"greek":   "ξεσκεπάζω την ψυχοφθόρα βδελυγμία ",
+		"accents": "café naïve déjà reçu à ",
+	} {
+		text := strings.Repeat(words, 4*SegmentBytes/len(words)) // about four segments
+		want := bpe.Encode(text)
+		ids, err := bpe.EncodeContext(&countdown{Context: context.Background(), n: 2}, text)
+		if err != context.Canceled {
+			t.Fatalf("%s: err %v, want context.Canceled after the second segment (%d ids of %d: one segment)", name, err, len(ids), len(want))
+		}
+		if len(ids) == 0 || len(ids) >= len(want) || !slices.Equal(ids, want[:len(ids)]) {
+			t.Fatalf("%s: %d ids of %d: want a non-empty strict prefix of Encode's", name, len(ids), len(want))
+		}
+		for _, size := range []int{1, 100, SegmentBytes} {
+			if got, err := bpe.encodeSegments(context.Background(), text, size); err != nil || !slices.Equal(got, want) {
+				t.Fatalf("%s, segments of %d bytes: %d ids (err %v), Encode %d", name, size, len(got), err, len(want))
+			}
+		}
+	}
+}

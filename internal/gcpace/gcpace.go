@@ -22,6 +22,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"time"
 
 	"github.com/ragbench/ragbench/internal/every"
@@ -48,15 +49,54 @@ const interval = 250 * time.Millisecond
 // until stop is called, which restores the percentage in force at the
 // start. It does nothing, and stop does nothing, when the environment sets
 // GOGC or GOMEMLIMIT, when headroom is 0 or when floor is not in 1 … 100.
+//
+// The percentage is the process's: Starts that overlap (runs from several
+// goroutines of one process, as tests may do) share the first one's
+// pacing, and the percentage in force before the first is restored when
+// the last of them stops, in whatever order they stop (each Start would
+// otherwise take the lowered percentage in force as the one to restore).
+// Calling stop again does nothing.
 func Start(headroom uint64, floor int) (stop func()) {
 	if headroom == 0 || floor < 1 || floor > 100 || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	base := debug.SetGCPercent(100)
-	debug.SetGCPercent(base)
-	if base <= floor { // GC off (-1) or already lower: nothing to bound
-		return func() {}
+	mu.Lock()
+	defer mu.Unlock()
+	if users == 0 {
+		base := debug.SetGCPercent(100)
+		debug.SetGCPercent(base)
+		if base <= floor { // GC off (-1) or already lower: nothing to bound
+			return func() {}
+		}
+		stopPacer = pace(headroom, floor, base)
 	}
+	users++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			mu.Lock()
+			defer mu.Unlock()
+			if users--; users == 0 {
+				stopPacer()
+				stopPacer = nil
+			}
+		})
+	}
+}
+
+// The process's pacer, shared by overlapping Starts: users is the number of
+// Starts not yet stopped, stopPacer ends the pacing (pace) and restores the
+// percentage. mu guards both.
+var (
+	mu        sync.Mutex
+	users     int
+	stopPacer func()
+)
+
+// pace sets the percentage from the live heap every interval (Percent of
+// headroom, floor and base) until the returned function is called, which
+// then restores base.
+func pace(headroom uint64, floor, base int) func() {
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	current := base
 	halt := every.Start(interval, func() bool {

@@ -77,3 +77,41 @@ func TestStartRespectsUser(t *testing.T) {
 		})
 	}
 }
+
+// TestStartOverlapping: two runs in one process (tests calling bench run
+// from several goroutines) whose pacing overlaps and ends in the order it
+// began leave the collector as it was before the first: the second Start
+// must not take the first's lowered percentage for the one to restore.
+func TestStartOverlapping(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+	live := make([][]byte, 64)
+	for i := range live {
+		live[i] = make([]byte, 1<<20)
+	}
+	stopA := Start(16<<20, 10)
+	runtime.GC()
+	for range 40 {
+		time.Sleep(interval)
+		p := debug.SetGCPercent(100)
+		debug.SetGCPercent(p)
+		if p < 30 {
+			break
+		}
+	}
+	stopB := Start(16<<20, 10)
+	time.Sleep(2 * interval)
+	stopA()
+	time.Sleep(2 * interval)
+	stopB()
+	runtime.KeepAlive(live)
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Fatalf("GOGC %d after both runs stopped, want 100 restored", p)
+	}
+	stopB() // a second call does nothing (no panic, nothing changed)
+	if p := debug.SetGCPercent(100); p != 100 {
+		t.Fatalf("GOGC %d after a second stop, want 100", p)
+	}
+}
