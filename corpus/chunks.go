@@ -132,3 +132,16 @@ func (c Chunks) Same(o Chunks) bool {
 	}
 	return &c.list[0] == &o.list[0]
 }
+
+// Passages is a passage lookup over c indexed by byID (IndexChunks, or
+// the documents' index for the whole-document view): a chunk id's
+// IndexText, made when asked for, "" for an id not in c. What a reranker
+// and its truncation count score, without a map of every chunk's text.
+func (c Chunks) Passages(byID *IDIndex) func(id string) string {
+	return func(id string) string {
+		if i, ok := byID.Get(id); ok {
+			return c.At(i).IndexText()
+		}
+		return ""
+	}
+}

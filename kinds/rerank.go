@@ -224,13 +224,7 @@ func (r *Rerank) rerankRun(ctx context.Context, c *Cell) (eval.Run, error) {
 	}
 	// Passages by position (the chunks' index), not a map of every
 	// chunk's text: a text is made only for the pairs scored.
-	chunks, byID := c.Chunks, c.ChunkIndex()
-	passage := func(id string) string {
-		if i, ok := byID.Get(id); ok {
-			return chunks.At(i).IndexText()
-		}
-		return ""
-	}
+	passage := c.Chunks.Passages(c.ChunkIndex())
 	total := pairs(first, r.Depth)
 	var mu sync.Mutex // guards done
 	done := 0

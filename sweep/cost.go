@@ -206,12 +206,7 @@ func (r *cellRunner) truncation(ctx context.Context, cc *chunkCells, cell config
 		}
 		// A chunk's text by position (the chunking's index), made for
 		// the pairs counted only, not a map of every chunk's text.
-		text := func(id string) string {
-			if i, ok := cc.chunkByID.Get(id); ok {
-				return cc.chunks.At(i).IndexText()
-			}
-			return ""
-		}
+		text := cc.chunks.Passages(cc.chunkByID)
 		var pairCuts, qcuts []int
 		chunkCut := map[string]int{} // chunk → most tokens cut from it in a pair
 		seen := map[string]bool{}
