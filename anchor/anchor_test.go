@@ -3,6 +3,7 @@ package anchor
 import (
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -151,8 +152,10 @@ func randText(r *rand.Rand, n int, alphabet []rune) []rune {
 
 // TestNearestMatchesDP: on 3,000 random texts and patterns (1 to 200 code
 // points, so one to four blocks of 64, over small alphabets with non-ASCII
-// letters), nearest's distance equals the semi-global dynamic programme's,
-// and the substring it returns is that many edits from the pattern.
+// letters), the least distance equals the semi-global dynamic programme's,
+// the substring found is that many edits from the pattern, and with
+// Ukkonen's cut-off at a random k the search finds the same end and
+// distance when the least distance is at most k, and nothing otherwise.
 func TestNearestMatchesDP(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabets := [][]rune{[]rune("ab"), []rune("abcé"), []rune("abcdefghijklmnopqrstuvwxyz’ ")}
@@ -167,14 +170,38 @@ func TestNearestMatchesDP(t *testing.T) {
 				pat[r.IntN(len(pat))] = al[r.IntN(len(al))]
 			}
 		}
-		s, e, dist := nearest(text, pat)
-		if want := bestSubstring(text, pat); dist != want {
+		p := patternOf(pat)
+		want := bestSubstring(text, pat)
+		e, dist := p.forward(text, len(pat)-1)
+		if e == 0 {
+			dist = len(pat)
+		}
+		if dist != want {
 			t.Fatalf("text %q pat %q: distance %d, want %d", string(text), string(pat), dist, want)
 		}
-		if dist < len(pat) && levenshtein(text[s:e], pat) != dist {
-			t.Fatalf("text %q pat %q: [%d, %d) is %d edits away, not %d", string(text), string(pat), s, e, levenshtein(text[s:e], pat), dist)
+		if e > 0 {
+			if s := p.start(text, e, dist); levenshtein(text[s:e], pat) != dist {
+				t.Fatalf("text %q pat %q: [%d, %d) is %d edits away, not %d", string(text), string(pat), s, e, levenshtein(text[s:e], pat), dist)
+			}
+		}
+		// With the cut-off at any k: the same end and distance when the
+		// least distance is within k, nothing otherwise.
+		k := r.IntN(len(pat))
+		ek, dk := p.forward(text, k)
+		switch {
+		case want <= k && (ek != e || dk != dist):
+			t.Fatalf("text %q pat %q k %d: end %d distance %d, want %d, %d", string(text), string(pat), k, ek, dk, e, dist)
+		case want > k && ek != 0:
+			t.Fatalf("text %q pat %q k %d: end %d distance %d, want none (least %d)", string(text), string(pat), k, ek, dk, want)
 		}
 	}
+}
+
+// patternOf is the Pattern of pat as it is (no folding).
+func patternOf(pat []rune) *Pattern {
+	rev := slices.Clone(pat)
+	slices.Reverse(rev)
+	return &Pattern{pat: pat, fw: newPeq(pat), bw: newPeq(rev)}
 }
 
 func TestNearest(t *testing.T) {
@@ -336,5 +363,42 @@ func TestSuggestID(t *testing.T) {
 		if s != want.s || sure != want.sure {
 			t.Errorf("SuggestID(%q) = %q, %v; want %q, %v", id, s, sure, want.s, want.sure)
 		}
+	}
+}
+
+// TestSimilarityInMatchesNearest: on random texts with folding at play
+// (case, curly quotes, runs of white space) and edited quotes, at several
+// least similarities, Pattern.SimilarityIn and Doc.NearestPattern report
+// a passage exactly when Nearest's is at least that similar, with
+// Nearest's similarity and range.
+func TestSimilarityInMatchesNearest(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	al := []rune("abcdeABCDE ’'\n\t")
+	for n := range 2000 {
+		text := string(randText(r, r.IntN(400), al))
+		quote := string(randText(r, 1+r.IntN(150), al))
+		if n%2 == 0 && len(text) > 10 {
+			a := r.IntN(len(text) - 5)
+			q := []rune(text[a : a+1+r.IntN(min(len(text)-a, 150))])
+			for range r.IntN(6) {
+				q[r.IntN(len(q))] = al[r.IntN(len(al))]
+			}
+			quote = string(q)
+		}
+		d := NewDoc("d", text)
+		wr, ws, wok := d.Nearest(quote)
+		p := NewPattern(quote)
+		for _, minSim := range []float64{0, 0.5, 0.75, 0.9, 1} {
+			within := wok && ws >= minSim
+			sim, ok := p.SimilarityIn(text, minSim)
+			gr, gs, gok := d.NearestPattern(p, minSim)
+			if ok != within || gok != within || (within && (sim != ws || gs != ws || gr != wr)) {
+				t.Fatalf("text %q quote %q minSim %v: SimilarityIn %v %v, NearestPattern %v %v %v; Nearest %v %v %v",
+					text, quote, minSim, sim, ok, gr, gs, gok, wr, ws, wok)
+			}
+		}
+	}
+	if p := NewPattern(" \n "); p.Len() != 0 {
+		t.Fatalf("blank quote: Len %d", p.Len())
 	}
 }

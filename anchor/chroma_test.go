@@ -219,3 +219,19 @@ func BenchmarkLocateChroma(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(texts)), "chunks/op")
 }
+
+// BenchmarkSimilarityIn compares a 1,500-character passage of one
+// chunking-chroma document with a 1,500-character window of another at
+// anchor's threshold (no passage within it: the common case of judged
+// coverage's hole search, spans.HoleFinder): one op is one comparison.
+func BenchmarkSimilarityIn(b *testing.B) {
+	docs := chromaDocs(b)
+	quote, text := docs[0].Text[10_000:11_500], docs[1].Text[20_000:21_500]
+	p := anchor.NewPattern(quote)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, ok := p.SimilarityIn(text, anchor.DefaultThreshold); ok {
+			b.Fatal("found a passage of another document")
+		}
+	}
+}

@@ -1,12 +1,14 @@
 package spans
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/anchor"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/parallel"
 )
 
 // JudgedChunks is, per query, the chunks of ch that overlap (by at least
@@ -89,16 +91,18 @@ func FindHoles(query string, ids []string, n int, judged map[string]int, text fu
 // HoleFinder finds holes (FindHoles) over one set of texts, remembering
 // each result's similarity to each gold passage: the cells of one
 // chunking return many of the same chunks for a query, and each pair is
-// compared once. Not safe for concurrent use.
+// compared once. Not safe for concurrent use (FindAll spreads its own
+// comparisons over goroutines).
 type HoleFinder struct {
 	text func(id string) string
-	sim  map[[2]string]float64 // {id, gold text} → similarity (−1: below HoleThreshold)
-	glen map[string]int        // gold text → its length folded, in code points
+	sim  map[[2]string]float64      // {id, gold text} → similarity (−1: below HoleThreshold)
+	pat  map[string]*anchor.Pattern // gold text → its prepared pattern
 }
 
-// NewHoleFinder is a HoleFinder over the texts text(id).
+// NewHoleFinder is a HoleFinder over the texts text(id); text must be
+// safe for concurrent use when FindAll is given more than one worker.
 func NewHoleFinder(text func(id string) string) *HoleFinder {
-	return &HoleFinder{text: text, sim: map[[2]string]float64{}, glen: map[string]int{}}
+	return &HoleFinder{text: text, sim: map[[2]string]float64{}, pat: map[string]*anchor.Pattern{}}
 }
 
 // Find is FindHoles with f's texts and remembered similarities.
@@ -121,27 +125,88 @@ func (f *HoleFinder) Find(query string, ids []string, n int, judged map[string]i
 	return out
 }
 
+// HoleQuery is one query's part of a FindAll: Find's arguments but n.
+type HoleQuery struct {
+	Query  string
+	IDs    []string       // its ranking, best first
+	Judged map[string]int // its judgements (any grade ≥ 0 is judged)
+	Gold   []GoldText
+}
+
+// FindAll is Find for every query of qs with the same n, the holes in qs's
+// order, after comparing every pair of a result and a gold passage that f
+// does not remember yet on min(workers, pairs) goroutines (workers ≥ 1;
+// f's text function is then called concurrently and must allow it). The
+// holes do not depend on workers. Cancelling ctx stops it between two
+// comparisons with ctx's error.
+func (f *HoleFinder) FindAll(ctx context.Context, qs []HoleQuery, n, workers int) ([]Hole, error) {
+	var todo [][2]string // {id, gold text}, each once, in the order Find meets them
+	queued := map[[2]string]bool{}
+	for _, q := range qs {
+		for _, id := range q.IDs[:min(n, len(q.IDs))] {
+			if g, ok := q.Judged[id]; ok && g >= 0 {
+				continue
+			}
+			for _, g := range q.Gold {
+				key := [2]string{id, g.Text}
+				if _, ok := f.sim[key]; !ok && !queued[key] {
+					queued[key] = true
+					todo = append(todo, key)
+					f.pattern(g.Text) // built here: the goroutines only read f.pat
+				}
+			}
+		}
+	}
+	sims := make([]float64, len(todo))
+	err := parallel.ForEach(ctx, workers, len(todo), func(_, i int) error {
+		sims[i] = f.compare(todo[i][0], f.pat[todo[i][1]])
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, key := range todo {
+		f.sim[key] = sims[i]
+	}
+	var out []Hole
+	for _, q := range qs {
+		out = append(out, f.Find(q.Query, q.IDs, n, q.Judged, q.Gold)...)
+	}
+	return out, nil
+}
+
 // similarity is anchor's similarity of gold's nearest passage in id's
-// text, or −1 when it is below HoleThreshold.
+// text, or −1 when it is below HoleThreshold, remembered.
 func (f *HoleFinder) similarity(id, gold string) float64 {
 	key := [2]string{id, gold}
 	if s, ok := f.sim[key]; ok {
 		return s
 	}
-	s := -1.0
+	s := f.compare(id, f.pattern(gold))
+	f.sim[key] = s
+	return s
+}
+
+// pattern is gold's prepared pattern, built on first use.
+func (f *HoleFinder) pattern(gold string) *anchor.Pattern {
+	p := f.pat[gold]
+	if p == nil {
+		p = anchor.NewPattern(gold)
+		f.pat[gold] = p
+	}
+	return p
+}
+
+// compare is the similarity of p's nearest passage in id's text, or −1
+// when it is below HoleThreshold. It reads f only through f.text.
+func (f *HoleFinder) compare(id string, p *anchor.Pattern) float64 {
 	t := f.text(id)
 	// A text of fewer code points than HoleThreshold of the passage's
 	// (folding never lengthens it) misses more than a quarter of them.
-	m, ok := f.glen[gold]
-	if !ok {
-		m = utf8.RuneCountInString(anchor.FoldString(gold, anchor.FoldAll))
-		f.glen[gold] = m
-	}
-	if m > 0 && float64(utf8.RuneCountInString(t)) >= HoleThreshold*float64(m) {
-		if _, sim, ok := anchor.NewDoc(id, t).Nearest(gold); ok && sim >= HoleThreshold {
-			s = sim
+	if m := p.Len(); m > 0 && float64(utf8.RuneCountInString(t)) >= HoleThreshold*float64(m) {
+		if sim, ok := p.SimilarityIn(t, HoleThreshold); ok {
+			return sim
 		}
 	}
-	f.sim[key] = s
-	return s
+	return -1
 }

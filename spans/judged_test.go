@@ -1,7 +1,13 @@
 package spans_test
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ragbench/ragbench/spans"
@@ -64,5 +70,54 @@ func TestFindHoles(t *testing.T) {
 	}
 	if h := spans.FindHoles("q", ids, 4, map[string]int{"c": 1}, func(id string) string { return text[id] }, gold); len(h) != 1 {
 		t.Errorf("top 4: %+v, want a alone", h)
+	}
+}
+
+// TestFindAll: over many queries sharing results, FindAll on 1 and 4
+// goroutines lists exactly the holes of Find query by query with a fresh
+// finder (computed by hand in TestFindHoles for the same texts), each pair
+// compared once; a cancelled context stops it.
+func TestFindAll(t *testing.T) {
+	gold := []spans.GoldText{{Label: "manual [0, 31)", Text: "Passwords expire after 90 days."}, {Label: "manual [32, 71)", Text: "Accounts lock after five failed logins."}}
+	text := map[string]string{
+		"a": "Remember: PASSWORDS expire after 60 days. Plan ahead.",
+		"b": "Passwords expire",
+		"c": "Passwords expire after 90 days.",
+		"d": "The canteen opens at noon and closes at three.",
+		"e": "## Reminder\n\nPasswords   expire after 90 days.",
+		"f": "Accounts lock after 5 failed logins.",
+	}
+	ids := []string{"a", "b", "c", "d", "e", "f"}
+	var qs []spans.HoleQuery
+	var want []spans.Hole
+	for i := range 40 {
+		q := spans.HoleQuery{Query: fmt.Sprintf("q%02d", i), IDs: slices.Clone(ids), Judged: map[string]int{ids[i%6]: i % 2}, Gold: gold[:1+i%2]}
+		rng := rand.New(rand.NewPCG(uint64(i), 7))
+		rng.Shuffle(len(q.IDs), func(a, b int) { q.IDs[a], q.IDs[b] = q.IDs[b], q.IDs[a] })
+		qs = append(qs, q)
+		want = append(want, spans.FindHoles(q.Query, q.IDs, 4, q.Judged, func(id string) string { return text[id] }, q.Gold)...)
+	}
+	if len(want) < 40 {
+		t.Fatalf("only %d holes: the test needs many", len(want))
+	}
+	for _, workers := range []int{1, 4} {
+		var calls atomic.Int32
+		f := spans.NewHoleFinder(func(id string) string { calls.Add(1); return text[id] })
+		got, err := f.FindAll(context.Background(), qs, 4, workers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("workers %d: holes\n%+v\nwant\n%+v", workers, got, want)
+		}
+		// Each {result, gold passage} pair once: 6 results × 2 passages at most.
+		if calls.Load() > 12 {
+			t.Errorf("workers %d: %d comparisons, want at most 12", workers, calls.Load())
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := spans.NewHoleFinder(func(id string) string { return text[id] }).FindAll(ctx, qs, 4, 2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
 	}
 }
