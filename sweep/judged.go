@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -94,10 +95,8 @@ func cellJudged(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (*
 	maxK := slices.Max(cfg.K)
 	share := map[string]map[string]float64{} // query → judged@k
 	finder := ds.holeFinder(in)
-	var holes []spans.Hole
+	var hq []spans.HoleQuery
 	for _, id := range ds.answerable {
-		// Every query: one query's holes can be tens of milliseconds of
-		// edit distances (a hundred unjudged results × each gold passage).
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -112,7 +111,14 @@ func cellJudged(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (*
 		for j, r := range res {
 			ids[j] = r.DocID
 		}
-		holes = append(holes, finder.Find(id, ids, maxK, judged[id], ds.goldTexts(id, in))...)
+		hq = append(hq, spans.HoleQuery{Query: id, IDs: ids, Judged: judged[id], Gold: ds.goldTexts(id, in)})
+	}
+	// The edit distances are most of scoring's time (a hundred unjudged
+	// results × each gold passage, per query): on every core, stopped by
+	// ctx between two of them.
+	holes, err := finder.FindAll(ctx, hq, maxK, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, err
 	}
 	jc := &results.JudgedCoverage{Judged: map[string]map[string]float64{}, Holes: map[string]map[string]int{}, HoleList: []results.Hole{}}
 	holesOf := map[string][]spans.Hole{}

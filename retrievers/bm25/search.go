@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/parallel"
 	"github.com/ragbench/ragbench/retrievers"
 )
 
@@ -72,7 +71,7 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	lat := make([]time.Duration, len(queries))
 	var err error
 	if r.opts.Scoring == ScoringBleve {
-		err = forEach(ctx, r.opts.Workers, len(queries), func(_, i int) error {
+		err = parallel.ForEach(ctx, r.opts.Workers, len(queries), func(_, i int) error {
 			t0 := time.Now()
 			res, err := r.searchBleve(ctx, queries[i].Text, k)
 			if err != nil {
@@ -97,43 +96,11 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	return run, nil
 }
 
-// forEach calls fn(w, i) for every i < n on min(workers, n) goroutines, w
-// being the goroutine's number (0 … workers−1), and returns the first error
-// (fn's or ctx's; no new call starts after one).
-func forEach(ctx context.Context, workers, n int, fn func(w, i int) error) error {
-	var next atomic.Int64
-	var stop atomic.Bool
-	var firstErr error
-	var errOnce sync.Once
-	var wg sync.WaitGroup
-	for w := range min(workers, n) {
-		wg.Go(func() {
-			for !stop.Load() {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				err := ctx.Err()
-				if err == nil {
-					err = fn(w, i)
-				}
-				if err != nil {
-					errOnce.Do(func() { firstErr = err })
-					stop.Store(true)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return firstErr
-}
-
 // searchSegmentMajor evaluates queries with Lucene scoring, segment-major
 // (see Search), into results and lat.
 func (r *Retriever) searchSegmentMajor(ctx context.Context, queries []retrievers.Query, k int, results [][]eval.Result, lat []time.Duration) error {
 	ss := make([]*searcher, len(queries))
-	err := forEach(ctx, r.opts.Workers, len(queries), func(_, i int) error {
+	err := parallel.ForEach(ctx, r.opts.Workers, len(queries), func(_, i int) error {
 		t0 := time.Now()
 		ss[i] = &searcher{r: r, terms: r.queryTerms(queries[i].Text)}
 		ss[i].lat = time.Since(t0)
@@ -189,7 +156,7 @@ func (r *Retriever) sweep(ctx context.Context, n int, fn func(sc *scanner, i int
 		for w := range scs {
 			scs[w].enter(r, si)
 		}
-		err := forEach(ctx, len(scs), n, func(w, i int) error { return fn(&scs[w], i) })
+		err := parallel.ForEach(ctx, len(scs), n, func(w, i int) error { return fn(&scs[w], i) })
 		r.segs[si].release()
 		if err != nil {
 			return err
