@@ -88,7 +88,7 @@ score() { # score RUN → "ndcg recall"
 }
 
 log "building bin/bench and bin/synthcorpus"
-(cd "$ROOT" && go build -o bin/bench ./cmd/bench && go build -o bin/synthcorpus ./cmd/synthcorpus)
+(cd "$ROOT" && go build -buildvcs=auto -o bin/bench ./cmd/bench && go build -o bin/synthcorpus ./cmd/synthcorpus)
 
 if [ ! -f "$DATA/.complete" ]; then
 	log "generating $N documents into $DATA"

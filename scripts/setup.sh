@@ -54,5 +54,7 @@ fi
 # run by scripts/test.sh): Maven Central zips, pinned and hashed, about
 # 300 MB; idempotent (an installed engine is left alone).
 ./scripts/engines/fetch.sh || echo "setup: scripts/engines/fetch.sh failed; the engine tests cannot run" >&2
-go build -o bin/bench ./cmd/bench
+# -buildvcs=auto: the commit in `bench --version` and every history row, even where
+# GOFLAGS (go env) says -buildvcs=false, as on the project's machines.
+go build -buildvcs=auto -o bin/bench ./cmd/bench
 echo "setup: done (binary: bin/bench)"
