@@ -2,6 +2,8 @@ package corpus
 
 import (
 	"fmt"
+	"index/suffixarray"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -32,10 +34,11 @@ func tokenChunks(bpe *BPE, text string, size, overlap int) (spans []span, texts 
 	for i, id := range ids {
 		at[i+1] = at[i] + len(bpe.enc.Decode([]int{id}))
 	}
+	find := newLocator(text)
 	for start := 0; start < len(ids); start += size - overlap {
 		end := min(start+size, len(ids))
 		chunk := bpe.Decode(ids[start:end])
-		sp, ok := locate(text, chunk)
+		sp, ok := find.first(chunk)
 		if !ok {
 			sp = widen(text, span{at[start], at[end]})
 		}
@@ -48,12 +51,53 @@ func tokenChunks(bpe *BPE, text string, size, overlap int) (spans []span, texts 
 	return spans, texts
 }
 
-// locate returns the byte span of the first occurrence of chunk in text,
-// or ok false when chunk does not occur.
-func locate(text, chunk string) (sp span, ok bool) {
-	i := strings.Index(text, chunk)
+// locator finds where a chunk first occurs in a text (str.find), in time
+// that does not grow with the text for a long one: strings.Index from the
+// start costs the position found, so every window of a document of n bytes
+// cost O(n²) in all (a 5 MB document: 51 s). A text of at least
+// locatorIndexBytes has a suffix array (index/suffixarray, built in
+// O(n)), and a chunk is looked up in it; the first occurrence is the least
+// of its occurrences, taken from the array when they are fewer than
+// locatorMaxHits, else found by strings.Index as before (costing its
+// position: only chunks a text repeats a thousand times pay it).
+type locator struct {
+	text string
+	sa   *suffixarray.Index // nil for a short text
+}
+
+// locatorIndexBytes is the least text length given a suffix array: below
+// it strings.Index over the whole text costs less than building one
+// (about 100 ns a byte); locatorMaxHits bounds the occurrences read from
+// the array for one chunk.
+const (
+	locatorIndexBytes = 256 << 10
+	locatorMaxHits    = 1000
+)
+
+func newLocator(text string) *locator {
+	l := &locator{text: text}
+	if len(text) >= locatorIndexBytes {
+		l.sa = suffixarray.New([]byte(text))
+	}
+	return l
+}
+
+// first returns the byte span of the first occurrence of chunk in the
+// text, or ok false when chunk does not occur.
+func (l *locator) first(chunk string) (sp span, ok bool) {
+	i := -1
+	if l.sa != nil && chunk != "" {
+		if hits := l.sa.Lookup([]byte(chunk), locatorMaxHits); len(hits) < locatorMaxHits {
+			if len(hits) == 0 {
+				return span{}, false
+			}
+			i = slices.Min(hits)
+		}
+	}
 	if i < 0 {
-		return span{}, false
+		if i = strings.Index(l.text, chunk); i < 0 {
+			return span{}, false
+		}
 	}
 	return span{i, i + len(chunk)}, true
 }
