@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -210,15 +211,18 @@ func words(text string) []span {
 // freed on return); ChunkIndexed skips it for documents that come with
 // their index.
 func (s Spec) Chunk(docs []Document) (Chunks, error) {
-	return s.ChunkIndexed(docs, nil)
+	return s.ChunkIndexed(context.Background(), docs, nil)
 }
 
 // ChunkIndexed is Chunk for documents whose positions by id byID already
 // holds (IndexDocs, LoadIndexed, LoadSpilled: an index of exactly docs),
 // or nil: their ids are then known to be distinct when byID.Len() equals
 // len(docs), and not indexed again, so "document" chunking allocates
-// nothing per document. The chunks and errors are Chunk's.
-func (s Spec) ChunkIndexed(docs []Document, byID *IDIndex) (Chunks, error) {
+// nothing per document. The chunks and errors are Chunk's. Cancelling ctx
+// stops it with ctx's error between two documents, and within a long one
+// between two 64 KiB segments of its token encoding or two of its windows
+// ("tokens"), or within one pass of the splitter ("recursive").
+func (s Spec) ChunkIndexed(ctx context.Context, docs []Document, byID *IDIndex) (Chunks, error) {
 	if err := s.Validate(); err != nil {
 		return Chunks{}, err
 	}
@@ -239,13 +243,16 @@ func (s Spec) ChunkIndexed(docs []Document, byID *IDIndex) (Chunks, error) {
 	}
 	out := make([]Chunk, 0, len(docs))
 	for i, d := range docs {
+		if err := ctx.Err(); err != nil {
+			return Chunks{}, err
+		}
 		if check {
 			if _, dup := seen.Add(i); dup {
 				return Chunks{}, fmt.Errorf("chunking %s: duplicate doc id %q", s.Name(), d.ID)
 			}
 		}
 		if s.Strategy == Tokens || s.Strategy == Recursive {
-			spans, texts, err := s.chunkText(d)
+			spans, texts, err := s.chunkText(ctx, d)
 			if err != nil {
 				return Chunks{}, err
 			}

@@ -55,7 +55,7 @@ func TestDocChunksEqualList(t *testing.T) {
 		if !reflect.DeepEqual(got.Slice(), want) {
 			t.Errorf("title %v: Slice = %+v, want %+v", title, got.Slice(), want)
 		}
-		ix, err := Spec{Strategy: Whole, Title: title}.ChunkIndexed(docs, IndexDocs(docs))
+		ix, err := Spec{Strategy: Whole, Title: title}.ChunkIndexed(t.Context(), docs, IndexDocs(docs))
 		if err != nil || !reflect.DeepEqual(ix.Slice(), want) {
 			t.Errorf("title %v: ChunkIndexed = %+v, %v", title, ix.Slice(), err)
 		}
@@ -90,7 +90,7 @@ func TestChunkDuplicateIDs(t *testing.T) {
 	for _, s := range []Spec{{Strategy: Whole}, {Strategy: Whole, Title: true}, {Strategy: Fixed, Size: 2}} {
 		want := fmt.Sprintf("chunking %s: duplicate doc id %q", s.Name(), "a")
 		for _, byID := range []*IDIndex{nil, IndexDocs(docs)} {
-			if _, err := s.ChunkIndexed(docs, byID); err == nil || err.Error() != want {
+			if _, err := s.ChunkIndexed(t.Context(), docs, byID); err == nil || err.Error() != want {
 				t.Errorf("%s: error %v, want %q", s.Key(), err, want)
 			}
 		}
@@ -127,7 +127,7 @@ func TestDocChunksAllocateNothingPerDocument(t *testing.T) {
 	}
 	var chunks Chunks
 	var err error
-	if got := measure(func() { chunks, err = spec.ChunkIndexed(docs, byID) }); err != nil || got > 1024 {
+	if got := measure(func() { chunks, err = spec.ChunkIndexed(t.Context(), docs, byID) }); err != nil || got > 1024 {
 		t.Errorf("ChunkIndexed of %d documents allocated %d bytes (%v), want O(1)", n, got, err)
 	}
 	if chunks.Len() != n {
@@ -156,7 +156,7 @@ func BenchmarkChunkWhole(b *testing.B) {
 	b.Run("indexed", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := spec.ChunkIndexed(docs, byID); err != nil {
+			if _, err := spec.ChunkIndexed(b.Context(), docs, byID); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"context"
+	"errors"
 	"index/suffixarray"
 	"math/rand/v2"
 	"strings"
@@ -64,9 +66,55 @@ func BenchmarkTokenChunksLong(b *testing.B) {
 	text := sb.String()
 	b.ResetTimer()
 	for range b.N {
-		spans, _ := tokenChunks(bpe, text, 200, 100)
+		spans, _, err := tokenChunks(b.Context(), bpe, text, 200, 100)
+		if err != nil {
+			b.Fatal(err)
+		}
 		if len(spans) == 0 {
 			b.Fatal("no windows")
 		}
+	}
+}
+
+// cancelAt is a context whose Err is context.Canceled from its at-th call
+// on (calls counts them): a cancellation at a known point, without timing.
+type cancelAt struct {
+	context.Context
+	at, calls int
+}
+
+func (c *cancelAt) Err() error {
+	if c.calls++; c.calls >= c.at {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestChunkStopsOnCancel: a context cancelled while a long document is cut
+// stops "tokens" (within its encoding's segments or its windows) and
+// "recursive" with the context's error and no chunks, and a suffix array
+// being built for a long text is not waited for.
+func TestChunkStopsOnCancel(t *testing.T) {
+	text := strings.Repeat("Retrieval finds the passage; the model reads it. ", 6_000) // 294 KB: a suffix array
+	docs := []Document{{ID: "long", Text: text}}
+	for _, s := range []Spec{
+		{Strategy: Tokens, Size: 200, Overlap: 50, Tokenizer: CL100kBase},
+		{Strategy: Recursive, Size: 200, Overlap: 0, Tokenizer: CL100kBase},
+	} {
+		for _, at := range []int{1, 3, 12} {
+			ctx := &cancelAt{Context: t.Context(), at: at}
+			chunks, err := s.ChunkIndexed(ctx, docs, nil)
+			if !errors.Is(err, context.Canceled) || chunks.Len() != 0 {
+				t.Errorf("%s cancelled at call %d: %d chunks, error %v", s.Name(), at, chunks.Len(), err)
+			}
+		}
+		if chunks, err := s.ChunkIndexed(t.Context(), docs, nil); err != nil || chunks.Len() < 100 {
+			t.Errorf("%s not cancelled: %d chunks, error %v", s.Name(), chunks.Len(), err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if l, err := newLocator(ctx, text); !errors.Is(err, context.Canceled) || l != nil {
+		t.Errorf("locator of a cancelled context: %v, %v", l, err)
 	}
 }

@@ -1,6 +1,7 @@
 package corpus
 
 import (
+	"context"
 	"fmt"
 	"index/suffixarray"
 	"slices"
@@ -27,15 +28,27 @@ import (
 // Document.Text[Start:End] at its ends. (Chroma's evaluation would instead
 // fall back to a fuzzy sentence match, and the published reference to an
 // empty span; neither arises on the shared corpora.)
-func tokenChunks(bpe *BPE, text string, size, overlap int) (spans []span, texts []string) {
-	ids := bpe.Encode(text)
+//
+// Cancelling ctx stops it within one 64 KiB segment of the encoding
+// (BPE.EncodeContext) or one window, with ctx's error.
+func tokenChunks(ctx context.Context, bpe *BPE, text string, size, overlap int) (spans []span, texts []string, err error) {
+	ids, err := bpe.EncodeContext(ctx, text)
+	if err != nil {
+		return nil, nil, err
+	}
 	// at[i] = byte offset of token i in text; the tokens' bytes are text's.
 	at := make([]int, len(ids)+1)
 	for i, id := range ids {
 		at[i+1] = at[i] + len(bpe.enc.Decode([]int{id}))
 	}
-	find := newLocator(text)
+	find, err := newLocator(ctx, text)
+	if err != nil {
+		return nil, nil, err
+	}
 	for start := 0; start < len(ids); start += size - overlap {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		end := min(start+size, len(ids))
 		chunk := bpe.Decode(ids[start:end])
 		sp, ok := find.first(chunk)
@@ -48,7 +61,7 @@ func tokenChunks(bpe *BPE, text string, size, overlap int) (spans []span, texts 
 			break
 		}
 	}
-	return spans, texts
+	return spans, texts, nil
 }
 
 // locator finds where a chunk first occurs in a text (str.find), in time
@@ -74,12 +87,22 @@ const (
 	locatorMaxHits    = 1000
 )
 
-func newLocator(text string) *locator {
+// The array is built on its own goroutine (about 0.25 s a MB, with no way
+// to stop it midway), so that cancelling ctx returns at once with ctx's
+// error; the abandoned build finishes in the background.
+func newLocator(ctx context.Context, text string) (*locator, error) {
 	l := &locator{text: text}
-	if len(text) >= locatorIndexBytes {
-		l.sa = suffixarray.New([]byte(text))
+	if len(text) < locatorIndexBytes {
+		return l, nil
 	}
-	return l
+	done := make(chan *suffixarray.Index, 1)
+	go func() { done <- suffixarray.New([]byte(text)) }()
+	select {
+	case l.sa = <-done:
+		return l, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // first returns the byte span of the first occurrence of chunk in the
@@ -176,7 +199,7 @@ func parseText(name, base string) (Spec, bool, error) {
 
 // chunkText cuts one document by a Tokens or Recursive spec; each chunk's
 // Text is text[Start:End] except as tokenChunks says.
-func (s Spec) chunkText(d Document) ([]span, []string, error) {
+func (s Spec) chunkText(ctx context.Context, d Document) ([]span, []string, error) {
 	var bpe *BPE
 	if s.Tokenizer != "" {
 		var err error
@@ -185,14 +208,25 @@ func (s Spec) chunkText(d Document) ([]span, []string, error) {
 		}
 	}
 	if s.Strategy == Tokens {
-		sp, texts := tokenChunks(bpe, d.Text, s.Size, s.Overlap)
-		return sp, texts, nil
+		return tokenChunks(ctx, bpe, d.Text, s.Size, s.Overlap)
 	}
 	length := utf8.RuneCountInString // Python's len: code points
 	if bpe != nil {
 		length = bpe.Count
 	}
-	sp := recursiveSplit(d.Text, s.Size, s.Overlap, length)
+	// The splitter measures every piece it considers; once ctx is
+	// cancelled every piece measures 0, so that it ends in one pass, and
+	// its spans are dropped.
+	measure := func(t string) int {
+		if ctx.Err() != nil {
+			return 0
+		}
+		return length(t)
+	}
+	sp := recursiveSplit(d.Text, s.Size, s.Overlap, measure)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	texts := make([]string, len(sp))
 	for i, x := range sp {
 		texts[i] = d.Text[x.start:x.end]

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"cmp"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -433,8 +434,8 @@ func (ds *dataset) sortedIDs() []string {
 // documents' index: their ids were checked once, when loaded). For
 // whole-document chunking the chunks are a view of ds.docs
 // (corpus.DocChunks), not a list: nothing is allocated per document.
-func (ds *dataset) chunk(ch config.Chunking) (corpus.Chunks, error) {
-	return ch.Spec().ChunkIndexed(ds.docs, ds.docByID)
+func (ds *dataset) chunk(ctx context.Context, ch config.Chunking) (corpus.Chunks, error) {
+	return ch.Spec().ChunkIndexed(ctx, ds.docs, ds.docByID)
 }
 
 // chunkIndex is chunks' positions by id: the documents' own index when the

@@ -28,7 +28,7 @@ func TestDocChunkingHoldsNoChunks(t *testing.T) {
 	var byID *corpus.IDIndex
 	var err error
 	step := func() { // the chunking step of cellRunner.chunking
-		if chunks, err = ds.chunk(ch); err == nil {
+		if chunks, err = ds.chunk(t.Context(), ch); err == nil {
 			byID = ds.chunkIndex(chunks)
 			_ = corpus.DocOfIndex(chunks, byID)
 		}

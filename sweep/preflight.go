@@ -109,7 +109,7 @@ func check(ctx context.Context, cfg *Config, opts CheckOptions, be backend) (*Ch
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		chunks, err := ds.chunk(ch)
+		chunks, err := ds.chunk(ctx, ch)
 		if err != nil {
 			return nil, fmt.Errorf("chunking %s: %w", ch.Name, err)
 		}

@@ -355,7 +355,7 @@ func (ds *dataset) answerableGroups() map[string][]string {
 func (r *cellRunner) chunking(ctx context.Context, ch config.Chunking) (corpus.Level, error) {
 	t0 := time.Now()
 	r.prog.begin("chunking "+ch.Name, "chunk", len(r.ds.docs), "documents")
-	chunks, err := r.ds.chunk(ch)
+	chunks, err := r.ds.chunk(ctx, ch)
 	if err != nil {
 		return 0, fmt.Errorf("chunking %s: %w", ch.Name, err)
 	}
