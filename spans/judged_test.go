@@ -170,3 +170,46 @@ func TestHoleFinderKeepsNoPatterns(t *testing.T) {
 	}
 	runtime.KeepAlive(qs)
 }
+
+// TestFindAllStopsMidway: a context cancelled during the comparisons
+// (Ctrl-C while judged coverage runs) stops FindAll after the comparisons
+// under way, at most one a goroutine more, with the context's error, and
+// leaves no goroutine behind; the finder remembers nothing of the cut
+// run, and a live context then finds every hole.
+func TestFindAllStopsMidway(t *testing.T) {
+	gold := []spans.GoldText{{Label: "g", Text: "Passwords expire after 90 days."}}
+	text := func(id string) string { return "Remember: passwords expire after 90 days. " + id }
+	var qs []spans.HoleQuery
+	for i := range 50 {
+		var ids []string
+		for j := range 10 {
+			ids = append(ids, fmt.Sprintf("c%d-%d", i, j))
+		}
+		qs = append(qs, spans.HoleQuery{Query: fmt.Sprint(i), IDs: ids, Gold: gold})
+	}
+	const workers, cancelAt = 4, 20
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int32
+	f := spans.NewHoleFinder(func(id string) string {
+		if calls.Add(1) == cancelAt {
+			cancel()
+		}
+		return text(id)
+	})
+	if _, err := f.FindAll(ctx, qs, 10, workers); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if n := calls.Load(); n > cancelAt+workers-1 {
+		t.Errorf("%d comparisons, want at most %d (cancelled at the %dth)", n, cancelAt+workers-1, cancelAt)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after FindAll, %d before", n, before)
+	}
+	calls.Store(cancelAt) // past the cancel
+	holes, err := f.FindAll(context.Background(), qs, 10, workers)
+	if err != nil || len(holes) != 500 || calls.Load() != cancelAt+500 {
+		t.Fatalf("after the cancel: %d holes, %v, %d comparisons; want 500 of each", len(holes), err, calls.Load()-cancelAt)
+	}
+}
