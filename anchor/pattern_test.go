@@ -319,3 +319,13 @@ func FuzzPattern(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkNewPattern prepares a 1,500-character quote: what a search
+// costs besides its comparisons (spans.HoleFinder prepares each gold
+// passage once a call, not once a run).
+func BenchmarkNewPattern(b *testing.B) {
+	q := strings.Repeat("Passwords expire after ninety days. ", 42)[:1500]
+	for b.Loop() {
+		NewPattern(q)
+	}
+}
