@@ -94,11 +94,11 @@ func FindHoles(query string, ids []string, n int, judged map[string]int, text fu
 // each result's similarity to each gold passage: the cells of one
 // chunking return many of the same chunks for a query, and each pair is
 // compared once. It keeps the similarities, not the gold passages'
-// prepared patterns (about 50 KB for a 1,500-character passage, 36 times
-// its text; kept for every passage a run met, they were 60 MB of the live
-// heap of a 3,000-query run): a call builds those it needs and drops
-// them. Not safe for concurrent use (FindAll spreads its own comparisons
-// over goroutines).
+// prepared patterns (32 KB for a 1,500-character passage, 20 times its
+// text; kept for every passage a run met, at 63 KB each, they were 60 MB
+// of the live heap of a 3,000-query run): a call builds those it needs
+// and drops them. Not safe for concurrent use (FindAll spreads its own
+// comparisons over goroutines).
 type HoleFinder struct {
 	text func(id string) string
 	sim  map[[2]string]float64 // {id, gold text} → similarity (−1: below HoleThreshold)

@@ -126,11 +126,11 @@ func TestFindAll(t *testing.T) {
 
 // TestHoleFinderKeepsNoPatterns: after FindAll, or Find query by query
 // (the miss diagnoser's duplicates), a finder holds the similarities it
-// computed, not the prepared tables of every gold passage it met (about
-// 50 KB for a 1,500-character passage, 36 times its text: kept for every
-// gold passage of a run until the next chunking, on a run of 3,000
-// queries they were 60 MB of live heap). 200 passages of 1,500 characters
-// against 3 results each: the finder keeps under 1 MB.
+// computed, not the prepared tables of every gold passage it met (63 KB
+// for a 1,500-character passage when they were kept, for every gold
+// passage of a run until the next chunking: 60 MB of the live heap of a
+// run of 3,000 queries). 200 passages of 1,500 characters against 3
+// results each: the finder keeps under 1 MB.
 func TestHoleFinderKeepsNoPatterns(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	words := []string{"alpha", "beta", "gamma", "delta", "rent", "lease", "notice"}
