@@ -126,7 +126,7 @@ func maxEditsBrute(m int, minSim float64) int {
 // smallest float, 1 and beyond, negative, infinite and NaN, maxEdits is
 // the brute force's answer (NaN: −1).
 func TestMaxEdits(t *testing.T) {
-	sims := []float64{0, -0.0, 1e-300, math.SmallestNonzeroFloat64, 0.75, 0.7499999999999999, 0.7500000000000001, 1, math.Nextafter(1, 0), math.Nextafter(1, 2), 2, -1, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), 0.5, 1.0 / 3, 2.0 / 3, 0.1, 0.9}
+	sims := []float64{0, math.Copysign(0, -1), 1e-300, math.SmallestNonzeroFloat64, 0.75, 0.7499999999999999, 0.7500000000000001, 1, math.Nextafter(1, 0), math.Nextafter(1, 2), 2, -1, -1e300, math.Inf(1), math.Inf(-1), math.NaN(), 0.5, 1.0 / 3, 2.0 / 3, 0.1, 0.9}
 	for _, m := range append(rangeInts(1, 400), 1000, 1023, 1024, 1500, 2999, 3000, 65537) {
 		extra := []float64{1 - 1.0/float64(m), 1 - 2.0/float64(m), 1 / float64(m), 0.75 - 1/float64(m)}
 		for _, s := range append(sims, extra...) {
@@ -202,7 +202,7 @@ func TestForwardEveryK(t *testing.T) {
 func TestPatternFolded(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
 	al := []rune("aAİiıKKẞßΣσς𐐀𐐨\u0301e\u00a0 \t\n\u2028’'“\"—-–xyz𝔸")
-	sims := []float64{0, -0.0, 1e-300, 0.5, 0.74, 0.75, 0.76, 0.9, 0.99, 1, 1.5, -1, math.NaN(), math.Inf(1), math.Inf(-1)}
+	sims := []float64{0, math.Copysign(0, -1), 1e-300, 0.5, 0.74, 0.75, 0.76, 0.9, 0.99, 1, 1.5, -1, math.NaN(), math.Inf(1), math.Inf(-1)}
 	cases := 0
 	for it := range 150 {
 		m := 1 + r.IntN(200)
