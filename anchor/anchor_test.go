@@ -3,7 +3,6 @@ package anchor
 import (
 	"math/rand/v2"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -199,9 +198,7 @@ func TestNearestMatchesDP(t *testing.T) {
 
 // patternOf is the Pattern of pat as it is (no folding).
 func patternOf(pat []rune) *Pattern {
-	rev := slices.Clone(pat)
-	slices.Reverse(rev)
-	return &Pattern{pat: pat, fw: newPeq(pat), bw: newPeq(rev)}
+	return &Pattern{pat: pat, fw: newPeq(pat)}
 }
 
 func TestNearest(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -85,11 +86,13 @@ func (d *Doc) NearestPattern(p *Pattern, minSim float64) (r Range, similarity fl
 
 // Pattern is a quote folded by FoldAll with the tables Myers' algorithm
 // reads, prepared once for searches in many documents
-// (Doc.NearestPattern, Pattern.SimilarityIn). Searches do not change it:
-// safe for concurrent use.
+// (Doc.NearestPattern, Pattern.SimilarityIn). Safe for concurrent use.
 type Pattern struct {
-	pat    []rune
-	fw, bw *peq // the pattern's tables, and the reversed pattern's
+	pat []rune
+	fw  *peq // the pattern's tables
+
+	bwOnce sync.Once
+	bw     *peq // the reversed pattern's, built on first use (backward)
 }
 
 // NewPattern folds quote by FoldAll and prepares its tables, in O(m) for
@@ -101,9 +104,20 @@ func NewPattern(quote string) *Pattern {
 		return &Pattern{}
 	}
 	pat := []rune(fq)
-	rev := slices.Clone(pat)
-	slices.Reverse(rev)
-	return &Pattern{pat: pat, fw: newPeq(pat), bw: newPeq(rev)}
+	return &Pattern{pat: pat, fw: newPeq(pat)}
+}
+
+// backward is the reversed pattern's tables, which only a passage's start
+// reads (NearestPattern; SimilarityIn, the many comparisons of judged
+// coverage, never does): built on first use, half of NewPattern's time
+// and memory otherwise.
+func (p *Pattern) backward() *peq {
+	p.bwOnce.Do(func() {
+		rev := slices.Clone(p.pat)
+		slices.Reverse(rev)
+		p.bw = newPeq(rev)
+	})
+	return p.bw
 }
 
 // Len is the folded quote's length in code points: the m of a
@@ -197,7 +211,7 @@ func (p *Pattern) forward(text []rune, k int) (e, dist int) {
 // distance dist is longer than m + dist.
 func (p *Pattern) start(text []rune, end, dist int) int {
 	m := len(p.pat)
-	bw := newBlocks(p.bw, m)
+	bw := newBlocks(p.backward(), m)
 	score := m
 	length := -1
 	for k := 1; k <= min(end, m+dist); k++ {

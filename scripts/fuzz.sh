@@ -7,7 +7,8 @@
 # a regression seed once fixed. Exits non-zero when any target fails.
 # Label readers and writers (issues 20, 25, 26): eval FuzzReadLabelRows (the one
 # labelled-query row parser), spans FuzzParseJSONL, FuzzParseChromaCSV and
-# FuzzChromaColumns, anchor FuzzAnchor (the text locator), labels FuzzRepairRow,
+# FuzzChromaColumns, anchor FuzzAnchor (the text locator) and FuzzPattern (a
+# prepared quote's least-similarity search against the dynamic programme), labels FuzzRepairRow,
 # FuzzFileRoundTrip (the editor of bench label and merge) and FuzzReadPool (review files). Passage runs (issue 22):
 # passages FuzzParse, FuzzParseChunkMap and FuzzAddAnswer (a retriever service's answer).
 # Cache keys (issue 26): sweep FuzzTuningKey (a tuned cell's key: distinct

@@ -22,9 +22,11 @@ step ./scripts/lint.sh                   # staticcheck and shellcheck, clean
 # The packages with concurrency under the race detector (about 1.5 minutes):
 # eval's streaming reader, stats, compare, dense, the sweep, bm25 (without
 # its SciFact and Cranfield replays), the encoder's embedding cache (its
-# other tests run ONNX models) and the labelling workbench's server; the
-# skipped tests run without -race below.
-step go test -count=1 -race -timeout 20m ./eval ./stats ./compare ./retrievers/dense ./sweep ./workbench
+# other tests run ONNX models), the labelling workbench's server, the
+# worker loop (internal/parallel) and judged coverage's hole search on it
+# (spans.HoleFinder.FindAll, about 10 s); the skipped tests run without
+# -race below.
+step go test -count=1 -race -timeout 20m ./eval ./stats ./compare ./retrievers/dense ./sweep ./workbench ./spans ./internal/parallel
 step go test -count=1 -race -timeout 10m -skip '^Test(SciFact|Cranfield)$' ./retrievers/bm25
 step go test -count=1 -race -timeout 10m -run 'CachedEmbedder' ./encoder
 step go test -count=1 -timeout 20m ./...

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/ragbench/ragbench/anchor"
@@ -91,30 +93,34 @@ func FindHoles(query string, ids []string, n int, judged map[string]int, text fu
 // HoleFinder finds holes (FindHoles) over one set of texts, remembering
 // each result's similarity to each gold passage: the cells of one
 // chunking return many of the same chunks for a query, and each pair is
-// compared once. Not safe for concurrent use (FindAll spreads its own
+// compared once. It keeps the similarities, not the gold passages'
+// prepared patterns (32 KB for a 1,500-character passage, 20 times its
+// text; kept for every passage a run met, at 63 KB each, they were 60 MB
+// of the live heap of a 3,000-query run): a call builds those it needs
+// and drops them. Not safe for concurrent use (FindAll spreads its own
 // comparisons over goroutines).
 type HoleFinder struct {
 	text func(id string) string
-	sim  map[[2]string]float64      // {id, gold text} → similarity (−1: below HoleThreshold)
-	pat  map[string]*anchor.Pattern // gold text → its prepared pattern
+	sim  map[[2]string]float64 // {id, gold text} → similarity (−1: below HoleThreshold)
 }
 
 // NewHoleFinder is a HoleFinder over the texts text(id); text must be
 // safe for concurrent use when FindAll is given more than one worker.
 func NewHoleFinder(text func(id string) string) *HoleFinder {
-	return &HoleFinder{text: text, sim: map[[2]string]float64{}, pat: map[string]*anchor.Pattern{}}
+	return &HoleFinder{text: text, sim: map[[2]string]float64{}}
 }
 
 // Find is FindHoles with f's texts and remembered similarities.
 func (f *HoleFinder) Find(query string, ids []string, n int, judged map[string]int, gold []GoldText) []Hole {
 	var out []Hole
+	pats := make([]*anchor.Pattern, len(gold)) // built on first need
 	for i, id := range ids[:min(n, len(ids))] {
 		if g, ok := judged[id]; ok && g >= 0 {
 			continue
 		}
 		best := Hole{Similarity: -1}
-		for _, g := range gold {
-			if sim := f.similarity(id, g.Text); sim >= HoleThreshold && sim > best.Similarity {
+		for gi, g := range gold {
+			if sim := f.similarity(id, g.Text, &pats[gi]); sim >= HoleThreshold && sim > best.Similarity {
 				best = Hole{Query: query, Rank: i + 1, ID: id, Gold: g.Label, Similarity: sim}
 			}
 		}
@@ -139,9 +145,21 @@ type HoleQuery struct {
 // f's text function is then called concurrently and must allow it). The
 // holes do not depend on workers. Cancelling ctx stops it between two
 // comparisons with ctx's error.
+//
+// The pairs are compared passage by passage (calls are handed out in
+// order): a passage's pattern is prepared at its first pair and dropped
+// after its last, so at most workers + 1 patterns are held at once.
 func (f *HoleFinder) FindAll(ctx context.Context, qs []HoleQuery, n, workers int) ([]Hole, error) {
-	var todo [][2]string // {id, gold text}, each once, in the order Find meets them
-	queued := map[[2]string]bool{}
+	type gold struct {
+		text string
+		ids  []string // the results to compare it with, each once
+		once sync.Once
+		p    *anchor.Pattern
+		left atomic.Int64 // its pairs not compared yet
+	}
+	var golds []*gold // in the order Find meets them
+	byText := map[string]*gold{}
+	queued := map[[2]string]bool{} // {id, gold text}
 	for _, q := range qs {
 		for _, id := range q.IDs[:min(n, len(q.IDs))] {
 			if g, ok := q.Judged[id]; ok && g >= 0 {
@@ -149,24 +167,47 @@ func (f *HoleFinder) FindAll(ctx context.Context, qs []HoleQuery, n, workers int
 			}
 			for _, g := range q.Gold {
 				key := [2]string{id, g.Text}
-				if _, ok := f.sim[key]; !ok && !queued[key] {
-					queued[key] = true
-					todo = append(todo, key)
-					f.pattern(g.Text) // built here: the goroutines only read f.pat
+				if _, ok := f.sim[key]; ok || queued[key] {
+					continue
 				}
+				queued[key] = true
+				gd := byText[g.Text]
+				if gd == nil {
+					gd = &gold{text: g.Text}
+					byText[g.Text] = gd
+					golds = append(golds, gd)
+				}
+				gd.ids = append(gd.ids, id)
 			}
+		}
+	}
+	queued, byText = nil, nil
+	type pair struct {
+		id string
+		g  *gold
+	}
+	var todo []pair // grouped by passage: calls are handed out in order
+	for _, g := range golds {
+		g.left.Store(int64(len(g.ids)))
+		for _, id := range g.ids {
+			todo = append(todo, pair{id, g})
 		}
 	}
 	sims := make([]float64, len(todo))
 	err := parallel.ForEach(ctx, workers, len(todo), func(_, i int) error {
-		sims[i] = f.compare(todo[i][0], f.pat[todo[i][1]])
+		g := todo[i].g
+		g.once.Do(func() { g.p = anchor.NewPattern(g.text) })
+		sims[i] = f.compare(todo[i].id, g.p)
+		if g.left.Add(-1) == 0 { // every read of g.p is done
+			g.p = nil
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	for i, key := range todo {
-		f.sim[key] = sims[i]
+	for i, pr := range todo {
+		f.sim[[2]string{pr.id, pr.g.text}] = sims[i]
 	}
 	var out []Hole
 	for _, q := range qs {
@@ -176,25 +217,19 @@ func (f *HoleFinder) FindAll(ctx context.Context, qs []HoleQuery, n, workers int
 }
 
 // similarity is anchor's similarity of gold's nearest passage in id's
-// text, or −1 when it is below HoleThreshold, remembered.
-func (f *HoleFinder) similarity(id, gold string) float64 {
+// text, or −1 when it is below HoleThreshold, remembered; *p is gold's
+// pattern, built here when nil and needed.
+func (f *HoleFinder) similarity(id, gold string, p **anchor.Pattern) float64 {
 	key := [2]string{id, gold}
 	if s, ok := f.sim[key]; ok {
 		return s
 	}
-	s := f.compare(id, f.pattern(gold))
+	if *p == nil {
+		*p = anchor.NewPattern(gold)
+	}
+	s := f.compare(id, *p)
 	f.sim[key] = s
 	return s
-}
-
-// pattern is gold's prepared pattern, built on first use.
-func (f *HoleFinder) pattern(gold string) *anchor.Pattern {
-	p := f.pat[gold]
-	if p == nil {
-		p = anchor.NewPattern(gold)
-		f.pat[gold] = p
-	}
-	return p
 }
 
 // compare is the similarity of p's nearest passage in id's text, or −1
