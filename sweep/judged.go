@@ -3,7 +3,10 @@ package sweep
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"maps"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/hashkey"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/spans"
 )
@@ -114,11 +118,21 @@ func cellJudged(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (*
 		hq = append(hq, spans.HoleQuery{Query: id, IDs: ids, Judged: judged[id], Gold: ds.goldTexts(id, in)})
 	}
 	// The edit distances are most of scoring's time (a hundred unjudged
-	// results × each gold passage, per query): on every core, stopped by
-	// ctx between two of them.
-	holes, err := finder.FindAll(ctx, hq, maxK, runtime.GOMAXPROCS(0))
-	if err != nil {
-		return nil, err
+	// results × each gold passage, per query): read back from the cache
+	// when the same comparisons were made before, else on every core,
+	// stopped by ctx between two of them.
+	holesPath := holesCachePath(cfg.CacheDir, hq, maxK, func(id string) string { return ds.fullText(id, in.chunkByID, in.chunks) })
+	holes, ok := readHoles(holesPath)
+	if !ok {
+		var err error
+		if holes, err = finder.FindAll(ctx, hq, maxK, runtime.GOMAXPROCS(0)); err != nil {
+			return nil, err
+		}
+		if holesPath != "" {
+			if err := writeCacheJSON(holesPath, holes); err != nil {
+				return nil, err
+			}
+		}
 	}
 	jc := &results.JudgedCoverage{Judged: map[string]map[string]float64{}, Holes: map[string]map[string]int{}, HoleList: []results.Hole{}}
 	holesOf := map[string][]spans.Hole{}
@@ -164,4 +178,49 @@ func cellJudged(ctx context.Context, cfg *Config, ds *dataset, in cellInputs) (*
 		jc.JudgedOnly = cr.Means
 	}
 	return jc, nil
+}
+
+// holesCacheVersion is part of every holes-cache key; it goes up whenever
+// the rule that finds holes (spans.FindHoles, anchor's similarity) changes
+// its answer for the same inputs.
+const holesCacheVersion = 1
+
+// holesCachePath is the file under cacheDir ("": none) that holds the
+// holes of the queries hq at depth n: cacheDir/holes/<key[:2]>/<key>.json,
+// the key a hash of everything the holes depend on — the rule's version
+// and threshold, n, every query's ranking, judgements and gold passages,
+// and the id and text (text(id)) of every unjudged result in a top n, the
+// only texts compared. A cached rerun of a sweep so reads its holes back
+// instead of computing tens of thousands of edit distances again.
+func holesCachePath(cacheDir string, hq []spans.HoleQuery, n int, text func(id string) string) string {
+	if cacheDir == "" {
+		return ""
+	}
+	f := hashkey.NewFields()
+	seen := map[string]bool{}
+	for _, q := range hq {
+		for _, id := range q.IDs[:min(n, len(q.IDs))] {
+			if g, ok := q.Judged[id]; (ok && g >= 0) || seen[id] {
+				continue
+			}
+			seen[id] = true
+			f.Put(id)
+			f.Put(text(id))
+		}
+	}
+	key := hashkey.Of(map[string]any{"v": holesCacheVersion, "threshold": spans.HoleThreshold, "n": n, "queries": hq, "texts": f.Hex()})
+	return filepath.Join(cacheDir, "holes", key[:2], key+".json")
+}
+
+// readHoles reads the holes cached at path; ok is false when there are
+// none or they cannot be read (they are then found again and rewritten).
+func readHoles(path string) (holes []spans.Hole, ok bool) {
+	if path == "" {
+		return nil, false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(b, &holes) != nil {
+		return nil, false
+	}
+	return holes, true
 }
