@@ -128,6 +128,13 @@ func TestConfigErrors(t *testing.T) {
 		{"interpolate without alpha", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: r, type: rerank, input: a, model: m, mode: interpolate}\n", []string{"retrievers[1].alpha: missing"}},
 		{"prompt_k not in k", minimal + "k: [1, 5]\nprompt_k: 10\n", []string{":7: prompt_k: prompt_k 10 must be one of k [1 5]"}},
 		{"overlap ≥ size", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    sizes: [32]\n    overlaps: [32]\nretrievers: [{name: a, type: bm25}]\n", []string{":5: chunking[0].overlaps[0]: overlap 32 must be in [0, size 32)"}},
+		// Duplicates in a chunking's grid lists are errors, as in k
+		// (before, sizes: [128, 128] silently made one chunking).
+		{"duplicate k", minimal + "k: [5, 10, 5]\n", []string{":6: k[2]: k 5 listed twice"}},
+		{"duplicate size", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    sizes: [128, 128]\nretrievers: [{name: a, type: bm25}]\n", []string{":4: chunking[0].sizes[1]: size 128 listed twice"}},
+		{"duplicate overlap", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    sizes: [128]\n    overlaps: [0, 32, 0]\nretrievers: [{name: a, type: bm25}]\n", []string{":5: chunking[0].overlaps[2]: overlap 0 listed twice"}},
+		{"duplicate token size", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: tokens\n    tokenizer: cl100k_base\n    sizes: [200, 400, 200]\nretrievers: [{name: a, type: bm25}]\n", []string{":5: chunking[0].sizes[2]: size 200 listed twice"}},
+		{"duplicate recursive overlap", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: recursive\n    sizes: [400]\n    overlaps: [50, 50]\nretrievers: [{name: a, type: bm25}]\n", []string{":5: chunking[0].overlaps[1]: overlap 50 listed twice"}},
 		{"fraction", minimal + "heldout:\n  fraction: 1.5\n", []string{":7: heldout.fraction: fraction 1.5 must be in [0, 1)"}},
 		{"duplicate name", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: a, type: bm25}\n", []string{":4: retrievers[1].name: duplicate name \"a\""}},
 		{"empty file", "", []string{"empty config file"}},
