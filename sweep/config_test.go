@@ -211,6 +211,43 @@ func TestValidateMissingFiles(t *testing.T) {
 	}
 }
 
+// TestValidateMissingSplit: a BEIR folder that is found but holds no
+// qrels of the config's split is reported as found, with the splits it
+// has, not with the hint to pass --data-dir (the folder is not what is
+// missing; a fresh user's report).
+func TestValidateMissingSplit(t *testing.T) {
+	data := t.TempDir()
+	folder := filepath.Join(data, "ds")
+	for _, f := range []string{"corpus.jsonl", "queries.jsonl", "qrels/train.tsv", "qrels/test.tsv", "qrels/notes.txt"} {
+		p := filepath.Join(folder, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := writeConfig(t, "dataset: {beir: ds, split: dev}\nretrievers: [{name: a, type: bm25}]\n")
+	cfg, err := Load(p, LoadOptions{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ValidateDataset(cfg, true)
+	want := "dataset.split: qrels split dev: " + filepath.Join(folder, "qrels", "dev.tsv") + " not found in the BEIR folder " + folder + ", which has the splits test, train: set dataset.split to one of them"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "--data-dir") {
+		t.Errorf("error %v, want %q and no --data-dir hint", err, want)
+	}
+	// No qrels folder at all: the folder is still found.
+	if err := os.RemoveAll(filepath.Join(folder, "qrels")); err != nil {
+		t.Fatal(err)
+	}
+	err = ValidateDataset(cfg, true)
+	want = "dataset.split: qrels split dev: " + filepath.Join(folder, "qrels", "dev.tsv") + " not found in the BEIR folder " + folder + ", which has no qrels/*.tsv"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "--data-dir") {
+		t.Errorf("error %v, want %q and no --data-dir hint", err, want)
+	}
+}
+
 // TestValidateMissingModelHint: the hint names what provides each missing
 // model: ./scripts/setup.sh only for the models scripts/fetch-models.sh
 // fetches (modellist.Fetched()); the shared data's models/ for use-lite
