@@ -119,6 +119,14 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"unknown field", minimal + "prompt_kk: 5\n", []string{":6: prompt_kk: unknown field"}},
 		{"unknown nested field", "dataset:\n  corpus: c.jsonl\n  queries: q.jsonl\n  qrel: x\nretrievers: [{name: a, type: bm25}]\n", []string{":4: qrel: unknown field"}},
+		// An unknown field close to a field of its mapping names it (a
+		// fresh user's size: 200 for sizes: [200]).
+		{"size for sizes", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    size: 200\nretrievers: [{name: a, type: bm25}]\n", []string{`:4: size: unknown field; did you mean "sizes"? (see docs/config.md for the fields)`}},
+		{"overlap for overlaps", "dataset: {corpus: c, queries: q}\nchunking:\n  - {strategy: fixed, sizes: [8], overlap: 2}\nretrievers: [{name: a, type: bm25}]\n", []string{`:3: overlap: unknown field; did you mean "overlaps"?`}},
+		{"promptk", minimal + "promptk: 5\n", []string{`:6: promptk: unknown field; did you mean "prompt_k"?`}},
+		{"Metrics", minimal + "Metrics: [ndcg]\n", []string{`:6: Metrics: unknown field; did you mean "metrics"?`}},
+		{"nested typo", "dataset:\n  corpus: c.jsonl\n  queries: q.jsonl\n  qrel: x\nretrievers: [{name: a, type: bm25}]\n", []string{`:4: qrel: unknown field; did you mean "qrels"?`}},
+		{"retriever typo", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: h, type: hybrid, inputs: [a], fusoin: rrf}\n", []string{`:4: fusoin: unknown field; did you mean "fusion"?`}},
 		{"bad type", minimal + "k: [1, x]\n", []string{":6: k[1]: not an integer: x"}},
 		{"no dataset", "retrievers: [{name: a, type: bm25}]\n", []string{"dataset: missing"}},
 		{"unknown retriever type", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm26\n", []string{":4: retrievers[0].type: unknown type \"bm26\""}},
