@@ -196,7 +196,7 @@ func (r *reportWriter) slices() {
 			if len(r.res.Cells) > 0 {
 				n = r.res.Cells[0].Counts[g]
 			}
-			r.w("### %s (%d answerable %s)\n\n", mdEscape(s), n, map[bool]string{true: "query", false: "queries"}[n == 1])
+			r.w("### %s (%d answerable %s)\n\n", mdEscape(s), n, plural.Word(n, "query", "queries"))
 			if s == results.NoSlice {
 				r.w("Queries with no `%s` label.\n\n", r.cfg.Dataset.SliceField)
 			}

@@ -274,7 +274,7 @@ func labelsCheck(stdout io.Writer, lf *labelsFlags, path string, docs []corpus.D
 	}
 	switch code := r.ExitCode(); code {
 	case labels.ExitFixable:
-		return exitError{code, fmt.Errorf("%s, each with a sure repair: 'bench labels check --fix' writes %s", plural.Count(len(r.Problems), "label problem", "label problems"), map[bool]string{true: "it", false: "them"}[len(r.Problems) == 1])}
+		return exitError{code, fmt.Errorf("%s, each with a sure repair: 'bench labels check --fix' writes %s", plural.Count(len(r.Problems), "label problem", "label problems"), plural.Word(len(r.Problems), "it", "them"))}
 	case labels.ExitProblems:
 		return exitError{code, fmt.Errorf("%s (%d with a sure repair)", plural.Count(len(r.Problems), "label problem", "label problems"), r.Fixable())}
 	}
