@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ragbench/ragbench/internal/jsonnum"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/internal/texttab"
 	"github.com/ragbench/ragbench/stats"
 )
@@ -131,13 +132,6 @@ func (r *Report) best() []int {
 	return out
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 func fmtP(p float64) string {
 	if p < 1e-4 {
 		return strconv.FormatFloat(p, 'e', 1, 64)
@@ -177,8 +171,8 @@ func (r *Report) Notes() []string {
 	if len(r.Metrics) > 0 {
 		pairs = r.Comparisons / len(r.Metrics)
 	}
-	notes = append(notes, fmt.Sprintf("Correction: %s over %d comparison%s (%s: %d pair%s × %d metric%s); significant when the adjusted p ≤ %g.",
-		o.Correction.Description(), r.Comparisons, plural(r.Comparisons), mode, pairs, plural(pairs), len(r.Metrics), plural(len(r.Metrics)), o.Alpha))
+	notes = append(notes, fmt.Sprintf("Correction: %s over %s (%s: %s × %s); significant when the adjusted p ≤ %g.",
+		o.Correction.Description(), plural.Count(r.Comparisons, "comparison", "comparisons"), mode, plural.Count(pairs, "pair", "pairs"), plural.Count(len(r.Metrics), "metric", "metrics"), o.Alpha))
 	notes = append(notes, r.labelSentence())
 	for _, m := range r.MDD {
 		if m.Pairs == 0 {
@@ -259,7 +253,7 @@ func (r *Report) mddNote(m MDDSummary) string {
 		extra = append(extra, fmt.Sprintf("median over %d pairs, range %.3f–%.3f", len(v), v[0], v[len(v)-1]))
 	}
 	if flat > 0 {
-		extra = append(extra, fmt.Sprintf("undefined for %d other pair%s with no per-query variance", flat, plural(flat)))
+		extra = append(extra, fmt.Sprintf("undefined for %d other %s with no per-query variance", flat, plural.Word(flat, "pair", "pairs")))
 	}
 	if len(extra) > 0 {
 		s += " (" + strings.Join(extra, "; ") + ")"
@@ -285,7 +279,7 @@ func (r *Report) allWarnings() []string {
 		}
 	}
 	for _, w := range order {
-		out = append(out, fmt.Sprintf("%s (%d of %d comparison%s)", w, count[w], len(r.Pairs), plural(len(r.Pairs))))
+		out = append(out, fmt.Sprintf("%s (%d of %s)", w, count[w], plural.Count(len(r.Pairs), "comparison", "comparisons")))
 	}
 	return out
 }

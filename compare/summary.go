@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/stats"
 )
 
@@ -15,8 +16,8 @@ import (
 func (r *Report) Summary() []string {
 	o := r.Options
 	out := []string{r.PlanSentence(), r.testSentence()}
-	out = append(out, fmt.Sprintf("Correction: %s over the %d counted comparison%s; significant when the adjusted p ≤ %g.",
-		o.Correction.Description(), r.Comparisons, plural(r.Comparisons), o.Alpha))
+	out = append(out, fmt.Sprintf("Correction: %s over the %d counted %s; significant when the adjusted p ≤ %g.",
+		o.Correction.Description(), r.Comparisons, plural.Word(r.Comparisons, "comparison", "comparisons"), o.Alpha))
 	iv := fmt.Sprintf("Intervals: %s %s", percent(stats.DefaultConfidence), o.Interval.Description())
 	if o.Interval != stats.StudentT {
 		iv += fmt.Sprintf(", %s resamples, seed %d", thousands(o.Resamples), o.Seed)
@@ -59,7 +60,7 @@ func (r *Report) PlanSentence() string {
 		}
 		desc += " (" + strings.Join(bests, "; ") + ")"
 	}
-	s := fmt.Sprintf("Plan: %s: %d comparison%s × %d metric%s = %d", desc, per, plural(per), len(r.Metrics), plural(len(r.Metrics)), len(r.Pairs))
+	s := fmt.Sprintf("Plan: %s: %s × %s = %d", desc, plural.Count(per, "comparison", "comparisons"), plural.Count(len(r.Metrics), "metric", "metrics"), len(r.Pairs))
 	if r.Identical > 0 {
 		s += fmt.Sprintf("; %d identical (same score on every query) reported as unchanged and not counted, %d counted", r.Identical, r.Comparisons)
 	}
@@ -73,11 +74,7 @@ func (r *Report) powerSentence(p PowerSummary) string {
 	if p.Alpha != o.Alpha {
 		level = fmt.Sprintf("α/m = %g/%d = %.4g", o.Alpha, r.Comparisons, p.Alpha)
 	}
-	q := "queries"
-	if p.N == 1 {
-		q = "query"
-	}
-	head := fmt.Sprintf("What %d %s can show in %s (%s, 80%% power, paired t approximation): ", p.N, q, p.Metric, level)
+	head := fmt.Sprintf("What %s can show in %s (%s, 80%% power, paired t approximation): ", plural.Count(p.N, "query", "queries"), p.Metric, level)
 	floor := ""
 	switch {
 	case p.Floor == "":
@@ -99,7 +96,7 @@ func (r *Report) powerSentence(p PowerSummary) string {
 		extra = append(extra, fmt.Sprintf("median over %d comparisons, range %.3f–%.3f", n, p.MDDMin, p.MDDMax))
 	}
 	if p.Flat > 0 {
-		extra = append(extra, fmt.Sprintf("undefined for %d comparison%s with no per-query variance", p.Flat, plural(p.Flat)))
+		extra = append(extra, fmt.Sprintf("undefined for %s with no per-query variance", plural.Count(p.Flat, "comparison", "comparisons")))
 	}
 	if len(extra) > 0 {
 		s += " (" + strings.Join(extra, "; ") + ")"

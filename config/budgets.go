@@ -33,16 +33,12 @@ func (ck *configCheck) budgets() {
 	// readSpanLabels refuses these keys without them, as it refuses the
 	// span metric families); here only the values.
 	if len(c.BudgetTokens) > 0 {
-		seen := map[int]bool{}
 		for i, b := range c.BudgetTokens {
-			f := fmt.Sprintf("budget_tokens.%d", i)
 			if b < 1 {
-				ck.bad(f, "budget %d must be ≥ 1 token", b)
-			} else if seen[b] {
-				ck.bad(f, "budget %d listed twice", b)
+				ck.bad(fmt.Sprintf("budget_tokens.%d", i), "budget %d must be ≥ 1 token", b)
 			}
-			seen[b] = true
 		}
+		listedTwice(ck, "budget_tokens", "budget", c.BudgetTokens)
 		if c.PromptBudget == 0 && !ck.has("prompt_budget") {
 			c.PromptBudget = slices.Max(c.BudgetTokens)
 		}
@@ -56,15 +52,11 @@ func (ck *configCheck) budgets() {
 	}
 	slices.Sort(c.BudgetTokens)
 	if len(c.CoverShares) > 0 {
-		seen := map[float64]bool{}
 		for i, s := range c.CoverShares {
-			f := fmt.Sprintf("cover_shares.%d", i)
 			if !(s > 0 && s <= 1) {
-				ck.bad(f, "share %v must be in (0, 1] (the share of a gold span a chunk must hold to cover it)", s)
-			} else if seen[s] {
-				ck.bad(f, "share %v listed twice", s)
+				ck.bad(fmt.Sprintf("cover_shares.%d", i), "share %v must be in (0, 1] (the share of a gold span a chunk must hold to cover it)", s)
 			}
-			seen[s] = true
 		}
+		listedTwice(ck, "cover_shares", "share", c.CoverShares)
 	}
 }

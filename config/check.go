@@ -207,6 +207,10 @@ func (ck *configCheck) chunking() {
 		default:
 			ck.bad(f+".strategy", "unknown strategy %q: one of %s", ch.Strategy, chunkingStrategies)
 		}
+		if ch.Strategy != "doc" {
+			listedTwice(ck, f+".sizes", "size", ch.Sizes)
+			listedTwice(ck, f+".overlaps", "overlap", ch.Overlaps)
+		}
 		if ch.Tokenizer != "" && ch.Strategy != "tokens" && ch.Strategy != "recursive" {
 			ck.bad(f+".tokenizer", "strategy %s counts words: tokenizer is only for tokens and recursive", ch.Strategy)
 		}
@@ -224,11 +228,9 @@ func (ck *configCheck) grid() {
 		if k < 1 {
 			ck.bad(fmt.Sprintf("k.%d", i), "k %d must be ≥ 1", k)
 		}
-		if seenK[k] {
-			ck.bad(fmt.Sprintf("k.%d", i), "k %d listed twice", k)
-		}
 		seenK[k] = true
 	}
+	listedTwice(ck, "k", "k", c.K)
 	sort.Ints(c.K)
 	if len(c.Metrics) == 0 {
 		c.Metrics = DefaultMetrics(c.spanLabels)
@@ -465,6 +467,21 @@ func (ck *configCheck) gridded(field string) bool {
 		return false
 	}
 	return slices.Contains(ck.c.Retrievers[i].gridKeys, parts[2])
+}
+
+// listedTwice reports each value of the grid list at field ("k",
+// "chunking.0.sizes") that an earlier value equals, on the repeat's field:
+// "<what> <value> listed twice". The one rule for duplicates in a list of
+// the config (k, a chunking's sizes and overlaps, budget_tokens,
+// cover_shares); a field with an error already keeps it (bad).
+func listedTwice[T comparable](ck *configCheck, field, what string, list []T) {
+	seen := make(map[T]bool, len(list))
+	for i, v := range list {
+		if seen[v] {
+			ck.bad(fmt.Sprintf("%s.%d", field, i), "%s %v listed twice", what, v)
+		}
+		seen[v] = true
+	}
 }
 
 func ptr[T any](v T) *T { return &v }

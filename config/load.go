@@ -164,7 +164,11 @@ func yamlErr(file string, data []byte, root *yaml.Node, err error) error {
 			line, _ := strconv.Atoi(m[1])
 			if strings.HasPrefix(msg, "field ") && strings.Contains(msg, " not found in type ") {
 				f := strings.TrimPrefix(msg[:strings.Index(msg, " not found")], "field ")
-				msg = fmt.Sprintf("%s: unknown field (see docs/config.md for the fields)", f)
+				hint := ""
+				if k := didYouMean(f, fieldNames(msg[strings.Index(msg, " not found in type ")+len(" not found in type "):])); k != "" {
+					hint = fmt.Sprintf("; did you mean %q?", k)
+				}
+				msg = fmt.Sprintf("%s: unknown field%s (see docs/config.md for the fields)", f, hint)
 			} else if u := unmarshalRe.FindStringSubmatch(msg); u != nil {
 				msg = typeMsg(root, line, u[1], u[2], u[3])
 			}

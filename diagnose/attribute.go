@@ -10,6 +10,7 @@ import (
 
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/jsonnum"
+	"github.com/ragbench/ragbench/internal/plural"
 )
 
 // Table is the 2×2 table of retrieval × answer for a set of answerable
@@ -375,15 +376,15 @@ func (at *attributor) finish() *Attribution {
 	}
 	if n := len(a.NotInRun); n > 0 {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("%d answerable %s with a verdict %s absent from the run and counted as retrieval misses: %s",
-			n, plural(n, "query", "queries"), plural(n, "is", "are"), list(a.NotInRun)))
+			n, plural.Word(n, "query", "queries"), plural.Word(n, "is", "are"), list(a.NotInRun)))
 	}
 	if n := len(a.NotInQrels); n > 0 {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("%d %s with a verdict %s not in the qrels and left out of the table: %s",
-			n, plural(n, "query", "queries"), plural(n, "is", "are"), list(a.NotInQrels)))
+			n, plural.Word(n, "query", "queries"), plural.Word(n, "is", "are"), list(a.NotInQrels)))
 	}
 	if n := len(a.NoVerdict); n > 0 {
 		a.Warnings = append(a.Warnings, fmt.Sprintf("%d qrels %s no verdict and %s not in the table: %s",
-			n, plural(n, "query has", "queries have"), plural(n, "is", "are"), list(a.NoVerdict)))
+			n, plural.Word(n, "query has", "queries have"), plural.Word(n, "is", "are"), list(a.NoVerdict)))
 	}
 	a.Advice = a.Overall.Advice(depth)
 	return a
@@ -395,13 +396,6 @@ func list(ids []string) string {
 		return strings.Join(ids, ", ")
 	}
 	return strings.Join(ids[:10], ", ") + fmt.Sprintf(" and %d more", len(ids)-10)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // pct formats num/den as a percentage with one decimal, "n/a" when den is 0.
@@ -424,10 +418,6 @@ func checkCommonQuery(run eval.Run, qrels eval.Qrels) error {
 		}
 	}
 	rq, qq := slices.Sorted(maps.Keys(run)), slices.Sorted(maps.Keys(qrels))
-	plural := "ies"
-	if len(rq) == 1 {
-		plural = "y"
-	}
-	return fmt.Errorf("diagnose: no run query is in the qrels: the run's %d quer%s (e.g. %q) and the qrels' %d (e.g. %q) share no id; wrong qrels for this run?",
-		len(rq), plural, rq[0], len(qq), qq[0])
+	return fmt.Errorf("diagnose: no run query is in the qrels: the run's %s (e.g. %q) and the qrels' %d (e.g. %q) share no id; wrong qrels for this run?",
+		plural.Count(len(rq), "query", "queries"), rq[0], len(qq), qq[0])
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/plural"
 )
 
 // ThresholdOptions configures Threshold. The zero value is valid.
@@ -150,7 +151,7 @@ func Threshold(run eval.Run, qrels eval.Qrels, opt ThresholdOptions) (*Threshold
 		rep.Suggested = &s
 	}
 	if rep.NotInQrels > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d run %s not in the qrels and left out", rep.NotInQrels, plural(rep.NotInQrels, "query is", "queries are")))
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("%d run %s not in the qrels and left out", rep.NotInQrels, plural.Word(rep.NotInQrels, "query is", "queries are")))
 	}
 	rep.Histogram = histogram(rep.Answerable.topScores, rep.Unanswerable.topScores, bins)
 	return rep, nil

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/ragbench/ragbench/internal/plural"
 )
 
 // Options control Evaluate. Start from DefaultOptions (ragbench's honest
@@ -234,22 +236,22 @@ func (e *Evaluation) PerQuery() map[string]map[string]float64 {
 func (e *Evaluation) Warnings() []string {
 	w := append([]string(nil), e.RunNotes...)
 	if n := len(e.NotInQrels); n > 0 {
-		w = append(w, fmt.Sprintf("%d run quer%s not in the qrels (ignored), e.g. %q", n, plural(n), e.NotInQrels[0]))
+		w = append(w, fmt.Sprintf("%d run %s not in the qrels (ignored), e.g. %q", n, plural.Word(n, "query", "queries"), e.NotInQrels[0]))
 	}
 	if w1 := e.missingWarning(); w1 != "" {
 		w = append(w, w1)
 	}
 	if n := len(e.TieReordered); n > 0 {
-		w = append(w, fmt.Sprintf("%d quer%s with tied scores listed in another order than trec_eval's (doc id descending), e.g. %q: ranked as trec_eval does; --ties input keeps the run's order", n, plural(n), e.TieReordered[0]))
+		w = append(w, fmt.Sprintf("%s with tied scores listed in another order than trec_eval's (doc id descending), e.g. %q: ranked as trec_eval does; --ties input keeps the run's order", plural.Count(n, "query", "queries"), e.TieReordered[0]))
 	}
 	if n := len(e.BelowLevel); n > 0 {
-		w = append(w, fmt.Sprintf("%d quer%s with relevant docs only below grade %d (relevance level): averaged, binary measures score %s 0 as trec_eval does, e.g. %q", n, plural(n), e.Options.RelevanceLevel, map[bool]string{true: "it", false: "them"}[n == 1], e.BelowLevel[0]))
+		w = append(w, fmt.Sprintf("%s with relevant docs only below grade %d (relevance level): averaged, binary measures score %s 0 as trec_eval does, e.g. %q", plural.Count(n, "query", "queries"), e.Options.RelevanceLevel, plural.Word(n, "it", "them"), e.BelowLevel[0]))
 	}
 	if n := len(e.Unanswerable); n > 0 {
 		if e.Options.AverageUnanswerable {
-			w = append(w, fmt.Sprintf("%d unanswerable quer%s (no relevant doc) averaged in", n, plural(n)))
+			w = append(w, fmt.Sprintf("%d unanswerable %s (no relevant doc) averaged in", n, plural.Word(n, "query", "queries")))
 		} else {
-			w = append(w, fmt.Sprintf("%d unanswerable quer%s (no relevant doc) not averaged", n, plural(n)))
+			w = append(w, fmt.Sprintf("%d unanswerable %s (no relevant doc) not averaged", n, plural.Word(n, "query", "queries")))
 		}
 	}
 	return w
@@ -281,14 +283,14 @@ func (e *Evaluation) missingWarning() string {
 		if u == 0 {
 			return ""
 		}
-		return fmt.Sprintf("%d unanswerable %s quer%s missing from the run (not scored), e.g. %q", u, labels, plural(u), e.NotInRunUnanswerable[0])
+		return fmt.Sprintf("%d unanswerable %s %s missing from the run (not scored), e.g. %q", u, labels, plural.Word(u, "query", "queries"), e.NotInRunUnanswerable[0])
 	}
 	what := "scored 0"
 	if !e.Options.CompleteQueries {
 		what = "skipped: not averaged"
 	}
 	n := len(scored)
-	s := fmt.Sprintf("%d %s quer%s missing from the run (%s), e.g. %q", n, labels, plural(n), what, scored[0])
+	s := fmt.Sprintf("%d %s %s missing from the run (%s), e.g. %q", n, labels, plural.Word(n, "query", "queries"), what, scored[0])
 	if u > 0 {
 		s += fmt.Sprintf("; also %d unanswerable (not scored)", u)
 	}
@@ -303,13 +305,6 @@ func answerable(judgments map[string]int) bool {
 		}
 	}
 	return false
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return "y"
-	}
-	return "ies"
 }
 
 // Evaluate scores run against qrels with the given measures. Each run query
@@ -439,8 +434,8 @@ func evaluateQuery(r *ranking, q string, judg map[string]int, results, buf []Res
 // ids), so it is refused even when missing queries would score 0. runQ and
 // qrelsQ are sorted and not empty.
 func noCommonQuery(runQ, qrelsQ []string) error {
-	return fmt.Errorf("no run query is in the qrels: the run's %d quer%s (e.g. %q) and the qrels' %d (e.g. %q) share no id; wrong qrels for this run?",
-		len(runQ), plural(len(runQ)), runQ[0], len(qrelsQ), qrelsQ[0])
+	return fmt.Errorf("no run query is in the qrels: the run's %s (e.g. %q) and the qrels' %d (e.g. %q) share no id; wrong qrels for this run?",
+		plural.Count(len(runQ), "query", "queries"), runQ[0], len(qrelsQ), qrelsQ[0])
 }
 
 // checkResults rejects what ReadRun rejects in a file: a doc retrieved twice

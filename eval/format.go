@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/internal/texttab"
 )
 
@@ -247,7 +248,7 @@ func writeSliceTable(bw *bufio.Writer, e *Evaluation, idx []int) {
 		t.AddRow(row...)
 		if sl.NumQ == 0 {
 			n := sl.Rows - sl.NumQ
-			empty = append(empty, fmt.Sprintf("slice \"%s\" has no query averaged: its %d quer%s unanswerable (no relevant doc), so it has no means (-)", texttab.Escape(sliceLabel(sl.Slice)), n, map[bool]string{true: "y is", false: "ies are"}[n == 1]))
+			empty = append(empty, fmt.Sprintf("slice \"%s\" has no query averaged: its %s unanswerable (no relevant doc), so it has no means (-)", texttab.Escape(sliceLabel(sl.Slice)), plural.Count(n, "query is", "queries are")))
 		}
 	}
 	t.WritePaddedMarkdown(bw)

@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+
+	"github.com/ragbench/ragbench/internal/plural"
 )
 
 // RunInfo describes a run file as read by ReadRunInfo: Tag is the run tag
@@ -38,7 +40,7 @@ type RunInfo struct {
 func (i RunInfo) Warnings() []string {
 	var w []string
 	if i.OtherTags > 0 {
-		w = append(w, fmt.Sprintf("%d run line%s with another tag than the first line's %q, e.g. line %d: %q (a line cut short, or runs concatenated?)", i.OtherTags, map[bool]string{true: "", false: "s"}[i.OtherTags == 1], i.Tag, i.OtherTagLine, i.OtherTag))
+		w = append(w, fmt.Sprintf("%s with another tag than the first line's %q, e.g. line %d: %q (a line cut short, or runs concatenated?)", plural.Count(i.OtherTags, "run line", "run lines"), i.Tag, i.OtherTagLine, i.OtherTag))
 	}
 	if i.NoFinalNewline {
 		w = append(w, fmt.Sprintf("the run file does not end in a newline: its last line (%d) may be cut short", i.LastLine))

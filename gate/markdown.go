@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/internal/texttab"
 )
 
@@ -41,17 +42,17 @@ func (r *Result) Markdown(w io.Writer) error {
 		unit = "cell"
 	}
 	if len(reg) > 0 {
-		fmt.Fprintf(&b, "## ❌ ragbench gate: %d of %d %s regressed\n\n", len(reg), cells, plural(cells, unit, unit+"s"))
+		fmt.Fprintf(&b, "## ❌ ragbench gate: %d of %d %s regressed\n\n", len(reg), cells, plural.Word(cells, unit, unit+"s"))
 	} else if un := r.Input.Uncompared(); un != "" {
 		// Not a pass: what changed was not compared (exit 0 with this
 		// warning, docs/ci.md).
-		what := plural(cells, unit, unit+"s") + " compared"
+		what := plural.Word(cells, unit, unit+"s") + " compared"
 		if same := r.allSame(); same != "" {
 			what += " " + same
 		}
 		fmt.Fprintf(&b, "## ⚠️ ragbench gate: no regression in the %d %s, but %s\n\n", cells, what, esc(un))
 	} else {
-		fmt.Fprintf(&b, "## ✅ ragbench gate: no regression (%d %s compared)\n\n", cells, plural(cells, unit, unit+"s"))
+		fmt.Fprintf(&b, "## ✅ ragbench gate: no regression (%d %s compared)\n\n", cells, plural.Word(cells, unit, unit+"s"))
 	}
 	if un := r.Input.Uncompared(); un != "" && len(reg) > 0 {
 		fmt.Fprintf(&b, "Warning: %s.  \n", esc(un))
@@ -67,7 +68,7 @@ func (r *Result) Markdown(w io.Writer) error {
 		case i == 0: // the plan
 			fmt.Fprintf(&b, "%s  \n", esc(s))
 			o := r.Options
-			fmt.Fprintf(&b, "%d shared queries · %s test, %s over %d counted %s, α = %g", r.Queries, o.Test, o.Correction.Description(), r.Counted, plural(r.Counted, "comparison", "comparisons"), o.Alpha)
+			fmt.Fprintf(&b, "%d shared queries · %s test, %s over %d counted %s, α = %g", r.Queries, o.Test, o.Correction.Description(), r.Counted, plural.Word(r.Counted, "comparison", "comparisons"), o.Alpha)
 			if o.UseMaxDrop {
 				fmt.Fprintf(&b, " · a drop larger than %g fails", o.MaxDrop)
 			}
@@ -205,13 +206,6 @@ func pValue(p float64) string {
 		return "< 0.0001"
 	}
 	return fmt.Sprintf("%.4f", p)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func orDash(s string) string {

@@ -42,7 +42,7 @@ func notJSON(path string) error {
 		return nil
 	}
 	const why = "a history file (bench-history.csv) cannot be a baseline: it holds means only, not the per-query values the gate's paired test needs (docs/ci.md); give an earlier run's results.json, or the output folder holding it with its manifest.json"
-	if bytes.HasPrefix(head, []byte(strings.Join(history.Header, ","))) {
+	if history.HasHeader(head) {
 		return fmt.Errorf("baseline: %s is a history file of bench run, not a results.json: %s", path, why)
 	}
 	return fmt.Errorf("baseline: %s is not JSON, so not a results.json of bench run (%s)", path, why)

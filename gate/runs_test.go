@@ -126,7 +126,8 @@ func TestFromRunsMapping(t *testing.T) {
 func TestReadRunHistoryCSV(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
-		"bench-history.csv": "run,time,config_hash,dataset_hash,cell,metric,value\n1,2026-01-01T00:00:00Z,ab,cd,doc/bm25,ndcg@10,0.5\n",
+		"bench-history.csv": "run,time,config_hash,dataset_hash,cell,metric,value,commit\n1,2026-01-01T00:00:00Z,ab,cd,doc/bm25,ndcg@10,0.5,4021c53\n",
+		"old-history.csv":   "run,time,config_hash,dataset_hash,cell,metric,value\n1,2026-01-01T00:00:00Z,ab,cd,doc/bm25,ndcg@10,0.5\n",
 		"notes.txt":         "retrieval notes\n",
 	} {
 		p := filepath.Join(dir, name)
@@ -142,6 +143,9 @@ func TestReadRunHistoryCSV(t *testing.T) {
 			if !strings.Contains(msg, want) {
 				t.Errorf("%s: error %q lacks %q", name, msg, want)
 			}
+		}
+		if strings.HasSuffix(name, ".csv") != strings.Contains(msg, "is a history file of bench run") {
+			t.Errorf("%s: error %q (a history file, with or without the commit column, is named as one)", name, msg)
 		}
 		if strings.Contains(msg, "invalid character") {
 			t.Errorf("%s: error %q is the JSON parser's", name, msg)

@@ -13,7 +13,8 @@ import (
 
 // FuzzRead: Read never panics and takes bounded time; every history it
 // accepts holds rows that Append would write (validate), and writing them
-// back in the file's format and reading again gives the same rows.
+// back in the format Append creates (Header; a file without the commit
+// column reads as rows without one) and reading again gives the same rows.
 func FuzzRead(f *testing.F) {
 	const h = "run,time,config_hash,dataset_hash,cell,metric,value\n"
 	for _, s := range []string{
@@ -22,6 +23,7 @@ func FuzzRead(f *testing.F) {
 		"\ufeff" + h + "1,2026-11-30T12:00:00+02:00,\"c,1\",d,\"a \"\"b\"\"\",m,-1e-7\r\n",
 		h + "1,2026-11-30T12:00:00Z,c,d,cell,m,0.",
 		"",
+		h[:len(h)-1] + ",commit\n1,2026-11-30T12:00:00Z,c,d,cell,m,0.5,4021c53+modified\n1,2026-11-30T12:00:00Z,c,d,cell,n,1,4021c53+modified\n2,2026-11-30T13:00:00Z,c,d,,,,\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -8,10 +8,10 @@
 // renames or drops cells or metrics. The header is written once, when the
 // file is created:
 //
-//	run,time,config_hash,dataset_hash,cell,metric,value
-//	1,2026-11-30T12:00:00Z,3f2a…,9b1c…,whole/bm25,ndcg@10,0.6789
-//	1,2026-11-30T12:00:00Z,3f2a…,9b1c…,whole/bm25,recall@100,0.9253
-//	2,2026-11-30T13:10:05.5Z,3f2a…,9b1c…,whole/bm25,ndcg@10,0.6801
+//	run,time,config_hash,dataset_hash,cell,metric,value,commit
+//	1,2026-11-30T12:00:00Z,3f2a…,9b1c…,whole/bm25,ndcg@10,0.6789,4021c53…
+//	1,2026-11-30T12:00:00Z,3f2a…,9b1c…,whole/bm25,recall@100,0.9253,4021c53…
+//	2,2026-11-30T13:10:05.5Z,3f2a…,9b1c…,whole/bm25,ndcg@10,0.6801,1ccf394…+modified
 //
 // Columns:
 //   - run: the run number, 1 for the first run in the file, then the largest
@@ -25,6 +25,14 @@
 //   - metric: the metric's name as bench run reports it, e.g. "ndcg@10".
 //   - value: the metric's value, formatted with strconv 'g' and the shortest
 //     precision that reads back to the same float64.
+//   - commit: the commit of the code that ran, as manifest.json's git_commit
+//     ("+modified" after it for uncommitted changes, as bench --version
+//     says); empty when unknown.
+//
+// A file created before the commit column (its header the first seven
+// columns) is read as well, its runs without a commit, and Append adds to
+// it in its seven columns: a file keeps one header, and is never rewritten
+// in another format. Move such a file aside to start one with commits.
 //
 // Lines of one run are contiguous and sorted by cell, then metric. A run
 // with no metric at all is stored as one line with empty cell, metric and
@@ -51,8 +59,20 @@ import (
 	"github.com/ragbench/ragbench/internal/srcpos"
 )
 
-// Header is the history CSV's header line, field by field.
-var Header = []string{"run", "time", "config_hash", "dataset_hash", "cell", "metric", "value"}
+// Header is the history CSV's header line, field by field: that of a file
+// Append creates.
+var Header = []string{"run", "time", "config_hash", "dataset_hash", "cell", "metric", "value", "commit"}
+
+// headerNoCommit is the header of a file written before the commit column:
+// Header less its last column (so every history file's first line starts
+// with it: HasHeader).
+var headerNoCommit = Header[:7]
+
+// HasHeader reports whether content starts with a history CSV's header (with
+// or without the commit column): a file bench run appends its runs to.
+func HasHeader(content []byte) bool {
+	return bytes.HasPrefix(content, []byte(strings.Join(headerNoCommit, ",")))
+}
 
 // Row is one run of 'bench run': when it finished, what it ran on, and its
 // headline metrics per cell.
@@ -66,6 +86,11 @@ type Row struct {
 	// (any string without line breaks; typically hex sha256).
 	ConfigHash  string
 	DatasetHash string
+	// Commit is the commit of the code that ran (any string without line
+	// breaks; bench run writes manifest.json's git_commit, with "+modified"
+	// for uncommitted changes). "" when unknown, or read from a file
+	// without the commit column.
+	Commit string
 	// Metrics maps cell name → metric name → value. Values must be finite.
 	Metrics map[string]map[string]float64
 }
@@ -90,7 +115,9 @@ func (r Row) Value(cell, metric string) (float64, bool) {
 // serialised by an flock(2) on path+".lock", so no run is lost.
 //
 // Append checks the existing file's header and last line only, so its cost
-// stays that of copying the file; Read validates every line.
+// stays that of copying the file; Read validates every line. A file
+// without the commit column (written before it) gets its lines without
+// row.Commit.
 //
 // Errors: an existing file whose header is not Header or whose last line
 // is malformed or has no line feed (cut short), a cell or metric name that is empty, a hash or name containing a line
@@ -110,7 +137,7 @@ func Append(path string, row Row) error {
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("history: %w", err)
 	}
-	last, err := lastRun(old, path)
+	last, header, err := lastRun(old, path)
 	if err != nil {
 		return fmt.Errorf("history: %w", err)
 	}
@@ -125,10 +152,10 @@ func Append(path string, row Row) error {
 	}
 	w := csv.NewWriter(&b)
 	if len(old) == 0 {
-		w.Write(Header)
+		w.Write(header)
 	}
 	for _, rec := range records(row) {
-		w.Write(rec)
+		w.Write(rec[:len(header)]) // a file without the commit column keeps its seven
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
@@ -160,13 +187,14 @@ func Read(path string) ([]Row, error) {
 		}
 		return nil, fmt.Errorf("history: %s: %w", path, err)
 	}
-	if err := checkHeader(data, path); err != nil {
+	header, err := checkHeader(data, path)
+	if err != nil {
 		return nil, err
 	}
 	if err := checkEnd(data, path); err != nil {
 		return nil, err
 	}
-	return parse(bytes.NewReader(data), path)
+	return parse(bytes.NewReader(data), path, header)
 }
 
 // checkEnd refuses a non-empty history whose last byte is not a line feed.
@@ -191,7 +219,7 @@ func checkEnd(data []byte, file string) error {
 type SyntaxError = srcpos.Error
 
 func validate(row Row) error {
-	for _, s := range []struct{ name, v string }{{"config_hash", row.ConfigHash}, {"dataset_hash", row.DatasetHash}} {
+	for _, s := range []struct{ name, v string }{{"config_hash", row.ConfigHash}, {"dataset_hash", row.DatasetHash}, {"commit", row.Commit}} {
 		if strings.ContainsAny(s.v, "\r\n") {
 			return fmt.Errorf("%s: contains a line break", s.name)
 		}
@@ -218,7 +246,8 @@ func validate(row Row) error {
 	return nil
 }
 
-// records turns row into CSV records, sorted by cell then metric.
+// records turns row into CSV records of Header, sorted by cell then
+// metric.
 func records(row Row) [][]string {
 	run := strconv.Itoa(row.Run)
 	ts := row.Time.UTC().Format(time.RFC3339Nano)
@@ -227,22 +256,23 @@ func records(row Row) [][]string {
 		ms := row.Metrics[cell]
 		for _, m := range slices.Sorted(maps.Keys(ms)) {
 			out = append(out, []string{run, ts, row.ConfigHash, row.DatasetHash, cell, m,
-				strconv.FormatFloat(ms[m], 'g', -1, 64)})
+				strconv.FormatFloat(ms[m], 'g', -1, 64), row.Commit})
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, []string{run, ts, row.ConfigHash, row.DatasetHash, "", "", ""})
+		out = append(out, []string{run, ts, row.ConfigHash, row.DatasetHash, "", "", "", row.Commit})
 	}
 	return out
 }
 
-// parse reads a history CSV whose header checkHeader accepted: the first
-// record is skipped, every other is checked and added to its run.
-func parse(r io.Reader, file string) ([]Row, error) {
+// parse reads a history CSV whose header checkHeader accepted (header:
+// Header, or headerNoCommit): the first record is skipped, every other is
+// checked and added to its run.
+func parse(r io.Reader, file string, header []string) ([]Row, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
-	p := parser{file: file, seen: map[int]bool{}}
+	p := parser{file: file, header: header, seen: map[int]bool{}}
 	for first := true; ; first = false {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -270,6 +300,7 @@ func parse(r io.Reader, file string) ([]Row, error) {
 // the last time text parsed (the lines of a run share it: parsed once).
 type parser struct {
 	file         string
+	header       []string // the file's columns
 	rows         []Row
 	seen         map[int]bool
 	prevTime     time.Time
@@ -279,8 +310,15 @@ type parser struct {
 // record adds one data record, on line line, to its run: a new run, or the
 // run of the line before (contiguous, same time and hashes).
 func (p *parser) record(rec []string, line int) error {
-	if len(rec) != len(Header) {
-		return &SyntaxError{File: p.file, Line: line, Msg: fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(Header), strings.Join(Header, ","))}
+	if len(rec) != len(p.header) {
+		return &SyntaxError{File: p.file, Line: line, Msg: fmt.Sprintf("%d fields, want %d (%s)", len(rec), len(p.header), strings.Join(p.header, ","))}
+	}
+	commit := ""
+	if len(rec) > 7 {
+		commit = rec[7]
+		if strings.ContainsAny(commit, "\r\n") {
+			return &SyntaxError{File: p.file, Line: line, Field: Header[7], Msg: fmt.Sprintf("%q contains a line break", commit)}
+		}
 	}
 	serr := func(i int, format string, a ...any) error {
 		return &SyntaxError{File: p.file, Line: line, Field: Header[i], Msg: fmt.Sprintf(format, a...)}
@@ -311,13 +349,15 @@ func (p *parser) record(rec []string, line int) error {
 			return serr(2, "run %d has config_hash %q on an earlier line", run, cur.ConfigHash)
 		case cur.DatasetHash != rec[3]:
 			return serr(3, "run %d has dataset_hash %q on an earlier line", run, cur.DatasetHash)
+		case cur.Commit != commit:
+			return serr(7, "run %d has commit %q on an earlier line", run, cur.Commit)
 		}
 	} else {
 		if p.seen[run] {
 			return serr(0, "run %d appears again after other runs (lines of a run must be contiguous)", run)
 		}
 		p.seen[run] = true
-		p.rows = append(p.rows, Row{Run: run, Time: ts.UTC(), ConfigHash: rec[2], DatasetHash: rec[3], Metrics: map[string]map[string]float64{}})
+		p.rows = append(p.rows, Row{Run: run, Time: ts.UTC(), ConfigHash: rec[2], DatasetHash: rec[3], Commit: commit, Metrics: map[string]map[string]float64{}})
 		cur = &p.rows[len(p.rows)-1]
 	}
 	return addValue(cur, rec[4], rec[5], rec[6], serr)
@@ -357,11 +397,13 @@ func addValue(r *Row, cell, metric, vs string, serr func(i int, format string, a
 // checkHeader refuses content that is not a history CSV before any other
 // check reads its lines (a binary file was called a history "probably cut
 // short"): binary data (a first line holding a NUL byte or bytes that are
-// not UTF-8), or a first line other than Header (after a byte order mark and
-// a carriage return; CSV quoting allowed). Empty content passes (no runs).
-func checkHeader(data []byte, file string) error {
+// not UTF-8), or a first line other than Header or headerNoCommit (after a
+// byte order mark and a carriage return; CSV quoting allowed). It returns
+// the header found: Header for empty content (no runs yet) or a header cut
+// short (checkEnd refuses it).
+func checkHeader(data []byte, file string) ([]string, error) {
 	if len(data) == 0 {
-		return nil
+		return Header, nil
 	}
 	head, _, more := bytes.Cut(data, []byte("\n"))
 	off := bytes.IndexByte(head, 0)
@@ -369,20 +411,24 @@ func checkHeader(data []byte, file string) error {
 		off = invalidUTF8(head)
 	}
 	if off >= 0 {
-		return &SyntaxError{File: file, Msg: fmt.Sprintf("not a history CSV: it holds binary data (byte 0x%02x at offset %d); bench history reads the CSV file that bench run appends a line per (run, cell, metric) to, bench-history.csv by default", data[off], off)}
+		return nil, &SyntaxError{File: file, Msg: fmt.Sprintf("not a history CSV: it holds binary data (byte 0x%02x at offset %d); bench history reads the CSV file that bench run appends a line per (run, cell, metric) to, bench-history.csv by default", data[off], off)}
 	}
 	head = bytes.TrimSuffix(bytes.TrimPrefix(head, []byte("\ufeff")), []byte("\r"))
 	want := strings.Join(Header, ",")
 	if !more && strings.HasPrefix(want, string(head)) {
-		return nil // a header cut short (the content's one line): checkEnd says so
+		return Header, nil // a header cut short (the content's one line): checkEnd says so
 	}
-	if rec, err := csv.NewReader(bytes.NewReader(head)).Read(); err != nil || strings.Join(rec, ",") != want {
-		if len(head) > 80 {
-			head = append(bytes.Clone(head[:77]), "..."...)
-		}
-		return &SyntaxError{File: file, Line: 1, Msg: fmt.Sprintf("header is %q, want %q (not a ragbench history file)", head, want)}
+	rec, err := csv.NewReader(bytes.NewReader(head)).Read()
+	switch got := strings.Join(rec, ","); {
+	case err == nil && got == want:
+		return Header, nil
+	case err == nil && got == strings.Join(headerNoCommit, ","):
+		return headerNoCommit, nil
 	}
-	return nil
+	if len(head) > 80 {
+		head = append(bytes.Clone(head[:77]), "..."...)
+	}
+	return nil, &SyntaxError{File: file, Line: 1, Msg: fmt.Sprintf("header is %q, want %q (not a ragbench history file)", head, want)}
 }
 
 // invalidUTF8 is the offset of b's first byte that is not (part of) valid
@@ -399,34 +445,34 @@ func invalidUTF8(b []byte) int {
 }
 
 // lastRun returns the run number on the last non-blank line of a history
-// file's content (0 when it holds only a header or nothing), after checking
-// the header.
-func lastRun(data []byte, file string) (int, error) {
+// file's content (0 when it holds only a header or nothing) and the file's
+// header (Header for a new file), after checking the header.
+func lastRun(data []byte, file string) (int, []string, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return 0, nil
+		return 0, Header, nil
 	}
-	if err := checkHeader(data, file); err != nil {
-		return 0, err
+	header, err := checkHeader(data, file)
+	if err != nil {
+		return 0, nil, err
 	}
 	if err := checkEnd(data, file); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	want := strings.Join(Header, ",")
 	body := bytes.TrimRight(data, " \t\r\n")
 	i := bytes.LastIndexByte(body, '\n')
 	if i < 0 {
-		return 0, nil // header only
+		return 0, header, nil // header only
 	}
 	lastLine := body[i+1:]
-	rows, err := parse(io.MultiReader(strings.NewReader(want+"\n"), bytes.NewReader(lastLine)), file)
+	rows, err := parse(io.MultiReader(strings.NewReader(strings.Join(header, ",")+"\n"), bytes.NewReader(lastLine)), file, header)
 	if err != nil {
 		var se *SyntaxError
 		if errors.As(err, &se) {
 			se.Line = bytes.Count(body[:i+1], []byte("\n")) + 1
 		}
-		return 0, err
+		return 0, nil, err
 	}
-	return rows[0].Run, nil
+	return rows[0].Run, header, nil
 }
 
 // decimalRE is a plain decimal number as bench run writes history values

@@ -36,12 +36,12 @@ func TestAppendCreatesHeaderOnceAndKeepsRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `run,time,config_hash,dataset_hash,cell,metric,value
-1,2026-11-30T12:00:00Z,c1,d1,whole/bm25,ndcg@10,0.6789
-1,2026-11-30T12:00:00Z,c1,d1,whole/bm25,recall@100,0.9253
-1,2026-11-30T12:00:00Z,c1,d1,whole/dense,ndcg@10,0.30000000000000004
-2,2026-11-30T12:10:05.5Z,c2,d1,w128/hybrid,ndcg@10,0.7
-2,2026-11-30T12:10:05.5Z,c2,d1,whole/bm25,ndcg@10,0.6801
+	want := `run,time,config_hash,dataset_hash,cell,metric,value,commit
+1,2026-11-30T12:00:00Z,c1,d1,whole/bm25,ndcg@10,0.6789,
+1,2026-11-30T12:00:00Z,c1,d1,whole/bm25,recall@100,0.9253,
+1,2026-11-30T12:00:00Z,c1,d1,whole/dense,ndcg@10,0.30000000000000004,
+2,2026-11-30T12:10:05.5Z,c2,d1,w128/hybrid,ndcg@10,0.7,
+2,2026-11-30T12:10:05.5Z,c2,d1,whole/bm25,ndcg@10,0.6801,
 `
 	if diff := cmp.Diff(want, string(data)); diff != "" {
 		t.Errorf("file content (-want +got):\n%s", diff)
@@ -269,7 +269,7 @@ func TestNotAHistoryCSV(t *testing.T) {
 	for _, c := range []struct{ name, data, want string }{
 		{"gzip", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xffrun", "h.csv: not a history CSV: it holds binary data (byte 0x00 at offset 3)"},
 		{"latin-1", "caf\xe9 au lait", "h.csv: not a history CSV: it holds binary data (byte 0xe9 at offset 3)"},
-		{"qrels", "q1 0 d1 1\nq1 0 d2 0", `h.csv:1: header is "q1 0 d1 1", want "run,time,config_hash,dataset_hash,cell,metric,value" (not a ragbench history file)`},
+		{"qrels", "q1 0 d1 1\nq1 0 d2 0", `h.csv:1: header is "q1 0 d1 1", want "run,time,config_hash,dataset_hash,cell,metric,value,commit" (not a ragbench history file)`},
 	} {
 		path := filepath.Join(t.TempDir(), "h.csv")
 		os.WriteFile(path, []byte(c.data), 0o644)
@@ -280,5 +280,66 @@ func TestNotAHistoryCSV(t *testing.T) {
 		if err := Append(path, Row{Metrics: map[string]map[string]float64{"c": {"m": 1}}}); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: Append: %v; want an error containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestCommitColumn: a new history ends each line with the commit of the
+// build that ran (commit 4021c53 said history rows carry it; they did
+// not). A file written before the column (seven columns) is still read,
+// its runs without a commit, and Append keeps it in its seven columns
+// rather than rewrite the user's file; the lines of one run agree on the
+// commit, as on the hashes.
+func TestCommitColumn(t *testing.T) {
+	dir := t.TempDir()
+	t1 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	r := Row{Time: t1, ConfigHash: "c", DatasetHash: "d", Commit: "4021c53+modified", Metrics: map[string]map[string]float64{"doc/bm25": {"ndcg@10": 0.5, "recall@10": 1}}}
+	path := filepath.Join(dir, "new.csv")
+	if err := Append(path, r); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	want := `run,time,config_hash,dataset_hash,cell,metric,value,commit
+1,2026-11-30T12:00:00Z,c,d,doc/bm25,ndcg@10,0.5,4021c53+modified
+1,2026-11-30T12:00:00Z,c,d,doc/bm25,recall@10,1,4021c53+modified
+`
+	if diff := cmp.Diff(want, string(data)); diff != "" {
+		t.Errorf("new file (-want +got):\n%s", diff)
+	}
+	rows, err := Read(path)
+	r.Run = 1
+	if err != nil || len(rows) != 1 || !cmp.Equal(rows[0], r) {
+		t.Errorf("Read: %+v, %v; want %+v", rows, err, r)
+	}
+
+	old := filepath.Join(dir, "old.csv")
+	const legacy = "run,time,config_hash,dataset_hash,cell,metric,value\n1,2026-11-30T12:00:00Z,c,d,doc/bm25,ndcg@10,0.4\n"
+	os.WriteFile(old, []byte(legacy), 0o644)
+	if err := Append(old, r); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(old)
+	want = legacy + "2,2026-11-30T12:00:00Z,c,d,doc/bm25,ndcg@10,0.5\n2,2026-11-30T12:00:00Z,c,d,doc/bm25,recall@10,1\n"
+	if diff := cmp.Diff(want, string(data)); diff != "" {
+		t.Errorf("a seven-column file appended to (-want +got):\n%s", diff)
+	}
+	rows, err = Read(old)
+	if err != nil || len(rows) != 2 || rows[0].Commit != "" || rows[1].Commit != "" || rows[1].Metrics["doc/bm25"]["recall@10"] != 1 {
+		t.Errorf("Read of a seven-column file: %+v, %v", rows, err)
+	}
+
+	const h = "run,time,config_hash,dataset_hash,cell,metric,value,commit\n"
+	for _, c := range []struct{ name, data, want string }{
+		{"commits differ", h + "1,2026-11-30T12:00:00Z,c,d,x,m,1,a\n1,2026-11-30T12:00:00Z,c,d,x,n,1,b\n", `h.csv:3: commit: run 1 has commit "a" on an earlier line`},
+		{"seven fields", h + "1,2026-11-30T12:00:00Z,c,d,x,m,1\n", "h.csv:2: 7 fields, want 8 (run,time,config_hash,dataset_hash,cell,metric,value,commit)"},
+		{"eight in a seven-column file", "run,time,config_hash,dataset_hash,cell,metric,value\n1,2026-11-30T12:00:00Z,c,d,x,m,1,a\n", "h.csv:2: 8 fields, want 7 (run,time,config_hash,dataset_hash,cell,metric,value)"},
+	} {
+		p := filepath.Join(t.TempDir(), "h.csv")
+		os.WriteFile(p, []byte(c.data), 0o644)
+		if _, err := Read(p); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Read: %v; want %q", c.name, err, c.want)
+		}
+	}
+	if err := Append(filepath.Join(dir, "x.csv"), Row{Commit: "a\nb"}); err == nil || !strings.Contains(err.Error(), "commit: contains a line break") {
+		t.Errorf("Append of a commit with a line break: %v", err)
 	}
 }

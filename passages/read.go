@@ -17,6 +17,7 @@ import (
 
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/jsonkey"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/internal/srcpos"
 )
 
@@ -198,7 +199,7 @@ func (r *Run) Notes() []string {
 		r.Name, len(r.Queries), r.Results, r.Placed[Offsets], r.Placed[Exact], r.Placed[Normalised], r.UnmappedSummary()))
 	out = append(out, r.unmappedLines(5)...)
 	if n := r.OutOfOrder(); n > 0 {
-		out = append(out, fmt.Sprintf("%s: %d quer%s list results out of score order; ranked by score, as trec_eval does", r.Name, n, map[bool]string{true: "y", false: "ies"}[n == 1]))
+		out = append(out, fmt.Sprintf("%s: %s list results out of score order; ranked by score, as trec_eval does", r.Name, plural.Count(n, "query", "queries")))
 	}
 	return out
 }

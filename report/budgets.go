@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/spans"
 )
@@ -90,7 +91,7 @@ func budgetFinding(res *results.Results) string {
 	}
 	over := fmt.Sprintf("over these %d comparisons", v.Comparisons)
 	if identical > 0 || v.Comparisons != listed {
-		over = fmt.Sprintf("over the %d counted comparison%s", v.Comparisons, plural(v.Comparisons))
+		over = fmt.Sprintf("over the %d counted %s", v.Comparisons, plural.Word(v.Comparisons, "comparison", "comparisons"))
 		if identical > 0 {
 			over += fmt.Sprintf("; %d identical, not counted", identical)
 		}

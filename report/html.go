@@ -10,6 +10,7 @@ import (
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/htmlreport"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/stats"
@@ -42,8 +43,8 @@ func Page(res *results.Results, rows []history.Row) (*htmlreport.Report, error) 
 	cfg := &res.Config
 	r := &htmlreport.Report{Title: "ragbench sweep: " + cfg.Name}
 	d := res.Dataset
-	r.Summary = append(r.Summary, fmt.Sprintf("Dataset %s: %d document%s, %d judged quer%s (%d answerable: %d tuning, %d held out; %d unanswerable), %s-level qrels. Metrics average the answerable queries.",
-		d.Name, d.Documents, plural(d.Documents), d.Queries, queryPlural(d.Queries), d.Answerable, d.Tuning, d.HeldOut, d.Unanswerable, d.Level))
+	r.Summary = append(r.Summary, fmt.Sprintf("Dataset %s: %s, %d judged %s (%d answerable: %d tuning, %d held out; %d unanswerable), %s-level qrels. Metrics average the answerable queries.",
+		d.Name, plural.Count(d.Documents, "document", "documents"), d.Queries, plural.Word(d.Queries, "query", "queries"), d.Answerable, d.Tuning, d.HeldOut, d.Unanswerable, d.Level))
 	r.Summary = append(r.Summary, res.Warnings...)
 	r.Summary = append(r.Summary, tuningSummary(res)...)
 	primary := cfg.GateMetric()

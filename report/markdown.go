@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/config"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/kinds"
 	"github.com/ragbench/ragbench/results"
 )
@@ -51,7 +52,7 @@ func (r *reportWriter) promptCols() []string {
 // header writes the title and the dataset paragraph.
 func (r *reportWriter) header() {
 	r.w("# ragbench sweep: %s\n\n", mdText(r.cfg.Name))
-	r.w("Dataset **%s**: %d document%s, %d judged quer%s (%d answerable, %d unanswerable); qrels are %s-level", mdText(r.ds.Name), r.ds.Documents, plural(r.ds.Documents), r.ds.Queries, queryPlural(r.ds.Queries), r.ds.Answerable, r.ds.Unanswerable, r.ds.Level)
+	r.w("Dataset **%s**: %s, %d judged %s (%d answerable, %d unanswerable); qrels are %s-level", mdText(r.ds.Name), plural.Count(r.ds.Documents, "document", "documents"), r.ds.Queries, plural.Word(r.ds.Queries, "query", "queries"), r.ds.Answerable, r.ds.Unanswerable, r.ds.Level)
 	if r.ds.Level == "document" {
 		r.w(" (chunk rankings become document rankings by MaxP)")
 	}
@@ -195,7 +196,7 @@ func (r *reportWriter) slices() {
 			if len(r.res.Cells) > 0 {
 				n = r.res.Cells[0].Counts[g]
 			}
-			r.w("### %s (%d answerable %s)\n\n", mdEscape(s), n, map[bool]string{true: "query", false: "queries"}[n == 1])
+			r.w("### %s (%d answerable %s)\n\n", mdEscape(s), n, plural.Word(n, "query", "queries"))
 			if s == results.NoSlice {
 				r.w("Queries with no `%s` label.\n\n", r.cfg.Dataset.SliceField)
 			}
@@ -358,12 +359,8 @@ func (r *reportWriter) timingNotes() {
 		if len(ids) > 20 {
 			ids, more = ids[:20], fmt.Sprintf(" and %d more (results.json failed_queries)", len(t.FailedQueries)-20)
 		}
-		noun := "queries"
-		if t.QueryErrors == 1 {
-			noun = "query"
-		}
-		r.w("\n**%s: %d %s failed after the retries and scored as misses** (on_query_error: miss): %s%s. Its measures count them as retrieving nothing.\n",
-			mdEscape(t.Cell), t.QueryErrors, noun, mdEscape(strings.Join(ids, ", ")), more)
+		r.w("\n**%s: %s failed after the retries and scored as misses** (on_query_error: miss): %s%s. Its measures count them as retrieving nothing.\n",
+			mdEscape(t.Cell), plural.Count(t.QueryErrors, "query", "queries"), mdEscape(strings.Join(ids, ", ")), more)
 	}
 }
 

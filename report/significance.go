@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragbench/ragbench/compare"
 	"github.com/ragbench/ragbench/htmlreport"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/stats"
 )
@@ -21,13 +22,13 @@ const maxPlanRows = 100
 // cell beats another (some false), that no mean has a superscript.
 func superscriptSentence(cells, queries int, some bool) string {
 	if !some {
-		return fmt.Sprintf("No cell beats another significantly on a tested metric (after correction), over the %d answerable quer%s: no mean has a superscript.", queries, queryPlural(queries))
+		return fmt.Sprintf("No cell beats another significantly on a tested metric (after correction), over the %d answerable %s: no mean has a superscript.", queries, plural.Word(queries, "query", "queries"))
 	}
 	what := "Superscript letters name"
 	if cells > 26 {
 		what = "Superscript numbers (separated by commas) name"
 	}
-	return fmt.Sprintf("%s the cells a cell beats significantly on that metric (after correction), over the %d answerable quer%s.", what, queries, queryPlural(queries))
+	return fmt.Sprintf("%s the cells a cell beats significantly on that metric (after correction), over the %d answerable %s.", what, queries, plural.Word(queries, "query", "queries"))
 }
 
 // joinLabels joins the labels a cell beats: "ab" for letters, "1,12" for
@@ -121,7 +122,7 @@ func (r *reportWriter) planTable(sig *results.Significance, m string) {
 	case compare.VsBest:
 		what = "each cell against the best cell " + mdCode(sig.Reference[m])
 	}
-	r.w("**%s**: %s — %d comparison%s, %d counted in the correction", m, what, len(pairs), plural(len(pairs)), counted)
+	r.w("**%s**: %s — %s, %d counted in the correction", m, what, plural.Count(len(pairs), "comparison", "comparisons"), counted)
 	if identical > 0 {
 		r.w(", %d identical (unchanged, not counted)", identical)
 	}
@@ -192,13 +193,6 @@ func signedZero(d float64) string {
 	default:
 		return "+" + s
 	}
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // smallSample is the warning beside an estimate resting on n queries
@@ -285,12 +279,4 @@ func smallGroups(charts []htmlreport.SliceChart) []string {
 		}
 	}
 	return out
-}
-
-// queryPlural is "y" for 1 ("1 query"), else "ies".
-func queryPlural(n int) string {
-	if n == 1 {
-		return "y"
-	}
-	return "ies"
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/ragbench/ragbench/internal/plural"
 )
 
 // The defaults of ragbench's significance testing, owned here and used by
@@ -150,9 +152,5 @@ func SmallSampleWarning(n int, what string) string {
 	if n >= SmallSample {
 		return ""
 	}
-	q := "queries"
-	if n == 1 {
-		q = "query"
-	}
-	return fmt.Sprintf("%s: only %d %s (fewer than %d): indicative only", what, n, q, SmallSample)
+	return fmt.Sprintf("%s: only %s (fewer than %d): indicative only", what, plural.Count(n, "query", "queries"), SmallSample)
 }

@@ -1,6 +1,10 @@
 package stats
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/ragbench/ragbench/internal/plural"
+)
 
 // SignFlipFloor is the smallest two-sided p-value the paired randomization
 // test can give when n queries differ, by exact enumeration (n ≤
@@ -42,11 +46,7 @@ func FewDifferNote(test Test, n, m int, alpha float64, c Correction) string {
 	if n == 0 {
 		return "no query differs: the test cannot give a p below 1"
 	}
-	q := "queries differ"
-	if n == 1 {
-		q = "query differs"
-	}
-	head := fmt.Sprintf("only %d %s: the smallest p the test can give is %.4g", n, q, floor)
+	head := fmt.Sprintf("only %s: the smallest p the test can give is %.4g", plural.Count(n, "query differs", "queries differ"), floor)
 	if floor > alpha {
 		return fmt.Sprintf("%s, above α = %g (a correction only raises it)", head, alpha)
 	}

@@ -119,6 +119,14 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{"unknown field", minimal + "prompt_kk: 5\n", []string{":6: prompt_kk: unknown field"}},
 		{"unknown nested field", "dataset:\n  corpus: c.jsonl\n  queries: q.jsonl\n  qrel: x\nretrievers: [{name: a, type: bm25}]\n", []string{":4: qrel: unknown field"}},
+		// An unknown field close to a field of its mapping names it (a
+		// fresh user's size: 200 for sizes: [200]).
+		{"size for sizes", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    size: 200\nretrievers: [{name: a, type: bm25}]\n", []string{`:4: size: unknown field; did you mean "sizes"? (see docs/config.md for the fields)`}},
+		{"overlap for overlaps", "dataset: {corpus: c, queries: q}\nchunking:\n  - {strategy: fixed, sizes: [8], overlap: 2}\nretrievers: [{name: a, type: bm25}]\n", []string{`:3: overlap: unknown field; did you mean "overlaps"?`}},
+		{"promptk", minimal + "promptk: 5\n", []string{`:6: promptk: unknown field; did you mean "prompt_k"?`}},
+		{"Metrics", minimal + "Metrics: [ndcg]\n", []string{`:6: Metrics: unknown field; did you mean "metrics"?`}},
+		{"nested typo", "dataset:\n  corpus: c.jsonl\n  queries: q.jsonl\n  qrel: x\nretrievers: [{name: a, type: bm25}]\n", []string{`:4: qrel: unknown field; did you mean "qrels"?`}},
+		{"retriever typo", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: h, type: hybrid, inputs: [a], fusoin: rrf}\n", []string{`:4: fusoin: unknown field; did you mean "fusion"?`}},
 		{"bad type", minimal + "k: [1, x]\n", []string{":6: k[1]: not an integer: x"}},
 		{"no dataset", "retrievers: [{name: a, type: bm25}]\n", []string{"dataset: missing"}},
 		{"unknown retriever type", "dataset: {corpus: c, queries: q}\nretrievers:\n  - name: a\n    type: bm26\n", []string{":4: retrievers[0].type: unknown type \"bm26\""}},
@@ -128,6 +136,13 @@ func TestConfigErrors(t *testing.T) {
 		{"interpolate without alpha", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: r, type: rerank, input: a, model: m, mode: interpolate}\n", []string{"retrievers[1].alpha: missing"}},
 		{"prompt_k not in k", minimal + "k: [1, 5]\nprompt_k: 10\n", []string{":7: prompt_k: prompt_k 10 must be one of k [1 5]"}},
 		{"overlap ≥ size", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    sizes: [32]\n    overlaps: [32]\nretrievers: [{name: a, type: bm25}]\n", []string{":5: chunking[0].overlaps[0]: overlap 32 must be in [0, size 32)"}},
+		// Duplicates in a chunking's grid lists are errors, as in k
+		// (before, sizes: [128, 128] silently made one chunking).
+		{"duplicate k", minimal + "k: [5, 10, 5]\n", []string{":6: k[2]: k 5 listed twice"}},
+		{"duplicate size", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    sizes: [128, 128]\nretrievers: [{name: a, type: bm25}]\n", []string{":4: chunking[0].sizes[1]: size 128 listed twice"}},
+		{"duplicate overlap", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: fixed\n    sizes: [128]\n    overlaps: [0, 32, 0]\nretrievers: [{name: a, type: bm25}]\n", []string{":5: chunking[0].overlaps[2]: overlap 0 listed twice"}},
+		{"duplicate token size", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: tokens\n    tokenizer: cl100k_base\n    sizes: [200, 400, 200]\nretrievers: [{name: a, type: bm25}]\n", []string{":5: chunking[0].sizes[2]: size 200 listed twice"}},
+		{"duplicate recursive overlap", "dataset: {corpus: c, queries: q}\nchunking:\n  - strategy: recursive\n    sizes: [400]\n    overlaps: [50, 50]\nretrievers: [{name: a, type: bm25}]\n", []string{":5: chunking[0].overlaps[1]: overlap 50 listed twice"}},
 		{"fraction", minimal + "heldout:\n  fraction: 1.5\n", []string{":7: heldout.fraction: fraction 1.5 must be in [0, 1)"}},
 		{"duplicate name", "dataset: {corpus: c, queries: q}\nretrievers:\n  - {name: a, type: bm25}\n  - {name: a, type: bm25}\n", []string{":4: retrievers[1].name: duplicate name \"a\""}},
 		{"empty file", "", []string{"empty config file"}},
@@ -201,6 +216,43 @@ func TestValidateMissingFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(cfg.Output); !os.IsNotExist(err) {
 		t.Errorf("output folder %s exists after a failed validation", cfg.Output)
+	}
+}
+
+// TestValidateMissingSplit: a BEIR folder that is found but holds no
+// qrels of the config's split is reported as found, with the splits it
+// has, not with the hint to pass --data-dir (the folder is not what is
+// missing; a fresh user's report).
+func TestValidateMissingSplit(t *testing.T) {
+	data := t.TempDir()
+	folder := filepath.Join(data, "ds")
+	for _, f := range []string{"corpus.jsonl", "queries.jsonl", "qrels/train.tsv", "qrels/test.tsv", "qrels/notes.txt"} {
+		p := filepath.Join(folder, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := writeConfig(t, "dataset: {beir: ds, split: dev}\nretrievers: [{name: a, type: bm25}]\n")
+	cfg, err := Load(p, LoadOptions{DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = ValidateDataset(cfg, true)
+	want := "dataset.split: qrels split dev: " + filepath.Join(folder, "qrels", "dev.tsv") + " not found in the BEIR folder " + folder + ", which has the splits test, train: set dataset.split to one of them"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "--data-dir") {
+		t.Errorf("error %v, want %q and no --data-dir hint", err, want)
+	}
+	// No qrels folder at all: the folder is still found.
+	if err := os.RemoveAll(filepath.Join(folder, "qrels")); err != nil {
+		t.Fatal(err)
+	}
+	err = ValidateDataset(cfg, true)
+	want = "dataset.split: qrels split dev: " + filepath.Join(folder, "qrels", "dev.tsv") + " not found in the BEIR folder " + folder + ", which has no qrels/*.tsv"
+	if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "--data-dir") {
+		t.Errorf("error %v, want %q and no --data-dir hint", err, want)
 	}
 }
 

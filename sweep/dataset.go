@@ -19,6 +19,7 @@ import (
 	"github.com/ragbench/ragbench/diagnose"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/hashkey"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/retrievers"
 	"github.com/ragbench/ragbench/spans"
@@ -76,9 +77,9 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 				emptied++
 			}
 		}
-		w := fmt.Sprintf("dataset.unknown_gold: ignore: dropped %s in %s of %s: their doc ids are not in the corpus %s (recall, MAP and nDCG count only gold documents present in the corpus)", count(len(unknown), "relevant judgement"), count(len(queries), "query"), qrelsPath, corpusPath)
+		w := fmt.Sprintf("dataset.unknown_gold: ignore: dropped %s in %s of %s: their doc ids are not in the corpus %s (recall, MAP and nDCG count only gold documents present in the corpus)", plural.Count(len(unknown), "relevant judgement", "relevant judgements"), plural.Count(len(queries), "query", "queries"), qrelsPath, corpusPath)
 		if emptied > 0 {
-			w += fmt.Sprintf("; %s no relevant document left and %s reported as unanswerable", count(emptied, "query has"), map[bool]string{true: "is", false: "are"}[emptied == 1])
+			w += fmt.Sprintf("; %s no relevant document left and %s reported as unanswerable", plural.Count(emptied, "query has", "queries have"), plural.Word(emptied, "is", "are"))
 		}
 		return w, nil
 	}
@@ -94,7 +95,7 @@ func checkGold(ds *dataset, qrelsPath, corpusPath, policy, cfgPath string) (stri
 		return unknown[a].Doc < unknown[b].Doc
 	})
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s in %s name no document of the corpus %s (they would silently score as misses)", qrelsPath, count(len(unknown), "gold doc id"), count(len(queries), "query"), corpusPath)
+	fmt.Fprintf(&b, "%s: %s in %s name no document of the corpus %s (they would silently score as misses)", qrelsPath, plural.Count(len(unknown), "gold doc id", "gold doc ids"), plural.Count(len(queries), "query", "queries"), corpusPath)
 	if len(unknown) > maxListed {
 		fmt.Fprintf(&b, "; the first %d", maxListed)
 	}
@@ -164,22 +165,6 @@ func beirQueriesHint(cfg *Config, path string, err error) error {
 		return err
 	}
 	return cfg.Errf("dataset.queries", "%s is a BEIR queries.jsonl (\"_id\", \"text\"; no \"gold\"): it has no judgements; set dataset.qrels to its qrels file (e.g. qrels/test.tsv), or use dataset.beir for a BEIR folder (reading it as labelled queries: %v)", path, err)
-}
-
-// count is "1 query" or "3 queries": n and the noun, plural when n ≠ 1
-// ("query has" becomes "queries have").
-func count(n int, noun string) string {
-	if n != 1 {
-		switch {
-		case noun == "query has":
-			noun = "queries have"
-		case strings.HasSuffix(noun, "y"):
-			noun = strings.TrimSuffix(noun, "y") + "ies"
-		default:
-			noun += "s"
-		}
-	}
-	return fmt.Sprintf("%d %s", n, noun)
 }
 
 // dataset is the loaded data.

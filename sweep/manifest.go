@@ -27,18 +27,8 @@ func manifest(cfg *Config, ds *dataset) ([]byte, error) {
 			}
 			m.Modules[d.Path] = v
 		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				m.GitCommit = s.Value
-			case "vcs.modified":
-				m.GitDirty = s.Value == "true"
-			}
-		}
 	}
-	if m.GitCommit == "" {
-		m.GitCommit, m.GitDirty = gitCommit(filepath.Dir(cfg.Path()))
-	}
+	m.GitCommit, m.GitDirty = buildCommit(cfg)
 	files, err := ds.inputFiles()
 	if err != nil {
 		return nil, err
@@ -88,6 +78,40 @@ func (ds *dataset) inputFiles() ([]results.FileHash, error) {
 		out = append(out, results.FileHash{Role: role, Path: p, SHA256: h, Bytes: size})
 	}
 	return out, nil
+}
+
+// buildCommit is the commit of the code that runs and whether it had
+// uncommitted changes: the binary's (go build's vcs.revision and
+// vcs.modified, which bench --version prints), else — a binary built
+// without them (go run, go test, -buildvcs=false) — HEAD of the git
+// checkout holding the config. The one source of manifest.json's
+// git_commit and git_dirty and of the history's commit column
+// (commitText).
+func buildCommit(cfg *Config) (rev string, dirty bool) {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if rev == "" {
+		rev, dirty = gitCommit(filepath.Dir(cfg.Path()))
+	}
+	return rev, dirty
+}
+
+// commitText is buildCommit as one string, as bench --version writes it:
+// the commit, "+modified" after it for uncommitted changes ("" unknown).
+func commitText(cfg *Config) string {
+	rev, dirty := buildCommit(cfg)
+	if rev != "" && dirty {
+		rev += "+modified"
+	}
+	return rev
 }
 
 // gitCommit returns HEAD's commit and whether the tree has changes, when dir

@@ -506,7 +506,7 @@ func cellFile(name string) string { return strings.ReplaceAll(name, "/", "__") }
 
 // historyRow is this run's history row: every cell's headline metrics.
 func historyRow(cfg *Config, ds *dataset, res *results.Results, now time.Time) history.Row {
-	row := history.Row{Time: now.UTC(), ConfigHash: cfg.Hash(), DatasetHash: ds.hash, Metrics: map[string]map[string]float64{}}
+	row := history.Row{Time: now.UTC(), ConfigHash: cfg.Hash(), DatasetHash: ds.hash, Commit: commitText(cfg), Metrics: map[string]map[string]float64{}}
 	for _, c := range res.Cells {
 		m := map[string]float64{}
 		for _, name := range headlineMetrics(cfg) {

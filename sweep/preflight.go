@@ -210,7 +210,9 @@ func ValidateDataset(c *Config, queries bool) error {
 		if _, err := os.Stat(d.BEIR); err == nil {
 			need("dataset.beir", filepath.Join(d.BEIR, "corpus.jsonl"), "corpus")
 			need("dataset.beir", filepath.Join(d.BEIR, "queries.jsonl"), "queries")
-			need("dataset.split", filepath.Join(d.BEIR, "qrels", d.Split+".tsv"), "qrels split")
+			if p := filepath.Join(d.BEIR, "qrels", d.Split+".tsv"); !exists(p) {
+				errs = append(errs, c.Errf("dataset.split", "qrels split %s: %s not found in the BEIR folder %s, which %s", d.Split, p, d.BEIR, beirSplits(d.BEIR)))
+			}
 		}
 	} else {
 		need("dataset.corpus", d.Corpus, "corpus")
@@ -223,6 +225,23 @@ func ValidateDataset(c *Config, queries bool) error {
 	}
 	return errors.Join(errs...)
 }
+
+// beirSplits says which qrels splits the BEIR folder dir has (its
+// qrels/*.tsv), for the error of a split it lacks: the folder was found,
+// so the hint is the split, not --data-dir.
+func beirSplits(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "qrels", "*.tsv"))
+	if len(files) == 0 {
+		return "has no qrels/*.tsv"
+	}
+	splits := make([]string, len(files))
+	for i, f := range files {
+		splits[i] = strings.TrimSuffix(filepath.Base(f), ".tsv")
+	}
+	return "has the splits " + strings.Join(splits, ", ") + ": set dataset.split to one of them"
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 const hintData = "pass --data-dir (or set RAGBENCH_DATA_DIR) to the folder holding the datasets, or fix the path in the config"
 

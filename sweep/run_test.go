@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -135,6 +136,22 @@ func TestSmallSweep(t *testing.T) {
 	}
 	if v, ok := rowsH[0].Value("doc/bm25", "ndcg@3"); !ok || math.Abs(v-(2+ndcgQ3)/4) > 1e-12 {
 		t.Errorf("history doc/bm25 ndcg@3 = %v, %v", v, ok)
+	}
+	// The row's commit is the manifest's (the checkout holding the config,
+	// under go test), "+modified" for a tree with changes.
+	var man results.Manifest
+	if b, err := os.ReadFile(filepath.Join(cfg.Output, "manifest.json")); err != nil || json.Unmarshal(b, &man) != nil {
+		t.Fatalf("manifest.json: %v", err)
+	}
+	want := man.GitCommit
+	if man.GitDirty {
+		want += "+modified"
+	}
+	if _, err := exec.LookPath("git"); err == nil && man.GitCommit == "" {
+		t.Error("manifest.json: no git_commit for a config inside the checkout")
+	}
+	if rowsH[0].Commit != want {
+		t.Errorf("history commit %q, want manifest.json's %q", rowsH[0].Commit, want)
 	}
 }
 

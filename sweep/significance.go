@@ -69,9 +69,9 @@ func baselineCell(cfg *Config, cells []results.CellResult) (name, rule string) {
 		}
 	}
 	if best >= 0 {
-		return cells[best].Name, fmt.Sprintf("the best BM25 cell on %s (significance.baseline names another)", m)
+		return cells[best].Name, fmt.Sprintf("the best BM25 cell on %s (set significance.baseline to choose another)", m)
 	}
-	return cells[0].Name, "the first cell: the config has no BM25 cell (significance.baseline names another)"
+	return cells[0].Name, "the first cell: the config has no BM25 cell (set significance.baseline to choose another)"
 }
 
 // significance runs the comparisons between cells of the config's plan

@@ -83,7 +83,7 @@ func TestNewcomerPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sig.Plan != "baseline" || sig.Baseline != "fixed-4/bm25" || !strings.HasPrefix(sig.BaselineRule, "the best BM25 cell on ndcg@3") {
+	if sig.Plan != "baseline" || sig.Baseline != "fixed-4/bm25" || sig.BaselineRule != "the best BM25 cell on ndcg@3 (set significance.baseline to choose another)" {
 		t.Errorf("plan %s, baseline %s (%s)", sig.Plan, sig.Baseline, sig.BaselineRule)
 	}
 	if len(sig.Pairs) != 35 || sig.Comparisons != 17 || sig.Identical != 18 {

@@ -10,6 +10,7 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/spans"
 )
@@ -161,7 +162,7 @@ func (sc *spanCells) uncoverableWarning(name string, share float64) string {
 	}
 	first := sc.uncoverable[0]
 	return fmt.Sprintf("chunking %s: %s in %s covered by no chunk (none holds %v of it), e.g. query %q, doc %q [%d, %d); no retriever can find them and they count as misses",
-		name, count(len(sc.uncoverable), "gold span"), count(len(qs), "query"), share, first.Query, first.Span.Doc, first.Span.Start, first.Span.End)
+		name, plural.Count(len(sc.uncoverable), "gold span", "gold spans"), plural.Count(len(qs), "query", "queries"), share, first.Query, first.Span.Doc, first.Span.Start, first.Span.End)
 }
 
 // cellScores evaluates a cell's run: without span labels, eval's measures

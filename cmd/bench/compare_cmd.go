@@ -14,6 +14,7 @@ import (
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
 	"github.com/ragbench/ragbench/gate"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/passages"
 	"github.com/ragbench/ragbench/spans"
 	"github.com/ragbench/ragbench/stats"
@@ -432,7 +433,7 @@ func missingQueriesError(qrelsPath string, nAnswerable int, runs []compareRun, m
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d of the %d queries of %s with a relevant doc %s missing from the runs; runs must cover the same queries, or -c scores a missing query 0 (as trec_eval -c and ranx make_comparable):",
-		len(count), nAnswerable, qrelsPath, map[bool]string{true: "is", false: "are"}[len(count) == 1])
+		len(count), nAnswerable, qrelsPath, plural.Word(len(count), "is", "are"))
 	if len(runs) > 1 {
 		var all []string
 		for q, n := range count {
@@ -442,7 +443,7 @@ func missingQueriesError(qrelsPath string, nAnswerable int, runs []compareRun, m
 		}
 		if len(all) > 0 {
 			slices.Sort(all)
-			fmt.Fprintf(&b, "\n  missing from every run: %d quer%s (%s)", len(all), map[bool]string{true: "y", false: "ies"}[len(all) == 1], list(all))
+			fmt.Fprintf(&b, "\n  missing from every run: %s (%s)", plural.Count(len(all), "query", "queries"), list(all))
 		}
 	}
 	for i, m := range missing {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/passages"
 	"github.com/ragbench/ragbench/spans"
 )
@@ -443,7 +444,7 @@ func evalMeasures(stderr io.Writer, measures measureList, format string) ([]eval
 	} else if dropped, err := textMeasures(names, ms, format); err != nil {
 		return nil, err
 	} else if len(dropped) > 0 {
-		fmt.Fprintf(stderr, "bench eval: note: %s of the measure group%s printed by --format trec only, not in this output\n", strings.Join(dropped, " and "), map[bool]string{true: " is", false: "s are"}[len(dropped) == 1])
+		fmt.Fprintf(stderr, "bench eval: note: %s of the measure %s printed by --format trec only, not in this output\n", strings.Join(dropped, " and "), plural.Word(len(dropped), "group is", "groups are"))
 		ms = slices.DeleteFunc(ms, isTextMeasure)
 	}
 

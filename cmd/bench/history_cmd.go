@@ -13,6 +13,7 @@ import (
 
 	"github.com/ragbench/ragbench/history"
 	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/internal/texttab"
 	"github.com/ragbench/ragbench/sweep"
 )
@@ -269,11 +270,7 @@ func writeHistoryTable(stdout io.Writer, format, path string, nRuns int, header 
 		fmt.Fprintf(&b, "## Run history: `%s`\n\n", path)
 		histTable(header, table).WriteMarkdown(&b)
 	} else {
-		runs := "runs"
-		if nRuns == 1 {
-			runs = "run"
-		}
-		fmt.Fprintf(&b, "Run history: %s (%d %s)\n\n", path, nRuns, runs)
+		fmt.Fprintf(&b, "Run history: %s (%s)\n\n", path, plural.Count(nRuns, "run", "runs"))
 		histTable(header, table).WriteText(&b)
 	}
 	if marks["†"] || marks["*"] {

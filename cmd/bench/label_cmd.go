@@ -15,6 +15,7 @@ import (
 
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/sweep"
 	"github.com/ragbench/ragbench/workbench"
 )
@@ -119,7 +120,7 @@ func serveLabel(ctx context.Context, stdout, stderr io.Writer, args []string, re
 	go func() { served <- hs.Serve(ln) }()
 	addr := ln.Addr().String()
 	url := srv.URL(addr)
-	fmt.Fprintf(stdout, "bench label: %s over %s (%s)", labelsPath, corpusPath, plural(len(docs), "document", "documents"))
+	fmt.Fprintf(stdout, "bench label: %s over %s (%s)", labelsPath, corpusPath, plural.Count(len(docs), "document", "documents"))
 	if results != "" {
 		fmt.Fprintf(stdout, "; last run: %s", results)
 	}

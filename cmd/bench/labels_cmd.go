@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ragbench/ragbench/corpus"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/labels"
 	"github.com/ragbench/ragbench/sweep"
 )
@@ -273,9 +274,9 @@ func labelsCheck(stdout io.Writer, lf *labelsFlags, path string, docs []corpus.D
 	}
 	switch code := r.ExitCode(); code {
 	case labels.ExitFixable:
-		return exitError{code, fmt.Errorf("%s, each with a sure repair: 'bench labels check --fix' writes %s", plural(len(r.Problems), "label problem", "label problems"), map[bool]string{true: "it", false: "them"}[len(r.Problems) == 1])}
+		return exitError{code, fmt.Errorf("%s, each with a sure repair: 'bench labels check --fix' writes %s", plural.Count(len(r.Problems), "label problem", "label problems"), plural.Word(len(r.Problems), "it", "them"))}
 	case labels.ExitProblems:
-		return exitError{code, fmt.Errorf("%s (%d with a sure repair)", plural(len(r.Problems), "label problem", "label problems"), r.Fixable())}
+		return exitError{code, fmt.Errorf("%s (%d with a sure repair)", plural.Count(len(r.Problems), "label problem", "label problems"), r.Fixable())}
 	}
 	return nil
 }
@@ -312,13 +313,5 @@ func labelsFix(stdout io.Writer, r *labels.Report, docs []corpus.Document, out s
 	for _, p := range f.After.Problems {
 		fmt.Fprintf(stdout, "%v\n", p.Error(f.Path))
 	}
-	return exitError{labels.ExitProblems, errors.New(labelsCount(left, "label problem") + " left after --fix")}
-}
-
-// labelsCount is "1 label problem", "2 label problems".
-func labelsCount(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return exitError{labels.ExitProblems, errors.New(plural.Count(left, "label problem", "label problems") + " left after --fix")}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/internal/fileutil"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/labels"
 )
 
@@ -104,7 +105,7 @@ func labelsPool(stdout io.Writer, lf *labelsFlags, opt labels.Options) error {
 		}
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s unjudged in the top %d of %s (%s of %s), most returned first\n",
-		out, labelsCount(len(items), "passage"), lf.pool.depth, labelsCount(len(runs), "cell"), labelsCount(pairs, "passage–query pair"), plural(len(queries), "query", "queries"))
+		out, plural.Count(len(items), "passage", "passages"), lf.pool.depth, plural.Count(len(runs), "cell", "cells"), plural.Count(pairs, "passage–query pair", "passage–query pairs"), plural.Count(len(queries), "query", "queries"))
 	if len(items) > 0 {
 		fmt.Fprintf(stdout, "review: set each query's \"grade\" (1 or more: relevant, with that grade; 0: not relevant; null: not reviewed), then\n  %s\n", mergeCommand(lf, out))
 	}
@@ -155,15 +156,7 @@ func labelsMerge(stdout io.Writer, lf *labelsFlags, path string, docs []corpus.D
 	case len(m.After.Problems) == 0 && m.Recorded:
 		fmt.Fprintf(stdout, "%s checks clean; its anchor record is written\n", m.Path)
 	case len(m.After.Problems) > 0:
-		fmt.Fprintf(stdout, "%s has %s in rows the review did not change (bench labels check lists them)\n", m.Path, labelsCount(len(m.After.Problems), "label problem"))
+		fmt.Fprintf(stdout, "%s has %s in rows the review did not change (bench labels check lists them)\n", m.Path, plural.Count(len(m.After.Problems), "label problem", "label problems"))
 	}
 	return nil
-}
-
-// plural is "1 query", "2 queries".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -107,7 +107,7 @@ func checkComparisons(dom string) []string {
 	for _, want := range []string{
 		`<h2 id="significance">Each cell against the baseline doc/bm25: ndcg@3</h2>`,
 		`<p class="note">Plan: each cell against baseline doc/bm25: 5 comparisons × 1 metric = 5; 5 identical (same score on every query) reported as unchanged and not counted, 0 counted.</p>`,
-		`<p class="note">The baseline, doc/bm25, is the best BM25 cell on ndcg@3 (significance.baseline names another).</p>`,
+		`<p class="note">The baseline, doc/bm25, is the best BM25 cell on ndcg@3 (set significance.baseline to choose another).</p>`,
 		`<th>95% CI (bootstrap BCa)</th>`,
 		`<a href="#significance">Significance</a>`,
 	} {

@@ -16,6 +16,7 @@ import (
 	"github.com/ragbench/ragbench/config"
 	"github.com/ragbench/ragbench/gate"
 	"github.com/ragbench/ragbench/internal/gcpace"
+	"github.com/ragbench/ragbench/internal/plural"
 	"github.com/ragbench/ragbench/results"
 	"github.com/ragbench/ragbench/sweep"
 )
@@ -184,11 +185,7 @@ func baselineIsOutput(path, out string) bool {
 // base when there is one.
 func runSweep(ctx context.Context, stdout, stderr io.Writer, cfg *config.Config, base *gate.Run, f runFlags, mode sweep.ProgressMode) error {
 	start := time.Now()
-	unit := "cells"
-	if n := len(cfg.Cells()); n == 1 {
-		unit = "cell"
-	}
-	fmt.Fprintf(stderr, "bench run: %s: %d %s → %s\n", cfg.Path(), len(cfg.Cells()), unit, cfg.Output)
+	fmt.Fprintf(stderr, "bench run: %s: %s → %s\n", cfg.Path(), plural.Count(len(cfg.Cells()), "cell", "cells"), cfg.Output)
 	opts := sweep.Options{Stderr: stderr, Progress: mode, NoHistory: f.noHistory, ONNXRuntime: f.ortLib}
 	if base != nil {
 		// Changed queries or qrels fail before the first cell, not after
@@ -220,7 +217,7 @@ func printRunSummary(stdout io.Writer, cfg *config.Config, res *results.Results,
 			cached++
 		}
 	}
-	fmt.Fprintf(stdout, "%d cells (%d from the run cache) in %s\n", len(res.Cells), cached, took.Round(100*time.Millisecond))
+	fmt.Fprintf(stdout, "%s (%d from the run cache) in %s\n", plural.Count(len(res.Cells), "cell", "cells"), cached, took.Round(100*time.Millisecond))
 	for _, l := range planSummary(&res.Significance) {
 		fmt.Fprintln(stdout, l)
 	}
@@ -277,7 +274,8 @@ func runCheck(ctx context.Context, stdout io.Writer, cfg *config.Config, f runFl
 		return err
 	}
 	cells := cfg.Cells()
-	fmt.Fprintf(stdout, "config %s is valid: %d chunkings × %d retrievers = %d cells\n", cfg.Path(), len(cfg.Chunkings()), len(cfg.Retrievers), len(cells))
+	fmt.Fprintf(stdout, "config %s is valid: %s × %s = %s\n", cfg.Path(), plural.Count(len(cfg.Chunkings()), "chunking", "chunkings"),
+		plural.Count(len(cfg.Retrievers), "retriever", "retrievers"), plural.Count(len(cells), "cell", "cells"))
 	for _, c := range cells {
 		fmt.Fprintf(stdout, "  %s\n", c.Name)
 	}
@@ -318,7 +316,7 @@ func printDataset(stdout io.Writer, sum results.DatasetSummary) {
 		level = "span labels (chunk judgements derived per chunking)"
 	}
 	fmt.Fprintf(stdout, "dataset     %s: %s, %s (%d answerable: %d tuning, %d held out; %d unanswerable), %s, slices: %s\n",
-		sum.Name, plural(sum.Documents, "document", "documents"), plural(sum.Queries, "query", "queries"), sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
+		sum.Name, plural.Count(sum.Documents, "document", "documents"), plural.Count(sum.Queries, "query", "queries"), sum.Answerable, sum.Tuning, sum.HeldOut, sum.Unanswerable, level, slices)
 }
 
 // checkEngines is --check's engine step: each engine retriever's cluster

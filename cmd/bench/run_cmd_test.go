@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -369,4 +371,30 @@ func TestRunCheckModelRootsOutsideCheckout(t *testing.T) {
 			t.Errorf("shared model missing: exit %d, stderr lacks %q:\n%s", code, want, errb.String())
 		}
 	}
+}
+
+// TestRunOneCell: a one-cell sweep's lines say "1 chunking", "1 retriever",
+// "1 cell" (not "1 cells"), on --check, on the first run and on the second
+// (read from the run cache), and the dataset line counts in the singular
+// too. testdata/run/one-cell.golden, with the temporary folder as $DIR and
+// the durations as Ns.
+func TestRunOneCell(t *testing.T) {
+	dir := t.TempDir()
+	p := writeConfig(t, dir, "dataset:\n  corpus: corpus.jsonl\n  queries: queries.jsonl\nretrievers:\n  - {name: bm25, type: bm25}\nk: [1, 3]\n")
+	args := []string{"--no-history", "--progress", "none", "--data-dir", "../../sweep/testdata/small", "--output", filepath.Join(dir, "out"), "--cache-dir", filepath.Join(dir, "cache"), p}
+	var all bytes.Buffer
+	for _, extra := range [][]string{{"--check", "--offline"}, nil, nil} {
+		var out, errb bytes.Buffer
+		if code := run(&out, &errb, append(append([]string{"run"}, extra...), args...)); code != 0 {
+			t.Fatalf("bench run %v: exit %d\n%s%s", extra, code, out.String(), errb.String())
+		}
+		fmt.Fprintf(&all, "$ %s\n%s%s", strings.Join(append([]string{"bench", "run"}, extra...), " "), errb.String(), out.String())
+	}
+	data, err := filepath.Abs("../../sweep/testdata/small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.NewReplacer(dir, "$DIR", data, "$DATA").Replace(all.String())
+	got = regexp.MustCompile(`in [0-9.]+m?s\n`).ReplaceAllString(got, "in Ns\n")
+	checkDiagGolden(t, "run/one-cell.golden", got)
 }
