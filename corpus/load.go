@@ -110,7 +110,11 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 			if d, ok := fastDoc(line, &a); ok {
 				return d, nil
 			}
-			return parseJSONLine(path, n, line)
+			d, err := parseJSONLine(path, n, line)
+			if err == nil && sp != nil {
+				d.ID = a.str([]byte(d.ID)) // the table holds the arena's ids only (spiller.anon)
+			}
+			return d, err
 		}
 	case ".tsv":
 		cols := 0 // set by the first data line: 3 (id, title, text) or 2 (id, text)
@@ -129,7 +133,18 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 
 	br := bufio.NewReaderSize(r, 1<<20)
 	n := estimateLines(br, f, r == io.Reader(f))
-	docs := make([]Document, 0, n)
+	var docs []Document
+	if sp == nil {
+		docs = make([]Document, 0, n)
+	} else {
+		// With the spill, the table and the ids are outside the Go heap
+		// (spiller.anon), the table reserved half as large again as the
+		// estimate.
+		a.alloc = sp.anon
+		if docs, err = sp.table(n + n/2); err != nil {
+			return nil, nil, err
+		}
+	}
 	byID := NewIDIndex(func(i int) string { return docs[i].ID }, n) // doc id → position in docs
 	lineOf := make([]int, 0, n)                                     // line of each document (for the duplicate error)
 	var buf []byte                                                  // the line read, reused (parse copies what it keeps)
@@ -157,14 +172,25 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 			if perr != nil {
 				return nil, nil, perr
 			}
+			if a.err != nil {
+				return nil, nil, a.err
+			}
+			// Spilled before the table holds it: a table outside the
+			// heap must never point into it (spiller.anon).
+			if err := sp.put(&d); err != nil {
+				return nil, nil, err
+			}
+			if sp != nil && len(docs) == cap(docs) {
+				var gerr error
+				if docs, gerr = sp.grow(docs); gerr != nil {
+					return nil, nil, gerr
+				}
+			}
 			docs = append(docs, d)
 			if i, dup := byID.Add(len(docs) - 1); dup {
 				prev := lineOf[i]
 				return nil, nil, &LineError{File: path, Line: lineNo, Field: "id",
 					Msg: fmt.Sprintf("duplicate doc id %q (first at line %d, again at line %d)", d.ID, prev, lineNo)}
-			}
-			if err := sp.put(&docs[len(docs)-1]); err != nil {
-				return nil, nil, err
 			}
 			lineOf = append(lineOf, lineNo)
 		}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -42,7 +43,10 @@ func mapFile(f *os.File, size int) ([]byte, error) {
 // Document.Text is a string pointing into the mapping (unsafe.String):
 // the bytes are file-backed page-cache pages, outside the Go heap and its
 // collector's goal (GOGC lets the heap grow to twice what is live; the
-// texts no longer count). Ids stay on the heap. The pages a process has
+// texts no longer count). For a JSONL or TSV corpus the documents table
+// (the []Document itself) and the ids are outside the Go heap too, in
+// anonymous mappings (spiller.anon) the collector neither scans nor
+// counts; a folder corpus's stay on the heap. The pages a process has
 // touched count in its RSS (RssFile) until Release drops them from its
 // page tables (madvise MADV_DONTNEED: for a read-only shared file mapping
 // this frees no data; the next read faults the same bytes back in from the
@@ -173,6 +177,7 @@ func LoadSpilled(path, dir string) ([]Document, *IDIndex, *Texts, error) {
 			err = se.err
 		case lerr != nil:
 			sp.f.Close()
+			sp.free()
 			return nil, nil, nil, lerr
 		default:
 			t, ferr := sp.finish(docs)
@@ -182,6 +187,8 @@ func LoadSpilled(path, dir string) ([]Document, *IDIndex, *Texts, error) {
 			err = ferr
 		}
 		sp.f.Close()
+		docs, byID = nil, nil
+		sp.free()
 	}
 	docs, byID, lerr := LoadIndexed(path)
 	if lerr != nil {
@@ -209,6 +216,74 @@ type spiller struct {
 	w    *bufio.Writer
 	lens []uint32 // each document's title and text lengths, in order
 	size int64    // bytes written
+	// maps are the anonymous mappings holding a JSONL or TSV corpus's
+	// documents table and ids (anon), outside the Go heap.
+	maps [][]byte
+}
+
+// anon returns n zeroed bytes outside the Go heap (mapped.Anon), for the
+// documents table and the ids of a JSONL or TSV corpus being spilled: with
+// the titles and texts in the spill, a Document holds no pointer into the
+// Go heap, so the table and the ids can live where the collector neither
+// scans them nor counts them in the live heap, which sets how far the
+// heap grows before each collection (GOGC: up to twice the live heap, or
+// the headroom of internal/gcpace): on the heap, the 48-byte Documents and
+// their ids cost their size twice in the run's peak memory (issue 27).
+// Untouched pages cost nothing, so a table can be reserved larger than it
+// turns out. The mappings are never unmapped once the load succeeded
+// (like the spill's, they live as long as the process: see Texts); free
+// unmaps them after a failed one. A refused mapping is a *spillError (the
+// corpus is then loaded on the heap).
+func (sp *spiller) anon(n int) ([]byte, error) {
+	b, ok := mapped.Anon(n)
+	if !ok {
+		return nil, &spillError{fmt.Errorf("cannot map %d bytes of memory for the documents", n)}
+	}
+	sp.maps = append(sp.maps, b)
+	return b, nil
+}
+
+// table returns an empty documents table with room for n documents (at
+// least 1024), outside the Go heap (anon).
+func (sp *spiller) table(n int) ([]Document, error) {
+	n = max(n, 1024)
+	b, err := sp.anon(n * int(unsafe.Sizeof(Document{})))
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*Document)(unsafe.Pointer(&b[0])), n)[:0], nil
+}
+
+// unmap unmaps the mapping of sp.maps that starts at p, if any.
+func (sp *spiller) unmap(p unsafe.Pointer) {
+	for i, m := range sp.maps {
+		if unsafe.Pointer(&m[0]) == p {
+			mapped.Free(m)
+			sp.maps = slices.Delete(sp.maps, i, i+1)
+			return
+		}
+	}
+}
+
+// grow returns docs, a full table from table, copied to one twice as
+// large; the old one is unmapped.
+func (sp *spiller) grow(docs []Document) ([]Document, error) {
+	bigger, err := sp.table(2 * cap(docs))
+	if err != nil {
+		return nil, err
+	}
+	bigger = append(bigger, docs...)
+	sp.unmap(unsafe.Pointer(unsafe.SliceData(docs)))
+	return bigger, nil
+}
+
+// free unmaps the documents table and ids of a failed load (nothing may
+// use them afterwards).
+func (sp *spiller) free() {
+	for _, m := range sp.maps {
+		mapped.Free(m)
+	}
+	sp.maps = nil
 }
 
 // spillWriter, when set (tests), wraps the spill file's writer, to fail
