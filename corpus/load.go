@@ -134,20 +134,22 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	n := estimateLines(br, f, r == io.Reader(f))
 	var docs []Document
+	var slots *slotTables
 	if sp == nil {
 		docs = make([]Document, 0, n)
 	} else {
-		// With the spill, the table and the ids are outside the Go heap
-		// (spiller.anon), the table reserved half as large again as the
-		// estimate.
-		a.alloc = sp.anon
+		// With the spill, the table, the ids and the index's slots are
+		// outside the Go heap (spiller.anon), the table reserved half as
+		// large again as the estimate.
+		a.alloc, slots = sp.anon, sp.slots()
 		if docs, err = sp.table(n + n/2); err != nil {
 			return nil, nil, err
 		}
 	}
-	byID := NewIDIndex(func(i int) string { return docs[i].ID }, n) // doc id → position in docs
-	lineOf := make([]int, 0, n)                                     // line of each document (for the duplicate error)
-	var buf []byte                                                  // the line read, reused (parse copies what it keeps)
+	byID := newIDIndexIn(func(i int) string { return docs[i].ID }, n, slots) // doc id → position in docs
+	defer func() { byID.table = nil }()                                      // an Add after the load grows on the heap
+	lineOf := make([]int, 0, n)                                              // line of each document (for the duplicate error)
+	var buf []byte                                                           // the line read, reused (parse copies what it keeps)
 	for lineNo := 1; ; lineNo++ {
 		line, err := readLine(br, &buf)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -201,7 +203,9 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 	if len(docs) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty corpus: no documents", path)
 	}
-	return docs, byID, nil
+	// No spare capacity: an append to a table outside the heap makes a
+	// copy on the heap instead of writing (maybe heap pointers) into it.
+	return docs[:len(docs):len(docs)], byID, nil
 }
 
 // estimateLines guesses how many lines a plain file holds from the lines in

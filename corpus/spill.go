@@ -254,6 +254,22 @@ func (sp *spiller) table(n int) ([]Document, error) {
 	return unsafe.Slice((*Document)(unsafe.Pointer(&b[0])), n)[:0], nil
 }
 
+// slots is the documents' index's slot tables (IDIndex), outside the Go
+// heap with the table (anon); a refused mapping leaves a table on the
+// heap (it holds no pointer, so either is safe).
+func (sp *spiller) slots() *slotTables {
+	return &slotTables{
+		alloc: func(n int) []uint32 {
+			b, err := sp.anon(4 * n)
+			if err != nil {
+				return nil
+			}
+			return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
+		},
+		free: func(s []uint32) { sp.unmap(unsafe.Pointer(unsafe.SliceData(s))) },
+	}
+}
+
 // unmap unmaps the mapping of sp.maps that starts at p, if any.
 func (sp *spiller) unmap(p unsafe.Pointer) {
 	for i, m := range sp.maps {
