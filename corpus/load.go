@@ -134,21 +134,31 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 	br := bufio.NewReaderSize(r, 1<<20)
 	n := estimateLines(br, f, r == io.Reader(f))
 	var docs []Document
+	var lineOf []int // line of each document (for the duplicate error)
 	var slots *slotTables
 	if sp == nil {
 		docs = make([]Document, 0, n)
+		lineOf = make([]int, 0, n)
 	} else {
 		// With the spill, the table, the ids and the index's slots are
-		// outside the Go heap (spiller.anon), the table reserved half as
+		// outside the Go heap (spiller.anon), and so are the lists the
+		// load needs while it runs (the lines here, the texts' lengths
+		// in the spiller), unmapped when done; each reserved half as
 		// large again as the estimate.
 		a.alloc, slots = sp.anon, sp.slots()
-		if docs, err = sp.table(n + n/2); err != nil {
+		if docs, err = anonSlice[Document](sp, n+n/2); err != nil {
 			return nil, nil, err
 		}
+		if lineOf, err = anonSlice[int](sp, n+n/2); err != nil {
+			return nil, nil, err
+		}
+		if sp.lens, err = anonSlice[uint32](sp, 2*(n+n/2)); err != nil {
+			return nil, nil, err
+		}
+		defer func() { unmapSlice(sp, lineOf) }()
 	}
 	byID := newIDIndexIn(func(i int) string { return docs[i].ID }, n, slots) // doc id → position in docs
 	defer func() { byID.table = nil }()                                      // an Add after the load grows on the heap
-	lineOf := make([]int, 0, n)                                              // line of each document (for the duplicate error)
 	var buf []byte                                                           // the line read, reused (parse copies what it keeps)
 	for lineNo := 1; ; lineNo++ {
 		line, err := readLine(br, &buf)
@@ -182,19 +192,21 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 			if err := sp.put(&d); err != nil {
 				return nil, nil, err
 			}
-			if sp != nil && len(docs) == cap(docs) {
-				var gerr error
-				if docs, gerr = sp.grow(docs); gerr != nil {
-					return nil, nil, gerr
-				}
+			if sp == nil {
+				docs = append(docs, d)
+			} else if docs, err = anonAppend(sp, docs, d); err != nil {
+				return nil, nil, err
 			}
-			docs = append(docs, d)
 			if i, dup := byID.Add(len(docs) - 1); dup {
 				prev := lineOf[i]
 				return nil, nil, &LineError{File: path, Line: lineNo, Field: "id",
 					Msg: fmt.Sprintf("duplicate doc id %q (first at line %d, again at line %d)", d.ID, prev, lineNo)}
 			}
-			lineOf = append(lineOf, lineNo)
+			if sp == nil {
+				lineOf = append(lineOf, lineNo)
+			} else if lineOf, err = anonAppend(sp, lineOf, lineNo); err != nil {
+				return nil, nil, err
+			}
 		}
 		if eof {
 			break

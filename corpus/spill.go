@@ -214,7 +214,7 @@ func (e *spillError) Error() string { return "spill: " + e.err.Error() }
 type spiller struct {
 	f    *os.File
 	w    *bufio.Writer
-	lens []uint32 // each document's title and text lengths, in order
+	lens []uint32 // each document's title and text lengths, in order (anonSlice)
 	size int64    // bytes written
 	// maps are the anonymous mappings holding a JSONL or TSV corpus's
 	// documents table and ids (anon), outside the Go heap.
@@ -243,15 +243,41 @@ func (sp *spiller) anon(n int) ([]byte, error) {
 	return b, nil
 }
 
-// table returns an empty documents table with room for n documents (at
-// least 1024), outside the Go heap (anon).
-func (sp *spiller) table(n int) ([]Document, error) {
+// anonSlice returns an empty slice with room for n elements (at least
+// 1024) in a mapping of sp's (anon): for the documents table, whose
+// strings point outside the heap, and for pointer-free lists (the
+// texts' lengths, the documents' lines).
+func anonSlice[T any](sp *spiller, n int) ([]T, error) {
 	n = max(n, 1024)
-	b, err := sp.anon(n * int(unsafe.Sizeof(Document{})))
+	var z T
+	b, err := sp.anon(n * int(unsafe.Sizeof(z)))
 	if err != nil {
 		return nil, err
 	}
-	return unsafe.Slice((*Document)(unsafe.Pointer(&b[0])), n)[:0], nil
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)[:0], nil
+}
+
+// anonAppend is append(s, v) for a slice from anonSlice (or nil): a full
+// one is copied to a mapping twice as large and its own unmapped.
+func anonAppend[T any](sp *spiller, s []T, v T) ([]T, error) {
+	if len(s) == cap(s) {
+		bigger, err := anonSlice[T](sp, 2*cap(s))
+		if err != nil {
+			return nil, err
+		}
+		bigger = append(bigger, s...)
+		unmapSlice(sp, s)
+		s = bigger
+	}
+	return append(s, v), nil
+}
+
+// unmapSlice unmaps the mapping of sp's that s (from anonSlice) starts,
+// if any.
+func unmapSlice[T any](sp *spiller, s []T) {
+	if cap(s) > 0 {
+		sp.unmap(unsafe.Pointer(unsafe.SliceData(s)))
+	}
 }
 
 // slots is the documents' index's slot tables (IDIndex), outside the Go
@@ -279,18 +305,6 @@ func (sp *spiller) unmap(p unsafe.Pointer) {
 			return
 		}
 	}
-}
-
-// grow returns docs, a full table from table, copied to one twice as
-// large; the old one is unmapped.
-func (sp *spiller) grow(docs []Document) ([]Document, error) {
-	bigger, err := sp.table(2 * cap(docs))
-	if err != nil {
-		return nil, err
-	}
-	bigger = append(bigger, docs...)
-	sp.unmap(unsafe.Pointer(unsafe.SliceData(docs)))
-	return bigger, nil
 }
 
 // free unmaps the documents table and ids of a failed load (nothing may
@@ -382,7 +396,10 @@ func (sp *spiller) put(d *Document) error {
 		if _, err := sp.w.WriteString(s); err != nil {
 			return &spillError{err}
 		}
-		sp.lens = append(sp.lens, uint32(len(s)))
+		var err error
+		if sp.lens, err = anonAppend(sp, sp.lens, uint32(len(s))); err != nil {
+			return err
+		}
 		sp.size += int64(len(s))
 	}
 	d.Title, d.Text = "", ""
@@ -393,6 +410,10 @@ func (sp *spiller) put(d *Document) error {
 // (docs are those put, in order) into the mapping. The file stays open on
 // success, for Detach's reads.
 func (sp *spiller) finish(docs []Document) (*Texts, error) {
+	defer func() { // the lengths are in the documents once finished (or the load fails)
+		unmapSlice(sp, sp.lens)
+		sp.lens = nil
+	}()
 	if err := sp.w.Flush(); err != nil {
 		return nil, err
 	}
@@ -423,6 +444,5 @@ func (sp *spiller) finish(docs []Document) (*Texts, error) {
 		docs[i].Title = view(sp.lens[2*i])
 		docs[i].Text = view(sp.lens[2*i+1])
 	}
-	sp.lens = nil
 	return &Texts{mem: mem, f: sp.f}, nil
 }
