@@ -149,6 +149,12 @@ type arena struct {
 	// instead of copying it: valid only until the next line is read
 	// (the spill copies them out at once; see load).
 	borrow bool
+	// alloc, when set, gives the blocks, outside the Go heap (the
+	// spill's ids, see spiller.anon), and every string str makes is in
+	// one of them, however long; err is its first failure (str then
+	// returns "").
+	alloc func(n int) ([]byte, error)
+	err   error
 }
 
 const arenaBlock = 1 << 20
@@ -158,11 +164,42 @@ func (a *arena) str(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
+	if a.alloc != nil {
+		return a.strOff(b)
+	}
 	if len(b) > arenaBlock/8 {
 		return string(b)
 	}
 	if len(b) > len(a.buf) {
 		a.buf = make([]byte, arenaBlock)
+	}
+	n := copy(a.buf, b)
+	s := unsafeString(a.buf[:n])
+	a.buf = a.buf[n:]
+	return s
+}
+
+// strOff is str with the blocks of a.alloc: a string longer than an
+// eighth of a block gets a block of its own.
+func (a *arena) strOff(b []byte) string {
+	if a.err != nil {
+		return ""
+	}
+	if len(b) > len(a.buf) {
+		own := len(b) > arenaBlock/8
+		size := arenaBlock
+		if own {
+			size = len(b)
+		}
+		blk, err := a.alloc(size)
+		if err != nil {
+			a.err = err
+			return ""
+		}
+		if own {
+			return unsafeString(blk[:copy(blk, b)])
+		}
+		a.buf = blk
 	}
 	n := copy(a.buf, b)
 	s := unsafeString(a.buf[:n])

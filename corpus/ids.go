@@ -21,14 +21,39 @@ type IDIndex struct {
 	seed  maphash.Seed
 	slots []uint32 // position + 1; 0 is an empty slot
 	n     int
+	// table, when set, gives the slot tables (zeroed) and takes back the
+	// ones outgrown; nil (or a nil table returned) is the Go heap.
+	table *slotTables
+}
+
+// slotTables hands out an IDIndex's slot tables from elsewhere than the
+// Go heap (the spilled load's anonymous mappings, spiller.anon).
+type slotTables struct {
+	alloc func(n int) []uint32 // n zeroed slots, or nil
+	free  func([]uint32)       // a table alloc returned, outgrown
 }
 
 // NewIDIndex is an empty index reading ids through id, with room for
 // capacity ids before it grows (0: grow as needed).
 func NewIDIndex(id func(i int) string, capacity int) *IDIndex {
-	x := &IDIndex{id: id, seed: maphash.MakeSeed()}
-	x.slots = make([]uint32, tableSize(capacity))
+	return newIDIndexIn(id, capacity, nil)
+}
+
+// newIDIndexIn is NewIDIndex with its slot tables from t (nil: the heap).
+func newIDIndexIn(id func(i int) string, capacity int, t *slotTables) *IDIndex {
+	x := &IDIndex{id: id, seed: maphash.MakeSeed(), table: t}
+	x.slots = x.makeSlots(tableSize(capacity))
 	return x
+}
+
+// makeSlots returns n zeroed slots, from x.table when it has them.
+func (x *IDIndex) makeSlots(n int) []uint32 {
+	if x.table != nil {
+		if s := x.table.alloc(n); s != nil {
+			return s
+		}
+	}
+	return make([]uint32, n)
 }
 
 // IndexIDs is an index of the positions 0 … n-1 of a list whose i-th id is
@@ -110,7 +135,10 @@ func (x *IDIndex) find(id string) int {
 // grow doubles the table and re-inserts every position.
 func (x *IDIndex) grow() {
 	old := x.slots
-	x.slots = make([]uint32, max(8, 2*len(old)))
+	x.slots = x.makeSlots(max(8, 2*len(old)))
+	if x.table != nil {
+		defer x.table.free(old) // one it gave, or a heap one it ignores
+	}
 	mask := len(x.slots) - 1
 	for _, p := range old {
 		if p == 0 {

@@ -110,7 +110,11 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 			if d, ok := fastDoc(line, &a); ok {
 				return d, nil
 			}
-			return parseJSONLine(path, n, line)
+			d, err := parseJSONLine(path, n, line)
+			if err == nil && sp != nil {
+				d.ID = a.str([]byte(d.ID)) // the table holds the arena's ids only (spiller.anon)
+			}
+			return d, err
 		}
 	case ".tsv":
 		cols := 0 // set by the first data line: 3 (id, title, text) or 2 (id, text)
@@ -129,10 +133,33 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 
 	br := bufio.NewReaderSize(r, 1<<20)
 	n := estimateLines(br, f, r == io.Reader(f))
-	docs := make([]Document, 0, n)
-	byID := NewIDIndex(func(i int) string { return docs[i].ID }, n) // doc id → position in docs
-	lineOf := make([]int, 0, n)                                     // line of each document (for the duplicate error)
-	var buf []byte                                                  // the line read, reused (parse copies what it keeps)
+	var docs []Document
+	var lineOf []int // line of each document (for the duplicate error)
+	var slots *slotTables
+	if sp == nil {
+		docs = make([]Document, 0, n)
+		lineOf = make([]int, 0, n)
+	} else {
+		// With the spill, the table, the ids and the index's slots are
+		// outside the Go heap (spiller.anon), and so are the lists the
+		// load needs while it runs (the lines here, the texts' lengths
+		// in the spiller), unmapped when done; each reserved half as
+		// large again as the estimate.
+		a.alloc, slots = sp.anon, sp.slots()
+		if docs, err = anonSlice[Document](sp, n+n/2); err != nil {
+			return nil, nil, err
+		}
+		if lineOf, err = anonSlice[int](sp, n+n/2); err != nil {
+			return nil, nil, err
+		}
+		if sp.lens, err = anonSlice[uint32](sp, 2*(n+n/2)); err != nil {
+			return nil, nil, err
+		}
+		defer func() { unmapSlice(sp, lineOf) }()
+	}
+	byID := newIDIndexIn(func(i int) string { return docs[i].ID }, n, slots) // doc id → position in docs
+	defer func() { byID.table = nil }()                                      // an Add after the load grows on the heap
+	var buf []byte                                                           // the line read, reused (parse copies what it keeps)
 	for lineNo := 1; ; lineNo++ {
 		line, err := readLine(br, &buf)
 		if err != nil && !errors.Is(err, io.EOF) {
@@ -157,16 +184,29 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 			if perr != nil {
 				return nil, nil, perr
 			}
-			docs = append(docs, d)
+			if a.err != nil {
+				return nil, nil, a.err
+			}
+			// Spilled before the table holds it: a table outside the
+			// heap must never point into it (spiller.anon).
+			if err := sp.put(&d); err != nil {
+				return nil, nil, err
+			}
+			if sp == nil {
+				docs = append(docs, d)
+			} else if docs, err = anonAppend(sp, docs, d); err != nil {
+				return nil, nil, err
+			}
 			if i, dup := byID.Add(len(docs) - 1); dup {
 				prev := lineOf[i]
 				return nil, nil, &LineError{File: path, Line: lineNo, Field: "id",
 					Msg: fmt.Sprintf("duplicate doc id %q (first at line %d, again at line %d)", d.ID, prev, lineNo)}
 			}
-			if err := sp.put(&docs[len(docs)-1]); err != nil {
+			if sp == nil {
+				lineOf = append(lineOf, lineNo)
+			} else if lineOf, err = anonAppend(sp, lineOf, lineNo); err != nil {
 				return nil, nil, err
 			}
-			lineOf = append(lineOf, lineNo)
 		}
 		if eof {
 			break
@@ -175,7 +215,9 @@ func load(path string, sp *spiller) ([]Document, *IDIndex, error) {
 	if len(docs) == 0 {
 		return nil, nil, fmt.Errorf("%s: empty corpus: no documents", path)
 	}
-	return docs, byID, nil
+	// No spare capacity: an append to a table outside the heap makes a
+	// copy on the heap instead of writing (maybe heap pointers) into it.
+	return docs[:len(docs):len(docs)], byID, nil
 }
 
 // estimateLines guesses how many lines a plain file holds from the lines in

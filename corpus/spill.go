@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -42,7 +43,10 @@ func mapFile(f *os.File, size int) ([]byte, error) {
 // Document.Text is a string pointing into the mapping (unsafe.String):
 // the bytes are file-backed page-cache pages, outside the Go heap and its
 // collector's goal (GOGC lets the heap grow to twice what is live; the
-// texts no longer count). Ids stay on the heap. The pages a process has
+// texts no longer count). For a JSONL or TSV corpus the documents table
+// (the []Document itself) and the ids are outside the Go heap too, in
+// anonymous mappings (spiller.anon) the collector neither scans nor
+// counts; a folder corpus's stay on the heap. The pages a process has
 // touched count in its RSS (RssFile) until Release drops them from its
 // page tables (madvise MADV_DONTNEED: for a read-only shared file mapping
 // this frees no data; the next read faults the same bytes back in from the
@@ -113,11 +117,14 @@ func (t *Texts) Detach(s string) string {
 	return unsafe.String(&buf[0], len(buf))
 }
 
-// PaceInterval is how often Paced releases the texts' pages during a pass:
-// at the 25,000 texts a second of a BM25 build (about 10 MB of a synthetic
-// corpus) the pass holds a few MB of the spill in the RSS, and releasing a
-// mostly released mapping costs microseconds.
-const PaceInterval = 250 * time.Millisecond
+// PaceInterval is how often Paced releases the texts' pages during a pass.
+// A pass holds about what it reads in one interval: a fast one (the
+// corpus hash after the load) held 200–290 MB of spill pages at once for
+// a moment at 250 ms, which made a 3 M-document run's peak RSS; at 50 ms
+// it holds a fifth of that, and a BM25 build (about 10 MB of a synthetic
+// corpus a second) well under one MB. Releasing a mostly released mapping
+// costs microseconds, 20 times a second.
+const PaceInterval = 50 * time.Millisecond
 
 // Paced runs pass, a sequential pass over the texts (an index build, the
 // corpus hash, the dataset's checks) whose pages it does not read again,
@@ -173,6 +180,7 @@ func LoadSpilled(path, dir string) ([]Document, *IDIndex, *Texts, error) {
 			err = se.err
 		case lerr != nil:
 			sp.f.Close()
+			sp.free()
 			return nil, nil, nil, lerr
 		default:
 			t, ferr := sp.finish(docs)
@@ -182,6 +190,8 @@ func LoadSpilled(path, dir string) ([]Document, *IDIndex, *Texts, error) {
 			err = ferr
 		}
 		sp.f.Close()
+		docs, byID = nil, nil
+		sp.free()
 	}
 	docs, byID, lerr := LoadIndexed(path)
 	if lerr != nil {
@@ -207,8 +217,106 @@ func (e *spillError) Error() string { return "spill: " + e.err.Error() }
 type spiller struct {
 	f    *os.File
 	w    *bufio.Writer
-	lens []uint32 // each document's title and text lengths, in order
+	lens []uint32 // each document's title and text lengths, in order (anonSlice)
 	size int64    // bytes written
+	// maps are the anonymous mappings holding a JSONL or TSV corpus's
+	// documents table and ids (anon), outside the Go heap.
+	maps [][]byte
+}
+
+// anon returns n zeroed bytes outside the Go heap (mapped.Anon), for the
+// documents table and the ids of a JSONL or TSV corpus being spilled: with
+// the titles and texts in the spill, a Document holds no pointer into the
+// Go heap, so the table and the ids can live where the collector neither
+// scans them nor counts them in the live heap, which sets how far the
+// heap grows before each collection (GOGC: up to twice the live heap, or
+// the headroom of internal/gcpace): on the heap, the 48-byte Documents and
+// their ids cost their size twice in the run's peak memory (issue 27).
+// Untouched pages cost nothing, so a table can be reserved larger than it
+// turns out. The mappings are never unmapped once the load succeeded
+// (like the spill's, they live as long as the process: see Texts); free
+// unmaps them after a failed one. A refused mapping is a *spillError (the
+// corpus is then loaded on the heap).
+func (sp *spiller) anon(n int) ([]byte, error) {
+	b, ok := mapped.Anon(n)
+	if !ok {
+		return nil, &spillError{fmt.Errorf("cannot map %d bytes of memory for the documents", n)}
+	}
+	sp.maps = append(sp.maps, b)
+	return b, nil
+}
+
+// anonSlice returns an empty slice with room for n elements (at least
+// 1024) in a mapping of sp's (anon): for the documents table, whose
+// strings point outside the heap, and for pointer-free lists (the
+// texts' lengths, the documents' lines).
+func anonSlice[T any](sp *spiller, n int) ([]T, error) {
+	n = max(n, 1024)
+	var z T
+	b, err := sp.anon(n * int(unsafe.Sizeof(z)))
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)[:0], nil
+}
+
+// anonAppend is append(s, v) for a slice from anonSlice (or nil): a full
+// one is copied to a mapping twice as large and its own unmapped.
+func anonAppend[T any](sp *spiller, s []T, v T) ([]T, error) {
+	if len(s) == cap(s) {
+		bigger, err := anonSlice[T](sp, 2*cap(s))
+		if err != nil {
+			return nil, err
+		}
+		bigger = append(bigger, s...)
+		unmapSlice(sp, s)
+		s = bigger
+	}
+	return append(s, v), nil
+}
+
+// unmapSlice unmaps the mapping of sp's that s (from anonSlice) starts,
+// if any.
+func unmapSlice[T any](sp *spiller, s []T) {
+	if cap(s) > 0 {
+		sp.unmap(unsafe.Pointer(unsafe.SliceData(s)))
+	}
+}
+
+// slots is the documents' index's slot tables (IDIndex), outside the Go
+// heap with the table (anon); a refused mapping leaves a table on the
+// heap (it holds no pointer, so either is safe).
+func (sp *spiller) slots() *slotTables {
+	return &slotTables{
+		alloc: func(n int) []uint32 {
+			b, err := sp.anon(4 * n)
+			if err != nil {
+				return nil
+			}
+			return unsafe.Slice((*uint32)(unsafe.Pointer(&b[0])), n)
+		},
+		free: func(s []uint32) { sp.unmap(unsafe.Pointer(unsafe.SliceData(s))) },
+	}
+}
+
+// unmap unmaps the mapping of sp.maps that starts at p, if any.
+func (sp *spiller) unmap(p unsafe.Pointer) {
+	for i, m := range sp.maps {
+		if unsafe.Pointer(&m[0]) == p {
+			mapped.Free(m)
+			sp.maps = slices.Delete(sp.maps, i, i+1)
+			return
+		}
+	}
+}
+
+// free unmaps the documents table and ids of a failed load (nothing may
+// use them afterwards).
+func (sp *spiller) free() {
+	for _, m := range sp.maps {
+		mapped.Free(m)
+	}
+	sp.maps = nil
 }
 
 // spillWriter, when set (tests), wraps the spill file's writer, to fail
@@ -291,7 +399,10 @@ func (sp *spiller) put(d *Document) error {
 		if _, err := sp.w.WriteString(s); err != nil {
 			return &spillError{err}
 		}
-		sp.lens = append(sp.lens, uint32(len(s)))
+		var err error
+		if sp.lens, err = anonAppend(sp, sp.lens, uint32(len(s))); err != nil {
+			return err
+		}
 		sp.size += int64(len(s))
 	}
 	d.Title, d.Text = "", ""
@@ -302,6 +413,10 @@ func (sp *spiller) put(d *Document) error {
 // (docs are those put, in order) into the mapping. The file stays open on
 // success, for Detach's reads.
 func (sp *spiller) finish(docs []Document) (*Texts, error) {
+	defer func() { // the lengths are in the documents once finished (or the load fails)
+		unmapSlice(sp, sp.lens)
+		sp.lens = nil
+	}()
 	if err := sp.w.Flush(); err != nil {
 		return nil, err
 	}
@@ -332,6 +447,5 @@ func (sp *spiller) finish(docs []Document) (*Texts, error) {
 		docs[i].Title = view(sp.lens[2*i])
 		docs[i].Text = view(sp.lens[2*i+1])
 	}
-	sp.lens = nil
 	return &Texts{mem: mem, f: sp.f}, nil
 }

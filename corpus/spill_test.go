@@ -2,10 +2,13 @@ package corpus
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -283,4 +286,81 @@ func FuzzLoadSpilled(f *testing.F) {
 		}
 		loadBoth(t, p)
 	})
+}
+
+// TestLoadSpilledOffHeap: a spilled JSONL or TSV corpus's documents table
+// and ids are outside the Go heap (spiller.anon); a table that outgrows
+// its reservation (a compressed corpus: no estimate) is copied to a larger
+// one, ids of every path (fast, escaped, numeric, one longer than an arena
+// block's eighth, TSV) are the arena's, and everything reads the same
+// after collections that would have freed a heap string the table alone
+// pointed to.
+func TestLoadSpilledOffHeap(t *testing.T) {
+	var jb, tb strings.Builder
+	for i := range 5000 {
+		switch i % 4 {
+		case 0:
+			fmt.Fprintf(&jb, `{"_id": "d%d", "title": "t%d", "text": "text of %d"}`+"\n", i, i, i)
+		case 1:
+			fmt.Fprintf(&jb, `{"_id": "d\u0031-%d", "text": "esc\"aped %d"}`+"\n", i, i)
+		case 2:
+			fmt.Fprintf(&jb, `{"_id": %d, "title": "", "text": "numeric %d"}`+"\n", i, i)
+		default:
+			fmt.Fprintf(&jb, `{"_id": "d%d", "text": ""}`+"\n", i)
+		}
+		fmt.Fprintf(&tb, "t%d\ttitle %d\ttext %d\n", i, i, i)
+	}
+	fmt.Fprintf(&jb, `{"_id": "%s", "text": "the long id's"}`+"\n", strings.Repeat("x", arenaBlock/4))
+	for _, name := range []string{"corpus.jsonl", "corpus.jsonl.gz", "docs.tsv", "docs.tsv.gz"} {
+		t.Run(name, func(t *testing.T) {
+			content := jb.String()
+			if strings.Contains(name, ".tsv") {
+				content = tb.String()
+			}
+			path := writeFile(t, name, content)
+			want, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := liveHeap()
+			got, byID, texts, err := LoadSpilled(path, t.TempDir())
+			if err != nil || texts.Note() != "" {
+				t.Fatalf("LoadSpilled: %v %s", err, texts.Note())
+			}
+			// On the heap the table alone is 48 bytes a document and the
+			// index by id 5 to 11; off it, the live heap holds next to
+			// nothing per document.
+			if grown := int64(liveHeap()) - int64(before); canSpill && grown > int64(len(got))*4 {
+				t.Errorf("the live heap grew by %d bytes for %d documents: the table is on it", grown, len(got))
+			}
+			if canSpill && cap(got) != len(got) {
+				t.Errorf("the table has room for %d documents more", cap(got)-len(got))
+			}
+			for range 3 {
+				_ = make([]byte, 64<<20) // garbage, reusing whatever a collection freed
+				runtime.GC()
+			}
+			if !slices.Equal(got, want) {
+				for i := range min(len(got), len(want)) {
+					if got[i] != want[i] {
+						t.Fatalf("document %d: spilled %+q, heap %+q", i, got[i], want[i])
+					}
+				}
+				t.Fatalf("%d spilled documents, %d on the heap", len(got), len(want))
+			}
+			for i, d := range want {
+				if j, ok := byID.Get(d.ID); !ok || j != i {
+					t.Fatalf("%q found at %d (%v), want %d", d.ID, j, ok, i)
+				}
+			}
+		})
+	}
+}
+
+// liveHeap is the live heap after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

@@ -9,4 +9,8 @@
 // keeps while memory allows and drops under pressure), and the next read
 // of the mapping faults the same bytes back in. The process's RSS then
 // counts what it reads now, not all it ever read.
+//
+// Anon maps memory outside the Go heap for a long-lived table holding no
+// pointer into it (corpus's documents table and ids): the collector
+// neither scans it nor counts it in the live heap that sets its goal.
 package mapped

@@ -66,7 +66,8 @@ var luceneStopWords = []string{"a", "an", "and", "are", "as", "at", "be", "but",
 // from the process as the search leaves them, see Search); the retriever
 // keeps a document frequency and a float64 per (field, term) ever queried
 // (the MaxScore bounds) and a byte per chunk for each of the frequent
-// terms queried, within 64 MiB (see Search).
+// terms queried, within 64 MiB, in one anonymous mapping outside the Go
+// heap that Close unmaps (see Search, freqArray).
 type Retriever struct {
 	opts      Options
 	idx       bleve.Index       // layoutScorch: the bleve index (bleve's own scoring)
@@ -80,6 +81,8 @@ type Retriever struct {
 	bytes     int64
 	stats     sync.Map     // field and term → termStat: MaxScore bound, frequent terms' tf arrays
 	freqBytes atomic.Int64 // bytes of tf arrays allotted (≤ freqBudget)
+	freqOnce  sync.Once
+	freqMem   []byte // the tf arrays' mapping (freqArray); nil until needed
 
 	mu        sync.Mutex // guards latencies
 	latencies []time.Duration
@@ -514,6 +517,10 @@ func (r *Retriever) Close() error {
 		errs = append(errs, os.RemoveAll(r.tmpDir))
 		r.tmpDir = ""
 	}
+	r.stats.Clear()          // the tf arrays point into freqMem
+	r.freqOnce.Do(func() {}) // no mapping after Close
+	mapped.Free(r.freqMem)
+	r.freqMem = nil
 	return errors.Join(errs...)
 }
 

@@ -11,12 +11,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/mapped"
 	"github.com/ragbench/ragbench/internal/synth"
 	"github.com/ragbench/ragbench/retrievers"
 )
@@ -607,5 +609,45 @@ func TestBuildStream(t *testing.T) {
 		if _, err := Build(ctx, failing, o); err == nil || !strings.Contains(err.Error(), "corpus.jsonl:2: bad line") {
 			t.Errorf("Dir %q: iterator error: err = %v", o.Dir, err)
 		}
+	}
+}
+
+// TestFreqArraysMapped: the frequent terms' tf arrays lie in the
+// retriever's one mapping outside the Go heap (freqArray), where the
+// platform has one, and Close unmaps it and forgets the arrays.
+func TestFreqArraysMapped(t *testing.T) {
+	chunksView, err := corpus.Spec{Strategy: corpus.Whole}.Chunk(synthetic(2000, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(context.Background(), chunksView.Slice(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	search(t, r, 10, "w0 w1 w2", "w3 w1")
+	inside, arrays := 0, 0
+	r.stats.Range(func(_, v any) bool {
+		if st := v.(termStat); st.tfs != nil {
+			arrays++
+			mem := uintptr(unsafe.Pointer(unsafe.SliceData(r.freqMem)))
+			if p := uintptr(unsafe.Pointer(unsafe.SliceData(st.tfs))); r.freqMem != nil && p >= mem && p < mem+uintptr(len(r.freqMem)) {
+				inside++
+			}
+		}
+		return true
+	})
+	if arrays == 0 {
+		t.Fatal("no frequent term got a tf array")
+	}
+	if mapped.CanRelease && inside != arrays {
+		t.Fatalf("%d of %d tf arrays in the mapping", inside, arrays)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	r.stats.Range(func(any, any) bool { n++; return true })
+	if r.freqMem != nil || n != 0 {
+		t.Fatalf("after Close: mapping %d bytes, %d statistics kept", len(r.freqMem), n)
 	}
 }

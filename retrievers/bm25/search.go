@@ -11,6 +11,7 @@ import (
 	segment "github.com/blevesearch/scorch_segment_api/v2"
 
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/mapped"
 	"github.com/ragbench/ragbench/internal/parallel"
 	"github.com/ragbench/ragbench/retrievers"
 )
@@ -390,6 +391,26 @@ const (
 	freqBudget = 64 << 20
 )
 
+// freqArray is the tf array of n bytes at offset off of the budget: a
+// part of r.freqMem, one anonymous mapping of freqBudget bytes outside
+// the Go heap (mapped.Anon), made at the first frequent term and unmapped
+// by Close. On the heap the arrays, which live as long as the retriever,
+// would count twice in the peak (the collector lets the heap grow to
+// about twice what is live, internal/gcpace); in the mapping they count
+// once, and its unused pages not at all. The array is zeroed (a test
+// that forgets the statistics hands the same offsets out again). Where
+// the mapping is refused (or the platform has none) the array is on the
+// heap.
+func (r *Retriever) freqArray(off, n int) []uint8 {
+	r.freqOnce.Do(func() { r.freqMem, _ = mapped.Anon(freqBudget) })
+	if r.freqMem == nil {
+		return make([]uint8, n)
+	}
+	a := r.freqMem[off : off+n : off+n]
+	clear(a)
+	return a
+}
+
 // termStat is what the retriever keeps of a (field, term) after reading its
 // postings once: its document frequency, the largest tf/(tf + denom) and,
 // for a frequent term, its tf array.
@@ -447,8 +468,10 @@ func (r *Retriever) learnTerms(ctx context.Context, ss []*searcher) error {
 			continue
 		}
 		present = append(present, t)
-		if t.df >= uint64(n/freqShare) && r.freqBytes.Add(int64(n)) <= freqBudget {
-			t.tfs = make([]uint8, n)
+		if t.df >= uint64(n/freqShare) {
+			if end := r.freqBytes.Add(int64(n)); end <= freqBudget {
+				t.tfs = r.freqArray(int(end)-n, n)
+			}
 		}
 	}
 	err = r.sweep(ctx, len(present), func(sc *scanner, i int) error {
