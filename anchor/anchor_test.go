@@ -120,25 +120,8 @@ func levenshtein(a, b []rune) int {
 // bestSubstring is the least edit distance from pat to any substring of
 // text, by the semi-global dynamic programme (Sellers 1980).
 func bestSubstring(text, pat []rune) int {
-	col := make([]int, len(pat)+1)
-	for i := range col {
-		col[i] = i
-	}
-	best := len(pat)
-	for _, c := range text {
-		diag := col[0] // the first row stays 0: a match may start anywhere
-		for i := 1; i <= len(pat); i++ {
-			up := col[i]
-			sub := diag
-			if pat[i-1] != c {
-				sub++
-			}
-			col[i] = min(sub, up+1, col[i-1]+1)
-			diag = up
-		}
-		best = min(best, col[len(pat)])
-	}
-	return best
+	_, dist := dpFirstBest(text, pat)
+	return dist
 }
 
 func randText(r *rand.Rand, n int, alphabet []rune) []rune {
