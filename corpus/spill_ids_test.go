@@ -2,6 +2,8 @@ package corpus
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -97,5 +99,45 @@ func TestLoadSpilledNoHeapPointer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLoadSpilledFailsLate: a corpus refused late (a duplicate id, a
+// TSV line of another width, a long line, a truncated gzip), after the
+// spilled load's table, ids, index and lists outgrew their first
+// mappings, fails as the heap load does, and the mappings it unmapped
+// are not read afterwards (the test runs under checkptr and GOGC=1 in
+// the break-it runs).
+func TestLoadSpilledFailsLate(t *testing.T) {
+	var b strings.Builder
+	for i := range 4000 {
+		fmt.Fprintf(&b, "{\"_id\": \"d%d\", \"title\": \"T\", \"text\": \"text %d\"}\n", i, i)
+	}
+	body := b.String()
+	full := writeFile(t, "full.jsonl.gz", body)
+	raw, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trunc := filepath.Join(t.TempDir(), "trunc.jsonl.gz")
+	if err := os.WriteFile(trunc, raw[:len(raw)*3/4], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var tsv strings.Builder
+	for i := range 4000 {
+		fmt.Fprintf(&tsv, "t%d\ttitle\ttext %d\n", i, i)
+	}
+	for _, path := range []string{
+		writeFile(t, "dup.jsonl.gz", body+`{"_id": "d3999", "text": "again"}`+"\n"),
+		writeFile(t, "dupfirst.jsonl", body+`{"_id": "d0", "text": "again"}`+"\n"),
+		writeFile(t, "width.tsv.gz", tsv.String()+"x\tonly two\n"),
+		writeFile(t, "long.jsonl.gz", body+`{"_id": "big", "text": "`+strings.Repeat("y", maxLine)+`"}`+"\n"),
+		trunc,
+	} {
+		loadBoth(t, path)
+		for range 3 {
+			_ = make([]byte, 8<<20)
+			runtime.GC()
+		}
 	}
 }
