@@ -651,3 +651,33 @@ func TestFreqArraysMapped(t *testing.T) {
 		t.Fatalf("after Close: mapping %d bytes, %d statistics kept", len(r.freqMem), n)
 	}
 }
+
+// TestSearchAfterClose: a retriever searched after Close (its segments,
+// side file and tf arrays' mapping gone) answers with an error, neither a
+// nil dereference nor a read of unmapped memory; a second Close is
+// harmless.
+func TestSearchAfterClose(t *testing.T) {
+	chunksView, err := corpus.Spec{Strategy: corpus.Whole}.Chunk(synthetic(500, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, scoring := range []string{"", ScoringBleve} {
+		r, err := New(context.Background(), chunksView.Slice(), Options{Scoring: scoring})
+		if err != nil {
+			t.Fatal(err)
+		}
+		search(t, r, 10, "w0 w1 w2")
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+		for _, q := range []string{"w0 w1", "w7 w9", ""} {
+			run, err := r.Search(context.Background(), []retrievers.Query{{ID: "q", Text: q}}, 5)
+			if err == nil || !strings.Contains(err.Error(), "closed") {
+				t.Fatalf("scoring %q: Search(%q) after Close: %v, %v; want an error saying it is closed", scoring, q, run, err)
+			}
+		}
+	}
+}

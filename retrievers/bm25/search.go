@@ -3,6 +3,7 @@ package bm25
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -21,7 +22,8 @@ import (
 // parallel (Options.Workers); results do not depend on the number of
 // workers, on bleve's segment layout, on the order of the queries or on
 // how they are split into Search calls.
-// Errors: k ≤ 0, duplicate query ids, cancellation, index read failures.
+// Errors: k ≤ 0, duplicate query ids, cancellation, index read failures,
+// a retriever closed (errClosed).
 //
 // Lucene scoring runs document at a time with MaxScore (Turtle & Flood
 // 1995): the query's (field, term) clauses are ordered by their score upper
@@ -61,6 +63,9 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	if k <= 0 {
 		return nil, fmt.Errorf("bm25: k = %d, want > 0", k)
 	}
+	if r.side == nil { // Close dropped the segments, side file and tf arrays
+		return nil, errClosed
+	}
 	seen := make(map[string]bool, len(queries))
 	for _, q := range queries {
 		if seen[q.ID] {
@@ -96,6 +101,9 @@ func (r *Retriever) Search(ctx context.Context, queries []retrievers.Query, k in
 	r.mu.Unlock()
 	return run, nil
 }
+
+// errClosed is Search's error on a retriever after Close.
+var errClosed = errors.New("bm25: search on a closed retriever")
 
 // searchSegmentMajor evaluates queries with Lucene scoring, segment-major
 // (see Search), into results and lat.
