@@ -168,14 +168,7 @@ func TestNearestMatchesDP(t *testing.T) {
 		}
 		// With the cut-off at any k: the same end and distance when the
 		// least distance is within k, nothing otherwise.
-		k := r.IntN(len(pat))
-		ek, dk := p.forward(text, k)
-		switch {
-		case want <= k && (ek != e || dk != dist):
-			t.Fatalf("text %q pat %q k %d: end %d distance %d, want %d, %d", string(text), string(pat), k, ek, dk, e, dist)
-		case want > k && ek != 0:
-			t.Fatalf("text %q pat %q k %d: end %d distance %d, want none (least %d)", string(text), string(pat), k, ek, dk, want)
-		}
+		checkForward(t, p, text, r.IntN(len(pat)), e, dist)
 	}
 }
 

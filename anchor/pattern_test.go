@@ -89,14 +89,7 @@ func TestForwardLongPatterns(t *testing.T) {
 					continue
 				}
 				n++
-				e, d := p.forward(text, k)
-				if wd <= k {
-					if e != we || d != wd {
-						t.Fatalf("m %d n %d k %d: got end %d dist %d, want %d %d", m, len(text), k, e, d, we, wd)
-					}
-				} else if e != 0 {
-					t.Fatalf("m %d n %d k %d: got end %d dist %d, want none (least %d)", m, len(text), k, e, d, wd)
-				}
+				checkForward(t, p, text, k, we, wd)
 			}
 			if we > 0 {
 				s := p.start(text, we, wd)
@@ -182,14 +175,7 @@ func TestForwardEveryK(t *testing.T) {
 		we, wd := dpFirstBest(text, pat)
 		for k := range m {
 			cases++
-			e, d := p.forward(text, k)
-			if wd <= k {
-				if e != we || d != wd {
-					t.Fatalf("m %d n %d k %d: got end %d dist %d, want %d %d", m, len(text), k, e, d, we, wd)
-				}
-			} else if e != 0 {
-				t.Fatalf("m %d n %d k %d: got end %d dist %d, want none (least %d)", m, len(text), k, e, d, wd)
-			}
+			checkForward(t, p, text, k, we, wd)
 		}
 	}
 	t.Logf("%d cases", cases)
@@ -327,5 +313,19 @@ func BenchmarkNewPattern(b *testing.B) {
 	q := strings.Repeat("Passwords expire after ninety days. ", 42)[:1500]
 	for b.Loop() {
 		NewPattern(q)
+	}
+}
+
+// checkForward checks p.forward at cut-off k against the dynamic
+// programme's first end we and least distance wd (dpFirstBest): the same
+// end and distance when wd ≤ k, nothing otherwise.
+func checkForward(t *testing.T, p *Pattern, text []rune, k, we, wd int) {
+	t.Helper()
+	e, d := p.forward(text, k)
+	if wd <= k && (e != we || d != wd) {
+		t.Fatalf("m %d n %d k %d: got end %d dist %d, want %d %d", len(p.pat), len(text), k, e, d, we, wd)
+	}
+	if wd > k && e != 0 {
+		t.Fatalf("m %d n %d k %d: got end %d dist %d, want none (least %d)", len(p.pat), len(text), k, e, d, wd)
 	}
 }

@@ -49,16 +49,24 @@ func TestJudgedChunks(t *testing.T) {
 // character changed ("60" for "90": 1 edit of 31, by hand 1 − 1/31) is a
 // hole; one holding it exactly is a hole of similarity 1; a judged
 // result, one too short to hold three quarters of the passage, and an
-// unrelated one are not. Holes come in rank order with their gold label.
-func TestFindHoles(t *testing.T) {
-	gold := []spans.GoldText{{Label: "manual [0, 31)", Text: "Passwords expire after 90 days."}, {Label: "manual [32, 71)", Text: "Accounts lock after five failed logins."}}
-	text := map[string]string{
+// holeGold and holeTexts are FindHoles' fixtures: two gold passages, and
+// results holding a near-copy of the first (a, e), an exact copy (c), a
+// fragment (b), unrelated text (d) and a near-copy of the second (f).
+var (
+	holeGold  = []spans.GoldText{{Label: "manual [0, 31)", Text: "Passwords expire after 90 days."}, {Label: "manual [32, 71)", Text: "Accounts lock after five failed logins."}}
+	holeTexts = map[string]string{
 		"a": "Remember: PASSWORDS expire after 60 days. Plan ahead.",
 		"b": "Passwords expire",
 		"c": "Passwords expire after 90 days.",
 		"d": "The canteen opens at noon and closes at three.",
 		"e": "## Reminder\n\nPasswords   expire after 90 days.",
+		"f": "Accounts lock after 5 failed logins.",
 	}
+)
+
+// unrelated one are not. Holes come in rank order with their gold label.
+func TestFindHoles(t *testing.T) {
+	gold, text := holeGold, holeTexts
 	ids := []string{"c", "a", "b", "d", "e"}
 	holes := spans.FindHoles("q", ids, 5, map[string]int{"c": 1}, func(id string) string { return text[id] }, gold)
 	if len(holes) != 2 {
@@ -80,15 +88,7 @@ func TestFindHoles(t *testing.T) {
 // finder (computed by hand in TestFindHoles for the same texts), each pair
 // compared once; a cancelled context stops it.
 func TestFindAll(t *testing.T) {
-	gold := []spans.GoldText{{Label: "manual [0, 31)", Text: "Passwords expire after 90 days."}, {Label: "manual [32, 71)", Text: "Accounts lock after five failed logins."}}
-	text := map[string]string{
-		"a": "Remember: PASSWORDS expire after 60 days. Plan ahead.",
-		"b": "Passwords expire",
-		"c": "Passwords expire after 90 days.",
-		"d": "The canteen opens at noon and closes at three.",
-		"e": "## Reminder\n\nPasswords   expire after 90 days.",
-		"f": "Accounts lock after 5 failed logins.",
-	}
+	gold, text := holeGold, holeTexts
 	ids := []string{"a", "b", "c", "d", "e", "f"}
 	var qs []spans.HoleQuery
 	var want []spans.Hole
