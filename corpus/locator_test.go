@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // TestLocatorFirstOccurrence: with a suffix array (forced here on short
@@ -76,20 +78,6 @@ func BenchmarkTokenChunksLong(b *testing.B) {
 	}
 }
 
-// cancelAt is a context whose Err is context.Canceled from its at-th call
-// on (calls counts them): a cancellation at a known point, without timing.
-type cancelAt struct {
-	context.Context
-	at, calls int
-}
-
-func (c *cancelAt) Err() error {
-	if c.calls++; c.calls >= c.at {
-		return context.Canceled
-	}
-	return nil
-}
-
 // TestChunkStopsOnCancel: a context cancelled while a long document is cut
 // stops "tokens" (within its encoding's segments or its windows) and
 // "recursive" with the context's error and no chunks, and a suffix array
@@ -102,7 +90,7 @@ func TestChunkStopsOnCancel(t *testing.T) {
 		{Strategy: Recursive, Size: 200, Overlap: 0, Tokenizer: CL100kBase},
 	} {
 		for _, at := range []int{1, 3, 12} {
-			ctx := &cancelAt{Context: t.Context(), at: at}
+			ctx := &testenv.CancelAt{Context: t.Context(), At: int64(at)}
 			chunks, err := s.ChunkIndexed(ctx, docs, nil)
 			if !errors.Is(err, context.Canceled) || chunks.Len() != 0 {
 				t.Errorf("%s cancelled at call %d: %d chunks, error %v", s.Name(), at, chunks.Len(), err)

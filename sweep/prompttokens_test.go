@@ -7,6 +7,7 @@ import (
 
 	"github.com/ragbench/ragbench/corpus"
 	"github.com/ragbench/ragbench/eval"
+	"github.com/ragbench/ragbench/internal/testenv"
 )
 
 // oneBigDocument is a dataset of one document of about size bytes, with
@@ -51,20 +52,6 @@ func TestPromptTokensEncodeOnce(t *testing.T) {
 	}
 }
 
-// errCounter is a context whose Err is context.Canceled from its at-th
-// call on; calls counts them.
-type errCounter struct {
-	context.Context
-	at, calls int
-}
-
-func (c *errCounter) Err() error {
-	if c.calls++; c.calls >= c.at {
-		return context.Canceled
-	}
-	return nil
-}
-
 // TestPromptTokensStopOnCancel: a context cancelled while a whole-document
 // chunk is being encoded stops the prompt tokens at the next segment of
 // the document (corpus.BPE.EncodeContext), with the context's error; the
@@ -76,12 +63,12 @@ func TestPromptTokensStopOnCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := &errCounter{Context: t.Context(), at: 3} // the query's check, a segment, then cancelled
+	ctx := &testenv.CancelAt{Context: t.Context(), At: 3} // the query's check, a segment, then cancelled
 	if _, err := cellPromptTokens(ctx, &Config{PromptK: 10}, ds, pt, run); err != context.Canceled {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	if ctx.calls > ctx.at+1 {
-		t.Errorf("%d looks at the context after it was cancelled at the %dth, want at most 1 more", ctx.calls-ctx.at, ctx.at)
+	if ctx.Calls.Load() > ctx.At+1 {
+		t.Errorf("%d looks at the context after it was cancelled at the %dth, want at most 1 more", ctx.Calls.Load()-ctx.At, ctx.At)
 	}
 	if _, ok := pt.ids["big"]; ok {
 		t.Error("the cut tokens were remembered as the chunk's")
@@ -104,12 +91,12 @@ func TestJudgedStopsOnCancel(t *testing.T) {
 	ds.qrels = eval.Qrels{}
 	list := corpus.ChunkList(chunks)
 	in := cellInputs{run: run, chunks: list, chunkByID: ds.chunkIndex(list)}
-	ctx := &errCounter{Context: t.Context(), at: 3}
+	ctx := &testenv.CancelAt{Context: t.Context(), At: 3}
 	if _, err := cellJudged(ctx, &Config{K: []int{10}}, ds, in); err != context.Canceled {
 		t.Fatalf("err %v, want context.Canceled at the third query", err)
 	}
-	if ctx.calls > ctx.at+1 {
-		t.Errorf("%d looks at the context, want %d (one a query, and the error's)", ctx.calls, ctx.at+1)
+	if ctx.Calls.Load() > ctx.At+1 {
+		t.Errorf("%d looks at the context, want %d (one a query, and the error's)", ctx.Calls.Load(), ctx.At+1)
 	}
 	if _, err := cellJudged(t.Context(), &Config{K: []int{10}}, ds, in); err != nil {
 		t.Fatal(err)
